@@ -1,0 +1,49 @@
+# tempo — front door. `make run` runs the main job, `make test` every test.
+# Both first make sure the build dependencies are installed (scripts/bootstrap.sh).
+
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+RELEASE_DIR ?= build/release
+TEST_DIR    ?= build/test
+ASAN_DIR    ?= build/asan
+FUZZ_DIR    ?= build/fuzz
+FUZZ_SECONDS ?= 60
+SOAK_COUNT  ?= 2000
+CC_ASAN     ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo gcc)
+
+CMAKE_QUIET = -Wno-dev --log-level=WARNING
+
+.PHONY: all run test test-gcc test-asan bench fuzz soak bootstrap release clean
+
+all: release
+
+bootstrap:
+	@sh scripts/bootstrap.sh
+
+release: bootstrap
+	@cmake -S . -B $(RELEASE_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Release -DTEMPO_BUILD_TESTS=OFF -DTEMPO_NDEBUG_ASSERT=ON >/dev/null
+	@cmake --build $(RELEASE_DIR) -j $(JOBS) >/dev/null
+
+# The main job: a simulated match and a report of how it felt.
+run: release
+	@$(RELEASE_DIR)/tools/tempo-sim/tempo-sim $(RUN_ARGS)
+
+# Every test twice: gcc with -Werror, then clang with ASan + UBSan.
+test: bootstrap test-gcc test-asan
+	@echo "make test: all tests passed (gcc build and ASan+UBSan build)"
+
+test-gcc:
+	@cmake -S . -B $(TEST_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DTEMPO_WERROR=ON >/dev/null
+	@cmake --build $(TEST_DIR) -j $(JOBS)
+	@cd $(TEST_DIR) && ctest --output-on-failure -j $(JOBS)
+
+test-asan:
+	@cmake -S . -B $(ASAN_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=$(CC_ASAN) -DTEMPO_WERROR=ON -DTEMPO_SANITIZE=ON -DTEMPO_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(ASAN_DIR) -j $(JOBS)
+	@cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+# Benchmark tables (medians over repeated runs), release build.
+bench: release
+	@for b in $(RELEASE_DIR)/bench/bench_*; do [ -x "$$b" ] && "$$b" || exit 1; done
+
+clean:
+	rm -rf build

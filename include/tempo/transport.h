@@ -1,0 +1,84 @@
+/*
+ * transport.h — addresses and the datagram transport interface.
+ *
+ * tempo's protocol never touches a socket: it sends and receives datagrams
+ * through a tempo_transport. tempo ships a UDP transport (tempo/udp.h) and a
+ * seeded simulated network (tempo/simnet.h); a game can plug in its own
+ * (Steam networking, WebRTC data channels, a relay) by filling the struct.
+ */
+#ifndef TEMPO_TRANSPORT_H
+#define TEMPO_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tempo/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tempo_address_family {
+    TEMPO_ADDRESS_NONE = 0,
+    TEMPO_ADDRESS_IPV4 = 4,
+    TEMPO_ADDRESS_IPV6 = 6
+} tempo_address_family;
+
+/* A network address: a plain value, compared with tempo_address_equal.
+ * IPv4 uses bytes[0..3]; IPv6 uses bytes[0..15]. port is in host order. */
+typedef struct tempo_address {
+    uint8_t family; /* tempo_address_family */
+    uint8_t bytes[16];
+    uint16_t port;
+} tempo_address;
+
+/* Longest text tempo_address_format writes, terminator included
+ * ("[ffff:...:ffff]:65535"). */
+#define TEMPO_ADDRESS_STRLEN 48
+
+/* Parse "1.2.3.4:5678", "[::1]:5678" or, for IPv6 without a port, "::1"
+ * (port 0). No name lookup. Returns TEMPO_OK (0), or TEMPO_E_ADDRESS for
+ * malformed text (out is then zeroed), TEMPO_E_INVALID_ARG for NULL. */
+TEMPO_API int tempo_address_parse(tempo_address *out, const char *text);
+
+/* Write the address as text ("1.2.3.4:5678", "[::1]:5678", "none").
+ * Returns the length written (without terminator), or TEMPO_E_FULL if size is
+ * too small (buf then holds a terminated prefix when size > 0),
+ * TEMPO_E_INVALID_ARG for NULL. */
+TEMPO_API int tempo_address_format(const tempo_address *a, char *buf, size_t size);
+
+/* True when both have the same family, bytes (of that family) and port. */
+TEMPO_API bool tempo_address_equal(const tempo_address *a, const tempo_address *b);
+
+/* Build an IPv4 address from its four bytes and a port. */
+TEMPO_API tempo_address tempo_address_ipv4(uint8_t a, uint8_t b, uint8_t c, uint8_t d,
+                                           uint16_t port);
+
+/* Largest datagram tempo sends or accepts. */
+#define TEMPO_MAX_DATAGRAM 1200
+
+/* The transport interface. tempo calls these from tempo_session_poll and
+ * tempo_session_advance only, never concurrently.
+ *
+ * send: queue one datagram of `size` bytes (1..TEMPO_MAX_DATAGRAM) to `to`.
+ *   Never blocks. Returns 0 on success (a datagram may still be lost, as UDP
+ *   may lose it) or a negative tempo_result; tempo counts failures and carries
+ *   on, since lost datagrams are part of its model.
+ * recv: take the next datagram that has arrived: copy at most `capacity`
+ *   bytes into buf, its source into *from, and return its full size (> 0);
+ *   return 0 when nothing is waiting; a negative tempo_result on error. A
+ *   datagram larger than capacity is truncated; tempo then drops it as
+ *   malformed.
+ * ctx is passed back untouched. */
+typedef struct tempo_transport {
+    int (*send)(void *ctx, const tempo_address *to, const uint8_t *data, size_t size);
+    int (*recv)(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity);
+    void *ctx;
+} tempo_transport;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEMPO_TRANSPORT_H */
