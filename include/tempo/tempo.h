@@ -1,0 +1,427 @@
+/*
+ * tempo.h — rollback and lockstep netcode for games.
+ *
+ * The game owns the loop. Each tick it hands tempo the time and its local
+ * input; tempo answers with an ordered list of requests (SAVE, LOAD, ADVANCE)
+ * that the game carries out in order. tempo never reads a clock, never takes
+ * control, and never allocates after a session is created.
+ *
+ * A tick, in full:
+ *
+ *     tempo_session_poll(s, now_us);                 // network in/out, timers
+ *     tempo_session_add_local_input(s, me, &in, sizeof in);
+ *     tempo_tick tick;
+ *     tempo_session_advance(s, &tick);               // plan this tick
+ *     const tempo_request *r;
+ *     while (tempo_session_next(s, &r) > 0) {        // carry it out
+ *         switch (r->kind) {
+ *         case TEMPO_REQUEST_SAVE:    save(r->slot); *r->checksum = hash(); break;
+ *         case TEMPO_REQUEST_LOAD:    load(r->slot); break;
+ *         case TEMPO_REQUEST_ADVANCE: step(r->inputs, r->status, r->resimulating); break;
+ *         }
+ *     }
+ *     tempo_event ev;
+ *     while (tempo_session_poll_event(s, &ev) > 0) { ... }
+ *
+ * Frames and states. Frame numbers start at 0. "State f" is the game state at
+ * the start of frame f, after f frames have been simulated; state 0 is the
+ * state the game starts with. ADVANCE(f) turns state f into state f + 1.
+ * SAVE(f) and LOAD(f) store and restore state f. A checksum "of frame f" is
+ * the checksum of state f.
+ *
+ * Thread safety: tempo is single-threaded by design. A session may be used
+ * from any thread, but from one thread at a time; distinct sessions are
+ * independent.
+ */
+#ifndef TEMPO_TEMPO_H
+#define TEMPO_TEMPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tempo/export.h"
+#include "tempo/rng.h"
+#include "tempo/transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version ---------------------------------------------------------- */
+
+/* Releases with the same MAJOR keep the API; the ABI (struct layouts) is kept
+ * only between releases with the same MAJOR.MINOR while MAJOR is 0. */
+#define TEMPO_VERSION_MAJOR 0
+#define TEMPO_VERSION_MINOR 1
+#define TEMPO_VERSION_PATCH 0
+#define TEMPO_VERSION_NUMBER \
+    ((TEMPO_VERSION_MAJOR << 16) | (TEMPO_VERSION_MINOR << 8) | TEMPO_VERSION_PATCH)
+
+/* The version of the library actually linked, as TEMPO_VERSION_NUMBER. */
+TEMPO_API uint32_t tempo_version(void);
+/* The same as "MAJOR.MINOR.PATCH"; a static string, never NULL. */
+TEMPO_API const char *tempo_version_string(void);
+
+/* ---- limits ----------------------------------------------------------- */
+
+#define TEMPO_MAX_PLAYERS 8      /* players in a match */
+#define TEMPO_MAX_INPUT_SIZE 64  /* bytes of input per player per frame */
+#define TEMPO_MAX_PREDICTION 64  /* largest prediction window, frames */
+#define TEMPO_MAX_SPECTATORS 64  /* largest value of config.max_spectators */
+
+/* ---- results ---------------------------------------------------------- */
+
+/* One list makes the enum, the names and the messages, so they cannot drift.
+ * Every public function returning tempo_result returns TEMPO_OK (0) or one of
+ * these negative codes; functions returning int use >= 0 for success. */
+#define TEMPO_RESULT_LIST(X)                                                        \
+    X(OK, 0, "success")                                                             \
+    X(E_INVALID_ARG, -1, "invalid argument")                                        \
+    X(E_NO_MEMORY, -2, "out of memory")                                             \
+    X(E_STATE, -3, "not allowed in the session's current state")                    \
+    X(E_PLAYER, -4, "no such player, or the player is of the wrong kind")           \
+    X(E_FRAME, -5, "frame outside the range the session holds")                     \
+    X(E_DESYNC, -6, "checksum mismatch: the simulation is not deterministic")       \
+    X(E_ALREADY, -7, "already done")                                                \
+    X(E_UNSUPPORTED, -8, "not supported by this kind of session")                   \
+    X(E_FULL, -9, "no room left (players, spectators or buffer)")                   \
+    X(E_ADDRESS, -10, "malformed or unusable address")                              \
+    X(E_TRANSPORT, -11, "the transport failed to send or receive")                  \
+    X(E_MALFORMED, -12, "malformed data")
+
+typedef enum tempo_result {
+#define TEMPO_RESULT_ENUM_(name, value, text) TEMPO_##name = value,
+    TEMPO_RESULT_LIST(TEMPO_RESULT_ENUM_)
+#undef TEMPO_RESULT_ENUM_
+    TEMPO_RESULT_MIN_ = -12
+} tempo_result;
+
+/* A sentence describing r; "unknown result" for a value not in the list.
+ * Static storage, never NULL. */
+TEMPO_API const char *tempo_strerror(int r);
+/* The code's name, e.g. "TEMPO_E_STATE"; "TEMPO_UNKNOWN" if not in the list. */
+TEMPO_API const char *tempo_result_name(int r);
+
+/* ---- allocation and logging hooks -------------------------------------- */
+
+/* Allocation hooks. Both NULL means malloc/free. alloc returns NULL on
+ * failure; tempo then frees what it took and returns TEMPO_E_NO_MEMORY.
+ * Allocation happens only in *_create functions, never while ticking. */
+typedef struct tempo_allocator {
+    void *(*alloc)(void *ctx, size_t size);
+    void (*free)(void *ctx, void *ptr);
+    void *ctx;
+} tempo_allocator;
+
+typedef enum tempo_log_level {
+    TEMPO_LOG_ERROR = 0,
+    TEMPO_LOG_WARN = 1,
+    TEMPO_LOG_INFO = 2,
+    TEMPO_LOG_DEBUG = 3
+} tempo_log_level;
+
+/* Receives one formatted line (no trailing newline). The string is valid only
+ * during the call. Called from inside tempo functions, never concurrently. */
+typedef void (*tempo_log_fn)(void *ctx, tempo_log_level level, const char *message);
+
+/* ---- checksums -------------------------------------------------------- */
+
+/* 64-bit checksum of size bytes (XXH3-64, seed 0): what arena mode uses, and
+ * a good choice for a game's own SAVE checksums. data may be NULL if size is 0. */
+TEMPO_API uint64_t tempo_checksum(const void *data, size_t size);
+
+/* ---- configuration ---------------------------------------------------- */
+
+typedef enum tempo_save_policy {
+    /* Save every frame into a ring of max_prediction + 2 slots; a rollback
+     * loads the first wrong frame. Most saves, shortest resimulation. */
+    TEMPO_SAVE_EVERY_FRAME = 0,
+    /* Save only confirmed frames (at most about one save per tick); a rollback
+     * loads the newest confirmed frame and resimulates from there. Fewest
+     * saves, longer resimulation: for games whose save is expensive. */
+    TEMPO_SAVE_SPARSE = 1
+} tempo_save_policy;
+
+/* Input predictor hook. Fill out (input_size bytes) with the guess for
+ * `player` at `frame`. last_input is the player's newest real input, from
+ * last_frame (last_frame is -1 and last_input all zero if none arrived yet).
+ * Must be deterministic: the same arguments give the same guess. */
+typedef void (*tempo_predict_fn)(void *ctx, int player, int32_t frame,
+                                 const uint8_t *last_input, int32_t last_frame,
+                                 uint8_t *out, int input_size);
+
+typedef struct tempo_config {
+    int num_players;    /* 1..TEMPO_MAX_PLAYERS */
+    int input_size;     /* bytes per player per frame, 1..TEMPO_MAX_INPUT_SIZE */
+    int max_prediction; /* 0..TEMPO_MAX_PREDICTION frames, default 8; 0 = lockstep */
+    tempo_save_policy save_policy; /* default TEMPO_SAVE_EVERY_FRAME */
+
+    /* Arena mode: when arena is non-NULL, tempo keeps the game state itself.
+     * The game keeps ALL of its simulation state in this one block; tempo
+     * copies it on SAVE, restores it on LOAD and checksums it with
+     * tempo_checksum, and tempo_session_next hands the game only ADVANCE
+     * requests. The block must stay valid for the session's life. */
+    void *arena;
+    size_t arena_size;
+
+    tempo_predict_fn predict; /* NULL: repeat the last real input */
+    void *predict_ctx;
+
+    tempo_allocator allocator;
+    tempo_log_fn log; /* NULL: no logging */
+    void *log_ctx;
+    tempo_log_level log_level; /* default TEMPO_LOG_WARN */
+
+    /* Desync detection: every desync_interval frames, the checksum of that
+     * confirmed frame is compared across peers. 0 turns it off. Default 60. */
+    int desync_interval;
+} tempo_config;
+
+/* Fill cfg with defaults: 2 players, 4-byte input, max_prediction 8, every-
+ * frame saving, no arena, default predictor, malloc, no log, desync checks
+ * every 60 frames. Override fields, then create a session. */
+TEMPO_API void tempo_config_default(tempo_config *cfg);
+
+/* ---- sessions --------------------------------------------------------- */
+
+typedef struct tempo_session tempo_session;
+
+/* Create a rollback session whose remote inputs the caller delivers with
+ * tempo_session_add_remote_input: use it to run tempo over your own transport,
+ * or to test a game against delayed inputs without a network.
+ * On success *out owns the session; free it with tempo_session_destroy.
+ * Errors: TEMPO_E_INVALID_ARG (a config field out of range, NULL pointer),
+ * TEMPO_E_NO_MEMORY. */
+TEMPO_API tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out);
+
+/* Create a synctest session: every player is local; each tick advances one
+ * frame, then rolls back check_distance frames (1..max_prediction), resimulates
+ * and compares each state's checksum with the one first computed. A mismatch
+ * makes tempo_session_advance return TEMPO_E_DESYNC and fills the report of
+ * tempo_session_synctest_report. Checksums come from the game's SAVE handling
+ * or, in arena mode, from tempo. Errors as tempo_session_create_local. */
+TEMPO_API tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_distance,
+                                                     tempo_session **out);
+
+/* Free the session and everything it owns. NULL is allowed. */
+TEMPO_API void tempo_session_destroy(tempo_session *s);
+
+/* ---- players ---------------------------------------------------------- */
+
+/* Players are numbered 0..num_players-1 and are declared before the first
+ * tick (later: TEMPO_E_STATE). A local player's input is given by this game;
+ * a remote player's input arrives from elsewhere. Errors: TEMPO_E_PLAYER
+ * (out of range), TEMPO_E_ALREADY (declared before), TEMPO_E_STATE. */
+TEMPO_API tempo_result tempo_session_add_local_player(tempo_session *s, int player);
+/* addr: where the player's machine is, for network sessions; NULL for a local
+ * session, whose caller delivers the inputs. Errors as above, and
+ * TEMPO_E_INVALID_ARG if addr is NULL in a network session. */
+TEMPO_API tempo_result tempo_session_add_remote_player(tempo_session *s, int player,
+                                                       const tempo_address *addr);
+
+/* Input delay of a local player: input given at a tick applies `frames`
+ * frames later. 0..max_prediction (a lockstep session, max_prediction 0,
+ * accepts 0..TEMPO_MAX_PREDICTION). Callable at any time; the change never
+ * leaves a frame without input and never uses an input twice:
+ *   - an increase by k makes the next k ticks stall (no ADVANCE) while the
+ *     player's queue fills; their inputs are kept, one per tick;
+ *   - a decrease by k makes the next tick advance k + 1 frames at once,
+ *     using inputs already queued (with several local players, as many extra
+ *     frames as every local player can supply; the rest follow over the next
+ *     ticks, and the inputs given meanwhile replace each other).
+ * Errors: TEMPO_E_PLAYER (not a local player), TEMPO_E_INVALID_ARG. */
+TEMPO_API tempo_result tempo_session_set_input_delay(tempo_session *s, int player, int frames);
+/* The delay in effect for a local player, or a negative tempo_result. */
+TEMPO_API int tempo_session_input_delay(const tempo_session *s, int player);
+
+/* ---- the tick --------------------------------------------------------- */
+
+/* Give the session the current time (microseconds, any origin, never going
+ * back). Network sessions send and receive here and run their timers; a local
+ * session only records the time. Errors: TEMPO_E_INVALID_ARG. */
+TEMPO_API tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us);
+
+/* Give this tick's input of a local player (size must equal input_size; the
+ * bytes are copied). Call once per local player per tick, before
+ * tempo_session_advance. A tick that does not advance (stall, waiting) keeps
+ * the input and the next call replaces it, so the game may sample input every
+ * tick. A local player without input at advance time holds the session: the
+ * tick yields no ADVANCE (status TEMPO_TICK_NEEDS_INPUT).
+ * Errors: TEMPO_E_PLAYER (not local), TEMPO_E_INVALID_ARG (size, NULL). */
+TEMPO_API tempo_result tempo_session_add_local_input(tempo_session *s, int player,
+                                                     const void *input, size_t size);
+
+/* Give a remote player's real input for one frame, for local sessions (with
+ * network sessions the transport delivers them; calling this is
+ * TEMPO_E_UNSUPPORTED). Inputs may come late, in bursts and out of order; a
+ * repeat of a known frame is ignored. If the frame was already simulated with
+ * a different prediction, the next advance rolls back to it.
+ * Errors: TEMPO_E_PLAYER (not remote), TEMPO_E_FRAME (older than the confirmed
+ * frame, or too far ahead to hold: more than 2 * max_prediction + 32 frames
+ * past the current frame), TEMPO_E_INVALID_ARG (size, NULL). */
+TEMPO_API tempo_result tempo_session_add_remote_input(tempo_session *s, int player, int32_t frame,
+                                                      const void *input, size_t size);
+
+typedef enum tempo_request_kind {
+    TEMPO_REQUEST_SAVE = 1,
+    TEMPO_REQUEST_LOAD = 2,
+    TEMPO_REQUEST_ADVANCE = 3
+} tempo_request_kind;
+
+/* What the game used for a player's input in an ADVANCE. CONFIRMED and
+ * PREDICTED are for presentation only (say, a "lagging" icon): the simulation
+ * must play them the same, because a guess that proves right is never
+ * resimulated. DISCONNECTED may change the simulation (remove the player). */
+typedef enum tempo_input_status {
+    TEMPO_INPUT_CONFIRMED = 0,   /* the player's real input */
+    TEMPO_INPUT_PREDICTED = 1,   /* a guess; a rollback corrects it if wrong */
+    TEMPO_INPUT_DISCONNECTED = 2 /* the player has left; input is all zero */
+} tempo_input_status;
+
+typedef struct tempo_request {
+    tempo_request_kind kind;
+    int32_t frame; /* SAVE/LOAD: the state's frame; ADVANCE: the frame stepped */
+    /* SAVE/LOAD: where to keep the state, 0..tempo_session_save_slots()-1.
+     * A LOAD names a slot that a SAVE of the same frame filled. */
+    int slot;
+    /* SAVE: write the checksum of the saved state here (or leave 0 if you do
+     * not checksum; desync detection and synctest then see nothing). */
+    uint64_t *checksum;
+    /* ADVANCE: num_players * input_size bytes, player 0's input first. */
+    const uint8_t *inputs;
+    /* ADVANCE: num_players entries of tempo_input_status. */
+    const uint8_t *status;
+    /* ADVANCE: true when this frame is being resimulated by a rollback (mute
+     * one-shot effects such as sounds that already played). */
+    bool resimulating;
+} tempo_request;
+
+typedef enum tempo_tick_status {
+    TEMPO_TICK_ADVANCED = 0,       /* one or more new frames */
+    TEMPO_TICK_STALLED = 1,        /* no new frame: time sync or input delay growing */
+    TEMPO_TICK_WAITING = 2,        /* no new frame: prediction window full (see waiting_for) */
+    TEMPO_TICK_NEEDS_INPUT = 3,    /* no new frame: a local player gave no input */
+    TEMPO_TICK_SYNCHRONIZING = 4   /* no new frame: handshake not finished */
+} tempo_tick_status;
+
+typedef struct tempo_tick {
+    tempo_tick_status status;
+    /* The ordered requests of this tick, owned by the session, valid until
+     * the next tempo_session_advance. In arena mode they include the SAVE and
+     * LOAD that tempo carries out itself: iterate with tempo_session_next. */
+    const tempo_request *requests;
+    int num_requests;
+    int frames_advanced;  /* new frames this tick (0 on a stall or wait) */
+    int rollback_depth;   /* frames resimulated to correct a prediction, 0 if none */
+    uint32_t waiting_for; /* WAITING: bit p set if player p's input is awaited */
+    int32_t frame;        /* the current frame once the requests are carried out */
+} tempo_tick;
+
+/* Plan this tick: apply corrections that arrived (rollback), then advance.
+ * Fills *tick; the requests stay valid until the next call. Every request of
+ * the previous tick must have been carried out before this call.
+ * Errors: TEMPO_E_INVALID_ARG; TEMPO_E_DESYNC from a synctest session that
+ * found a mismatch in the requests of the previous tick (see
+ * tempo_session_synctest_report; the session stays usable). */
+TEMPO_API tempo_result tempo_session_advance(tempo_session *s, tempo_tick *tick);
+
+/* Hand out the next request of this tick: returns 1 and sets *req, or 0 when
+ * the tick's requests are all handed out. In arena mode SAVE and LOAD are
+ * carried out here by tempo, so only ADVANCE requests come out; arena mode
+ * games must iterate with this function. *req is valid until the next
+ * tempo_session_advance. Errors: TEMPO_E_INVALID_ARG. */
+TEMPO_API int tempo_session_next(tempo_session *s, const tempo_request **req);
+
+/* ---- state of the session ---------------------------------------------- */
+
+/* The current frame: the next frame to simulate (state `frame` is current). */
+TEMPO_API int32_t tempo_session_frame(const tempo_session *s);
+/* The confirmed frame count: every frame below it has every player's real
+ * input (or is disconnected) and will never be rolled back. */
+TEMPO_API int32_t tempo_session_confirmed_frame(const tempo_session *s);
+/* How many SAVE slots the game needs (slot numbers are below this). */
+TEMPO_API int tempo_session_save_slots(const tempo_session *s);
+
+/* Mark a remote player disconnected: from the first frame whose input has
+ * not arrived, the player's input is zero with status DISCONNECTED.
+ * Errors: TEMPO_E_PLAYER (local, or out of range), TEMPO_E_ALREADY. */
+TEMPO_API tempo_result tempo_session_disconnect_player(tempo_session *s, int player);
+
+/* ---- events ------------------------------------------------------------ */
+
+typedef enum tempo_event_kind {
+    TEMPO_EVENT_CONNECTED = 1,      /* first answer from an endpoint */
+    TEMPO_EVENT_SYNCHRONIZING,      /* handshake progress: u.sync */
+    TEMPO_EVENT_SYNCHRONIZED,       /* handshake with an endpoint done */
+    TEMPO_EVENT_RUNNING,            /* every endpoint synchronized; frames start */
+    TEMPO_EVENT_INTERRUPTED,        /* an endpoint went silent: u.interrupted */
+    TEMPO_EVENT_RESUMED,            /* it spoke again */
+    TEMPO_EVENT_DISCONNECTED,       /* a player left: u.disconnected */
+    TEMPO_EVENT_DESYNC,             /* checksums differ: u.desync */
+    TEMPO_EVENT_WAITING,            /* prediction window full: u.waiting */
+    TEMPO_EVENT_WAITING_OVER,       /* frames run again */
+    TEMPO_EVENT_TIMESYNC,           /* time sync decided to stall: u.timesync */
+    TEMPO_EVENT_INPUT_DELAY         /* automatic input delay changed: u.input_delay */
+} tempo_event_kind;
+
+typedef struct tempo_event {
+    tempo_event_kind kind;
+    int player; /* the player concerned, or -1 (spectator or whole session) */
+    union {
+        struct { int done, total; } sync;
+        struct { uint32_t disconnect_in_ms; } interrupted;
+        struct { int32_t frame; } disconnected;
+        struct { int32_t frame; uint64_t local, remote; } desync;
+        struct { uint32_t players; } waiting; /* bit p: waiting for player p */
+        struct { int stall_frames; } timesync;
+        struct { int frames; } input_delay;
+    } u;
+} tempo_event;
+
+/* Take the oldest pending event: returns 1 and fills *ev, or 0 if none.
+ * The queue holds 64 events; when full, the oldest are dropped (counted in
+ * tempo_session_stats.events_dropped). Errors: TEMPO_E_INVALID_ARG. */
+TEMPO_API int tempo_session_poll_event(tempo_session *s, tempo_event *ev);
+
+/* ---- statistics -------------------------------------------------------- */
+
+typedef struct tempo_session_stats {
+    int32_t frame;             /* current frame */
+    int32_t confirmed_frame;   /* see tempo_session_confirmed_frame */
+    uint64_t ticks;            /* tempo_session_advance calls */
+    uint64_t frames_advanced;  /* new frames (not resimulated) */
+    uint64_t rollbacks;        /* ticks that rolled back */
+    uint64_t resim_frames;     /* frames resimulated by rollbacks */
+    int max_rollback_depth;    /* deepest correction */
+    uint64_t rollback_depth_sum; /* sum of depths: mean = sum / rollbacks */
+    uint64_t mispredicted_frames; /* (player, frame) predictions found wrong */
+    uint64_t saves, loads;     /* SAVE and LOAD requests */
+    uint64_t stall_ticks;      /* ticks stalled by time sync or delay changes */
+    uint64_t waiting_ticks;    /* ticks waiting with a full prediction window */
+    uint64_t events_dropped;   /* events lost to a full queue */
+} tempo_session_stats;
+
+/* Copy the session's counters. Errors: TEMPO_E_INVALID_ARG. */
+TEMPO_API tempo_result tempo_session_get_stats(const tempo_session *s, tempo_session_stats *out);
+
+/* ---- synctest ---------------------------------------------------------- */
+
+typedef struct tempo_synctest_report {
+    uint64_t checks;           /* checksums compared */
+    uint64_t mismatches;       /* comparisons that differed */
+    int32_t first_mismatch_frame; /* state whose checksum first differed; -1 if none */
+    uint64_t first_checksum;   /* its checksum when first computed */
+    uint64_t resim_checksum;   /* its checksum when resimulated */
+} tempo_synctest_report;
+
+/* The synctest findings so far. Errors: TEMPO_E_INVALID_ARG,
+ * TEMPO_E_UNSUPPORTED (not a synctest session). */
+TEMPO_API tempo_result tempo_session_synctest_report(const tempo_session *s,
+                                                     tempo_synctest_report *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEMPO_TEMPO_H */
