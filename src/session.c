@@ -1,0 +1,321 @@
+/*
+ * session.c — the public session API: argument checks, players, the tick,
+ * events and statistics, for local and synctest sessions. The rollback
+ * decisions themselves live in sync.c.
+ *
+ * Every public entry validates its arguments and returns a tempo_result; no
+ * caller mistake reaches an assert.
+ */
+#include "session.h"
+
+#include <string.h>
+
+void tempo_config_default(tempo_config *cfg)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->num_players = 2;
+    cfg->input_size = 4;
+    cfg->max_prediction = 8;
+    cfg->save_policy = TEMPO_SAVE_EVERY_FRAME;
+    cfg->log_level = TEMPO_LOG_WARN;
+    cfg->desync_interval = 60;
+}
+
+tempo_result session_validate_config(const tempo_config *cfg)
+{
+    if (!cfg)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->num_players < 1 || cfg->num_players > TEMPO_MAX_PLAYERS)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->input_size < 1 || cfg->input_size > TEMPO_MAX_INPUT_SIZE)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->max_prediction < 0 || cfg->max_prediction > TEMPO_MAX_PREDICTION)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->save_policy != TEMPO_SAVE_EVERY_FRAME && cfg->save_policy != TEMPO_SAVE_SPARSE)
+        return TEMPO_E_INVALID_ARG;
+    if ((cfg->arena == NULL) != (cfg->arena_size == 0))
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->desync_interval < 0)
+        return TEMPO_E_INVALID_ARG;
+    if ((cfg->allocator.alloc == NULL) != (cfg->allocator.free == NULL))
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->log_level < TEMPO_LOG_ERROR || cfg->log_level > TEMPO_LOG_DEBUG)
+        return TEMPO_E_INVALID_ARG;
+    return TEMPO_OK;
+}
+
+static tempo_result create(const tempo_config *cfg, session_kind kind, int check_distance,
+                           tempo_session **out)
+{
+    if (!out)
+        return TEMPO_E_INVALID_ARG;
+    *out = NULL;
+    tempo_result r = session_validate_config(cfg);
+    if (r != TEMPO_OK)
+        return r;
+    tempo_session *s = tempo__calloc(&cfg->allocator, 1, sizeof *s);
+    if (!s)
+        return TEMPO_E_NO_MEMORY;
+    s->alloc = cfg->allocator;
+    s->cfg = *cfg;
+    s->kind = kind;
+    r = sync_init(&s->sync, cfg, check_distance);
+    if (r != TEMPO_OK) {
+        tempo__free(&s->alloc, s);
+        return r;
+    }
+    *out = s;
+    return TEMPO_OK;
+}
+
+tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out)
+{
+    return create(cfg, SESSION_LOCAL, 0, out);
+}
+
+tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_distance,
+                                           tempo_session **out)
+{
+    if (!cfg || check_distance < 1 || check_distance > cfg->max_prediction) {
+        if (out)
+            *out = NULL;
+        return TEMPO_E_INVALID_ARG;
+    }
+    return create(cfg, SESSION_SYNCTEST, check_distance, out);
+}
+
+void tempo_session_destroy(tempo_session *s)
+{
+    if (!s)
+        return;
+    tempo_allocator a = s->alloc;
+    sync_free(&s->sync);
+    tempo__free(&a, s);
+}
+
+/* ---- players ---------------------------------------------------------- */
+
+tempo_result tempo_session_add_local_player(tempo_session *s, int player)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (s->started)
+        return TEMPO_E_STATE;
+    return sync_set_player(&s->sync, player, SYNC_LOCAL);
+}
+
+tempo_result tempo_session_add_remote_player(tempo_session *s, int player, const tempo_address *addr)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (s->kind == SESSION_SYNCTEST)
+        return TEMPO_E_UNSUPPORTED;
+    if (s->started)
+        return TEMPO_E_STATE;
+    (void)addr; /* a local session's caller delivers the inputs itself */
+    return sync_set_player(&s->sync, player, SYNC_REMOTE);
+}
+
+tempo_result tempo_session_set_input_delay(tempo_session *s, int player, int frames)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    return sync_set_delay(&s->sync, player, frames);
+}
+
+int tempo_session_input_delay(const tempo_session *s, int player)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (player < 0 || player >= s->sync.num_players || s->sync.kind[player] != SYNC_LOCAL)
+        return TEMPO_E_PLAYER;
+    return s->sync.delay[player];
+}
+
+/* ---- the tick --------------------------------------------------------- */
+
+tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (s->has_time && now_us < s->now_us)
+        return TEMPO_E_INVALID_ARG;
+    s->now_us = now_us;
+    s->has_time = true;
+    return TEMPO_OK;
+}
+
+tempo_result tempo_session_add_local_input(tempo_session *s, int player, const void *input,
+                                           size_t size)
+{
+    if (!s || !input || size != (size_t)s->cfg.input_size)
+        return TEMPO_E_INVALID_ARG;
+    if (player < 0 || player >= s->sync.num_players)
+        return TEMPO_E_PLAYER;
+    if (s->kind == SESSION_SYNCTEST && s->sync.kind[player] == SYNC_NONE && !s->started)
+        s->sync.kind[player] = SYNC_LOCAL;
+    if (s->sync.kind[player] != SYNC_LOCAL)
+        return TEMPO_E_PLAYER;
+    sync_add_local_input(&s->sync, player, input);
+    return TEMPO_OK;
+}
+
+tempo_result tempo_session_add_remote_input(tempo_session *s, int player, int32_t frame,
+                                            const void *input, size_t size)
+{
+    if (!s || !input || size != (size_t)s->cfg.input_size)
+        return TEMPO_E_INVALID_ARG;
+    if (s->kind != SESSION_LOCAL)
+        return TEMPO_E_UNSUPPORTED;
+    if (player < 0 || player >= s->sync.num_players || s->sync.kind[player] != SYNC_REMOTE)
+        return TEMPO_E_PLAYER;
+    if (frame < 0)
+        return TEMPO_E_FRAME;
+    return sync_add_remote_input(&s->sync, player, frame, input);
+}
+
+static tempo_result start(tempo_session *s)
+{
+    for (int p = 0; p < s->sync.num_players; p++) {
+        if (s->sync.kind[p] != SYNC_NONE)
+            continue;
+        if (s->kind != SESSION_SYNCTEST)
+            return TEMPO_E_STATE; /* every player must be declared */
+        s->sync.kind[p] = SYNC_LOCAL;
+    }
+    s->started = true;
+    return TEMPO_OK;
+}
+
+static void note_waiting(tempo_session *s, const tempo_tick *t)
+{
+    bool waiting = t->status == TEMPO_TICK_WAITING;
+    if (waiting == s->waiting)
+        return;
+    s->waiting = waiting;
+    tempo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = waiting ? TEMPO_EVENT_WAITING : TEMPO_EVENT_WAITING_OVER;
+    ev.player = -1;
+    ev.u.waiting.players = t->waiting_for;
+    session_push_event(s, &ev);
+}
+
+tempo_result tempo_session_advance(tempo_session *s, tempo_tick *tick)
+{
+    if (!s || !tick)
+        return TEMPO_E_INVALID_ARG;
+    memset(tick, 0, sizeof *tick);
+    if (!s->started) {
+        tempo_result r = start(s);
+        if (r != TEMPO_OK)
+            return r;
+    }
+    /* Arena mode carries out SAVE/LOAD in tempo_session_next: skipping the
+     * iteration would corrupt the state, so refuse. */
+    if (s->sync.arena && s->sync.next_req < s->sync.nreqs)
+        return TEMPO_E_STATE;
+    tempo_result r;
+    if (s->kind == SESSION_SYNCTEST) {
+        r = sync_plan_synctest(&s->sync, tick);
+    } else {
+        sync_plan_opts o = {0};
+        r = sync_plan(&s->sync, &o, tick);
+    }
+    note_waiting(s, tick);
+    return r;
+}
+
+int tempo_session_next(tempo_session *s, const tempo_request **req)
+{
+    if (!s || !req)
+        return TEMPO_E_INVALID_ARG;
+    return sync_next(&s->sync, req);
+}
+
+/* ---- queries ----------------------------------------------------------- */
+
+int32_t tempo_session_frame(const tempo_session *s)
+{
+    return s ? s->sync.frame : TEMPO_E_INVALID_ARG;
+}
+
+int32_t tempo_session_confirmed_frame(const tempo_session *s)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (s->kind == SESSION_SYNCTEST)
+        return s->sync.frame;
+    return tempo__min32(sync_confirmed(&s->sync), s->sync.frame);
+}
+
+int tempo_session_save_slots(const tempo_session *s)
+{
+    return s ? s->sync.nslots : TEMPO_E_INVALID_ARG;
+}
+
+tempo_result tempo_session_disconnect_player(tempo_session *s, int player)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (player < 0 || player >= s->sync.num_players || s->sync.kind[player] != SYNC_REMOTE)
+        return TEMPO_E_PLAYER;
+    input_queue *q = &s->sync.q[player];
+    if (q->disconnect_frame != IQ_NO_FRAME)
+        return TEMPO_E_ALREADY;
+    sync_disconnect(&s->sync, player, q->known_end);
+    tempo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = TEMPO_EVENT_DISCONNECTED;
+    ev.player = player;
+    ev.u.disconnected.frame = q->disconnect_frame;
+    session_push_event(s, &ev);
+    return TEMPO_OK;
+}
+
+/* ---- events and stats --------------------------------------------------- */
+
+void session_push_event(tempo_session *s, const tempo_event *ev)
+{
+    if (s->ev_count == SESSION_EVENT_QUEUE) {
+        s->ev_head = (s->ev_head + 1) % SESSION_EVENT_QUEUE;
+        s->ev_count--;
+        s->sync.stats.events_dropped++;
+    }
+    s->events[(s->ev_head + s->ev_count) % SESSION_EVENT_QUEUE] = *ev;
+    s->ev_count++;
+}
+
+int tempo_session_poll_event(tempo_session *s, tempo_event *ev)
+{
+    if (!s || !ev)
+        return TEMPO_E_INVALID_ARG;
+    if (s->ev_count == 0)
+        return 0;
+    *ev = s->events[s->ev_head];
+    s->ev_head = (s->ev_head + 1) % SESSION_EVENT_QUEUE;
+    s->ev_count--;
+    return 1;
+}
+
+tempo_result tempo_session_get_stats(const tempo_session *s, tempo_session_stats *out)
+{
+    if (!s || !out)
+        return TEMPO_E_INVALID_ARG;
+    *out = s->sync.stats;
+    out->frame = s->sync.frame;
+    out->confirmed_frame = tempo_session_confirmed_frame(s);
+    return TEMPO_OK;
+}
+
+tempo_result tempo_session_synctest_report(const tempo_session *s, tempo_synctest_report *out)
+{
+    if (!s || !out)
+        return TEMPO_E_INVALID_ARG;
+    if (s->kind != SESSION_SYNCTEST)
+        return TEMPO_E_UNSUPPORTED;
+    *out = s->sync.report;
+    return TEMPO_OK;
+}

@@ -1,0 +1,39 @@
+/*
+ * session.h — the session object behind the public API, shared by the
+ * session kinds (local, synctest, and the network sessions built on them).
+ * Internal: not installed.
+ */
+#ifndef TEMPO_SESSION_H
+#define TEMPO_SESSION_H
+
+#include "common.h"
+#include "sync.h"
+
+typedef enum session_kind {
+    SESSION_LOCAL = 1,
+    SESSION_SYNCTEST = 2
+} session_kind;
+
+#define SESSION_EVENT_QUEUE 64
+
+struct tempo_session {
+    tempo_allocator alloc;
+    tempo_config cfg;
+    session_kind kind;
+    tempo_sync sync;
+    bool started;
+    bool waiting;       /* last tick was WAITING (for WAITING_OVER) */
+    uint64_t now_us;
+    bool has_time;
+
+    tempo_event events[SESSION_EVENT_QUEUE];
+    int ev_head, ev_count;
+};
+
+/* Queue an event (dropping the oldest when full). */
+void session_push_event(tempo_session *s, const tempo_event *ev);
+
+/* Check a config; TEMPO_OK or TEMPO_E_INVALID_ARG. */
+tempo_result session_validate_config(const tempo_config *cfg);
+
+#endif /* TEMPO_SESSION_H */

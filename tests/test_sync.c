@@ -1,0 +1,485 @@
+/*
+ * test_sync.c — the rollback engine under scenarios over many seeds.
+ *
+ * A local session plays against simulated remote players whose real inputs
+ * arrive late, out of order, in bursts and through blackouts. After each run:
+ * every confirmed frame was last simulated with the true inputs; the final
+ * state equals a reference run without prediction; LOAD only named saved
+ * frames; rollback depth and prediction never exceeded the window; the local
+ * player's inputs were used once each, in order; sparse and every-frame
+ * saving agree.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "toy.h"
+
+#define ISIZE 4
+
+typedef struct scenario {
+    uint64_t seed;
+    int players;
+    int max_pred;
+    tempo_save_policy policy;
+    int delay;            /* local input delay */
+    int frames;           /* frames to reach */
+    int lat_min, lat_max; /* remote latency in ticks */
+    int burst;            /* deliver only every `burst` ticks (1: every tick) */
+    int blackout_at, blackout_len;
+    int delay_change_at, delay_change_to;
+    int disconnect_at, disconnect_player;
+} scenario;
+
+typedef struct outcome {
+    uint64_t final_hash;
+    int32_t final_frame;
+    int waiting_ticks;
+    int stalled_ticks;
+    int max_depth;
+    uint64_t rollbacks;
+    int32_t disconnect_frame;
+} outcome;
+
+static uint64_t rng_next(uint64_t *x)
+{
+    *x += 0x9e3779b97f4a7c15ULL;
+    return toy_mix(*x, 0);
+}
+
+static void local_input(uint32_t sample, uint8_t *out)
+{
+    memcpy(out, &sample, ISIZE); /* the sample's index: proves order and uniqueness */
+}
+
+static toy_driver driver;
+
+/* Run a scenario; checks invariants with cmocka asserts, returns what happened. */
+static outcome run(const scenario *sc)
+{
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.num_players = sc->players;
+    cfg.input_size = ISIZE;
+    cfg.max_prediction = sc->max_pred;
+    cfg.save_policy = sc->policy;
+    tempo_session *s = NULL;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_add_local_player(s, 0), TEMPO_OK);
+    for (int p = 1; p < sc->players; p++)
+        assert_int_equal(tempo_session_add_remote_player(s, p, NULL), TEMPO_OK);
+    assert_int_equal(tempo_session_set_input_delay(s, 0, sc->delay), TEMPO_OK);
+
+    toy_driver *d = &driver;
+    toy_driver_init(d, sc->players, ISIZE);
+    outcome out;
+    memset(&out, 0, sizeof out);
+    out.disconnect_frame = -1;
+
+    /* when each remote frame arrives: frame f is sent at tick f */
+    enum { MAXF = 1200 };
+    static int arrival[TEMPO_MAX_PLAYERS][MAXF];
+    uint64_t r = sc->seed;
+    for (int p = 1; p < sc->players; p++)
+        for (int f = 0; f < MAXF; f++) {
+            int lat = sc->lat_min + (int)(rng_next(&r) % (uint64_t)(sc->lat_max - sc->lat_min + 1));
+            int t = f + lat;
+            if (sc->burst > 1)
+                t += (sc->burst - t % sc->burst) % sc->burst;
+            if (t >= sc->blackout_at && t < sc->blackout_at + sc->blackout_len)
+                t = sc->blackout_at + sc->blackout_len;
+            arrival[p][f] = t;
+        }
+
+    uint32_t sample = 0;
+    int32_t last_local = -1; /* newest sample index used so far, by frame order */
+    int heal_from = -1;
+    for (int tick = 0; tick < 20000; tick++) {
+        bool healing = tempo_session_frame(s) >= sc->frames;
+        if (healing && heal_from < 0)
+            heal_from = tick;
+        /* deliver remote inputs due now (all of them once healing) */
+        for (int p = 1; p < sc->players; p++)
+            for (int f = 0; f < MAXF; f++)
+                if (arrival[p][f] == tick || (healing && arrival[p][f] > tick)) {
+                    uint8_t b[ISIZE];
+                    toy_true_input(sc->seed, p, f, b, ISIZE);
+                    tempo_result res = tempo_session_add_remote_input(s, p, f, b, ISIZE);
+                    if (res == TEMPO_OK)
+                        arrival[p][f] = -1;
+                    else
+                        assert_int_equal(res, TEMPO_E_FRAME); /* too far ahead: retry later */
+                    if (res == TEMPO_E_FRAME)
+                        arrival[p][f] = tick + 1;
+                }
+        if (tick == sc->delay_change_at)
+            assert_int_equal(tempo_session_set_input_delay(s, 0, sc->delay_change_to), TEMPO_OK);
+        if (tick == sc->disconnect_at) {
+            assert_int_equal(tempo_session_disconnect_player(s, sc->disconnect_player), TEMPO_OK);
+            tempo_event ev;
+            bool seen = false;
+            while (tempo_session_poll_event(s, &ev) > 0)
+                if (ev.kind == TEMPO_EVENT_DISCONNECTED) {
+                    seen = true;
+                    out.disconnect_frame = ev.u.disconnected.frame;
+                }
+            assert_true(seen);
+        }
+
+        uint8_t b[ISIZE];
+        local_input(sample, b);
+        assert_int_equal(tempo_session_add_local_input(s, 0, b, ISIZE), TEMPO_OK);
+        tempo_tick t;
+        assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+        /* a sample is consumed when the tick advanced or filled a delay stall;
+         * on waiting ticks it is held and replaced by the next one */
+        sample++;
+        toy_driver_run(d, s);
+        assert_int_equal(d->errors, 0);
+        assert_true(t.rollback_depth <= sc->max_pred);
+        int32_t F = tempo_session_frame(s), C = tempo_session_confirmed_frame(s);
+        assert_true(F - C <= sc->max_pred);
+        assert_int_equal(d->cur.frame, F);
+        if (t.status == TEMPO_TICK_WAITING) {
+            out.waiting_ticks++;
+            assert_true(t.waiting_for != 0);
+            assert_true((t.waiting_for & 1u) == 0); /* never waits for the local player */
+        }
+        if (t.status == TEMPO_TICK_STALLED)
+            out.stalled_ticks++;
+        if (t.rollback_depth > out.max_depth)
+            out.max_depth = t.rollback_depth;
+        if (healing && C == F && tick > heal_from + sc->max_pred + sc->delay + 4)
+            break;
+    }
+    int32_t F = tempo_session_frame(s);
+    assert_true(F >= sc->frames);
+    assert_int_equal(tempo_session_confirmed_frame(s), F);
+
+    /* every frame: true remote inputs, all confirmed (or disconnected) */
+    toy_state ref = {0, 0};
+    for (int32_t f = 0; f < F; f++) {
+        uint8_t expect[TEMPO_MAX_PLAYERS * ISIZE];
+        uint8_t status[TEMPO_MAX_PLAYERS];
+        memcpy(expect, d->used[f], ISIZE); /* local: checked below */
+        status[0] = TEMPO_INPUT_CONFIRMED;
+        for (int p = 1; p < sc->players; p++) {
+            bool gone = out.disconnect_frame >= 0 && p == sc->disconnect_player &&
+                        f >= out.disconnect_frame;
+            if (gone)
+                memset(expect + p * ISIZE, 0, ISIZE);
+            else
+                toy_true_input(sc->seed, p, f, expect + p * ISIZE, ISIZE);
+            status[p] = gone ? TEMPO_INPUT_DISCONNECTED : TEMPO_INPUT_CONFIRMED;
+        }
+        assert_memory_equal(d->used[f], expect, (size_t)(sc->players * ISIZE));
+        for (int p = 0; p < sc->players; p++) /* a right guess stays PREDICTED */
+            assert_true((d->used_status[f][p] == TEMPO_INPUT_DISCONNECTED) ==
+                        (status[p] == TEMPO_INPUT_DISCONNECTED));
+        /* local samples strictly increase: none used twice, none out of order */
+        uint32_t idx;
+        memcpy(&idx, d->used[f], ISIZE);
+        assert_true((int64_t)idx > (int64_t)last_local);
+        last_local = (int32_t)idx;
+        toy_step(&ref, expect, status, sc->players, ISIZE);
+    }
+    assert_true(ref.hash == d->cur.hash);
+
+    tempo_session_stats st;
+    assert_int_equal(tempo_session_get_stats(s, &st), TEMPO_OK);
+    assert_true(st.max_rollback_depth <= sc->max_pred);
+    out.final_hash = d->cur.hash;
+    out.final_frame = F;
+    out.rollbacks = st.rollbacks;
+    tempo_session_destroy(s);
+    return out;
+}
+
+static scenario base(uint64_t seed)
+{
+    scenario sc;
+    memset(&sc, 0, sizeof sc);
+    sc.seed = seed;
+    sc.players = 2;
+    sc.max_pred = 8;
+    sc.policy = TEMPO_SAVE_EVERY_FRAME;
+    sc.frames = 400;
+    sc.lat_min = 1;
+    sc.lat_max = 6;
+    sc.burst = 1;
+    sc.blackout_at = -1000;
+    sc.delay_change_at = -1;
+    sc.disconnect_at = -1;
+    return sc;
+}
+
+static void late_reordered_inputs_converge_to_reference(void **state)
+{
+    (void)state;
+    int rolled = 0;
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        scenario sc = base(seed);
+        sc.players = 2 + (int)(seed % 7);
+        sc.max_pred = 1 + (int)(seed % 12);
+        sc.lat_max = sc.max_pred + 3;
+        sc.delay = (int)(seed % 3);
+        outcome o = run(&sc);
+        rolled += o.rollbacks > 0;
+    }
+    assert_true(rolled > 50); /* the scenarios really exercised rollback */
+}
+
+static void bursts_and_blackouts_wait_then_recover(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 100; seed < 130; seed++) {
+        scenario sc = base(seed);
+        sc.players = 3;
+        sc.burst = 2 + (int)(seed % 5);
+        sc.blackout_at = 120;
+        sc.blackout_len = 40;
+        outcome o = run(&sc);
+        assert_true(o.waiting_ticks >= 40 - sc.max_pred - sc.lat_max);
+        assert_true(o.final_frame >= sc.frames);
+    }
+}
+
+static void sparse_and_every_frame_saving_give_identical_results(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 200; seed < 240; seed++) {
+        scenario sc = base(seed);
+        sc.players = 2 + (int)(seed % 4);
+        sc.max_pred = 2 + (int)(seed % 10);
+        sc.lat_max = sc.max_pred + 2;
+        sc.burst = 1 + (int)(seed % 3);
+        outcome every = run(&sc);
+        sc.policy = TEMPO_SAVE_SPARSE;
+        outcome sparse = run(&sc);
+        assert_true(every.final_hash == sparse.final_hash);
+        assert_int_equal(every.final_frame, sparse.final_frame);
+    }
+}
+
+static void lockstep_with_input_delay_never_predicts(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 300; seed < 320; seed++) {
+        scenario sc = base(seed);
+        sc.max_pred = 0;
+        sc.delay = 3;
+        sc.lat_min = 1;
+        sc.lat_max = 4;
+        outcome o = run(&sc);
+        assert_int_equal(o.max_depth, 0);
+        assert_int_equal(o.rollbacks, 0);
+    }
+}
+
+static void input_delay_changes_mid_match_keep_every_input_once(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 400; seed < 440; seed++) {
+        scenario sc = base(seed);
+        sc.max_pred = 10;
+        sc.delay = (int)(seed % 5);
+        sc.delay_change_at = 150;
+        sc.delay_change_to = (int)((seed / 5) % 8);
+        outcome o = run(&sc);
+        (void)o;
+    }
+}
+
+static void disconnected_player_turns_zero_and_match_goes_on(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 500; seed < 520; seed++) {
+        scenario sc = base(seed);
+        sc.players = 3;
+        sc.disconnect_at = 150;
+        sc.disconnect_player = 1 + (int)(seed % 2);
+        outcome o = run(&sc);
+        assert_true(o.disconnect_frame >= 0);
+        assert_true(o.disconnect_frame <= 150);
+    }
+}
+
+/* An increase by k stalls exactly k ticks; a decrease by k advances k + 1
+ * frames in one tick. Remote inputs are always there, so nothing waits. */
+static void delay_increase_stalls_and_decrease_catches_up(void **state)
+{
+    (void)state;
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.max_prediction = 12;
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    uint8_t b[4] = {0};
+    for (int f = 0; f < 200; f++)
+        assert_int_equal(tempo_session_add_remote_input(s, 1, f, b, 4), TEMPO_OK);
+    tempo_tick t;
+    toy_driver_init(&driver, 2, 4);
+    for (int i = 0; i < 10; i++) {
+        tempo_session_add_local_input(s, 0, b, 4);
+        tempo_session_advance(s, &t);
+        toy_driver_run(&driver, s);
+        assert_int_equal(t.frames_advanced, 1);
+    }
+    tempo_session_set_input_delay(s, 0, 4);
+    for (int i = 0; i < 4; i++) {
+        tempo_session_add_local_input(s, 0, b, 4);
+        tempo_session_advance(s, &t);
+        toy_driver_run(&driver, s);
+        assert_int_equal(t.status, TEMPO_TICK_STALLED);
+        assert_int_equal(t.frames_advanced, 0);
+    }
+    tempo_session_add_local_input(s, 0, b, 4);
+    tempo_session_advance(s, &t);
+    toy_driver_run(&driver, s);
+    assert_int_equal(t.frames_advanced, 1);
+    tempo_session_set_input_delay(s, 0, 1);
+    tempo_session_add_local_input(s, 0, b, 4);
+    tempo_session_advance(s, &t);
+    toy_driver_run(&driver, s);
+    assert_int_equal(t.frames_advanced, 4);
+    tempo_session_add_local_input(s, 0, b, 4);
+    tempo_session_advance(s, &t);
+    assert_int_equal(t.frames_advanced, 1);
+    toy_driver_run(&driver, s);
+    assert_int_equal(driver.errors, 0);
+    tempo_session_destroy(s);
+}
+
+/* Window full: no ADVANCE, WAITING naming the missing player, events. */
+static void full_window_reports_waiting_players_and_events(void **state)
+{
+    (void)state;
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.num_players = 3;
+    cfg.max_prediction = 4;
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    tempo_session_add_remote_player(s, 2, NULL);
+    uint8_t b[4] = {1, 2, 3, 4};
+    for (int f = 0; f < 100; f++)
+        tempo_session_add_remote_input(s, 1, f, b, 4);
+    toy_driver_init(&driver, 3, 4);
+    tempo_tick t;
+    for (int i = 0; i < 4; i++) {
+        tempo_session_add_local_input(s, 0, b, 4);
+        assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+        assert_int_equal(t.status, TEMPO_TICK_ADVANCED);
+        toy_driver_run(&driver, s);
+    }
+    tempo_session_add_local_input(s, 0, b, 4);
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+    assert_int_equal(t.status, TEMPO_TICK_WAITING);
+    assert_int_equal(t.waiting_for, 1u << 2);
+    assert_int_equal(t.frames_advanced, 0);
+    tempo_event ev;
+    assert_int_equal(tempo_session_poll_event(s, &ev), 1);
+    assert_int_equal(ev.kind, TEMPO_EVENT_WAITING);
+    assert_int_equal(ev.u.waiting.players, 1u << 2);
+    for (int f = 0; f < 3; f++)
+        tempo_session_add_remote_input(s, 2, f, b, 4);
+    tempo_session_add_local_input(s, 0, b, 4);
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+    assert_int_equal(t.status, TEMPO_TICK_ADVANCED);
+    assert_int_equal(tempo_session_poll_event(s, &ev), 1);
+    assert_int_equal(ev.kind, TEMPO_EVENT_WAITING_OVER);
+    toy_driver_run(&driver, s);
+    assert_int_equal(driver.errors, 0);
+    tempo_session_destroy(s);
+}
+
+/* Arena mode: tempo saves and loads the block itself; the game sees only
+ * ADVANCE, and the results equal game-managed saving. */
+static void arena_mode_hands_out_only_advances_and_matches_game_saving(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 600; seed < 610; seed++) {
+        tempo_config cfg;
+        tempo_config_default(&cfg);
+        cfg.max_prediction = 6;
+        cfg.save_policy = seed % 2 ? TEMPO_SAVE_SPARSE : TEMPO_SAVE_EVERY_FRAME;
+        static toy_state arena;
+        memset(&arena, 0, sizeof arena);
+        cfg.arena = &arena;
+        cfg.arena_size = sizeof arena;
+        tempo_session *s;
+        assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+        tempo_session_add_local_player(s, 0);
+        tempo_session_add_remote_player(s, 1, NULL);
+        uint64_t r = seed;
+        int32_t sent = 0;
+        for (int tick = 0; tick < 300; tick++) {
+            while (sent < tick - (int)(rng_next(&r) % 6)) {
+                uint8_t b[4];
+                toy_true_input(seed, 1, sent, b, 4);
+                tempo_session_add_remote_input(s, 1, sent++, b, 4);
+            }
+            uint8_t b[4];
+            toy_true_input(seed, 0, tick, b, 4);
+            tempo_session_add_local_input(s, 0, b, 4);
+            tempo_tick t;
+            assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+            const tempo_request *q;
+            while (tempo_session_next(s, &q) > 0) {
+                assert_int_equal(q->kind, TEMPO_REQUEST_ADVANCE);
+                assert_int_equal(q->frame, arena.frame);
+                toy_step(&arena, q->inputs, q->status, 2, 4);
+            }
+        }
+        for (; sent < tempo_session_frame(s) + 10; sent++) {
+            uint8_t b[4];
+            toy_true_input(seed, 1, sent, b, 4);
+            tempo_session_add_remote_input(s, 1, sent, b, 4);
+        }
+        uint8_t b[4];
+        toy_true_input(seed, 0, 300, b, 4);
+        tempo_session_add_local_input(s, 0, b, 4);
+        tempo_tick t;
+        tempo_session_advance(s, &t);
+        const tempo_request *q;
+        while (tempo_session_next(s, &q) > 0)
+            toy_step(&arena, q->inputs, q->status, 2, 4);
+        /* reference: true inputs, all confirmed */
+        toy_state ref = {0, 0};
+        uint8_t st[2] = {0, 0};
+        for (int32_t f = 0; f < arena.frame; f++) {
+            uint8_t in[8];
+            toy_true_input(seed, 0, f, in, 4);
+            toy_true_input(seed, 1, f, in + 4, 4);
+            toy_step(&ref, in, st, 2, 4);
+        }
+        assert_int_equal(tempo_session_confirmed_frame(s), arena.frame);
+        assert_true(ref.hash == arena.hash);
+        tempo_session_destroy(s);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(late_reordered_inputs_converge_to_reference),
+        cmocka_unit_test(bursts_and_blackouts_wait_then_recover),
+        cmocka_unit_test(sparse_and_every_frame_saving_give_identical_results),
+        cmocka_unit_test(lockstep_with_input_delay_never_predicts),
+        cmocka_unit_test(input_delay_changes_mid_match_keep_every_input_once),
+        cmocka_unit_test(disconnected_player_turns_zero_and_match_goes_on),
+        cmocka_unit_test(delay_increase_stalls_and_decrease_catches_up),
+        cmocka_unit_test(full_window_reports_waiting_players_and_events),
+        cmocka_unit_test(arena_mode_hands_out_only_advances_and_matches_game_saving),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
