@@ -1,0 +1,400 @@
+/*
+ * test_session_api.c — the public API's contract with callers: every bad
+ * argument returns an error code (never a crash), allocation failures at any
+ * point of create are reported without leaks, results have names and texts,
+ * the version is consistent, the game rng is deterministic.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tempo/tempo.h"
+
+static tempo_session *make(int players, tempo_config *cfg_out)
+{
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.num_players = players;
+    tempo_session *s = NULL;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    if (cfg_out)
+        *cfg_out = cfg;
+    return s;
+}
+
+static void fa_free_any(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+static void config_fields_out_of_range_are_rejected(void **state)
+{
+    (void)state;
+    tempo_session *s = (tempo_session *)1;
+    tempo_config c;
+#define REJECT(stmt)                                                           \
+    do {                                                                       \
+        tempo_config_default(&c);                                              \
+        stmt;                                                                  \
+        s = (tempo_session *)1;                                                \
+        assert_int_equal(tempo_session_create_local(&c, &s), TEMPO_E_INVALID_ARG); \
+        assert_null(s);                                                        \
+    } while (0)
+    REJECT(c.num_players = 0);
+    REJECT(c.num_players = TEMPO_MAX_PLAYERS + 1);
+    REJECT(c.input_size = 0);
+    REJECT(c.input_size = TEMPO_MAX_INPUT_SIZE + 1);
+    REJECT(c.max_prediction = -1);
+    REJECT(c.max_prediction = TEMPO_MAX_PREDICTION + 1);
+    REJECT(c.save_policy = (tempo_save_policy)7);
+    REJECT(c.arena = &c);            /* arena without a size */
+    REJECT(c.arena_size = 10);       /* a size without an arena */
+    REJECT(c.desync_interval = -1);
+    REJECT(c.allocator.alloc = NULL; c.allocator.free = fa_free_any);
+    REJECT(c.log_level = (tempo_log_level)9);
+#undef REJECT
+    assert_int_equal(tempo_session_create_local(NULL, &s), TEMPO_E_INVALID_ARG);
+    tempo_config_default(&c);
+    assert_int_equal(tempo_session_create_local(&c, NULL), TEMPO_E_INVALID_ARG);
+    /* the extremes are accepted */
+    c.num_players = TEMPO_MAX_PLAYERS;
+    c.input_size = TEMPO_MAX_INPUT_SIZE;
+    c.max_prediction = TEMPO_MAX_PREDICTION;
+    assert_int_equal(tempo_session_create_local(&c, &s), TEMPO_OK);
+    tempo_session_destroy(s);
+    c.max_prediction = 0;
+    c.num_players = 1;
+    c.input_size = 1;
+    assert_int_equal(tempo_session_create_local(&c, &s), TEMPO_OK);
+    tempo_session_destroy(s);
+    tempo_session_destroy(NULL);
+    tempo_config_default(NULL);
+}
+
+static void player_calls_validate_numbers_kinds_and_timing(void **state)
+{
+    (void)state;
+    tempo_session *s = make(3, NULL);
+    assert_int_equal(tempo_session_add_local_player(NULL, 0), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_add_local_player(s, -1), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_add_local_player(s, 3), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_add_local_player(s, 0), TEMPO_OK);
+    assert_int_equal(tempo_session_add_local_player(s, 0), TEMPO_E_ALREADY);
+    assert_int_equal(tempo_session_add_remote_player(s, 0, NULL), TEMPO_E_ALREADY);
+    assert_int_equal(tempo_session_add_remote_player(NULL, 1, NULL), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_add_remote_player(s, 1, NULL), TEMPO_OK);
+    /* advancing before every player is declared */
+    tempo_tick t;
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_E_STATE);
+    assert_int_equal(tempo_session_add_remote_player(s, 2, NULL), TEMPO_OK);
+
+    assert_int_equal(tempo_session_set_input_delay(s, 1, 2), TEMPO_E_PLAYER); /* remote */
+    assert_int_equal(tempo_session_set_input_delay(s, 0, -1), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_set_input_delay(s, 0, 9), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_set_input_delay(s, 0, 8), TEMPO_OK);
+    assert_int_equal(tempo_session_set_input_delay(NULL, 0, 1), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_input_delay(s, 0), 8);
+    assert_int_equal(tempo_session_input_delay(s, 1), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_input_delay(NULL, 0), TEMPO_E_INVALID_ARG);
+
+    uint8_t in[4] = {0};
+    assert_int_equal(tempo_session_add_local_input(s, 0, in, 4), TEMPO_OK);
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+    /* players are fixed once the match runs */
+    assert_int_equal(tempo_session_add_local_player(s, 1), TEMPO_E_STATE);
+    tempo_session_destroy(s);
+}
+
+static void input_calls_validate_size_player_and_frame(void **state)
+{
+    (void)state;
+    tempo_session *s = make(2, NULL);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    uint8_t in[8] = {0};
+    assert_int_equal(tempo_session_add_local_input(NULL, 0, in, 4), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_add_local_input(s, 0, NULL, 4), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_add_local_input(s, 0, in, 3), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_add_local_input(s, 0, in, 8), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_add_local_input(s, 1, in, 4), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_add_local_input(s, 5, in, 4), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_add_remote_input(s, 0, 0, in, 4), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_add_remote_input(s, 1, -1, in, 4), TEMPO_E_FRAME);
+    assert_int_equal(tempo_session_add_remote_input(s, 1, 1 << 20, in, 4), TEMPO_E_FRAME);
+    assert_int_equal(tempo_session_add_remote_input(s, 1, 0, in, 5), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_add_remote_input(s, 1, 0, NULL, 4), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_add_remote_input(NULL, 1, 0, in, 4), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_add_remote_input(s, 1, 0, in, 4), TEMPO_OK);
+    assert_int_equal(tempo_session_add_remote_input(s, 1, 0, in, 4), TEMPO_OK); /* repeat */
+    tempo_session_destroy(s);
+}
+
+static void tick_calls_validate_their_arguments(void **state)
+{
+    (void)state;
+    tempo_session *s = make(1, NULL);
+    tempo_session_add_local_player(s, 0);
+    tempo_tick t;
+    const tempo_request *r;
+    tempo_event ev;
+    tempo_session_stats st;
+    assert_int_equal(tempo_session_poll(NULL, 0), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_poll(s, 100), TEMPO_OK);
+    assert_int_equal(tempo_session_poll(s, 50), TEMPO_E_INVALID_ARG); /* time went back */
+    assert_int_equal(tempo_session_advance(NULL, &t), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_advance(s, NULL), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_next(NULL, &r), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_next(s, NULL), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_poll_event(NULL, &ev), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_poll_event(s, NULL), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_get_stats(NULL, &st), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_get_stats(s, NULL), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_frame(NULL), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_confirmed_frame(NULL), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_save_slots(NULL), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_save_slots(s), 10);
+    tempo_synctest_report rep;
+    assert_int_equal(tempo_session_synctest_report(s, &rep), TEMPO_E_UNSUPPORTED);
+    assert_int_equal(tempo_session_synctest_report(NULL, &rep), TEMPO_E_INVALID_ARG);
+    /* without input the session holds, and says why */
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+    assert_int_equal(t.status, TEMPO_TICK_NEEDS_INPUT);
+    assert_int_equal(t.num_requests, 0);
+    assert_int_equal(tempo_session_poll_event(s, &ev), 0);
+    tempo_session_destroy(s);
+}
+
+static void disconnect_rejects_local_unknown_and_repeated_players(void **state)
+{
+    (void)state;
+    tempo_session *s = make(3, NULL);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    tempo_session_add_remote_player(s, 2, NULL);
+    assert_int_equal(tempo_session_disconnect_player(NULL, 1), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_disconnect_player(s, 0), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_disconnect_player(s, 3), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_disconnect_player(s, -2), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_disconnect_player(s, 1), TEMPO_OK);
+    assert_int_equal(tempo_session_disconnect_player(s, 1), TEMPO_E_ALREADY);
+    tempo_event ev;
+    assert_int_equal(tempo_session_poll_event(s, &ev), 1);
+    assert_int_equal(ev.kind, TEMPO_EVENT_DISCONNECTED);
+    assert_int_equal(ev.player, 1);
+    tempo_session_destroy(s);
+}
+
+static void arena_mode_refuses_to_advance_over_unexecuted_requests(void **state)
+{
+    (void)state;
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.num_players = 1;
+    uint8_t block[64] = {0};
+    cfg.arena = block;
+    cfg.arena_size = sizeof block;
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    tempo_session_add_local_player(s, 0);
+    uint8_t in[4] = {0};
+    tempo_tick t;
+    tempo_session_add_local_input(s, 0, in, 4);
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+    assert_true(t.num_requests > 0);
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_E_STATE);
+    const tempo_request *r;
+    while (tempo_session_next(s, &r) > 0)
+        assert_int_equal(r->kind, TEMPO_REQUEST_ADVANCE);
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+    tempo_session_destroy(s);
+}
+
+/* ---- allocation failure ------------------------------------------------- */
+
+typedef struct failing_alloc {
+    int fail_at;  /* the allocation number that fails (0-based), -1 never */
+    int count;
+    int live;
+} failing_alloc;
+
+static void *fa_alloc(void *ctx, size_t size)
+{
+    failing_alloc *f = ctx;
+    if (f->count++ == f->fail_at)
+        return NULL;
+    f->live++;
+    return malloc(size);
+}
+
+static void fa_free(void *ctx, void *p)
+{
+    failing_alloc *f = ctx;
+    f->live--;
+    free(p);
+}
+
+static void every_allocation_failure_in_create_is_clean(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < 3; kind++) {
+        int total = -1;
+        for (int k = 0;; k++) {
+            failing_alloc fa = {k, 0, 0};
+            tempo_config cfg;
+            tempo_config_default(&cfg);
+            cfg.num_players = 4;
+            cfg.allocator.alloc = fa_alloc;
+            cfg.allocator.free = fa_free;
+            cfg.allocator.ctx = &fa;
+            uint8_t block[256];
+            if (kind == 2) {
+                cfg.arena = block;
+                cfg.arena_size = sizeof block;
+            }
+            tempo_session *s = NULL;
+            tempo_result r = kind == 1 ? tempo_session_create_synctest(&cfg, 4, &s)
+                                       : tempo_session_create_local(&cfg, &s);
+            if (r == TEMPO_OK) {
+                assert_true(fa.count <= k); /* no failure was injected */
+                total = k;
+                tempo_session_destroy(s);
+                assert_int_equal(fa.live, 0);
+                break;
+            }
+            assert_int_equal(r, TEMPO_E_NO_MEMORY);
+            assert_null(s);
+            assert_int_equal(fa.live, 0); /* nothing leaked */
+        }
+        assert_true(total > 3); /* several allocations were each made to fail */
+    }
+}
+
+/* The tick allocates nothing: count allocations across a long run. */
+static void ticking_never_allocates(void **state)
+{
+    (void)state;
+    failing_alloc fa = {-1, 0, 0};
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.allocator.alloc = fa_alloc;
+    cfg.allocator.free = fa_free;
+    cfg.allocator.ctx = &fa;
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    int after_create = fa.count;
+    uint8_t in[4] = {0};
+    for (int i = 0; i < 2000; i++) {
+        if (i % 3 == 0)
+            for (int f = i - 3; f < i; f++)
+                if (f >= 0)
+                    tempo_session_add_remote_input(s, 1, f, in, 4);
+        in[0] = (uint8_t)(i / 7);
+        tempo_session_add_local_input(s, 0, in, 4);
+        tempo_tick t;
+        tempo_session_advance(s, &t);
+        const tempo_request *r;
+        while (tempo_session_next(s, &r) > 0)
+            if (r->kind == TEMPO_REQUEST_SAVE)
+                *r->checksum = 1;
+    }
+    assert_int_equal(fa.count, after_create);
+    tempo_session_destroy(s);
+    assert_int_equal(fa.live, 0);
+}
+
+/* ---- results, version, rng ---------------------------------------------- */
+
+static void every_result_has_a_name_and_a_message(void **state)
+{
+    (void)state;
+    for (int r = 0; r >= TEMPO_RESULT_MIN_; r--) {
+        assert_string_not_equal(tempo_strerror(r), "unknown result");
+        assert_string_not_equal(tempo_result_name(r), "TEMPO_UNKNOWN");
+    }
+    assert_string_equal(tempo_result_name(TEMPO_E_STATE), "TEMPO_E_STATE");
+    assert_string_equal(tempo_strerror(-999), "unknown result");
+    assert_string_equal(tempo_result_name(5), "TEMPO_UNKNOWN");
+}
+
+static void version_number_and_string_agree(void **state)
+{
+    (void)state;
+    assert_int_equal(tempo_version(), TEMPO_VERSION_NUMBER);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d.%d.%d", TEMPO_VERSION_MAJOR, TEMPO_VERSION_MINOR,
+             TEMPO_VERSION_PATCH);
+    assert_string_equal(tempo_version_string(), buf);
+}
+
+static void rng_is_deterministic_and_in_range(void **state)
+{
+    (void)state;
+    tempo_rng a, b, c;
+    tempo_rng_seed(&a, 42, 1);
+    tempo_rng_seed(&b, 42, 1);
+    tempo_rng_seed(&c, 42, 2);
+    int differ = 0;
+    int counts[10] = {0};
+    for (int i = 0; i < 100000; i++) {
+        uint32_t x = tempo_rng_next(&a);
+        assert_int_equal(x, tempo_rng_next(&b));
+        differ += x != tempo_rng_next(&c);
+        int32_t v = tempo_rng_range(&a, -5, 4);
+        assert_true(v >= -5 && v <= 4);
+        counts[v + 5]++;
+        (void)tempo_rng_next(&b); /* keep b in step with a */
+    }
+    assert_true(differ > 99000);
+    for (int i = 0; i < 10; i++) /* uniform within 5% */
+        assert_true(counts[i] > 9500 && counts[i] < 10500);
+    assert_int_equal(tempo_rng_below(&a, 0), 0);
+    assert_int_equal(tempo_rng_range(&a, 3, 3), 3);
+    assert_int_equal(tempo_rng_range(&a, 3, 1), 3);
+    /* the first outputs of PCG32 with the reference demo's seed (42, 54) */
+    tempo_rng ref;
+    tempo_rng_seed(&ref, 42, 54);
+    assert_int_equal(tempo_rng_next(&ref), 0xa15c02b7u);
+    assert_int_equal(tempo_rng_next(&ref), 0x7b47f409u);
+}
+
+static void checksum_is_xxh3_and_tolerates_empty_input(void **state)
+{
+    (void)state;
+    uint8_t data[100];
+    for (int i = 0; i < 100; i++)
+        data[i] = (uint8_t)i;
+    uint64_t a = tempo_checksum(data, sizeof data);
+    data[50] ^= 1;
+    assert_true(a != tempo_checksum(data, sizeof data));
+    assert_true(tempo_checksum(NULL, 0) == tempo_checksum(data, 0));
+    /* XXH3-64 of the empty input, seed 0 (xxHash's published value) */
+    assert_true(tempo_checksum(NULL, 0) == 0x2D06800538D394C2ULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(config_fields_out_of_range_are_rejected),
+        cmocka_unit_test(player_calls_validate_numbers_kinds_and_timing),
+        cmocka_unit_test(input_calls_validate_size_player_and_frame),
+        cmocka_unit_test(tick_calls_validate_their_arguments),
+        cmocka_unit_test(disconnect_rejects_local_unknown_and_repeated_players),
+        cmocka_unit_test(arena_mode_refuses_to_advance_over_unexecuted_requests),
+        cmocka_unit_test(every_allocation_failure_in_create_is_clean),
+        cmocka_unit_test(ticking_never_allocates),
+        cmocka_unit_test(every_result_has_a_name_and_a_message),
+        cmocka_unit_test(version_number_and_string_agree),
+        cmocka_unit_test(rng_is_deterministic_and_in_range),
+        cmocka_unit_test(checksum_is_xxh3_and_tolerates_empty_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
