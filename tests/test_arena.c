@@ -431,6 +431,127 @@ static void test_rollback_resimulation_matches_straight_run(void **state)
     }
 }
 
+/* Carry out a tick's requests: in arena mode only ADVANCE comes out. */
+static int run_requests(tempo_session *session, arena_state *game)
+{
+    const tempo_request *r;
+    int advanced = 0;
+    while (tempo_session_next(session, &r) > 0) {
+        assert_int_equal(r->kind, TEMPO_REQUEST_ADVANCE);
+        assert_int_equal(r->frame, (int32_t)game->frame);
+        assert_int_equal(arena_step(game, r->inputs, r->status), TEMPO_OK);
+        advanced++;
+    }
+    return advanced;
+}
+
+/* tempo's synctest session in arena mode: every frame is rolled back and
+ * resimulated, and tempo compares the checksums of the struct. */
+static void test_tempo_synctest_in_arena_mode_finds_no_desync(void **state)
+{
+    (void)state;
+    static match m;
+    static arena_state straight;
+    for (int distance = 1; distance <= 8; distance += 7) {
+        match_start(&m, ARENA_MAX_PLAYERS, (uint64_t)distance);
+        straight = m.game;
+        tempo_config cfg;
+        tempo_config_default(&cfg);
+        cfg.num_players = ARENA_MAX_PLAYERS;
+        cfg.input_size = ARENA_INPUT_SIZE;
+        cfg.max_prediction = 8;
+        cfg.arena = &m.game;
+        cfg.arena_size = sizeof m.game;
+        tempo_session *session;
+        assert_int_equal(tempo_session_create_synctest(&cfg, distance, &session), TEMPO_OK);
+        while (tempo_session_frame(session) < 1200) {
+            for (int p = 0; p < ARENA_MAX_PLAYERS; p++) {
+                arena_bot_next(&m.bots[p], m.inputs + p * ARENA_INPUT_SIZE);
+                assert_int_equal(tempo_session_add_local_input(session, p,
+                                                               m.inputs + p * ARENA_INPUT_SIZE,
+                                                               ARENA_INPUT_SIZE),
+                                 TEMPO_OK);
+            }
+            tempo_tick tick;
+            assert_int_equal(tempo_session_advance(session, &tick), TEMPO_OK);
+            assert_int_equal(run_requests(session, &m.game), 1 + tick.rollback_depth);
+            assert_int_equal(arena_step(&straight, m.inputs, NULL), TEMPO_OK);
+        }
+        tempo_synctest_report report;
+        assert_int_equal(tempo_session_synctest_report(session, &report), TEMPO_OK);
+        assert_true(report.checks > 1000);
+        assert_int_equal(report.mismatches, 0);
+        assert_memory_equal(&m.game, &straight, sizeof straight);
+        tempo_session_destroy(session);
+    }
+}
+
+/* tempo's local rollback session in arena mode: players 1..3 are remote and
+ * their inputs arrive 1..6 frames late, in any order. Once every input is in,
+ * the game state equals a straight run with the real inputs. */
+#define LS_FRAMES 1200
+static void test_tempo_rollback_in_arena_mode_matches_straight_run(void **state)
+{
+    (void)state;
+    enum { P = 4 };
+    static uint8_t real[LS_FRAMES + 1][P * ARENA_INPUT_SIZE];
+    static int arrival[P][LS_FRAMES + 1];
+    for (int seed = 1; seed <= 3; seed++) {
+        arena_bot bots[P];
+        tempo_rng r;
+        tempo_rng_seed(&r, (uint64_t)seed, 5);
+        for (int p = 0; p < P; p++)
+            arena_bot_init(&bots[p], (uint64_t)seed, p);
+        for (int f = 0; f <= LS_FRAMES; f++)
+            for (int p = 0; p < P; p++) {
+                arena_bot_next(&bots[p], real[f] + p * ARENA_INPUT_SIZE);
+                arrival[p][f] = f + tempo_rng_range(&r, 1, 6);
+            }
+        arena_state game, straight;
+        assert_int_equal(arena_init(&game, P, (uint64_t)seed), TEMPO_OK);
+        straight = game;
+        for (int f = 0; f <= LS_FRAMES; f++)
+            assert_int_equal(arena_step(&straight, real[f], NULL), TEMPO_OK);
+
+        tempo_config cfg;
+        tempo_config_default(&cfg);
+        cfg.num_players = P;
+        cfg.input_size = ARENA_INPUT_SIZE;
+        cfg.max_prediction = 8;
+        cfg.arena = &game;
+        cfg.arena_size = sizeof game;
+        tempo_session *session;
+        assert_int_equal(tempo_session_create_local(&cfg, &session), TEMPO_OK);
+        assert_int_equal(tempo_session_add_local_player(session, 0), TEMPO_OK);
+        for (int p = 1; p < P; p++)
+            assert_int_equal(tempo_session_add_remote_player(session, p, NULL), TEMPO_OK);
+        for (int tick = 0; tempo_session_frame(session) <= LS_FRAMES; tick++) {
+            int32_t frame = tempo_session_frame(session);
+            int last = frame == LS_FRAMES; /* the last tick: every input is in */
+            for (int p = 1; p < P; p++)
+                for (int f = 0; f <= LS_FRAMES; f++)
+                    if (arrival[p][f] == tick || (last && arrival[p][f] >= 0)) {
+                        assert_int_equal(tempo_session_add_remote_input(
+                                             session, p, f, real[f] + p * ARENA_INPUT_SIZE,
+                                             ARENA_INPUT_SIZE),
+                                         TEMPO_OK);
+                        arrival[p][f] = -1;
+                    }
+            assert_int_equal(tempo_session_add_local_input(session, 0, real[frame],
+                                                           ARENA_INPUT_SIZE),
+                             TEMPO_OK);
+            tempo_tick tick_out;
+            assert_int_equal(tempo_session_advance(session, &tick_out), TEMPO_OK);
+            run_requests(session, &game);
+        }
+        tempo_session_stats stats;
+        assert_int_equal(tempo_session_get_stats(session, &stats), TEMPO_OK);
+        assert_true(stats.rollbacks > 50);
+        assert_memory_equal(&game, &straight, sizeof game);
+        tempo_session_destroy(session);
+    }
+}
+
 /* ---- hostile input ------------------------------------------------------- */
 
 /* Any bytes for input and any status 0..2 (here with an occasional
@@ -897,6 +1018,8 @@ int main(void)
         cmocka_unit_test(test_different_inputs_diverge),
         cmocka_unit_test(test_memcpy_restore_replays_same_future),
         cmocka_unit_test(test_rollback_resimulation_matches_straight_run),
+        cmocka_unit_test(test_tempo_synctest_in_arena_mode_finds_no_desync),
+        cmocka_unit_test(test_tempo_rollback_in_arena_mode_matches_straight_run),
         cmocka_unit_test(test_hostile_inputs_keep_state_valid),
         cmocka_unit_test(test_long_bot_match_stays_valid),
         cmocka_unit_test(test_disconnected_player_stops_affecting_game),
