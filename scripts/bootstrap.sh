@@ -6,7 +6,7 @@ set -eu
 
 # build tools, test framework, checksum header, sanitizer/fuzzer runtime,
 # SDL2 for the demo window.
-PACKAGES="cmake make gcc clang libclang-rt-dev pkg-config libcmocka-dev libxxhash-dev libsdl2-dev"
+PACKAGES="cmake make gcc g++ clang libclang-rt-dev pkg-config libcmocka-dev libxxhash-dev libsdl2-dev"
 
 missing=""
 for p in $PACKAGES; do

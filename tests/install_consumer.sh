@@ -1,0 +1,70 @@
+#!/bin/sh
+# Install tempo to a temporary prefix, then build and run a tiny consumer
+# twice: with CMake's find_package(tempo) and with pkg-config.
+# usage: install_consumer.sh <source dir> <work dir> <C compiler>
+set -eu
+src=$1
+work=$2
+cc=$3
+rm -rf "$work"
+mkdir -p "$work/consumer"
+cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$cc" \
+    -DTEMPO_BUILD_TESTS=OFF -DTEMPO_BUILD_TOOLS=OFF -DTEMPO_BUILD_EXAMPLES=OFF \
+    -DTEMPO_BUILD_BENCH=OFF -DTEMPO_BUILD_FUZZ=OFF -DCMAKE_INSTALL_PREFIX="$work/prefix" >/dev/null
+cmake --build "$work/build" -j 2 >/dev/null
+cmake --install "$work/build" >/dev/null
+
+cat > "$work/consumer/main.c" <<'C'
+#include <stdio.h>
+#include <tempo/tempo.h>
+int main(void)
+{
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.num_players = 1;
+    tempo_session *s;
+    if (tempo_session_create_local(&cfg, &s) != TEMPO_OK) return 1;
+    tempo_session_add_local_player(s, 0);
+    unsigned char in[4] = {1, 2, 3, 4};
+    tempo_session_add_local_input(s, 0, in, sizeof in);
+    tempo_tick t;
+    tempo_session_advance(s, &t);
+    printf("tempo %s frame %d\n", tempo_version_string(), (int)t.frame);
+    tempo_session_destroy(s);
+    return t.frame == 1 ? 0 : 1;
+}
+C
+cat > "$work/consumer/CMakeLists.txt" <<'C'
+cmake_minimum_required(VERSION 3.16)
+project(consumer C)
+find_package(tempo REQUIRED)
+add_executable(consumer main.c)
+target_link_libraries(consumer PRIVATE tempo::tempo)
+add_executable(consumer_shared main.c)
+target_link_libraries(consumer_shared PRIVATE tempo::tempo_shared)
+C
+cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/consumer/build" >/dev/null
+"$work/consumer/build/consumer"
+"$work/consumer/build/consumer_shared"
+
+libdir=$(ls -d "$work/prefix"/lib* | head -n 1)
+PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --exists tempo
+flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs tempo)
+# shellcheck disable=SC2086
+"$cc" -std=c11 -o "$work/consumer/pc" "$work/consumer/main.c" $flags
+LD_LIBRARY_PATH="$libdir" "$work/consumer/pc"
+echo "install_consumer: ok"
+
+# The public headers compile as C++ (extern "C", no C-only constructs).
+if command -v c++ >/dev/null 2>&1; then
+    {
+        for h in "$work/prefix"/include/tempo/*.h; do echo "#include <tempo/$(basename "$h")>"; done
+        echo 'int main() { tempo_config c; tempo_config_default(&c); return c.num_players == 2 ? 0 : 1; }'
+    } > "$work/consumer/headers.cpp"
+    c++ -std=c++11 -Wall -Wextra -pedantic -Werror -I"$work/prefix/include" -o "$work/consumer/cxx" \
+        "$work/consumer/headers.cpp" "$work/build/src/libtempo.a"
+    "$work/consumer/cxx"
+    echo "install_consumer: C++ headers ok"
+fi

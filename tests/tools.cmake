@@ -1,0 +1,16 @@
+# Command-line tests of the tools and of the installed package.
+if(TARGET tempo-sim)
+  add_test(NAME sim_synctest
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_synctest.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_BINARY_DIR}/sim_synctest)
+  set_tests_properties(sim_synctest PROPERTIES TIMEOUT 300)
+endif()
+
+# Install to a temporary prefix and build a consumer with find_package and
+# pkg-config (not under sanitizers: the consumer is built without them).
+if(NOT TEMPO_SANITIZE)
+  add_test(NAME install_consumer
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install_consumer.sh ${PROJECT_SOURCE_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/install_consumer ${CMAKE_C_COMPILER})
+  set_tests_properties(install_consumer PROPERTIES TIMEOUT 600)
+endif()
