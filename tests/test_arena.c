@@ -848,6 +848,26 @@ static void test_held_fire_repeats_and_ammo_runs_out(void **state)
     assert_int_equal(s.ships[0].ammo, ARENA_AMMO_MAX);
 }
 
+/* With every shot slot in flight, a trigger does nothing and costs nothing. */
+static void test_full_shot_table_keeps_the_round(void **state)
+{
+    (void)state;
+    arena_state s;
+    scene(&s, 2, 4);
+    for (int i = 0; i < ARENA_MAX_SHOTS; i++) {
+        s.shots[i].active = 1;
+        s.shots[i].owner = 1;
+        s.shots[i].dir = 1; /* down the far column, hitting nothing */
+        s.shots[i].x = 30 * ARENA_TILE + ARENA_TILE / 2;
+        s.shots[i].y = ARENA_TILE / 2;
+    }
+    step_one(&s, 0, 0, ARENA_FIRE_RIGHT);
+    assert_int_equal(s.ships[0].ammo, ARENA_AMMO_MAX);
+    assert_int_equal(active_shots(&s), ARENA_MAX_SHOTS);
+    for (int i = 0; i < ARENA_MAX_SHOTS; i++)
+        assert_int_equal(s.shots[i].owner, 1);
+}
+
 /* Ships fly over their own colour only; pillars, enemy ground and the board
  * edge stop them flush. */
 static void test_ships_stop_at_enemy_ground_pillars_and_edge(void **state)
@@ -1031,6 +1051,7 @@ int main(void)
         cmocka_unit_test(test_charging_slows_ship_and_release_empties_meter),
         cmocka_unit_test(test_opposing_shots_cancel),
         cmocka_unit_test(test_held_fire_repeats_and_ammo_runs_out),
+        cmocka_unit_test(test_full_shot_table_keeps_the_round),
         cmocka_unit_test(test_ships_stop_at_enemy_ground_pillars_and_edge),
         cmocka_unit_test(test_corner_assist_threads_corridor),
         cmocka_unit_test(test_ship_flies_out_of_painted_tile),

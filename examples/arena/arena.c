@@ -17,6 +17,12 @@
 #include <stddef.h>
 #include <string.h>
 
+/* The rules are integer-only: the compiler rejects the floating types here
+ * (and CMakeLists.txt makes an implicit float-to-int conversion an error). */
+#if defined(__GNUC__)
+#pragma GCC poison float double
+#endif
+
 /* ---- layout checks ------------------------------------------------------ */
 
 /* No padding anywhere: the sizes must equal the sum of the members, so every
@@ -335,13 +341,14 @@ static void spawn_shot(arena_state *s, int player, int dir, int charged)
         ship->fire_cooldown = ARENA_FIRE_REPEAT;
         return;
     }
-    /* Every slot is in flight: the trigger does nothing this frame. */
+    /* Every slot in flight (only when most ships empty their rounds at
+     * once): the trigger does nothing and the round is kept. */
 }
 
-/* A press fires at once; a held button repeats every ARENA_FIRE_REPEAT frames. The
- * charge button fills the meter while held and empties it when let go; a shot
- * fired with a full meter is a charged one. Several directions at once: the
- * lowest bit wins (up, down, left, right). */
+/* A press fires at once; a held button repeats every ARENA_FIRE_REPEAT
+ * frames. The charge button fills the meter while held and empties it when
+ * let go; a shot fired with a full meter is a charged one. Several directions
+ * at once: the lowest bit wins (up, down, left, right). */
 static void trigger(arena_state *s, int player, const arena_input *in)
 {
     arena_ship *ship = &s->ships[player];

@@ -19,6 +19,10 @@
 
 #include <string.h>
 
+#if defined(__GNUC__)
+#pragma GCC poison float double /* integer-only, like the game */
+#endif
+
 #define BOT_RNG_STREAM 0x626f74u /* "bot" */
 
 /* Button phases. */
