@@ -1,0 +1,64 @@
+/*
+ * bench_common.h — timing helpers shared by the benchmarks: a monotonic
+ * clock, medians over repeated runs, and the machine line printed above
+ * every table. Benchmarks print; they never fail on time.
+ */
+#ifndef TEMPO_BENCH_COMMON_H
+#define TEMPO_BENCH_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of n samples (sorts them). */
+static inline double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Keep the compiler from discarding a computed value. */
+static inline void bench_keep(uint64_t v)
+{
+    static volatile uint64_t sink;
+    sink ^= v;
+}
+
+/* One line naming the machine the numbers come from. */
+static inline void bench_machine_line(void)
+{
+    char model[256] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *c = strchr(line, ':');
+                if (c) {
+                    snprintf(model, sizeof model, "%s", c + 2);
+                    model[strcspn(model, "\n")] = 0;
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    printf("machine: %s\n", model);
+}
+
+#endif /* TEMPO_BENCH_COMMON_H */
