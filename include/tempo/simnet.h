@@ -61,6 +61,8 @@ typedef struct tempo_simnet_config {
     tempo_allocator allocator;
 } tempo_simnet_config;
 
+/* Defaults: seed 1, 32 nodes, 16384 datagrams in flight, perfect links,
+ * malloc. */
 TEMPO_API void tempo_simnet_config_default(tempo_simnet_config *cfg);
 
 /* Create a simulated network at time 0. Errors: TEMPO_E_INVALID_ARG (a limit
