@@ -21,6 +21,13 @@ void tempo_config_default(tempo_config *cfg)
     cfg->save_policy = TEMPO_SAVE_EVERY_FRAME;
     cfg->log_level = TEMPO_LOG_WARN;
     cfg->desync_interval = 60;
+    cfg->session_id = 1;
+    cfg->disconnect_notify_ms = 500;
+    cfg->disconnect_timeout_ms = 3000;
+    cfg->max_spectators = 32;
+    cfg->spectator_buffer_frames = 1024;
+    cfg->spectator_lead_frames = 3;
+    cfg->spectator_catchup_frames = 2;
 }
 
 tempo_result session_validate_config(const tempo_config *cfg)
@@ -42,6 +49,16 @@ tempo_result session_validate_config(const tempo_config *cfg)
     if ((cfg->allocator.alloc == NULL) != (cfg->allocator.free == NULL))
         return TEMPO_E_INVALID_ARG;
     if (cfg->log_level < TEMPO_LOG_ERROR || cfg->log_level > TEMPO_LOG_DEBUG)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->max_spectators < 0 || cfg->max_spectators > TEMPO_MAX_SPECTATORS)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->spectator_buffer_frames < 64 || cfg->spectator_buffer_frames > (1 << 20))
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->spectator_lead_frames < 0 || cfg->spectator_lead_frames > 600)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->spectator_catchup_frames < 1 || cfg->spectator_catchup_frames > 60)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->disconnect_notify_ms == 0 || cfg->disconnect_timeout_ms < cfg->disconnect_notify_ms)
         return TEMPO_E_INVALID_ARG;
     return TEMPO_OK;
 }

@@ -176,11 +176,33 @@ typedef struct tempo_config {
     /* Desync detection: every desync_interval frames, the checksum of that
      * confirmed frame is compared across peers. 0 turns it off. Default 60. */
     int desync_interval;
+
+    /* ---- network sessions (ignored by local and synctest sessions) ---- */
+    /* Every machine of a match uses the same id; datagrams carrying another
+     * are dropped. Pick it at matchmaking (nonzero). Default 1. */
+    uint32_t session_id;
+    /* Seeds the handshake nonces. Give a random value (e.g. from the OS) in
+     * real matches; tests pass a fixed one to be reproducible. */
+    uint64_t random_seed;
+    uint32_t disconnect_notify_ms;  /* silence before an INTERRUPTED event, default 500 */
+    uint32_t disconnect_timeout_ms; /* silence before the endpoint is dropped, default 3000 */
+    int max_spectators;             /* 0..TEMPO_MAX_SPECTATORS, default 32 */
+    /* Frames a spectator may fall behind the host before it is dropped; the
+     * host keeps this many frames of confirmed input. Default 1024 (17 s at
+     * 60 Hz); at least 64. */
+    int spectator_buffer_frames;
+    /* Spectator side: frames kept in hand before playing (a jitter buffer),
+     * default 3; and most frames played in one tick to catch up, default 2
+     * (bounded so a catching-up spectator still plays smoothly). */
+    int spectator_lead_frames;
+    int spectator_catchup_frames;
 } tempo_config;
 
 /* Fill cfg with defaults: 2 players, 4-byte input, max_prediction 8, every-
  * frame saving, no arena, default predictor, malloc, no log, desync checks
- * every 60 frames. Override fields, then create a session. */
+ * every 60 frames; network: session id 1, interrupted after 500 ms,
+ * disconnected after 3000 ms, up to 32 spectators. Override fields, then
+ * create a session. */
 TEMPO_API void tempo_config_default(tempo_config *cfg);
 
 /* ---- sessions --------------------------------------------------------- */
@@ -204,7 +226,31 @@ TEMPO_API tempo_result tempo_session_create_local(const tempo_config *cfg, tempo
 TEMPO_API tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_distance,
                                                      tempo_session **out);
 
-/* Free the session and everything it owns. NULL is allowed. */
+/* Create a peer-to-peer rollback session that talks through `transport`
+ * (copied; its ctx must outlive the session). Declare local players, remote
+ * players at their machines' addresses (players sharing an address share a
+ * machine) and spectators; the first tempo_session_poll starts the handshake
+ * with every endpoint. Frames run once every peer is synchronized (ticks
+ * before say TEMPO_TICK_SYNCHRONIZING). Local players of one machine send
+ * their inputs together: the frames sent are those every local player has.
+ * Errors as tempo_session_create_local, and TEMPO_E_INVALID_ARG for a NULL
+ * transport or a zero session id. */
+TEMPO_API tempo_result tempo_session_create_p2p(const tempo_config *cfg,
+                                                const tempo_transport *transport,
+                                                tempo_session **out);
+
+/* Create a spectator session: it declares no players, receives every
+ * player's confirmed inputs from the machine at `host` (which added this one
+ * with tempo_session_add_spectator) and plays them spectator_lead_frames
+ * behind, catching up at most spectator_catchup_frames per tick. It never
+ * predicts and never rolls back. Errors as tempo_session_create_p2p. */
+TEMPO_API tempo_result tempo_session_create_spectator(const tempo_config *cfg,
+                                                      const tempo_transport *transport,
+                                                      const tempo_address *host,
+                                                      tempo_session **out);
+
+/* Free the session and everything it owns. NULL is allowed. Network
+ * sessions send nothing more: call tempo_session_leave first to tell peers. */
 TEMPO_API void tempo_session_destroy(tempo_session *s);
 
 /* ---- players ---------------------------------------------------------- */
@@ -219,6 +265,13 @@ TEMPO_API tempo_result tempo_session_add_local_player(tempo_session *s, int play
  * TEMPO_E_INVALID_ARG if addr is NULL in a network session. */
 TEMPO_API tempo_result tempo_session_add_remote_player(tempo_session *s, int player,
                                                        const tempo_address *addr);
+
+/* Let the spectator at addr watch (network sessions, before the first tick).
+ * A spectator that falls more than spectator_buffer_frames behind, or goes
+ * silent, is dropped without slowing the match. Errors: TEMPO_E_FULL
+ * (max_spectators reached), TEMPO_E_ALREADY, TEMPO_E_UNSUPPORTED (not a p2p
+ * session), TEMPO_E_STATE, TEMPO_E_INVALID_ARG. */
+TEMPO_API tempo_result tempo_session_add_spectator(tempo_session *s, const tempo_address *addr);
 
 /* Input delay of a local player: input given at a tick applies `frames`
  * frames later. 0..max_prediction (a lockstep session, max_prediction 0,
@@ -348,6 +401,12 @@ TEMPO_API int tempo_session_save_slots(const tempo_session *s);
  * Errors: TEMPO_E_PLAYER (local, or out of range), TEMPO_E_ALREADY. */
 TEMPO_API tempo_result tempo_session_disconnect_player(tempo_session *s, int player);
 
+/* Leave the match: tell every endpoint (a few times, since datagrams get
+ * lost) that this machine's players are gone from its next frame on. The
+ * session then stops ticking (TEMPO_E_STATE). Errors: TEMPO_E_UNSUPPORTED
+ * (not a network session), TEMPO_E_STATE (already left). */
+TEMPO_API tempo_result tempo_session_leave(tempo_session *s);
+
 /* ---- events ------------------------------------------------------------ */
 
 typedef enum tempo_event_kind {
@@ -400,7 +459,43 @@ typedef struct tempo_session_stats {
     uint64_t stall_ticks;      /* ticks stalled by time sync or delay changes */
     uint64_t waiting_ticks;    /* ticks waiting with a full prediction window */
     uint64_t events_dropped;   /* events lost to a full queue */
+    /* network sessions */
+    uint64_t desync_checks;    /* checksums compared with a peer's */
+    uint64_t desyncs;          /* frames whose checksums differed */
+    uint64_t dropped_malformed;   /* datagrams that failed to decode */
+    uint64_t dropped_unknown;     /* datagrams from addresses not in the match */
+    uint64_t dropped_session;     /* datagrams carrying another session id */
+    uint64_t send_errors;         /* transport sends that failed */
 } tempo_session_stats;
+
+/* What one remote endpoint (a peer machine or a spectator) looks like from
+ * here. Times in milliseconds; rates over the last second or so. */
+typedef struct tempo_endpoint_stats {
+    bool synchronized;        /* handshake done */
+    bool interrupted;         /* silent for disconnect_notify_ms */
+    bool disconnected;        /* dropped */
+    uint32_t players;         /* bit p: it hosts player p (0 for a spectator) */
+    double rtt_ms;            /* smoothed round trip (RFC 6298 style) */
+    double jitter_ms;         /* smoothed deviation of the round trip */
+    double loss;              /* fraction of its datagrams that never arrived */
+    uint64_t packets_sent, packets_received;
+    uint64_t bytes_sent, bytes_received;        /* UDP payload bytes */
+    double send_bytes_per_s;  /* payload bytes per second we send it, recent */
+    int32_t local_frame_lag;  /* frames of its input we are predicting now */
+    int32_t remote_frame_lag; /* frames of ours it was predicting, as it last said */
+    int32_t acked_frame;      /* next frame of ours it asked for */
+} tempo_endpoint_stats;
+
+/* Stats of the endpoint hosting remote player `player`.
+ * Errors: TEMPO_E_INVALID_ARG, TEMPO_E_PLAYER (not a remote player),
+ * TEMPO_E_UNSUPPORTED (not a network session). */
+TEMPO_API tempo_result tempo_session_get_endpoint_stats(const tempo_session *s, int player,
+                                                        tempo_endpoint_stats *out);
+/* Stats of spectator `index` (0.., in the order they were added); on a
+ * spectator session, index 0 is its host. Errors: TEMPO_E_INVALID_ARG,
+ * TEMPO_E_PLAYER (no such spectator), TEMPO_E_UNSUPPORTED. */
+TEMPO_API tempo_result tempo_session_get_spectator_stats(const tempo_session *s, int index,
+                                                         tempo_endpoint_stats *out);
 
 /* Copy the session's counters. Errors: TEMPO_E_INVALID_ARG. */
 TEMPO_API tempo_result tempo_session_get_stats(const tempo_session *s, tempo_session_stats *out);
