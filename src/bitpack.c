@@ -167,6 +167,13 @@ bool tempo_bitreader_fail(tempo_bitreader *r, tempo_bitread_error error)
     return false;
 }
 
+/* Fail a read that already took bits: back to `start`, poisoned with error. */
+static bool unread(tempo_bitreader *r, size_t start, tempo_bitread_error error)
+{
+    r->bits = start;
+    return tempo_bitreader_fail(r, error);
+}
+
 /* Read n (0..32) bits at position pos without moving; bounds checked by the caller. */
 static uint32_t peek(const tempo_bitreader *r, size_t pos, int n)
 {
@@ -214,7 +221,7 @@ bool tempo_bitreader_ranged(tempo_bitreader *r, int32_t min, int32_t max, int32_
     if (!get(r, tempo_bits_required(range), &raw))
         return false;
     if (raw > range)
-        return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+        return unread(r, r->bits - (size_t)tempo_bits_required(range), TEMPO_BITREAD_RANGE);
     *out = (int32_t)((int64_t)min + raw);
     return true;
 }
@@ -225,17 +232,18 @@ bool tempo_bitreader_uvarint(tempo_bitreader *r, int group, uint32_t *out)
     if (!group_ok(group))
         return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
     uint64_t value = 0;
+    size_t start = r->bits;
     for (int shift = 0;; shift += group) {
         uint32_t g;
         if (!get(r, group + 1, &g))
-            return false;
+            return unread(r, start, TEMPO_BITREAD_END);
         uint32_t chunk = g & ((1u << group) - 1u);
         bool more = (g >> group) != 0;
         value |= (uint64_t)chunk << shift;
         /* One spelling per value: no trailing zero group, nothing past 32 bits. */
         if (value > UINT32_MAX || (shift > 0 && !more && chunk == 0) ||
             (more && shift + group >= 32))
-            return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+            return unread(r, start, TEMPO_BITREAD_RANGE);
         if (!more)
             break;
     }

@@ -163,7 +163,8 @@ typedef struct tempo_codec_ctx {
  * start - 1 (the receiver already has it); if the inputs do not fit,
  * msg->u.input.count is reduced (the oldest frames are kept, data is
  * re-laid-out for the new count) and the message still encodes. An INPUT
- * with count 0 carries no player: msg->u.input.player_mask is set to 0.
+ * with no player or no frame carries neither: player_mask and count are
+ * both set to 0.
  * ctx is needed (valid, with a reference unless every carried frame starts
  * at 0) only for INPUT; other types ignore it. Every frame must be >= 0,
  * and INPUT frames within the receiver's unwrap window (PROTOCOL.md).
