@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "p2p.h"
+
 void tempo_config_default(tempo_config *cfg)
 {
     if (!cfg)
@@ -64,6 +66,7 @@ tempo_result session_validate_config(const tempo_config *cfg)
 }
 
 static tempo_result create(const tempo_config *cfg, session_kind kind, int check_distance,
+                           const tempo_transport *tr, const tempo_address *host,
                            tempo_session **out)
 {
     if (!out)
@@ -78,10 +81,20 @@ static tempo_result create(const tempo_config *cfg, session_kind kind, int check
     s->alloc = cfg->allocator;
     s->cfg = *cfg;
     s->kind = kind;
-    r = sync_init(&s->sync, cfg, check_distance);
+    tempo_config engine = *cfg;
+    if (kind == SESSION_SPECTATOR)
+        engine.max_prediction = 0; /* spectators play confirmed frames only */
+    r = sync_init(&s->sync, &engine, check_distance);
     if (r != TEMPO_OK) {
         tempo__free(&s->alloc, s);
         return r;
+    }
+    if (tr) {
+        r = p2p_create(s, tr, host);
+        if (r != TEMPO_OK) {
+            tempo_session_destroy(s);
+            return r;
+        }
     }
     *out = s;
     return TEMPO_OK;
@@ -89,7 +102,35 @@ static tempo_result create(const tempo_config *cfg, session_kind kind, int check
 
 tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out)
 {
-    return create(cfg, SESSION_LOCAL, 0, out);
+    return create(cfg, SESSION_LOCAL, 0, NULL, NULL, out);
+}
+
+static bool network_args_ok(const tempo_config *cfg, const tempo_transport *tr)
+{
+    return cfg && tr && tr->send && tr->recv && cfg->session_id != 0;
+}
+
+tempo_result tempo_session_create_p2p(const tempo_config *cfg, const tempo_transport *transport,
+                                      tempo_session **out)
+{
+    if (!network_args_ok(cfg, transport)) {
+        if (out)
+            *out = NULL;
+        return TEMPO_E_INVALID_ARG;
+    }
+    return create(cfg, SESSION_P2P, 0, transport, NULL, out);
+}
+
+tempo_result tempo_session_create_spectator(const tempo_config *cfg,
+                                            const tempo_transport *transport,
+                                            const tempo_address *host, tempo_session **out)
+{
+    if (!network_args_ok(cfg, transport) || !host || host->family == TEMPO_ADDRESS_NONE) {
+        if (out)
+            *out = NULL;
+        return TEMPO_E_INVALID_ARG;
+    }
+    return create(cfg, SESSION_SPECTATOR, 0, transport, host, out);
 }
 
 tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_distance,
@@ -100,7 +141,7 @@ tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_di
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    return create(cfg, SESSION_SYNCTEST, check_distance, out);
+    return create(cfg, SESSION_SYNCTEST, check_distance, NULL, NULL, out);
 }
 
 void tempo_session_destroy(tempo_session *s)
@@ -108,17 +149,32 @@ void tempo_session_destroy(tempo_session *s)
     if (!s)
         return;
     tempo_allocator a = s->alloc;
+    p2p_destroy(s);
     sync_free(&s->sync);
     tempo__free(&a, s);
 }
 
 /* ---- players ---------------------------------------------------------- */
 
+static bool is_network(const tempo_session *s)
+{
+    return s->kind == SESSION_P2P || s->kind == SESSION_SPECTATOR;
+}
+
+/* Players and spectators are fixed once the match starts (first tick, or
+ * for network sessions the first poll). */
+static bool players_fixed(const tempo_session *s)
+{
+    return s->started || (s->net && s->net->started);
+}
+
 tempo_result tempo_session_add_local_player(tempo_session *s, int player)
 {
     if (!s)
         return TEMPO_E_INVALID_ARG;
-    if (s->started)
+    if (s->kind == SESSION_SPECTATOR)
+        return TEMPO_E_UNSUPPORTED;
+    if (players_fixed(s))
         return TEMPO_E_STATE;
     return sync_set_player(&s->sync, player, SYNC_LOCAL);
 }
@@ -127,12 +183,25 @@ tempo_result tempo_session_add_remote_player(tempo_session *s, int player, const
 {
     if (!s)
         return TEMPO_E_INVALID_ARG;
-    if (s->kind == SESSION_SYNCTEST)
+    if (s->kind == SESSION_SYNCTEST || s->kind == SESSION_SPECTATOR)
         return TEMPO_E_UNSUPPORTED;
-    if (s->started)
+    if (players_fixed(s))
         return TEMPO_E_STATE;
-    (void)addr; /* a local session's caller delivers the inputs itself */
+    if (s->kind == SESSION_P2P)
+        return p2p_add_remote(s, player, addr);
+    /* a local session's caller delivers the inputs itself: addr unused */
     return sync_set_player(&s->sync, player, SYNC_REMOTE);
+}
+
+tempo_result tempo_session_add_spectator(tempo_session *s, const tempo_address *addr)
+{
+    if (!s || !addr)
+        return TEMPO_E_INVALID_ARG;
+    if (s->kind != SESSION_P2P)
+        return TEMPO_E_UNSUPPORTED;
+    if (players_fixed(s))
+        return TEMPO_E_STATE;
+    return p2p_add_spectator(s, addr);
 }
 
 tempo_result tempo_session_set_input_delay(tempo_session *s, int player, int frames)
@@ -153,6 +222,8 @@ int tempo_session_input_delay(const tempo_session *s, int player)
 
 /* ---- the tick --------------------------------------------------------- */
 
+static tempo_result start(tempo_session *s);
+
 tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us)
 {
     if (!s)
@@ -161,6 +232,14 @@ tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us)
         return TEMPO_E_INVALID_ARG;
     s->now_us = now_us;
     s->has_time = true;
+    if (s->net) {
+        if (!s->net->started) {
+            tempo_result r = start(s);
+            if (r != TEMPO_OK)
+                return r;
+        }
+        p2p_poll(s);
+    }
     return TEMPO_OK;
 }
 
@@ -195,6 +274,8 @@ tempo_result tempo_session_add_remote_input(tempo_session *s, int player, int32_
 
 static tempo_result start(tempo_session *s)
 {
+    if (s->started)
+        return TEMPO_OK;
     for (int p = 0; p < s->sync.num_players; p++) {
         if (s->sync.kind[p] != SYNC_NONE)
             continue;
@@ -206,6 +287,7 @@ static tempo_result start(tempo_session *s)
     return TEMPO_OK;
 }
 
+tempo_result session_plan(tempo_session *s, const sync_plan_opts *o, tempo_tick *tick);
 static void note_waiting(tempo_session *s, const tempo_tick *t)
 {
     bool waiting = t->status == TEMPO_TICK_WAITING;
@@ -234,13 +316,21 @@ tempo_result tempo_session_advance(tempo_session *s, tempo_tick *tick)
      * iteration would corrupt the state, so refuse. */
     if (s->sync.arena && s->sync.next_req < s->sync.nreqs)
         return TEMPO_E_STATE;
-    tempo_result r;
     if (s->kind == SESSION_SYNCTEST) {
-        r = sync_plan_synctest(&s->sync, tick);
-    } else {
-        sync_plan_opts o = {0};
-        r = sync_plan(&s->sync, &o, tick);
+        tempo_result r = sync_plan_synctest(&s->sync, tick);
+        note_waiting(s, tick);
+        return r;
     }
+    if (is_network(s))
+        return p2p_advance(s, tick);
+    sync_plan_opts o;
+    memset(&o, 0, sizeof o);
+    return session_plan(s, &o, tick);
+}
+
+tempo_result session_plan(tempo_session *s, const sync_plan_opts *o, tempo_tick *tick)
+{
+    tempo_result r = sync_plan(&s->sync, o, tick);
     note_waiting(s, tick);
     return r;
 }
@@ -277,9 +367,17 @@ tempo_result tempo_session_disconnect_player(tempo_session *s, int player)
 {
     if (!s)
         return TEMPO_E_INVALID_ARG;
-    if (player < 0 || player >= s->sync.num_players || s->sync.kind[player] != SYNC_REMOTE)
+    if (player < 0 || player >= s->sync.num_players || s->sync.kind[player] != SYNC_REMOTE ||
+        s->kind == SESSION_SPECTATOR)
         return TEMPO_E_PLAYER;
     input_queue *q = &s->sync.q[player];
+    if (s->kind == SESSION_P2P) {
+        tempo_endpoint *e = &s->net->peers[s->net->player_peer[player]];
+        if (e->disconnected || s->net->drop_state[player] != DROP_NONE)
+            return TEMPO_E_ALREADY;
+        p2p_lose_endpoint(s, e); /* the DISCONNECTED event comes once peers agree */
+        return TEMPO_OK;
+    }
     if (q->disconnect_frame != IQ_NO_FRAME)
         return TEMPO_E_ALREADY;
     sync_disconnect(&s->sync, player, q->known_end);
@@ -324,6 +422,48 @@ tempo_result tempo_session_get_stats(const tempo_session *s, tempo_session_stats
     *out = s->sync.stats;
     out->frame = s->sync.frame;
     out->confirmed_frame = tempo_session_confirmed_frame(s);
+    return TEMPO_OK;
+}
+
+tempo_result tempo_session_leave(tempo_session *s)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (!is_network(s))
+        return TEMPO_E_UNSUPPORTED;
+    return p2p_leave(s);
+}
+
+tempo_result tempo_session_get_endpoint_stats(const tempo_session *s, int player,
+                                              tempo_endpoint_stats *out)
+{
+    if (!s || !out)
+        return TEMPO_E_INVALID_ARG;
+    if (!is_network(s))
+        return TEMPO_E_UNSUPPORTED;
+    if (player < 0 || player >= s->sync.num_players || s->net->player_peer[player] < 0)
+        return TEMPO_E_PLAYER;
+    const tempo_endpoint *e = &s->net->peers[s->net->player_peer[player]];
+    endpoint_stats(e, out);
+    out->local_frame_lag = s->sync.frame - p2p_wanted_from(s, e);
+    return TEMPO_OK;
+}
+
+tempo_result tempo_session_get_spectator_stats(const tempo_session *s, int index,
+                                               tempo_endpoint_stats *out)
+{
+    if (!s || !out)
+        return TEMPO_E_INVALID_ARG;
+    if (!is_network(s))
+        return TEMPO_E_UNSUPPORTED;
+    const tempo_endpoint *e;
+    if (s->kind == SESSION_SPECTATOR)
+        e = index == 0 ? &s->net->peers[0] : NULL;
+    else
+        e = index >= 0 && index < s->net->nspecs ? &s->net->specs[index] : NULL;
+    if (!e)
+        return TEMPO_E_PLAYER;
+    endpoint_stats(e, out);
     return TEMPO_OK;
 }
 

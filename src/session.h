@@ -11,8 +11,12 @@
 
 typedef enum session_kind {
     SESSION_LOCAL = 1,
-    SESSION_SYNCTEST = 2
+    SESSION_SYNCTEST = 2,
+    SESSION_P2P = 3,
+    SESSION_SPECTATOR = 4
 } session_kind;
+
+struct tempo_p2p;
 
 #define SESSION_EVENT_QUEUE 64
 
@@ -28,7 +32,12 @@ struct tempo_session {
 
     tempo_event events[SESSION_EVENT_QUEUE];
     int ev_head, ev_count;
+
+    struct tempo_p2p *net; /* network sessions only */
 };
+
+/* Plan a tick with the engine and report waiting transitions as events. */
+tempo_result session_plan(tempo_session *s, const sync_plan_opts *o, tempo_tick *tick);
 
 /* Queue an event (dropping the oldest when full). */
 void session_push_event(tempo_session *s, const tempo_event *ev);

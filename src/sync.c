@@ -36,10 +36,11 @@ static int next_pow2(int x)
 
 int sync_queue_capacity(int max_pred)
 {
-    /* Room for: resimulation from a save up to 2 * max_pred back; inputs that
-     * arrive ahead (a remote's prediction and delay); resends of
-     * unacknowledged frames; slack. */
-    return next_pow2(4 * max_pred + 2 * TEMPO_MAX_PREDICTION + 64);
+    /* Half the ring is history kept below the confirmed frame (see
+     * discard_old_inputs); the other half holds resimulation from a save up
+     * to 2 * max_pred back, inputs that arrive ahead (a remote's prediction
+     * and delay), resends of unacknowledged frames, and slack. */
+    return 2 * next_pow2(4 * max_pred + 2 * TEMPO_MAX_PREDICTION + 64);
 }
 
 static int request_capacity(int max_pred)
@@ -63,7 +64,6 @@ tempo_result sync_init(tempo_sync *s, const tempo_config *cfg, int check_distanc
     s->arena = cfg->arena;
     s->arena_size = cfg->arena ? cfg->arena_size : 0;
     s->first_incorrect = IQ_NO_FRAME;
-    s->retain_floor = IQ_NO_FRAME;
     s->sparse_frame = -1;
     s->desync_interval = cfg->desync_interval;
     s->next_check = cfg->desync_interval;
@@ -346,17 +346,17 @@ int sync_next(tempo_sync *s, const tempo_request **out)
 /* ---- local inputs ------------------------------------------------------ */
 
 /* Commit held local inputs and return how many new frames they allow
- * (1 without local players: one frame per tick); negative if a local player
- * gave no input (needs input). */
+ * (SYNC_NO_LOCAL without local players); negative if a local player gave no
+ * input (needs input). A dropped local player no longer holds anything. */
 int sync_commit_local(tempo_sync *s)
 {
     int32_t allow = INT32_MAX;
     bool missing = false, any = false;
     for (int p = 0; p < s->num_players; p++) {
-        if (s->kind[p] != SYNC_LOCAL)
+        input_queue *q = &s->q[p];
+        if (s->kind[p] != SYNC_LOCAL || q->disconnect_frame != IQ_NO_FRAME)
             continue;
         any = true;
-        input_queue *q = &s->q[p];
         bool committed = false;
         int limit = tempo__max_i(s->delay[p], s->commit_limit[p]);
         if (s->has_sample[p] && q->known_end - s->frame <= limit) {
@@ -374,7 +374,7 @@ int sync_commit_local(tempo_sync *s)
     if (missing)
         return -1;
     if (!any)
-        return 1;
+        return SYNC_NO_LOCAL;
     return allow < 0 ? 0 : (int)allow;
 }
 
@@ -450,8 +450,14 @@ static void discard_old_inputs(tempo_sync *s, int32_t confirmed)
     int32_t floor = tempo__min32(confirmed, s->frame);
     if (s->policy == TEMPO_SAVE_SPARSE)
         floor = tempo__min32(floor, s->sparse_frame);
-    floor = tempo__min32(floor, s->retain_floor);
-    floor -= 1; /* keep the newest real input before the floor: guesses repeat it */
+    /* Keep half the ring as history below what the engine needs. A peer's
+     * INPUT is delta-coded against the frame before the oldest it carries,
+     * and a peer that has not yet heard our newest acknowledgement (a round
+     * trip or more ago, up to the disconnect timeout) starts there; our own
+     * unacknowledged inputs, the spectator ring's source and relays of a
+     * dropped player's inputs are all within it. It also keeps the real
+     * input a guess repeats. */
+    floor -= s->q[0].capacity / 2;
     if (floor <= 0)
         return;
     for (int p = 0; p < s->num_players; p++)
@@ -475,6 +481,8 @@ tempo_result sync_plan(tempo_sync *s, const sync_plan_opts *o, tempo_tick *t)
     const int32_t F = s->frame;
 
     int want = o->stall ? 0 : sync_commit_local(s);
+    if (want == SYNC_NO_LOCAL)
+        want = o->frames_wanted > 0 ? o->frames_wanted : 1;
     tempo_tick_status status = TEMPO_TICK_ADVANCED;
     if (want < 0) {
         status = TEMPO_TICK_NEEDS_INPUT;

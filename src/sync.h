@@ -60,7 +60,6 @@ typedef struct tempo_sync {
 
     int32_t frame;           /* next frame to simulate */
     int32_t first_incorrect; /* oldest simulated frame with a wrong guess, or IQ_NO_FRAME */
-    int32_t retain_floor;    /* oldest frame the caller still reads inputs of */
 
     int nslots;
     sync_slot *slots;
@@ -91,7 +90,11 @@ typedef struct tempo_sync {
 typedef struct sync_plan_opts {
     bool stall;            /* time sync: no new frame this tick, inputs held */
     int max_new_frames;    /* cap on new frames this tick (0: the default cap) */
+    int frames_wanted;     /* without local players: frames to run (0: one) */
 } sync_plan_opts;
+
+/* sync_commit_local's answer when no player is local. */
+#define SYNC_NO_LOCAL INT32_MAX
 
 /* Create the engine from a validated config. Returns TEMPO_OK or
  * TEMPO_E_NO_MEMORY (everything taken is freed). */

@@ -67,6 +67,8 @@ tempo_result sync_plan_synctest(tempo_sync *s, tempo_tick *t)
     }
     const int32_t F = s->frame;
     int want = sync_commit_local(s);
+    if (want == SYNC_NO_LOCAL)
+        want = 1;
     if (want <= 0) {
         sync_fill_tick(s, t, want < 0 ? TEMPO_TICK_NEEDS_INPUT : TEMPO_TICK_STALLED, 0, 0, 0);
         if (want == 0)

@@ -53,6 +53,7 @@ typedef struct toy_driver {
     /* per frame: inputs and status last used, and whether ever advanced */
     uint8_t used[TOY_MAX_FRAMES][TEMPO_MAX_PLAYERS * 8];
     uint8_t used_status[TOY_MAX_FRAMES][TEMPO_MAX_PLAYERS];
+    uint64_t hash_after[TOY_MAX_FRAMES]; /* state hash after the latest ADVANCE of each frame */
     int advanced_max;      /* one past the highest frame advanced */
     int errors;            /* contract violations seen */
     int resim_frames;
@@ -98,6 +99,7 @@ static inline int toy_driver_do(toy_driver *d, const tempo_request *r)
         toy_step(&d->cur, r->inputs, r->status, d->players, d->input_size);
         if (d->nondeterministic_from >= 0 && r->frame >= d->nondeterministic_from)
             d->cur.hash = toy_mix(d->cur.hash, d->side_counter++);
+        d->hash_after[r->frame] = d->cur.hash;
         if (r->resimulating)
             d->resim_frames++;
         if (r->frame + 1 > d->advanced_max)
