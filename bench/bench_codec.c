@@ -171,7 +171,8 @@ static void throughput_table(tempo_msg *pool, tempo_msg *out)
         tempo_rng_seed(&rng, 99, c);
         long bytes = 0;
         for (int k = 0; k < POOL; k++) {
-            make_input(&rng, cases[c].hosted, cases[c].pattern, cases[c].count, 500000 + 30 * k, &pool[k]);
+            make_input(&rng, cases[c].hosted, cases[c].pattern, cases[c].count, 500000 + 30 * k,
+                       &pool[k]);
             len[k] = tempo_codec_encode(&pool[k], &ctx, wire[k], TEMPO_MAX_DATAGRAM);
             bytes += len[k];
         }

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-int tempo_bits_required(uint32_t range)
+int tempo_bitpack_bits_required(uint32_t range)
 {
     int n = 0;
     while (range != 0) {
@@ -20,21 +20,21 @@ int tempo_bits_required(uint32_t range)
     return n;
 }
 
-int tempo_uvarint_bits(uint32_t value, int group)
+int tempo_bitpack_uvarint_bits(uint32_t value, int group)
 {
     if (group < 1 || group > TEMPO_VARINT_MAX_GROUP)
         return 0;
-    int groups = (tempo_bits_required(value) + group - 1) / group;
+    int groups = (tempo_bitpack_bits_required(value) + group - 1) / group;
     return (groups > 0 ? groups : 1) * (group + 1);
 }
 
-uint32_t tempo_zigzag(int32_t v)
+uint32_t tempo_bitpack_zigzag(int32_t v)
 {
     /* Written without shifting a negative value (undefined in C). */
     return v < 0 ? ((~(uint32_t)v) << 1) | 1u : (uint32_t)v << 1;
 }
 
-int32_t tempo_unzigzag(uint32_t u)
+int32_t tempo_bitpack_unzigzag(uint32_t u)
 {
     int32_t half = (int32_t)(u >> 1); /* <= 2^31 - 1 */
     return (u & 1u) ? -half - 1 : half;
@@ -103,7 +103,7 @@ bool tempo_bitwriter_ranged(tempo_bitwriter *w, int32_t value, int32_t min, int3
 {
     if (min > max || value < min || value > max)
         return wfail(w);
-    int n = tempo_bits_required((uint32_t)((int64_t)max - min));
+    int n = tempo_bitpack_bits_required((uint32_t)((int64_t)max - min));
     if (!room(w, (size_t)n))
         return false;
     put(w, (uint32_t)((int64_t)value - min), n);
@@ -114,7 +114,7 @@ bool tempo_bitwriter_uvarint(tempo_bitwriter *w, uint32_t value, int group)
 {
     if (!group_ok(group))
         return wfail(w);
-    if (!room(w, (size_t)tempo_uvarint_bits(value, group)))
+    if (!room(w, (size_t)tempo_bitpack_uvarint_bits(value, group)))
         return false;
     uint32_t mask = (1u << group) - 1u;
     do {
@@ -127,7 +127,7 @@ bool tempo_bitwriter_uvarint(tempo_bitwriter *w, uint32_t value, int group)
 
 bool tempo_bitwriter_svarint(tempo_bitwriter *w, int32_t value, int group)
 {
-    return tempo_bitwriter_uvarint(w, tempo_zigzag(value), group);
+    return tempo_bitwriter_uvarint(w, tempo_bitpack_zigzag(value), group);
 }
 
 bool tempo_bitwriter_bytes(tempo_bitwriter *w, const uint8_t *data, size_t n)
@@ -218,10 +218,10 @@ bool tempo_bitreader_ranged(tempo_bitreader *r, int32_t min, int32_t max, int32_
     if (min > max)
         return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
     uint32_t range = (uint32_t)((int64_t)max - min), raw;
-    if (!get(r, tempo_bits_required(range), &raw))
+    if (!get(r, tempo_bitpack_bits_required(range), &raw))
         return false;
     if (raw > range)
-        return unread(r, r->bits - (size_t)tempo_bits_required(range), TEMPO_BITREAD_RANGE);
+        return unread(r, r->bits - (size_t)tempo_bitpack_bits_required(range), TEMPO_BITREAD_RANGE);
     *out = (int32_t)((int64_t)min + raw);
     return true;
 }
@@ -255,7 +255,7 @@ bool tempo_bitreader_svarint(tempo_bitreader *r, int group, int32_t *out)
 {
     uint32_t u;
     bool ok = tempo_bitreader_uvarint(r, group, &u);
-    *out = ok ? tempo_unzigzag(u) : 0;
+    *out = ok ? tempo_bitpack_unzigzag(u) : 0;
     return ok;
 }
 

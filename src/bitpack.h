@@ -13,7 +13,7 @@
  * Field kinds:
  *   bits     n = 1..32 bits, unsigned.
  *   ranged   an integer in [min, max] sent as value - min in
- *            tempo_bits_required(max - min) bits (0 bits when min == max);
+ *            tempo_bitpack_bits_required(max - min) bits (0 bits when min == max);
  *            a read above max fails.
  *   uvarint  unsigned 32-bit value in groups of `group` bits (1..16), low
  *            group first, each followed by one "more" bit (1 = another group
@@ -54,12 +54,12 @@ typedef struct tempo_bitreader {
 } tempo_bitreader;
 
 /* Bits needed to hold every value 0..range (0 for range 0, 32 for 2^32 - 1). */
-int tempo_bits_required(uint32_t range);
+int tempo_bitpack_bits_required(uint32_t range);
 /* Bits a uvarint of `value` with `group`-bit groups takes (group 1..16). */
-int tempo_uvarint_bits(uint32_t value, int group);
+int tempo_bitpack_uvarint_bits(uint32_t value, int group);
 /* Zigzag mapping of a signed value and its inverse. */
-uint32_t tempo_zigzag(int32_t v);
-int32_t tempo_unzigzag(uint32_t u);
+uint32_t tempo_bitpack_zigzag(int32_t v);
+int32_t tempo_bitpack_unzigzag(uint32_t u);
 
 /* ---- writer ---- */
 

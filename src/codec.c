@@ -131,7 +131,7 @@ static void put_delta(tempo_bitwriter *w, const uint8_t *prev, const uint8_t *cu
         tempo_bitwriter_bits(w, 0, 1);
         return;
     }
-    int sparse = tempo_uvarint_bits((uint32_t)flips - 1, G_FLIPS) + flips * posw;
+    int sparse = tempo_bitpack_uvarint_bits((uint32_t)flips - 1, G_FLIPS) + flips * posw;
     int dense = is + 8 * bytes;
     if (sparse < dense) {
         tempo_bitwriter_bits(w, 1u, 2); /* changed, selector 0 */
@@ -173,7 +173,7 @@ static void put_input(tempo_bitwriter *w, const tempo_msg_input *in, const tempo
             }
         }
     }
-    int posw = tempo_bits_required((uint32_t)is * 8 - 1);
+    int posw = tempo_bitpack_bits_required((uint32_t)is * 8 - 1);
     for (int p = 0, i = 0; p < np; p++) {
         if (!((mask >> p) & 1u))
             continue;
@@ -444,7 +444,7 @@ static tempo_drop_reason get_input(tempo_bitreader *r, const tempo_codec_ctx *ct
     }
     if (r->error != TEMPO_BITREAD_OK)
         return reader_reason(r);
-    int posw = tempo_bits_required((uint32_t)is * 8 - 1);
+    int posw = tempo_bitpack_bits_required((uint32_t)is * 8 - 1);
     uint8_t ref[TEMPO_MAX_INPUT_SIZE];
     for (int p = 0, i = 0; p < np; p++) {
         if (!((mask >> p) & 1u))

@@ -80,9 +80,9 @@ static size_t field_bits(const field *f)
 {
     switch (f->kind) {
     case K_BITS: return (size_t)f->n;
-    case K_RANGED: return (size_t)tempo_bits_required((uint32_t)((int64_t)f->max - f->min));
-    case K_UVARINT: return (size_t)tempo_uvarint_bits(f->u, f->n);
-    case K_SVARINT: return (size_t)tempo_uvarint_bits(tempo_zigzag(f->s), f->n);
+    case K_RANGED: return (size_t)tempo_bitpack_bits_required((uint32_t)((int64_t)f->max - f->min));
+    case K_UVARINT: return (size_t)tempo_bitpack_uvarint_bits(f->u, f->n);
+    case K_SVARINT: return (size_t)tempo_bitpack_uvarint_bits(tempo_bitpack_zigzag(f->s), f->n);
     default: return (size_t)f->n * 8;
     }
 }
@@ -225,7 +225,7 @@ static void test_ranged_read_above_max_is_out_of_range(void **state)
         tempo_rng_seed(&rng, seed, 4);
         int32_t min = tempo_rng_range(&rng, -100000, 100000);
         uint32_t range = tempo_rng_range(&rng, 1, 1 << 20);
-        int bits = tempo_bits_required(range);
+        int bits = tempo_bitpack_bits_required(range);
         if (range == (1u << bits) - 1u)
             continue; /* every raw value is in range */
         uint32_t raw = tempo_rng_range(&rng, (int32_t)range + 1, (int32_t)((1u << bits) - 1u));
@@ -335,23 +335,23 @@ static void test_varint_rejects_non_canonical_and_overlong(void **state)
 static void test_small_varints_are_cheap(void **state)
 {
     (void)state;
-    assert_int_equal(tempo_uvarint_bits(0, 4), 5);
-    assert_int_equal(tempo_uvarint_bits(15, 4), 5);
-    assert_int_equal(tempo_uvarint_bits(16, 4), 10);
-    assert_int_equal(tempo_uvarint_bits(UINT32_MAX, 4), 40);
-    assert_int_equal(tempo_uvarint_bits(3, 2), 3);
-    assert_int_equal(tempo_uvarint_bits(UINT32_MAX, 16), 34);
+    assert_int_equal(tempo_bitpack_uvarint_bits(0, 4), 5);
+    assert_int_equal(tempo_bitpack_uvarint_bits(15, 4), 5);
+    assert_int_equal(tempo_bitpack_uvarint_bits(16, 4), 10);
+    assert_int_equal(tempo_bitpack_uvarint_bits(UINT32_MAX, 4), 40);
+    assert_int_equal(tempo_bitpack_uvarint_bits(3, 2), 3);
+    assert_int_equal(tempo_bitpack_uvarint_bits(UINT32_MAX, 16), 34);
     /* zigzag keeps small magnitudes small, either sign */
     int32_t v[] = {0, -1, 1, -2, 2, INT32_MIN, INT32_MAX};
     uint32_t z[] = {0, 1, 2, 3, 4, UINT32_MAX, UINT32_MAX - 1};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        assert_int_equal(tempo_zigzag(v[i]), z[i]);
-        assert_int_equal(tempo_unzigzag(z[i]), v[i]);
+        assert_int_equal(tempo_bitpack_zigzag(v[i]), z[i]);
+        assert_int_equal(tempo_bitpack_unzigzag(z[i]), v[i]);
     }
-    assert_int_equal(tempo_bits_required(0), 0);
-    assert_int_equal(tempo_bits_required(1), 1);
-    assert_int_equal(tempo_bits_required(255), 8);
-    assert_int_equal(tempo_bits_required(UINT32_MAX), 32);
+    assert_int_equal(tempo_bitpack_bits_required(0), 0);
+    assert_int_equal(tempo_bitpack_bits_required(1), 1);
+    assert_int_equal(tempo_bitpack_bits_required(255), 8);
+    assert_int_equal(tempo_bitpack_bits_required(UINT32_MAX), 32);
 }
 
 static void test_fields_are_little_endian_lsb_first(void **state)

@@ -112,7 +112,9 @@ static void random_sync(tempo_rng *rng, tempo_msg_sync *s)
     s->ready = tempo_rng_below(rng, 2) != 0;
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++) {
         uint32_t k = tempo_rng_below(rng, 4);
-        s->rtt_ms[p] = (uint16_t)(k == 0 ? 0xFFFFu : k == 1 ? tempo_rng_next(rng) : tempo_rng_below(rng, 300));
+        s->rtt_ms[p] = (uint16_t)(k == 0   ? 0xFFFFu
+                                  : k == 1 ? tempo_rng_next(rng)
+                                           : tempo_rng_below(rng, 300));
     }
 }
 
@@ -264,7 +266,8 @@ static const struct {
 static void set_frames(tempo_msg_input *in, int i, int from, int to, const uint8_t *bytes, int size)
 {
     for (int f = from; f < to; f++)
-        memcpy(in->data + ((size_t)i * (size_t)in->count + (size_t)f) * (size_t)size, bytes, (size_t)size);
+        memcpy(in->data + ((size_t)i * (size_t)in->count + (size_t)f) * (size_t)size, bytes,
+               (size_t)size);
 }
 
 static void vector_input(tempo_msg_input *in, uint8_t mask, int32_t start, int count, int32_t ack,
@@ -501,7 +504,8 @@ static void test_truncated_datagrams_are_rejected_at_every_length(void **state)
             assert_non_null(copy);
             memcpy(copy, buf, (size_t)len);
             tempo_drop_reason why;
-            assert_int_equal(tempo_codec_decode(copy, (size_t)len, &ctx, &msg_b, &why), TEMPO_E_MALFORMED);
+            assert_int_equal(tempo_codec_decode(copy, (size_t)len, &ctx, &msg_b, &why),
+                             TEMPO_E_MALFORMED);
             assert_int_equal(why, len < 8 ? TEMPO_DROP_TOO_SHORT : TEMPO_DROP_TRUNCATED);
             free(copy);
         }
@@ -581,7 +585,8 @@ static const struct {
     {"a base frame unwrapping below 0 (hint 100: 0xFFF0 is -16)", TEMPO_MSG_INPUT,
      {INPUT_HEAD(0xFFF0), {'b', 0, 3}}},
     {"sparse positions not ascending", TEMPO_MSG_INPUT,
-     {INPUT_HEAD(100), {'b', 1, 2}, {'u', 0, 3}, {'b', 0, 1}, {'b', 1, 2}, {'u', 1, 2}, {'b', 5, 5}, {'b', 3, 5}}},
+     {INPUT_HEAD(100), {'b', 1, 2}, {'u', 0, 3}, {'b', 0, 1}, {'b', 1, 2}, {'u', 1, 2}, {'b', 5, 5},
+      {'b', 3, 5}}},
     {"a changed byte with a zero XOR", TEMPO_MSG_INPUT,
      {INPUT_HEAD(100), {'b', 1, 2}, {'u', 0, 3}, {'b', 0, 1}, {'b', 3, 2}, {'b', 1, 9}, {'b', 0, 3}}},
     {"a byte form with no changed byte", TEMPO_MSG_INPUT,
@@ -653,7 +658,8 @@ static void test_each_drop_reason_from_a_crafted_datagram(void **state)
         seen[TEMPO_DROP_BAD_VALUE]++;
     }
     /* NO_REFERENCE: the receiver lacks the input before the base frame */
-    static const craft_op one_frame[] = {INPUT_HEAD(100), {'b', 1, 2}, {'u', 0, 3}, {'b', 0, 2}, {0, 0, 0}};
+    static const craft_op one_frame[] = {INPUT_HEAD(100), {'b', 1, 2}, {'u', 0, 3}, {'b', 0, 2},
+                                         {0, 0, 0}};
     craft(&w, buf, sizeof buf, TEMPO_MSG_INPUT);
     put_ops(&w, one_frame);
     ctx.reference = no_reference;
