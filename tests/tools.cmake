@@ -14,3 +14,14 @@ if(NOT TEMPO_SANITIZE)
             ${CMAKE_CURRENT_BINARY_DIR}/install_consumer ${CMAKE_C_COMPILER})
   set_tests_properties(install_consumer PROPERTIES TIMEOUT 600)
 endif()
+
+# The SDL2 demo without a display (SDL_VIDEODRIVER=offscreen): headless
+# screenshots, and the window loop itself. Exit 77 = no video driver = skip.
+if(TARGET tempo-arena-sdl)
+  foreach(mode headless window)
+    add_test(NAME arena_sdl_${mode}
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_sdl.sh $<TARGET_FILE:tempo-arena-sdl>
+              ${CMAKE_CURRENT_BINARY_DIR}/arena_sdl_${mode} ${mode})
+    set_tests_properties(arena_sdl_${mode} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+  endforeach()
+endif()
