@@ -56,6 +56,10 @@ typedef struct sim_timeline {
     uint64_t depth_hist[SIM_MAX_PEERS][SIM_MAX_DEPTH]; /* rollbacks by depth, whole match */
     sim_marker markers[SIM_MAX_MARKERS];
     int num_markers;
+    /* Desync checks passed, counted per sample (sample i covers the time
+     * nearest i * interval_s): a long match passes thousands, more than
+     * markers[] holds, so sim_timeline_mark counts them here instead. */
+    uint32_t *checks_passed;
 } sim_timeline;
 
 /* Summary lines shown at the top of the report. */
@@ -72,12 +76,24 @@ typedef struct sim_report_meta {
  * Returns false on allocation failure (everything freed). */
 bool sim_timeline_init(sim_timeline *t, int peers, int capacity, double interval_s);
 void sim_timeline_free(sim_timeline *t);
-/* Append a marker (ignored when full). */
+/* Append a marker (ignored when full). A SIM_MARK_DESYNC_CHECK is counted in
+ * checks_passed at the sample nearest t_s instead (ignored outside capacity),
+ * so passed checks never crowd out the markers that matter. */
 void sim_timeline_mark(sim_timeline *t, double t_s, int kind, int peer, const char *label);
 
 /* Write a self-contained HTML report (inline SVG charts, no scripts or fonts
  * from the network). Returns 0, or -1 if the file cannot be written. */
 int sim_report_write(const sim_timeline *t, const sim_report_meta *meta, const char *path);
+
+/* Most points the report draws for one line, whatever the match length. */
+#define SIM_REPORT_MAX_POINTS 1000
+
+/* Choose which samples of v[0..count) to draw so that the picture keeps its
+ * shape: the ends of every run of equal values and, when that is still more
+ * than max_points, the lowest and highest value of each time bucket (peaks
+ * survive). A NAN index stands for a gap (one per run of NANs). Writes at most
+ * max_points (>= 3) increasing indices to out; returns how many. */
+int sim_report_decimate(const float *v, int count, int max_points, int *out);
 
 /* Write the timeline as CSV: one row per sample, one column per series.
  * Returns 0, or -1 if the file cannot be written. */
