@@ -1,0 +1,1100 @@
+/*
+ * sim_report.c — the match report: one self-contained HTML page with inline
+ * CSS and inline SVG charts drawn here, readable offline and on paper.
+ *
+ * Invariants: the page loads nothing from anywhere (the only URLs are SVG
+ * namespace names); every text that came from outside the report (titles,
+ * names, labels, scenario, command) is escaped; every line has at most
+ * SIM_REPORT_MAX_POINTS points whatever the match length; each peer keeps one
+ * colour on every chart. Sample i of a series is at t = i * interval_s.
+ *
+ * Layout: helpers for text and numbers, the decimator, a small SVG layer
+ * (plot area, axes with nice ticks, lines, markers, legend), one function per
+ * chart, then the page.
+ */
+#include "sim_timeline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Chart geometry, in SVG user units (the SVG scales to the page width). */
+#define SIM_W 960.0
+#define SIM_LEFT 72.0
+#define SIM_RIGHT 22.0
+#define SIM_LANE 22.0        /* marker glyphs sit above the plot, not on the data */
+#define SIM_AXIS 42.0        /* tick labels and axis title under a plot */
+#define SIM_LEGEND_ROW 20.0
+#define SIM_TEXT_W 6.6       /* average width of one character at 12px */
+
+/* Okabe & Ito's colour-blind-safe set ("Color Universal Design", 2008), the
+ * yellow darkened to read on white; the last three peers also get dashes so
+ * nine lines stay apart without relying on hue alone. */
+static const char *const sim_peer_colour[SIM_MAX_PEERS] = {
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
+    "#D55E00", "#000000", "#A89200", "#7F7F7F",
+};
+static const char *const sim_peer_dash[SIM_MAX_PEERS] = {
+    NULL, NULL, NULL, NULL, NULL, NULL, "7 3", "2 2", "7 3 2 3",
+};
+
+#define SIM_DESYNC_RED "#D00000"
+
+/* ---------------------------------------------------------------- text */
+
+/* Write `s` as HTML text or attribute value. */
+static void sim_html(FILE *f, const char *s)
+{
+    if (s == NULL)
+        return;
+    for (; *s != '\0'; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f); break;
+        }
+    }
+}
+
+static const char *sim_marker_name(int kind)
+{
+    switch (kind) {
+    case SIM_MARK_HICCUP: return "hiccup";
+    case SIM_MARK_BLACKOUT_START: return "blackout";
+    case SIM_MARK_BLACKOUT_END: return "blackout end";
+    case SIM_MARK_DISCONNECT: return "disconnect";
+    case SIM_MARK_DESYNC: return "desync";
+    case SIM_MARK_DESYNC_CHECK: return "desync check passed";
+    case SIM_MARK_INPUT_DELAY: return "input delay change";
+    default: return "event";
+    }
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+/* A "nice" number near x: 1, 2 or 5 times a power of ten (Heckbert, "Nice
+ * numbers for graph labels", Graphics Gems, 1990). */
+static double sim_nice(double x, bool round_it)
+{
+    double e = floor(log10(x));
+    double f = x / pow(10.0, e);
+    double n;
+    if (round_it)
+        n = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+    else
+        n = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+    return n * pow(10.0, e);
+}
+
+/* Tick step for about `target` ticks over [lo, hi]; at least `min_step`. */
+static double sim_tick_step(double lo, double hi, int target, double min_step)
+{
+    if (!(hi > lo))
+        hi = lo + 1.0;
+    double step = sim_nice(sim_nice(hi - lo, false) / (target - 1), true);
+    return step < min_step ? min_step : step;
+}
+
+/* Tick label for `v` shown divided by `scale`, with the decimals the step needs. */
+static void sim_tick_label(char *buf, size_t size, double v, double step, double scale)
+{
+    double s = step / scale;
+    int decimals = s >= 1.0 ? 0 : (int)ceil(-log10(s) - 1e-9);
+    double shown = v / scale;
+    if (fabs(shown) < s * 1e-6)
+        shown = 0.0;        /* no "-0" */
+    snprintf(buf, size, "%.*f", decimals > 6 ? 6 : decimals, shown);
+}
+
+typedef struct sim_stats {
+    int finite;
+    double min, max, mean, sum;
+} sim_stats;
+
+static sim_stats sim_series_stats(const float *v, int count)
+{
+    sim_stats s = {0, 0.0, 0.0, 0.0, 0.0};
+    for (int i = 0; v != NULL && i < count; i++) {
+        if (!isfinite(v[i]))
+            continue;
+        double x = v[i];
+        if (s.finite == 0 || x < s.min)
+            s.min = x;
+        if (s.finite == 0 || x > s.max)
+            s.max = x;
+        s.sum += x;
+        s.finite++;
+    }
+    if (s.finite > 0)
+        s.mean = s.sum / s.finite;
+    return s;
+}
+
+/* ---------------------------------------------------------------- decimation */
+
+static bool sim_same(float a, float b)
+{
+    return isfinite(a) ? a == b : !isfinite(b);
+}
+
+int sim_report_decimate(const float *v, int count, int max_points, int *out)
+{
+    if (v == NULL || out == NULL || count <= 0 || max_points < 3)
+        return 0;
+    /* Pass 1: inside a run of equal values only its ends matter (a flat line
+     * or a step looks the same); one index stands for each run of gaps. */
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        bool prev_same = i > 0 && sim_same(v[i], v[i - 1]);
+        bool next_same = i + 1 < count && sim_same(v[i], v[i + 1]);
+        bool keep = isfinite(v[i]) ? !(prev_same && next_same) : !prev_same;
+        if (keep) {
+            if (n < max_points)
+                out[n] = i;
+            n++;
+        }
+    }
+    if (n <= max_points)
+        return n;
+    /* Pass 2: per bucket the lowest and highest value and the first gap, in
+     * time order, so peaks and holes survive any zoom-out. */
+    int buckets = max_points / 3;
+    n = 0;
+    for (int b = 0; b < buckets; b++) {
+        int lo = (int)((int64_t)b * count / buckets);
+        int hi = (int)((int64_t)(b + 1) * count / buckets);
+        int imin = -1, imax = -1, igap = -1;
+        for (int i = lo; i < hi; i++) {
+            if (!isfinite(v[i])) {
+                if (igap < 0)
+                    igap = i;
+                continue;
+            }
+            if (imin < 0 || v[i] < v[imin])
+                imin = i;
+            if (imax < 0 || v[i] > v[imax])
+                imax = i;
+        }
+        int pick[3] = {imin, imax, igap};
+        for (int a = 0; a < 3; a++) {          /* sort three, drop -1 and repeats */
+            for (int c = a + 1; c < 3; c++) {
+                if (pick[c] < pick[a]) {
+                    int tmp = pick[a];
+                    pick[a] = pick[c];
+                    pick[c] = tmp;
+                }
+            }
+        }
+        for (int a = 0; a < 3; a++) {
+            if (pick[a] >= 0 && (a == 0 || pick[a] != pick[a - 1]))
+                out[n++] = pick[a];
+        }
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- the report */
+
+typedef struct sim_report {
+    FILE *f;
+    const sim_timeline *t;
+    int peers;                 /* clamped to 0..SIM_MAX_PEERS */
+    int count;                 /* clamped to 0..capacity */
+    double t_end;              /* right edge of every time axis, seconds */
+    sim_marker marks[SIM_MAX_MARKERS]; /* sorted by time */
+    int num_marks;
+    bool has_kind[SIM_MARK_INPUT_DELAY + 1];
+    uint64_t checks;           /* desync checks passed, counted and marked */
+    int scratch[SIM_REPORT_MAX_POINTS];
+} sim_report;
+
+enum { SIM_SKEW, SIM_DELAY, SIM_ROLLBACKS, SIM_STALLS, SIM_PAYLOAD };
+
+static const float *sim_peer_values(const sim_report *r, int peer, int which)
+{
+    const sim_peer_series *s = &r->t->peer[peer];
+    switch (which) {
+    case SIM_SKEW: return s->frame_skew;
+    case SIM_DELAY: return s->input_delay;
+    case SIM_ROLLBACKS: return s->rollbacks_per_s;
+    case SIM_STALLS: return s->stalls_per_s;
+    default: return s->payload_bytes_per_s;
+    }
+}
+
+static void sim_peer_label(const sim_report *r, int peer, char *buf, size_t size)
+{
+    const char *name = r->t->peer_names[peer];
+    char fallback[16];
+    if (memchr(name, '\0', sizeof r->t->peer_names[peer]) == NULL || name[0] == '\0') {
+        snprintf(fallback, sizeof fallback, "peer %d", peer);
+        name = fallback;
+    }
+    snprintf(buf, size, "%.31s%s", name, r->t->is_spectator[peer] ? " (spectator)" : "");
+}
+
+static int sim_marker_order(const void *a, const void *b)
+{
+    const sim_marker *x = a, *y = b;
+    return (x->t_s > y->t_s) - (x->t_s < y->t_s);
+}
+
+static void sim_report_prepare(sim_report *r, const sim_timeline *t, FILE *f)
+{
+    r->f = f;
+    r->t = t;
+    r->peers = t->peers < 0 ? 0 : t->peers > SIM_MAX_PEERS ? SIM_MAX_PEERS : t->peers;
+    r->count = t->count < 0 ? 0 : t->count > t->capacity ? t->capacity : t->count;
+    double interval = t->interval_s > 0.0 ? t->interval_s : 1.0;
+    r->t_end = r->count > 1 ? (r->count - 1) * interval : 0.0;
+    r->num_marks = 0;
+    memset(r->has_kind, 0, sizeof r->has_kind);
+    int n = t->num_markers < 0 ? 0 : t->num_markers > SIM_MAX_MARKERS ? SIM_MAX_MARKERS : t->num_markers;
+    for (int i = 0; i < n; i++) {
+        const sim_marker *m = &t->markers[i];
+        if (!isfinite(m->t_s) || m->t_s < 0.0 || m->kind < SIM_MARK_HICCUP || m->kind > SIM_MARK_INPUT_DELAY)
+            continue;
+        r->marks[r->num_marks] = *m;
+        r->marks[r->num_marks].label[sizeof m->label - 1] = '\0';
+        r->num_marks++;
+        r->has_kind[m->kind] = true;
+        if (m->t_s > r->t_end)
+            r->t_end = m->t_s;
+    }
+    qsort(r->marks, (size_t)r->num_marks, sizeof r->marks[0], sim_marker_order);
+    r->checks = 0;
+    for (int i = 0; i < r->num_marks; i++)
+        r->checks += r->marks[i].kind == SIM_MARK_DESYNC_CHECK;
+    for (int i = 0; t->checks_passed != NULL && i < r->count; i++)
+        r->checks += t->checks_passed[i];
+    r->has_kind[SIM_MARK_DESYNC_CHECK] = r->checks > 0;
+    if (!(r->t_end > 0.0))
+        r->t_end = 1.0;
+}
+
+/* The end of the blackout that starts at marks[i]: the next end of the same
+ * peer (or of any, when either says -1); the match end if none comes. */
+static double sim_blackout_end(const sim_report *r, int i)
+{
+    for (int j = i + 1; j < r->num_marks; j++) {
+        const sim_marker *m = &r->marks[j];
+        if (m->kind == SIM_MARK_BLACKOUT_END &&
+            (m->peer == r->marks[i].peer || m->peer < 0 || r->marks[i].peer < 0))
+            return m->t_s;
+    }
+    return r->t_end;
+}
+
+/* ---------------------------------------------------------------- SVG layer */
+
+typedef struct svg_plot {
+    FILE *f;
+    double left, top, width, height;   /* plot area */
+    double x0, x1, xstep;              /* domain shown left to right */
+    double y0, y1, ystep;              /* domain shown bottom to top */
+    double yscale;                     /* tick labels show value / yscale */
+} svg_plot;
+
+static double svg_x(const svg_plot *p, double x)
+{
+    return p->left + (x - p->x0) / (p->x1 - p->x0) * p->width;
+}
+
+static double svg_y(const svg_plot *p, double y)
+{
+    return p->top + p->height - (y - p->y0) / (p->y1 - p->y0) * p->height;
+}
+
+static svg_plot svg_plot_at(FILE *f, double left, double top, double width, double height)
+{
+    svg_plot p = {f, left, top, width, height, 0.0, 1.0, 0.2, 0.0, 1.0, 0.2, 1.0};
+    return p;
+}
+
+/* The y domain: from min(0, lo) up to a tick at or above max(hi, min_hi). */
+static void svg_set_y(svg_plot *p, double lo, double hi, double min_hi, double min_step)
+{
+    lo = lo < 0.0 ? lo : 0.0;
+    hi = hi > min_hi ? hi : min_hi;
+    if (!(hi > lo))
+        hi = lo + 1.0;
+    p->ystep = sim_tick_step(lo, hi, p->height >= 150.0 ? 6 : 4, min_step);
+    p->y0 = floor(lo / p->ystep) * p->ystep;
+    p->y1 = ceil(hi / p->ystep - 1e-9) * p->ystep;
+    if (!(p->y1 > p->y0))
+        p->y1 = p->y0 + p->ystep;
+}
+
+static void svg_set_time(svg_plot *p, double t_end)
+{
+    p->x0 = 0.0;
+    p->x1 = t_end;
+    p->xstep = sim_tick_step(0.0, t_end, p->width >= 500.0 ? 10 : 5, 0.0);
+}
+
+/* The x ticks: multiples of xstep inside the domain; returns how many. */
+static int svg_x_ticks(const svg_plot *p, double *first)
+{
+    *first = ceil(p->x0 / p->xstep - 1e-9) * p->xstep;
+    return (int)floor((p->x1 - *first) / p->xstep + 1e-6) + 1;
+}
+
+/* Faint vertical lines at the x ticks, drawn under everything else. */
+static void svg_grid_x(const svg_plot *p)
+{
+    double first;
+    int n = svg_x_ticks(p, &first);
+    for (int k = 0; k < n; k++) {
+        double x = svg_x(p, first + k * p->xstep);
+        fprintf(p->f, "<line class=\"vgrid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+                x, x, p->top, p->top + p->height);
+    }
+}
+
+/* Grid lines (both ways) with y labels on the left and the unit turned upright. */
+static void svg_grid(const svg_plot *p, const char *unit)
+{
+    svg_grid_x(p);
+    int n = (int)floor((p->y1 - p->y0) / p->ystep + 1e-6);
+    for (int k = 0; k <= n; k++) {
+        double v = p->y0 + k * p->ystep;
+        double y = svg_y(p, v);
+        char label[32];
+        sim_tick_label(label, sizeof label, v, p->ystep, p->yscale);
+        fprintf(p->f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+                "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                p->left, p->left + p->width, y, y, p->left - 6.0, y + 4.0, label);
+    }
+    fprintf(p->f, "<text class=\"unit\" text-anchor=\"middle\" transform=\"translate(%.1f %.1f) rotate(-90)\">",
+            p->left - (p->left > 60.0 ? 50.0 : 38.0), p->top + p->height / 2.0);
+    sim_html(p->f, unit);
+    fputs("</text>\n", p->f);
+}
+
+/* The x axis: ticks at multiples of xstep, labels and title when asked. */
+static void svg_axis_x(const svg_plot *p, bool labels, const char *title)
+{
+    double bottom = p->top + p->height;
+    fprintf(p->f, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+            p->left, p->left + p->width, bottom, bottom);
+    double first;
+    int n = svg_x_ticks(p, &first);
+    for (int k = 0; k < n; k++) {
+        double v = first + k * p->xstep;
+        double x = svg_x(p, v);
+        fprintf(p->f, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+                x, x, bottom, bottom + 4.0);
+        if (labels) {
+            char label[32];
+            sim_tick_label(label, sizeof label, v, p->xstep, 1.0);
+            fprintf(p->f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
+                    x, bottom + 16.0, label);
+        }
+        fputc('\n', p->f);
+    }
+    if (labels && title != NULL) {
+        fprintf(p->f, "<text class=\"unit\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+                p->left + p->width / 2.0, bottom + 34.0);
+        sim_html(p->f, title);
+        fputs("</text>\n", p->f);
+    }
+}
+
+/* A dashed horizontal line at `v` with its label at the right end. */
+static void svg_reference(const svg_plot *p, double v, const char *label)
+{
+    if (v < p->y0 || v > p->y1)
+        return;
+    double y = svg_y(p, v);
+    fprintf(p->f, "<line class=\"ref\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+            "<text class=\"reflabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+            p->left, p->left + p->width, y, y, p->left + p->width - 4.0, y - 4.0);
+    sim_html(p->f, label);
+    fputs("</text>\n", p->f);
+}
+
+/* One series as a path: gaps at NAN, at most SIM_REPORT_MAX_POINTS points.
+ * A step series holds each value until the next sample. `nudge` moves the
+ * line down by that many units, so equal step lines stay side by side. */
+static void svg_series(const svg_plot *p, int *scratch, const float *v, int count, double dt,
+                       int peer, bool step, double nudge, const char *title)
+{
+    if (v == NULL || count <= 0)
+        return;
+    int n = sim_report_decimate(v, count, step ? SIM_REPORT_MAX_POINTS / 2 : SIM_REPORT_MAX_POINTS,
+                                scratch);
+    bool open = false;
+    int seg = 0;                /* points in the current piece of line */
+    double prev_y = 0.0;
+    for (int k = 0; k <= n; k++) {
+        bool gap = k == n || !isfinite(v[scratch[k]]);
+        if (gap) {
+            if (seg == 1)
+                fputs("h0.1", p->f); /* a lone sample shows as a dot (round caps) */
+            seg = 0;
+            continue;
+        }
+        double x = svg_x(p, scratch[k] * dt), y = svg_y(p, v[scratch[k]]) + nudge;
+        if (!open) {
+            fprintf(p->f, "<path class=\"series\" stroke=\"%s\"", sim_peer_colour[peer]);
+            if (sim_peer_dash[peer] != NULL)
+                fprintf(p->f, " stroke-dasharray=\"%s\"", sim_peer_dash[peer]);
+            fputs(" d=\"", p->f);
+            open = true;
+        }
+        if (seg == 0)
+            fprintf(p->f, "M%.1f,%.1f", x, y);
+        else if (step)
+            fprintf(p->f, "L%.1f,%.1fL%.1f,%.1f", x, prev_y, x, y);
+        else
+            fprintf(p->f, "L%.1f,%.1f", x, y);
+        prev_y = y;
+        seg++;
+    }
+    if (open) {
+        fputs("\"><title>", p->f);
+        sim_html(p->f, title);
+        fputs("</title></path>\n", p->f);
+    }
+}
+
+/* A marker's symbol centred at (x, y); also used in legends. */
+static void svg_glyph(FILE *f, int kind, double x, double y, const char *fill)
+{
+    switch (kind) {
+    case SIM_MARK_HICCUP:
+        fprintf(f, "<path class=\"glyph\" fill=\"%s\" d=\"M%.1f,%.1fh10l-5,8z\"/>", fill, x - 5.0, y - 4.0);
+        break;
+    case SIM_MARK_DISCONNECT:
+        fprintf(f, "<path class=\"glyph-x\" d=\"M%.1f,%.1fl8,8m0,-8l-8,8\"/>", x - 4.0, y - 4.0);
+        break;
+    case SIM_MARK_DESYNC:
+        fprintf(f, "<path class=\"glyph\" fill=\"" SIM_DESYNC_RED "\" d=\"M%.1f,%.1fl5,5l-5,5l-5,-5z\"/>",
+                x, y - 5.0);
+        break;
+    case SIM_MARK_INPUT_DELAY:
+        fprintf(f, "<circle class=\"glyph\" fill=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>", fill, x, y);
+        break;
+    case SIM_MARK_DESYNC_CHECK:
+        fprintf(f, "<line class=\"check\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+                x, x, y - 4.0, y + 4.0);
+        break;
+    default:                            /* blackout */
+        fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"10\"/>", x - 6.0, y - 5.0);
+        break;
+    }
+}
+
+static const char *const sim_marker_line_class[SIM_MARK_INPUT_DELAY + 1] = {
+    [SIM_MARK_HICCUP] = "m-hiccup", [SIM_MARK_DISCONNECT] = "m-disc",
+    [SIM_MARK_DESYNC] = "m-desync", [SIM_MARK_INPUT_DELAY] = "m-delay",
+};
+
+static void sim_marker_title(const sim_report *r, FILE *f, const sim_marker *m, double until)
+{
+    fputs("<title>", f);
+    if (m->kind == SIM_MARK_BLACKOUT_START)
+        fprintf(f, "blackout %.2f&#8211;%.2f s", m->t_s, until);
+    else
+        fprintf(f, "%.2f s: %s", m->t_s, sim_marker_name(m->kind));
+    if (m->peer >= 0 && m->peer < r->peers) {
+        char name[64];
+        sim_peer_label(r, m->peer, name, sizeof name);
+        fputs(", ", f);
+        sim_html(f, name);
+    }
+    if (m->label[0] != '\0') {
+        fputs(": ", f);
+        sim_html(f, m->label);
+    }
+    fputs("</title>", f);
+}
+
+/* A passed desync check: a faint tick in a rug along the top of the lane;
+ * one per unit column, as more would draw the same pixels. */
+static void svg_check_tick(const svg_plot *p, double x, int *last_px)
+{
+    if ((int)x == *last_px)
+        return;
+    *last_px = (int)x;
+    fprintf(p->f, "<line class=\"check\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+            x, x, p->top - SIM_LANE, p->top - SIM_LANE + 4.0);
+}
+
+/* Every marker on a time plot: blackout bands, lines, and when `lane` their
+ * glyphs in the lane above the plot with passed checks as a faint rug over
+ * them (one tick per unit column at most). Drawn before the data. */
+static void svg_markers(const sim_report *r, const svg_plot *p, bool lane)
+{
+    FILE *f = p->f;
+    double top = p->top - (lane ? SIM_LANE : 0.0), bottom = p->top + p->height;
+    int last_check_px = -1;
+    for (int i = 0; i < r->num_marks; i++) {
+        const sim_marker *m = &r->marks[i];
+        double x = svg_x(p, m->t_s);
+        const char *fill = m->peer >= 0 && m->peer < r->peers ? sim_peer_colour[m->peer] : "#FFFFFF";
+        switch (m->kind) {
+        case SIM_MARK_BLACKOUT_START: {
+            double until = sim_blackout_end(r, i);
+            double w = svg_x(p, until) - x;
+            fputs("<g>", f);
+            sim_marker_title(r, f, m, until);
+            fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+                    x, top, w > 1.0 ? w : 1.0, bottom - top);
+            if (lane && w > 60.0)
+                fprintf(f, "<text class=\"bandlabel\" x=\"%.1f\" y=\"%.1f\">blackout</text>", x + 4.0, top + 11.0);
+            fputs("</g>\n", f);
+            break;
+        }
+        case SIM_MARK_BLACKOUT_END:
+            break;
+        case SIM_MARK_DESYNC_CHECK:
+            if (lane)
+                svg_check_tick(p, x, &last_check_px);
+            break;
+        default:
+            fputs("<g>", f);
+            sim_marker_title(r, f, m, m->t_s);
+            fprintf(f, "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+                    sim_marker_line_class[m->kind], x, x, top, bottom);
+            if (lane)
+                svg_glyph(f, m->kind, x, p->top - 11.0, fill);
+            fputs("</g>\n", f);
+            break;
+        }
+    }
+    const uint32_t *checks = r->t->checks_passed;
+    last_check_px = -1;
+    for (int i = 0; lane && checks != NULL && i < r->count; i++) {
+        if (checks[i] > 0)
+            svg_check_tick(p, svg_x(p, i * r->t->interval_s), &last_check_px);
+    }
+}
+
+/* The legend: one item per peer, then one per kind of marker present (when
+ * `markers`). Wraps to rows; returns its height. Draws only when `draw`. */
+static double svg_legend(const sim_report *r, double top, bool markers, bool draw)
+{
+    FILE *f = r->f;
+    double x = SIM_LEFT, y = top + SIM_LEGEND_ROW / 2.0;
+    static const int kinds[] = {SIM_MARK_BLACKOUT_START, SIM_MARK_HICCUP, SIM_MARK_DISCONNECT,
+                                SIM_MARK_INPUT_DELAY, SIM_MARK_DESYNC, SIM_MARK_DESYNC_CHECK};
+    int items = r->peers + (markers ? (int)(sizeof kinds / sizeof kinds[0]) : 0);
+    for (int i = 0; i < items; i++) {
+        char text[64];
+        int kind = 0;
+        if (i < r->peers) {
+            sim_peer_label(r, i, text, sizeof text);
+        } else {
+            kind = kinds[i - r->peers];
+            if (!r->has_kind[kind])
+                continue;
+            snprintf(text, sizeof text, "%s", sim_marker_name(kind));
+        }
+        double w = 30.0 + SIM_TEXT_W * (double)strlen(text) + 18.0;
+        if (x + w > SIM_W - SIM_RIGHT && x > SIM_LEFT) {
+            x = SIM_LEFT;
+            y += SIM_LEGEND_ROW;
+        }
+        if (draw) {
+            if (i < r->peers) {
+                fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"",
+                        x, x + 22.0, y, y, sim_peer_colour[i]);
+                if (sim_peer_dash[i] != NULL)
+                    fprintf(f, " stroke-dasharray=\"%s\"", sim_peer_dash[i]);
+                fputs("/>", f);
+            } else {
+                svg_glyph(f, kind, x + 11.0, y, "#FFFFFF");
+                if (kind == SIM_MARK_DESYNC)
+                    fprintf(f, "<line class=\"m-desync\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+                            x + 19.0, x + 19.0, y - 7.0, y + 7.0);
+            }
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + 28.0, y + 4.0);
+            sim_html(f, text);
+            fputs("</text>\n", f);
+        }
+        x += w;
+    }
+    return y + SIM_LEGEND_ROW / 2.0 - top;
+}
+
+static void sim_chart_open(const sim_report *r, const char *id, const char *title, const char *good,
+                           double height)
+{
+    fprintf(r->f, "<section class=\"chart\">\n<h2>%s</h2>\n<p class=\"good\">%s</p>\n"
+            "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\""
+            " role=\"img\" aria-label=\"%s\">\n",
+            title, good, id, SIM_W, ceil(height), title);
+}
+
+static void sim_chart_close(const sim_report *r)
+{
+    fputs("</svg>\n</section>\n", r->f);
+}
+
+static void svg_note(FILE *f, double x, double y, const char *anchor, const char *text)
+{
+    fprintf(f, "<text class=\"note\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
+    sim_html(f, text);
+    fputs("</text>\n", f);
+}
+
+/* ---------------------------------------------------------------- charts */
+
+/* One plot of a time chart: a series per peer over the whole match. */
+typedef struct sim_panel {
+    int which;                 /* SIM_SKEW, ... */
+    const char *caption;       /* shown above the plot when a chart stacks several */
+    const char *unit;          /* y axis title */
+    double height;
+    bool step;                 /* values hold until the next sample */
+    bool integer;              /* whole-number ticks */
+    double min_hi;             /* the axis reaches at least this */
+    double ref;                /* dashed reference line; 0: none */
+    const char *ref_label;
+    bool bytes;                /* shown in kB/s when large */
+} sim_panel;
+
+static void sim_time_panel(sim_report *r, double top, const sim_panel *pn, bool lane, bool x_labels)
+{
+    svg_plot p = svg_plot_at(r->f, SIM_LEFT, top, SIM_W - SIM_LEFT - SIM_RIGHT, pn->height);
+    double lo = 0.0, hi = 0.0;
+    for (int q = 0; q < r->peers; q++) {
+        sim_stats s = sim_series_stats(sim_peer_values(r, q, pn->which), r->count);
+        if (s.finite > 0) {
+            lo = s.min < lo ? s.min : lo;
+            hi = s.max > hi ? s.max : hi;
+        }
+    }
+    const char *unit = pn->unit;
+    if (pn->bytes && hi >= 10000.0) {
+        p.yscale = 1000.0;
+        unit = "kB/s";
+    }
+    svg_set_time(&p, r->t_end);
+    svg_set_y(&p, lo, hi, pn->min_hi, pn->integer ? 1.0 : 0.0);
+    svg_grid(&p, unit);
+    svg_markers(r, &p, lane);
+    if (pn->ref > 0.0)
+        svg_reference(&p, pn->ref, pn->ref_label);
+    /* step lines of equal value would hide each other: spread them a little */
+    double spread = r->peers > 1 ? 14.0 / (r->peers - 1) : 0.0;
+    spread = pn->step ? (spread < 2.5 ? spread : 2.5) : 0.0;
+    bool any = false;
+    for (int q = 0; q < r->peers; q++) {
+        const float *v = sim_peer_values(r, q, pn->which);
+        char name[64];
+        sim_peer_label(r, q, name, sizeof name);
+        svg_series(&p, r->scratch, v, r->count, r->t->interval_s, q, pn->step,
+                   (q - (r->peers - 1) / 2.0) * spread, name);
+        any = any || sim_series_stats(v, r->count).finite > 0;
+    }
+    if (!any)
+        svg_note(r->f, p.left + p.width / 2.0, p.top + p.height / 2.0, "middle", "no samples");
+    svg_axis_x(&p, x_labels, "match time (s)");
+}
+
+#define SIM_CAPTION 20.0   /* a panel's caption row */
+#define SIM_PANEL_GAP 10.0 /* between stacked panels */
+
+/* A time chart: legend, then the panels stacked on one time axis; markers'
+ * glyphs in a lane above the first. */
+static void sim_chart_time(sim_report *r, const char *id, const char *title, const char *good,
+                           const sim_panel *panels, int n)
+{
+    double legend = svg_legend(r, 4.0, true, false);
+    double height = 4.0 + legend + 6.0 + SIM_AXIS + 4.0;
+    for (int i = 0; i < n; i++)
+        height += (panels[i].caption != NULL ? SIM_CAPTION : 0.0) + (i == 0 ? SIM_LANE : SIM_PANEL_GAP) +
+                  panels[i].height;
+    sim_chart_open(r, id, title, good, height);
+    svg_legend(r, 4.0, true, true);
+    double y = 4.0 + legend + 6.0;
+    for (int i = 0; i < n; i++) {
+        if (panels[i].caption != NULL) {
+            y += SIM_CAPTION;
+            fprintf(r->f, "<text class=\"caption\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+                    SIM_LEFT, y - 5.0, panels[i].caption);
+        }
+        y += i == 0 ? SIM_LANE : SIM_PANEL_GAP;
+        sim_time_panel(r, y, &panels[i], i == 0, i == n - 1);
+        y += panels[i].height;
+    }
+    sim_chart_close(r);
+}
+
+static void sim_chart_skew(sim_report *r)
+{
+    const sim_panel p = {SIM_SKEW, NULL, "frames", 220.0, false, false, 2.0, 1.0, "1 frame", false};
+    sim_chart_time(r, "chart-skew", "True frame skew per peer",
+                   "How far each peer's frame is from the others', measured from outside. "
+                   "Good: every line under the dashed 1-frame line, and flat.", &p, 1);
+}
+
+static void sim_chart_delay(sim_report *r)
+{
+    const sim_panel p = {SIM_DELAY, NULL, "frames", 170.0, true, true, 3.0, 0.0, NULL, false};
+    sim_chart_time(r, "chart-delay", "Input delay per peer",
+                   "Frames between pressing a button and the frame it lands on (equal lines are "
+                   "drawn a pixel or two apart). Good: low and steady; it steps up only when latency "
+                   "grows, and back down after.", &p, 1);
+}
+
+static void sim_chart_rate(sim_report *r)
+{
+    const sim_panel p[2] = {
+        {SIM_ROLLBACKS, "Rollbacks per second", "rollbacks / s", 150.0, false, false, 1.0, 0.0, NULL, false},
+        {SIM_STALLS, "Stalls per second", "stalls / s", 150.0, false, false, 1.0, 0.0, NULL, false},
+    };
+    sim_chart_time(r, "chart-rate", "Rollbacks and stalls over time",
+                   "Good: few rollbacks per second and stalls near zero, with bursts only "
+                   "around network events (markers).", p, 2);
+}
+
+static void sim_chart_payload(sim_report *r)
+{
+    const sim_panel p = {SIM_PAYLOAD, NULL, "bytes/s", 170.0, false, false, 100.0, 0.0, NULL, true};
+    sim_chart_time(r, "chart-payload", "Payload sent per peer",
+                   "Bytes each peer sent per second over all its links. "
+                   "Good: steady and small; a burst after a blackout is resends catching up.", &p, 1);
+}
+
+/* Grid for small multiples: columns for n panels. */
+static int sim_columns(int n)
+{
+    return n <= 1 ? 1 : n <= 4 ? 2 : 3;
+}
+
+static void sim_chart_depth(sim_report *r)
+{
+    const sim_timeline *t = r->t;
+    int deepest = 0;
+    uint64_t most = 0;
+    for (int q = 0; q < r->peers; q++) {
+        for (int d = 0; d < SIM_MAX_DEPTH; d++) {
+            if (t->depth_hist[q][d] > 0 && d > deepest)
+                deepest = d;
+            if (t->depth_hist[q][d] > most)
+                most = t->depth_hist[q][d];
+        }
+    }
+    int n = r->peers > 0 ? r->peers : 1;
+    int cols = sim_columns(n), rows = (n + cols - 1) / cols;
+    double cell_w = (SIM_W - 8.0) / cols, cell_h = 44.0 + 130.0 + SIM_AXIS + 10.0;
+    sim_chart_open(r, "chart-depth", "Rollback depth per peer",
+                   "How many frames each rollback replayed, over the whole match (the shaded "
+                   "band is 0&#8211;3 frames). Good: nearly all rollbacks inside the band.",
+                   rows * cell_h + 4.0);
+    for (int q = 0; q < r->peers; q++) {
+        double left = 8.0 + (q % cols) * cell_w, top = 4.0 + (q / cols) * cell_h;
+        svg_plot p = svg_plot_at(r->f, left + 54.0, top + 44.0, cell_w - 54.0 - 14.0, 130.0);
+        p.x0 = -0.5;
+        p.x1 = (deepest < 8 ? 8 : deepest) + 0.5;
+        p.xstep = sim_tick_step(0.0, p.x1, 6, 1.0);
+        svg_set_y(&p, 0.0, (double)most, 1.0, 1.0);
+        uint64_t total = 0, shallow = 0;
+        int max_depth = 0;
+        for (int d = 0; d < SIM_MAX_DEPTH; d++) {
+            total += t->depth_hist[q][d];
+            shallow += d <= 3 ? t->depth_hist[q][d] : 0;
+            max_depth = t->depth_hist[q][d] > 0 ? d : max_depth;
+        }
+        char name[64], note[96];
+        sim_peer_label(r, q, name, sizeof name);
+        fprintf(r->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                "<text class=\"caption\" x=\"%.1f\" y=\"%.1f\">", left + 8.0, top + 4.0,
+                sim_peer_colour[q], left + 26.0, top + 14.0);
+        sim_html(r->f, name);
+        fputs("</text>\n", r->f);
+        fprintf(r->f, "<rect class=\"goodband\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+                svg_x(&p, -0.5), p.top, svg_x(&p, 3.5) - svg_x(&p, -0.5), p.height);
+        svg_grid(&p, "rollbacks");
+        for (int d = 0; d < SIM_MAX_DEPTH && d <= p.x1; d++) {
+            uint64_t c = t->depth_hist[q][d];
+            if (c == 0)
+                continue;
+            double x0 = svg_x(&p, d - 0.4), x1 = svg_x(&p, d + 0.4), y = svg_y(&p, (double)c);
+            double h = p.top + p.height - y;
+            if (h < 1.0) {                      /* a rare depth stays visible */
+                h = 1.0;
+                y = p.top + p.height - 1.0;
+            }
+            fprintf(r->f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+                    "<title>depth %d: %llu rollbacks</title></rect>\n",
+                    x0, y, x1 - x0, h, sim_peer_colour[q], d, (unsigned long long)c);
+        }
+        if (total > 0)
+            snprintf(note, sizeof note, "%llu rollbacks \xC2\xB7 %.0f%% within 0\xE2\x80\x93" "3 \xC2\xB7 deepest %d",
+                     (unsigned long long)total, 100.0 * (double)shallow / (double)total, max_depth);
+        else
+            snprintf(note, sizeof note, "no rollbacks");
+        svg_note(r->f, left + 26.0, top + 30.0, "start", note);
+        svg_axis_x(&p, true, "rollback depth (frames)");
+    }
+    if (r->peers == 0)
+        svg_note(r->f, SIM_W / 2.0, 40.0, "middle", "no peers");
+    sim_chart_close(r);
+}
+
+/* Whether peer `a` measured anything of any other peer. */
+static bool sim_has_links(const sim_report *r, int a)
+{
+    for (int b = 0; b < r->peers; b++) {
+        if (b != a && sim_series_stats(r->t->rtt_ms[a][b], r->count).finite > 0)
+            return true;
+    }
+    return false;
+}
+
+static void sim_chart_link(sim_report *r)
+{
+    const sim_timeline *t = r->t;
+    int from[SIM_MAX_PEERS], n = 0;
+    double rtt_hi = 0.0, loss_hi = 0.0;
+    for (int a = 0; a < r->peers; a++) {
+        if (!sim_has_links(r, a))
+            continue;
+        from[n++] = a;
+        for (int b = 0; b < r->peers; b++) {
+            if (b == a)
+                continue;
+            sim_stats rs = sim_series_stats(t->rtt_ms[a][b], r->count);
+            sim_stats ls = sim_series_stats(t->loss[a][b], r->count);
+            rtt_hi = rs.finite > 0 && rs.max > rtt_hi ? rs.max : rtt_hi;
+            loss_hi = ls.finite > 0 && ls.max > loss_hi ? ls.max : loss_hi;
+        }
+    }
+    int cols = sim_columns(n > 0 ? n : 1), rows = (n + cols - 1) / cols;
+    double legend = svg_legend(r, 4.0, true, false);
+    double cell_w = (SIM_W - 8.0) / cols, cell_h = 18.0 + SIM_LANE + 120.0 + 10.0 + 60.0 + SIM_AXIS + 14.0;
+    double top0 = 4.0 + legend + 8.0;
+    sim_chart_open(r, "chart-link", "Round-trip time and loss per link",
+                   "One panel per measuring peer; line colour is the peer measured. "
+                   "Good: flat RTT lines and loss at 0%; spikes are jitter, gaps are blackouts.",
+                   top0 + (rows > 0 ? rows : 1) * cell_h);
+    svg_legend(r, 4.0, true, true);
+    for (int i = 0; i < n; i++) {
+        int a = from[i];
+        double left = 8.0 + (i % cols) * cell_w, top = top0 + (i / cols) * cell_h;
+        char name[64], caption[96];
+        sim_peer_label(r, a, name, sizeof name);
+        snprintf(caption, sizeof caption, "measured by %s", name);
+        fprintf(r->f, "<text class=\"caption\" x=\"%.1f\" y=\"%.1f\">", left + 58.0, top + 12.0);
+        sim_html(r->f, caption);
+        fputs("</text>\n", r->f);
+        svg_plot rp = svg_plot_at(r->f, left + 58.0, top + 18.0 + SIM_LANE, cell_w - 58.0 - 14.0, 120.0);
+        svg_plot lp = svg_plot_at(r->f, rp.left, rp.top + rp.height + 10.0, rp.width, 60.0);
+        svg_set_time(&rp, r->t_end);
+        svg_set_time(&lp, r->t_end);
+        svg_set_y(&rp, 0.0, rtt_hi, 10.0, 0.0);
+        svg_set_y(&lp, 0.0, loss_hi, 0.01, 0.0);
+        lp.yscale = 0.01;
+        svg_grid(&rp, "RTT (ms)");
+        svg_grid(&lp, "loss (%)");
+        svg_markers(r, &rp, true);
+        svg_markers(r, &lp, false);
+        for (int b = 0; b < r->peers; b++) {
+            if (b == a)
+                continue;
+            char to[64], title[160];
+            sim_peer_label(r, b, to, sizeof to);
+            snprintf(title, sizeof title, "%s \xE2\x86\x92 %s", name, to);
+            svg_series(&rp, r->scratch, t->rtt_ms[a][b], r->count, t->interval_s, b, false, 0.0, title);
+            svg_series(&lp, r->scratch, t->loss[a][b], r->count, t->interval_s, b, false, 0.0, title);
+        }
+        svg_axis_x(&rp, false, NULL);
+        svg_axis_x(&lp, true, "match time (s)");
+    }
+    if (n == 0)
+        svg_note(r->f, SIM_W / 2.0, top0 + 40.0, "middle", "no link measurements");
+    sim_chart_close(r);
+}
+
+/* ---------------------------------------------------------------- page */
+
+static const char sim_css[] =
+    ":root{color-scheme:light}\n"
+    "body{margin:0;background:#fff;color:#1f2328;font:15px/1.45 system-ui,-apple-system,'Segoe UI',"
+    "Roboto,'Helvetica Neue',Arial,sans-serif}\n"
+    "main{max-width:1000px;margin:0 auto;padding:24px 20px 48px}\n"
+    "h1{font-size:26px;margin:0 0 10px}h2{font-size:18px;margin:0}h3{font-size:15px;margin:18px 0 4px}\n"
+    ".badges{margin:0 0 8px}.badge{display:inline-block;padding:2px 12px;margin-right:8px;border-radius:12px;"
+    "border:1px solid;font-weight:600;font-size:13px}\n"
+    ".ok{background:#e6f4ea;color:#0b5b2a;border-color:#8fc7a1}.bad{background:#fdeaea;color:#9f0d0d;"
+    "border-color:#e39a9a}.warn{background:#fff3dc;color:#6b4300;border-color:#e2bd72}\n"
+    ".facts{color:#444;margin:0 0 10px}\n"
+    "table{border-collapse:collapse;font-size:13px;margin:6px 0 10px;font-variant-numeric:tabular-nums}\n"
+    "th,td{padding:4px 10px;border-bottom:1px solid #e2e4e8;text-align:right;white-space:nowrap}\n"
+    "th{vertical-align:bottom;line-height:1.25}\n"
+    "th{background:#f5f6f8;font-weight:600}th:first-child,td:first-child{text-align:left}\n"
+    "pre{background:#f5f6f8;border:1px solid #e2e4e8;border-radius:4px;padding:8px 10px;margin:4px 0;"
+    "white-space:pre-wrap;word-break:break-word;font-size:12.5px}\n"
+    "details{margin:10px 0}summary{cursor:pointer;font-weight:600}\n"
+    "nav{font-size:13px;margin:14px 0 0;color:#555}nav a{color:#0a58a3;margin-right:12px}\n"
+    "section.chart{margin:30px 0 0;break-inside:avoid;page-break-inside:avoid}\n"
+    ".good{margin:2px 0 6px;color:#4a4f55;font-size:13.5px}\n"
+    "svg.chart{display:block;width:100%;height:auto}\n"
+    "svg text{font-size:12px;fill:#2b2f33}svg .tick{font-size:11px;fill:#5a5f66}\n"
+    "svg .unit{font-size:12px;fill:#4a4f55}svg .caption{font-size:13px;font-weight:600}\n"
+    "svg .note{font-size:11.5px;fill:#4a4f55}svg .reflabel{font-size:11px;fill:#444}\n"
+    "svg .bandlabel{font-size:10.5px;fill:#555}\n"
+    "svg .grid{stroke:#e8e9ec}svg .vgrid{stroke:#f2f3f5}svg .axis{stroke:#8a8f96}\n"
+    "svg .series{fill:none;stroke-width:1.8;stroke-linejoin:round;stroke-linecap:round}\n"
+    "svg .ref{stroke:#555;stroke-width:1;stroke-dasharray:5 4}\n"
+    "svg .band{fill:#5a5f66;fill-opacity:.13}svg .goodband{fill:#e4eef8}\n"
+    "svg .check{stroke:#9aa0a6;stroke-width:1;stroke-opacity:.7}\n"
+    "svg .m-hiccup{stroke:#6b7078;stroke-dasharray:4 3}svg .m-disc{stroke:#222;stroke-width:1.5}\n"
+    "svg .m-desync{stroke:" SIM_DESYNC_RED ";stroke-width:2}svg .m-delay{stroke:#9aa0a6;stroke-dasharray:1 3}\n"
+    "svg .glyph{stroke:#333;stroke-width:.8}svg .glyph-x{stroke:#222;stroke-width:2;fill:none}\n"
+    "footer{margin-top:28px;color:#777;font-size:12px}\n"
+    "@media print{body{font-size:10.5pt}main{max-width:none;padding:0}nav{display:none}"
+    "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}@page{margin:12mm}}\n";
+
+/* Open every <details> before printing, so the scenario reaches paper. */
+static const char sim_script[] =
+    "addEventListener('beforeprint',function(){"
+    "document.querySelectorAll('details').forEach(function(d){d.open=true;});});";
+
+static void sim_fmt(char *buf, size_t size, const sim_stats *s, double v, const char *format)
+{
+    if (s->finite == 0)
+        snprintf(buf, size, "&#8211;");
+    else
+        snprintf(buf, size, format, v);
+}
+
+/* The per-peer table computed from the timeline itself. */
+static void sim_peer_table(const sim_report *r)
+{
+    FILE *f = r->f;
+    double dt = r->t->interval_s > 0.0 ? r->t->interval_s : 0.0;
+    fputs("<h3>Per peer</h3>\n<table>\n<tr><th>peer</th><th>skew mean<br>(frames)</th>"
+          "<th>skew max<br>(frames)</th><th>input delay<br>(frames)</th><th>rollbacks</th>"
+          "<th>depth 0&#8211;3<br>(share)</th><th>deepest<br>(frames)</th><th>stalls</th>"
+          "<th>payload mean<br>(bytes/s)</th></tr>\n", f);
+    for (int q = 0; q < r->peers; q++) {
+        const sim_peer_series *ps = &r->t->peer[q];
+        sim_stats skew = sim_series_stats(ps->frame_skew, r->count);
+        sim_stats delay = sim_series_stats(ps->input_delay, r->count);
+        sim_stats stalls = sim_series_stats(ps->stalls_per_s, r->count);
+        sim_stats pay = sim_series_stats(ps->payload_bytes_per_s, r->count);
+        uint64_t total = 0, shallow = 0;
+        int deepest = -1;
+        for (int d = 0; d < SIM_MAX_DEPTH; d++) {
+            uint64_t c = r->t->depth_hist[q][d];
+            total += c;
+            shallow += d <= 3 ? c : 0;
+            deepest = c > 0 ? d : deepest;
+        }
+        char name[64], c1[32], c2[32], c3[48], c4[32], c5[32], c6[32];
+        sim_peer_label(r, q, name, sizeof name);
+        sim_fmt(c1, sizeof c1, &skew, skew.mean, "%.2f");
+        sim_fmt(c2, sizeof c2, &skew, skew.max, "%.2f");
+        if (delay.finite > 0 && delay.min != delay.max)
+            snprintf(c3, sizeof c3, "%.0f&#8211;%.0f", delay.min, delay.max);
+        else
+            sim_fmt(c3, sizeof c3, &delay, delay.min, "%.0f");
+        sim_fmt(c4, sizeof c4, &stalls, stalls.sum * dt, "%.0f");
+        sim_fmt(c5, sizeof c5, &pay, pay.mean, "%.0f");
+        if (total > 0)
+            snprintf(c6, sizeof c6, "%.1f%%", 100.0 * (double)shallow / (double)total);
+        else
+            snprintf(c6, sizeof c6, "&#8211;");
+        fprintf(f, "<tr><td><svg class=\"swatch\" width=\"12\" height=\"12\" viewBox=\"0 0 12 12\">"
+                "<rect width=\"12\" height=\"12\" fill=\"%s\"/></svg> ", sim_peer_colour[q]);
+        sim_html(f, name);
+        fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%llu</td><td>%s</td><td>", c1, c2, c3,
+                (unsigned long long)total, c6);
+        if (deepest >= 0)
+            fprintf(f, "%d", deepest);
+        else
+            fputs("&#8211;", f);
+        fprintf(f, "</td><td>%s</td><td>%s</td></tr>\n", c4, c5);
+    }
+    fputs("</table>\n", f);
+}
+
+static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
+{
+    FILE *f = r->f;
+    const char *title = meta != NULL && meta->title != NULL ? meta->title : "tempo-sim match";
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", f);
+    sim_html(f, title);
+    fprintf(f, " &#8211; tempo-sim report</title>\n<style>\n%s</style>\n<script>%s</script>\n</head>\n"
+            "<body>\n<main>\n<h1>", sim_css, sim_script);
+    sim_html(f, title);
+    fputs("</h1>\n<div class=\"badges\">", f);
+    if (meta != NULL) {
+        fprintf(f, "<span class=\"badge %s\">%s</span>", meta->converged ? "ok" : "warn",
+                meta->converged ? "converged" : "did not converge");
+        fprintf(f, "<span class=\"badge %s\">%llu desync%s</span>", meta->desyncs == 0 ? "ok" : "bad",
+                (unsigned long long)meta->desyncs, meta->desyncs == 1 ? "" : "s");
+    }
+    fputs("</div>\n", f);
+
+    int spectators = 0, events = 0;
+    for (int q = 0; q < r->peers; q++)
+        spectators += r->t->is_spectator[q] ? 1 : 0;
+    for (int i = 0; i < r->num_marks; i++)
+        events += r->marks[i].kind != SIM_MARK_DESYNC_CHECK;
+    fprintf(f, "<p class=\"facts\">%d peer%s (%d player machine%s, %d spectator%s) &#183; "
+            "%.1f s of match time &#183; %d samples, one every %.0f ms &#183; %d event%s &#183; "
+            "%llu desync check%s passed</p>\n",
+            r->peers, r->peers == 1 ? "" : "s", r->peers - spectators, r->peers - spectators == 1 ? "" : "s",
+            spectators, spectators == 1 ? "" : "s", r->t_end, r->count, r->t->interval_s * 1000.0,
+            events, events == 1 ? "" : "s",
+            (unsigned long long)r->checks, r->checks == 1 ? "" : "s");
+    if (meta != NULL && meta->summary_html != NULL) {
+        fputs("<h3>Summary</h3>\n<div class=\"summary\">\n", f);
+        fputs(meta->summary_html, f);       /* prepared HTML, trusted as is */
+        fputs("\n</div>\n", f);
+    }
+    sim_peer_table(r);
+    if (meta != NULL && meta->command != NULL) {
+        fputs("<h3>Command</h3>\n<pre><code>", f);
+        sim_html(f, meta->command);
+        fputs("</code></pre>\n", f);
+    }
+    if (meta != NULL && meta->scenario != NULL) {
+        fputs("<details>\n<summary>Scenario</summary>\n<pre>", f);
+        sim_html(f, meta->scenario);
+        fputs("</pre>\n</details>\n", f);
+    }
+    fputs("<nav><a href=\"#chart-skew\">skew</a><a href=\"#chart-delay\">input delay</a>"
+          "<a href=\"#chart-depth\">rollback depth</a><a href=\"#chart-rate\">rollbacks &amp; stalls</a>"
+          "<a href=\"#chart-link\">links</a><a href=\"#chart-payload\">payload</a></nav>\n", f);
+}
+
+int sim_report_write(const sim_timeline *t, const sim_report_meta *meta, const char *path)
+{
+    if (t == NULL || path == NULL)
+        return -1;
+    sim_report *r = malloc(sizeof *r);
+    if (r == NULL)
+        return -1;
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        free(r);
+        return -1;
+    }
+    sim_report_prepare(r, t, f);
+    sim_page_head(r, meta);
+    sim_chart_skew(r);
+    sim_chart_delay(r);
+    sim_chart_depth(r);
+    sim_chart_rate(r);
+    sim_chart_link(r);
+    sim_chart_payload(r);
+    fputs("<footer>Times are virtual match time. Hover a line or a marker for details. "
+          "Written by tempo-sim.</footer>\n</main>\n</body>\n</html>\n", f);
+    int bad = ferror(f);
+    free(r);
+    if (fclose(f) != 0 || bad)
+        return -1;
+    return 0;
+}
