@@ -204,7 +204,8 @@ typedef struct sim_report {
     const sim_timeline *t;
     int peers;                 /* clamped to 0..SIM_MAX_PEERS */
     int count;                 /* clamped to 0..capacity */
-    double t_end;              /* right edge of every time axis, seconds */
+    double duration;           /* last sample or marker, seconds */
+    double t_end;              /* right edge of every time axis: duration, or 1 s if none */
     sim_marker marks[SIM_MAX_MARKERS]; /* sorted by time */
     int num_marks;
     bool has_kind[SIM_MARK_INPUT_DELAY + 1];
@@ -272,6 +273,7 @@ static void sim_report_prepare(sim_report *r, const sim_timeline *t, FILE *f)
     for (int i = 0; t->checks_passed != NULL && i < r->count; i++)
         r->checks += t->checks_passed[i];
     r->has_kind[SIM_MARK_DESYNC_CHECK] = r->checks > 0;
+    r->duration = r->t_end;
     if (!(r->t_end > 0.0))
         r->t_end = 1.0;
 }
@@ -875,7 +877,7 @@ static void sim_chart_link(sim_report *r)
     sim_chart_open(r, "chart-link", "Round-trip time and loss per link",
                    "One panel per measuring peer; line colour is the peer measured. "
                    "Good: flat RTT lines and loss at 0%; spikes are jitter, gaps are blackouts.",
-                   top0 + (rows > 0 ? rows : 1) * cell_h);
+                   top0 + (rows > 0 ? rows * cell_h : 60.0));
     svg_legend(r, 4.0, true, true);
     for (int i = 0; i < n; i++) {
         int a = from[i];
@@ -910,7 +912,7 @@ static void sim_chart_link(sim_report *r)
         svg_axis_x(&lp, true, "match time (s)");
     }
     if (n == 0)
-        svg_note(r->f, SIM_W / 2.0, top0 + 40.0, "middle", "no link measurements");
+        svg_note(r->f, SIM_W / 2.0, top0 + 30.0, "middle", "no link measurements");
     sim_chart_close(r);
 }
 
@@ -1046,7 +1048,7 @@ static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
             "%.1f s of match time &#183; %d samples, one every %.0f ms &#183; %d event%s &#183; "
             "%llu desync check%s passed</p>\n",
             r->peers, r->peers == 1 ? "" : "s", r->peers - spectators, r->peers - spectators == 1 ? "" : "s",
-            spectators, spectators == 1 ? "" : "s", r->t_end, r->count, r->t->interval_s * 1000.0,
+            spectators, spectators == 1 ? "" : "s", r->duration, r->count, r->t->interval_s * 1000.0,
             events, events == 1 ? "" : "s",
             (unsigned long long)r->checks, r->checks == 1 ? "" : "s");
     if (meta != NULL && meta->summary_html != NULL) {
