@@ -8,11 +8,11 @@
  * SIM_REPORT_MAX_POINTS points whatever the match length; each peer keeps one
  * colour on every chart. Sample i of a series is at t = i * interval_s.
  *
- * Layout: helpers for text and numbers, the decimator, a small SVG layer
- * (plot area, axes with nice ticks, lines, markers, legend), one function per
+ * Layout: the report's view of the timeline (clamped counts, sorted markers),
+ * markers and legends on top of the SVG layer (sim_svg.c), one function per
  * chart, then the page.
  */
-#include "sim_timeline.h"
+#include "sim_svg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,38 +28,6 @@
 #define SIM_LEGEND_ROW 20.0
 #define SIM_TEXT_W 6.6       /* average width of one character at 12px */
 
-/* Okabe & Ito's colour-blind-safe set ("Color Universal Design", 2008), the
- * yellow darkened to read on white; the last three peers also get dashes so
- * nine lines stay apart without relying on hue alone. */
-static const char *const sim_peer_colour[SIM_MAX_PEERS] = {
-    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
-    "#D55E00", "#000000", "#A89200", "#7F7F7F",
-};
-static const char *const sim_peer_dash[SIM_MAX_PEERS] = {
-    NULL, NULL, NULL, NULL, NULL, NULL, "7 3", "2 2", "7 3 2 3",
-};
-
-#define SIM_DESYNC_RED "#D00000"
-
-/* ---------------------------------------------------------------- text */
-
-/* Write `s` as HTML text or attribute value. */
-static void sim_html(FILE *f, const char *s)
-{
-    if (s == NULL)
-        return;
-    for (; *s != '\0'; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f); break;
-        }
-    }
-}
-
 static const char *sim_marker_name(int kind)
 {
     switch (kind) {
@@ -72,42 +40,6 @@ static const char *sim_marker_name(int kind)
     case SIM_MARK_INPUT_DELAY: return "input delay change";
     default: return "event";
     }
-}
-
-/* ---------------------------------------------------------------- numbers */
-
-/* A "nice" number near x: 1, 2 or 5 times a power of ten (Heckbert, "Nice
- * numbers for graph labels", Graphics Gems, 1990). */
-static double sim_nice(double x, bool round_it)
-{
-    double e = floor(log10(x));
-    double f = x / pow(10.0, e);
-    double n;
-    if (round_it)
-        n = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
-    else
-        n = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
-    return n * pow(10.0, e);
-}
-
-/* Tick step for about `target` ticks over [lo, hi]; at least `min_step`. */
-static double sim_tick_step(double lo, double hi, int target, double min_step)
-{
-    if (!(hi > lo))
-        hi = lo + 1.0;
-    double step = sim_nice(sim_nice(hi - lo, false) / (target - 1), true);
-    return step < min_step ? min_step : step;
-}
-
-/* Tick label for `v` shown divided by `scale`, with the decimals the step needs. */
-static void sim_tick_label(char *buf, size_t size, double v, double step, double scale)
-{
-    double s = step / scale;
-    int decimals = s >= 1.0 ? 0 : (int)ceil(-log10(s) - 1e-9);
-    double shown = v / scale;
-    if (fabs(shown) < s * 1e-6)
-        shown = 0.0;        /* no "-0" */
-    snprintf(buf, size, "%.*f", decimals > 6 ? 6 : decimals, shown);
 }
 
 typedef struct sim_stats {
@@ -132,69 +64,6 @@ static sim_stats sim_series_stats(const float *v, int count)
     if (s.finite > 0)
         s.mean = s.sum / s.finite;
     return s;
-}
-
-/* ---------------------------------------------------------------- decimation */
-
-static bool sim_same(float a, float b)
-{
-    return isfinite(a) ? a == b : !isfinite(b);
-}
-
-int sim_report_decimate(const float *v, int count, int max_points, int *out)
-{
-    if (v == NULL || out == NULL || count <= 0 || max_points < 3)
-        return 0;
-    /* Pass 1: inside a run of equal values only its ends matter (a flat line
-     * or a step looks the same); one index stands for each run of gaps. */
-    int n = 0;
-    for (int i = 0; i < count; i++) {
-        bool prev_same = i > 0 && sim_same(v[i], v[i - 1]);
-        bool next_same = i + 1 < count && sim_same(v[i], v[i + 1]);
-        bool keep = isfinite(v[i]) ? !(prev_same && next_same) : !prev_same;
-        if (keep) {
-            if (n < max_points)
-                out[n] = i;
-            n++;
-        }
-    }
-    if (n <= max_points)
-        return n;
-    /* Pass 2: per bucket the lowest and highest value and the first gap, in
-     * time order, so peaks and holes survive any zoom-out. */
-    int buckets = max_points / 3;
-    n = 0;
-    for (int b = 0; b < buckets; b++) {
-        int lo = (int)((int64_t)b * count / buckets);
-        int hi = (int)((int64_t)(b + 1) * count / buckets);
-        int imin = -1, imax = -1, igap = -1;
-        for (int i = lo; i < hi; i++) {
-            if (!isfinite(v[i])) {
-                if (igap < 0)
-                    igap = i;
-                continue;
-            }
-            if (imin < 0 || v[i] < v[imin])
-                imin = i;
-            if (imax < 0 || v[i] > v[imax])
-                imax = i;
-        }
-        int pick[3] = {imin, imax, igap};
-        for (int a = 0; a < 3; a++) {          /* sort three, drop -1 and repeats */
-            for (int c = a + 1; c < 3; c++) {
-                if (pick[c] < pick[a]) {
-                    int tmp = pick[a];
-                    pick[a] = pick[c];
-                    pick[c] = tmp;
-                }
-            }
-        }
-        for (int a = 0; a < 3; a++) {
-            if (pick[a] >= 0 && (a == 0 || pick[a] != pick[a - 1]))
-                out[n++] = pick[a];
-        }
-    }
-    return n;
 }
 
 /* ---------------------------------------------------------------- the report */
@@ -291,206 +160,6 @@ static double sim_blackout_end(const sim_report *r, int i)
     return r->t_end;
 }
 
-/* ---------------------------------------------------------------- SVG layer */
-
-typedef struct svg_plot {
-    FILE *f;
-    double left, top, width, height;   /* plot area */
-    double x0, x1, xstep;              /* domain shown left to right */
-    double y0, y1, ystep;              /* domain shown bottom to top */
-    double yscale;                     /* tick labels show value / yscale */
-} svg_plot;
-
-static double svg_x(const svg_plot *p, double x)
-{
-    return p->left + (x - p->x0) / (p->x1 - p->x0) * p->width;
-}
-
-static double svg_y(const svg_plot *p, double y)
-{
-    return p->top + p->height - (y - p->y0) / (p->y1 - p->y0) * p->height;
-}
-
-static svg_plot svg_plot_at(FILE *f, double left, double top, double width, double height)
-{
-    svg_plot p = {f, left, top, width, height, 0.0, 1.0, 0.2, 0.0, 1.0, 0.2, 1.0};
-    return p;
-}
-
-/* The y domain: from min(0, lo) up to a tick at or above max(hi, min_hi). */
-static void svg_set_y(svg_plot *p, double lo, double hi, double min_hi, double min_step)
-{
-    lo = lo < 0.0 ? lo : 0.0;
-    hi = hi > min_hi ? hi : min_hi;
-    if (!(hi > lo))
-        hi = lo + 1.0;
-    p->ystep = sim_tick_step(lo, hi, p->height >= 150.0 ? 6 : 4, min_step);
-    p->y0 = floor(lo / p->ystep) * p->ystep;
-    p->y1 = ceil(hi / p->ystep - 1e-9) * p->ystep;
-    if (!(p->y1 > p->y0))
-        p->y1 = p->y0 + p->ystep;
-}
-
-static void svg_set_time(svg_plot *p, double t_end)
-{
-    p->x0 = 0.0;
-    p->x1 = t_end;
-    p->xstep = sim_tick_step(0.0, t_end, p->width >= 500.0 ? 10 : 5, 0.0);
-}
-
-/* The x ticks: multiples of xstep inside the domain; returns how many. */
-static int svg_x_ticks(const svg_plot *p, double *first)
-{
-    *first = ceil(p->x0 / p->xstep - 1e-9) * p->xstep;
-    return (int)floor((p->x1 - *first) / p->xstep + 1e-6) + 1;
-}
-
-/* Faint vertical lines at the x ticks, drawn under everything else. */
-static void svg_grid_x(const svg_plot *p)
-{
-    double first;
-    int n = svg_x_ticks(p, &first);
-    for (int k = 0; k < n; k++) {
-        double x = svg_x(p, first + k * p->xstep);
-        fprintf(p->f, "<line class=\"vgrid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
-                x, x, p->top, p->top + p->height);
-    }
-}
-
-/* Grid lines (both ways) with y labels on the left and the unit turned upright. */
-static void svg_grid(const svg_plot *p, const char *unit)
-{
-    svg_grid_x(p);
-    int n = (int)floor((p->y1 - p->y0) / p->ystep + 1e-6);
-    for (int k = 0; k <= n; k++) {
-        double v = p->y0 + k * p->ystep;
-        double y = svg_y(p, v);
-        char label[32];
-        sim_tick_label(label, sizeof label, v, p->ystep, p->yscale);
-        fprintf(p->f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-                "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                p->left, p->left + p->width, y, y, p->left - 6.0, y + 4.0, label);
-    }
-    fprintf(p->f, "<text class=\"unit\" text-anchor=\"middle\" transform=\"translate(%.1f %.1f) rotate(-90)\">",
-            p->left - (p->left > 60.0 ? 50.0 : 38.0), p->top + p->height / 2.0);
-    sim_html(p->f, unit);
-    fputs("</text>\n", p->f);
-}
-
-/* The x axis: ticks at multiples of xstep, labels and title when asked. */
-static void svg_axis_x(const svg_plot *p, bool labels, const char *title)
-{
-    double bottom = p->top + p->height;
-    fprintf(p->f, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
-            p->left, p->left + p->width, bottom, bottom);
-    double first;
-    int n = svg_x_ticks(p, &first);
-    for (int k = 0; k < n; k++) {
-        double v = first + k * p->xstep;
-        double x = svg_x(p, v);
-        fprintf(p->f, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-                x, x, bottom, bottom + 4.0);
-        if (labels) {
-            char label[32];
-            sim_tick_label(label, sizeof label, v, p->xstep, 1.0);
-            fprintf(p->f, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
-                    x, bottom + 16.0, label);
-        }
-        fputc('\n', p->f);
-    }
-    if (labels && title != NULL) {
-        fprintf(p->f, "<text class=\"unit\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-                p->left + p->width / 2.0, bottom + 34.0);
-        sim_html(p->f, title);
-        fputs("</text>\n", p->f);
-    }
-}
-
-/* A dashed horizontal line at `v` with its label at the right end. */
-static void svg_reference(const svg_plot *p, double v, const char *label)
-{
-    if (v < p->y0 || v > p->y1)
-        return;
-    double y = svg_y(p, v);
-    fprintf(p->f, "<line class=\"ref\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-            "<text class=\"reflabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
-            p->left, p->left + p->width, y, y, p->left + p->width - 4.0, y - 4.0);
-    sim_html(p->f, label);
-    fputs("</text>\n", p->f);
-}
-
-/* One series as a path: gaps at NAN, at most SIM_REPORT_MAX_POINTS points.
- * A step series holds each value until the next sample. `nudge` moves the
- * line down by that many units, so equal step lines stay side by side. */
-static void svg_series(const svg_plot *p, int *scratch, const float *v, int count, double dt,
-                       int peer, bool step, double nudge, const char *title)
-{
-    if (v == NULL || count <= 0)
-        return;
-    int n = sim_report_decimate(v, count, step ? SIM_REPORT_MAX_POINTS / 2 : SIM_REPORT_MAX_POINTS,
-                                scratch);
-    bool open = false;
-    int seg = 0;                /* points in the current piece of line */
-    double prev_y = 0.0;
-    for (int k = 0; k <= n; k++) {
-        bool gap = k == n || !isfinite(v[scratch[k]]);
-        if (gap) {
-            if (seg == 1)
-                fputs("h0.1", p->f); /* a lone sample shows as a dot (round caps) */
-            seg = 0;
-            continue;
-        }
-        double x = svg_x(p, scratch[k] * dt), y = svg_y(p, v[scratch[k]]) + nudge;
-        if (!open) {
-            fprintf(p->f, "<path class=\"series\" stroke=\"%s\"", sim_peer_colour[peer]);
-            if (sim_peer_dash[peer] != NULL)
-                fprintf(p->f, " stroke-dasharray=\"%s\"", sim_peer_dash[peer]);
-            fputs(" d=\"", p->f);
-            open = true;
-        }
-        if (seg == 0)
-            fprintf(p->f, "M%.1f,%.1f", x, y);
-        else if (step)
-            fprintf(p->f, "L%.1f,%.1fL%.1f,%.1f", x, prev_y, x, y);
-        else
-            fprintf(p->f, "L%.1f,%.1f", x, y);
-        prev_y = y;
-        seg++;
-    }
-    if (open) {
-        fputs("\"><title>", p->f);
-        sim_html(p->f, title);
-        fputs("</title></path>\n", p->f);
-    }
-}
-
-/* A marker's symbol centred at (x, y); also used in legends. */
-static void svg_glyph(FILE *f, int kind, double x, double y, const char *fill)
-{
-    switch (kind) {
-    case SIM_MARK_HICCUP:
-        fprintf(f, "<path class=\"glyph\" fill=\"%s\" d=\"M%.1f,%.1fh10l-5,8z\"/>", fill, x - 5.0, y - 4.0);
-        break;
-    case SIM_MARK_DISCONNECT:
-        fprintf(f, "<path class=\"glyph-x\" d=\"M%.1f,%.1fl8,8m0,-8l-8,8\"/>", x - 4.0, y - 4.0);
-        break;
-    case SIM_MARK_DESYNC:
-        fprintf(f, "<path class=\"glyph\" fill=\"" SIM_DESYNC_RED "\" d=\"M%.1f,%.1fl5,5l-5,5l-5,-5z\"/>",
-                x, y - 5.0);
-        break;
-    case SIM_MARK_INPUT_DELAY:
-        fprintf(f, "<circle class=\"glyph\" fill=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"/>", fill, x, y);
-        break;
-    case SIM_MARK_DESYNC_CHECK:
-        fprintf(f, "<line class=\"check\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-                x, x, y - 4.0, y + 4.0);
-        break;
-    default:                            /* blackout */
-        fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"10\"/>", x - 6.0, y - 5.0);
-        break;
-    }
-}
-
 static const char *const sim_marker_line_class[SIM_MARK_INPUT_DELAY + 1] = {
     [SIM_MARK_HICCUP] = "m-hiccup", [SIM_MARK_DISCONNECT] = "m-disc",
     [SIM_MARK_DESYNC] = "m-desync", [SIM_MARK_INPUT_DELAY] = "m-delay",
@@ -507,18 +176,18 @@ static void sim_marker_title(const sim_report *r, FILE *f, const sim_marker *m, 
         char name[64];
         sim_peer_label(r, m->peer, name, sizeof name);
         fputs(", ", f);
-        sim_html(f, name);
+        sim_svg_escape(f, name);
     }
     if (m->label[0] != '\0') {
         fputs(": ", f);
-        sim_html(f, m->label);
+        sim_svg_escape(f, m->label);
     }
     fputs("</title>", f);
 }
 
 /* A passed desync check: a faint tick in a rug along the top of the lane;
  * one per unit column, as more would draw the same pixels. */
-static void svg_check_tick(const svg_plot *p, double x, int *last_px)
+static void sim_check_tick(const sim_svg_plot *p, double x, int *last_px)
 {
     if ((int)x == *last_px)
         return;
@@ -530,19 +199,19 @@ static void svg_check_tick(const svg_plot *p, double x, int *last_px)
 /* Every marker on a time plot: blackout bands, lines, and when `lane` their
  * glyphs in the lane above the plot with passed checks as a faint rug over
  * them (one tick per unit column at most). Drawn before the data. */
-static void svg_markers(const sim_report *r, const svg_plot *p, bool lane)
+static void sim_chart_markers(const sim_report *r, const sim_svg_plot *p, bool lane)
 {
     FILE *f = p->f;
     double top = p->top - (lane ? SIM_LANE : 0.0), bottom = p->top + p->height;
     int last_check_px = -1;
     for (int i = 0; i < r->num_marks; i++) {
         const sim_marker *m = &r->marks[i];
-        double x = svg_x(p, m->t_s);
-        const char *fill = m->peer >= 0 && m->peer < r->peers ? sim_peer_colour[m->peer] : "#FFFFFF";
+        double x = sim_svg_x(p, m->t_s);
+        const char *fill = m->peer >= 0 && m->peer < r->peers ? sim_svg_colour(m->peer) : "#FFFFFF";
         switch (m->kind) {
         case SIM_MARK_BLACKOUT_START: {
             double until = sim_blackout_end(r, i);
-            double w = svg_x(p, until) - x;
+            double w = sim_svg_x(p, until) - x;
             fputs("<g>", f);
             sim_marker_title(r, f, m, until);
             fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
@@ -556,7 +225,7 @@ static void svg_markers(const sim_report *r, const svg_plot *p, bool lane)
             break;
         case SIM_MARK_DESYNC_CHECK:
             if (lane)
-                svg_check_tick(p, x, &last_check_px);
+                sim_check_tick(p, x, &last_check_px);
             break;
         default:
             fputs("<g>", f);
@@ -564,7 +233,7 @@ static void svg_markers(const sim_report *r, const svg_plot *p, bool lane)
             fprintf(f, "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
                     sim_marker_line_class[m->kind], x, x, top, bottom);
             if (lane)
-                svg_glyph(f, m->kind, x, p->top - 11.0, fill);
+                sim_svg_glyph(f, m->kind, x, p->top - 11.0, fill);
             fputs("</g>\n", f);
             break;
         }
@@ -573,13 +242,13 @@ static void svg_markers(const sim_report *r, const svg_plot *p, bool lane)
     last_check_px = -1;
     for (int i = 0; lane && checks != NULL && i < r->count; i++) {
         if (checks[i] > 0)
-            svg_check_tick(p, svg_x(p, i * r->t->interval_s), &last_check_px);
+            sim_check_tick(p, sim_svg_x(p, i * r->t->interval_s), &last_check_px);
     }
 }
 
 /* The legend: one item per peer, then one per kind of marker present (when
  * `markers`). Wraps to rows; returns its height. Draws only when `draw`. */
-static double svg_legend(const sim_report *r, double top, bool markers, bool draw)
+static double sim_chart_legend(const sim_report *r, double top, bool markers, bool draw)
 {
     FILE *f = r->f;
     double x = SIM_LEFT, y = top + SIM_LEGEND_ROW / 2.0;
@@ -605,18 +274,18 @@ static double svg_legend(const sim_report *r, double top, bool markers, bool dra
         if (draw) {
             if (i < r->peers) {
                 fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"",
-                        x, x + 22.0, y, y, sim_peer_colour[i]);
-                if (sim_peer_dash[i] != NULL)
-                    fprintf(f, " stroke-dasharray=\"%s\"", sim_peer_dash[i]);
+                        x, x + 22.0, y, y, sim_svg_colour(i));
+                if (sim_svg_dash(i) != NULL)
+                    fprintf(f, " stroke-dasharray=\"%s\"", sim_svg_dash(i));
                 fputs("/>", f);
             } else {
-                svg_glyph(f, kind, x + 11.0, y, "#FFFFFF");
+                sim_svg_glyph(f, kind, x + 11.0, y, "#FFFFFF");
                 if (kind == SIM_MARK_DESYNC)
                     fprintf(f, "<line class=\"m-desync\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
                             x + 19.0, x + 19.0, y - 7.0, y + 7.0);
             }
             fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + 28.0, y + 4.0);
-            sim_html(f, text);
+            sim_svg_escape(f, text);
             fputs("</text>\n", f);
         }
         x += w;
@@ -638,13 +307,6 @@ static void sim_chart_close(const sim_report *r)
     fputs("</svg>\n</section>\n", r->f);
 }
 
-static void svg_note(FILE *f, double x, double y, const char *anchor, const char *text)
-{
-    fprintf(f, "<text class=\"note\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
-    sim_html(f, text);
-    fputs("</text>\n", f);
-}
-
 /* ---------------------------------------------------------------- charts */
 
 /* One plot of a time chart: a series per peer over the whole match. */
@@ -663,7 +325,7 @@ typedef struct sim_panel {
 
 static void sim_time_panel(sim_report *r, double top, const sim_panel *pn, bool lane, bool x_labels)
 {
-    svg_plot p = svg_plot_at(r->f, SIM_LEFT, top, SIM_W - SIM_LEFT - SIM_RIGHT, pn->height);
+    sim_svg_plot p = sim_svg_plot_at(r->f, SIM_LEFT, top, SIM_W - SIM_LEFT - SIM_RIGHT, pn->height);
     double lo = 0.0, hi = 0.0;
     for (int q = 0; q < r->peers; q++) {
         sim_stats s = sim_series_stats(sim_peer_values(r, q, pn->which), r->count);
@@ -677,12 +339,12 @@ static void sim_time_panel(sim_report *r, double top, const sim_panel *pn, bool 
         p.yscale = 1000.0;
         unit = "kB/s";
     }
-    svg_set_time(&p, r->t_end);
-    svg_set_y(&p, lo, hi, pn->min_hi, pn->integer ? 1.0 : 0.0);
-    svg_grid(&p, unit);
-    svg_markers(r, &p, lane);
+    sim_svg_set_time(&p, r->t_end);
+    sim_svg_set_y(&p, lo, hi, pn->min_hi, pn->integer ? 1.0 : 0.0);
+    sim_svg_grid(&p, unit);
+    sim_chart_markers(r, &p, lane);
     if (pn->ref > 0.0)
-        svg_reference(&p, pn->ref, pn->ref_label);
+        sim_svg_reference(&p, pn->ref, pn->ref_label);
     /* step lines of equal value would hide each other: spread them a little */
     double spread = r->peers > 1 ? 14.0 / (r->peers - 1) : 0.0;
     spread = pn->step ? (spread < 2.5 ? spread : 2.5) : 0.0;
@@ -691,13 +353,13 @@ static void sim_time_panel(sim_report *r, double top, const sim_panel *pn, bool 
         const float *v = sim_peer_values(r, q, pn->which);
         char name[64];
         sim_peer_label(r, q, name, sizeof name);
-        svg_series(&p, r->scratch, v, r->count, r->t->interval_s, q, pn->step,
+        sim_svg_series(&p, r->scratch, v, r->count, r->t->interval_s, q, pn->step,
                    (q - (r->peers - 1) / 2.0) * spread, name);
         any = any || sim_series_stats(v, r->count).finite > 0;
     }
     if (!any)
-        svg_note(r->f, p.left + p.width / 2.0, p.top + p.height / 2.0, "middle", "no samples");
-    svg_axis_x(&p, x_labels, "match time (s)");
+        sim_svg_note(r->f, p.left + p.width / 2.0, p.top + p.height / 2.0, "middle", "no samples");
+    sim_svg_axis_x(&p, x_labels, "match time (s)");
 }
 
 #define SIM_CAPTION 20.0   /* a panel's caption row */
@@ -708,13 +370,13 @@ static void sim_time_panel(sim_report *r, double top, const sim_panel *pn, bool 
 static void sim_chart_time(sim_report *r, const char *id, const char *title, const char *good,
                            const sim_panel *panels, int n)
 {
-    double legend = svg_legend(r, 4.0, true, false);
+    double legend = sim_chart_legend(r, 4.0, true, false);
     double height = 4.0 + legend + 6.0 + SIM_AXIS + 4.0;
     for (int i = 0; i < n; i++)
         height += (panels[i].caption != NULL ? SIM_CAPTION : 0.0) + (i == 0 ? SIM_LANE : SIM_PANEL_GAP) +
                   panels[i].height;
     sim_chart_open(r, id, title, good, height);
-    svg_legend(r, 4.0, true, true);
+    sim_chart_legend(r, 4.0, true, true);
     double y = 4.0 + legend + 6.0;
     for (int i = 0; i < n; i++) {
         if (panels[i].caption != NULL) {
@@ -793,11 +455,11 @@ static void sim_chart_depth(sim_report *r)
                    rows * cell_h + 4.0);
     for (int q = 0; q < r->peers; q++) {
         double left = 8.0 + (q % cols) * cell_w, top = 4.0 + (q / cols) * cell_h;
-        svg_plot p = svg_plot_at(r->f, left + 54.0, top + 44.0, cell_w - 54.0 - 14.0, 130.0);
+        sim_svg_plot p = sim_svg_plot_at(r->f, left + 54.0, top + 44.0, cell_w - 54.0 - 14.0, 130.0);
         p.x0 = -0.5;
         p.x1 = (deepest < 8 ? 8 : deepest) + 0.5;
-        p.xstep = sim_tick_step(0.0, p.x1, 6, 1.0);
-        svg_set_y(&p, 0.0, (double)most, 1.0, 1.0);
+        p.xstep = sim_svg_tick_step(0.0, p.x1, 6, 1.0);
+        sim_svg_set_y(&p, 0.0, (double)most, 1.0, 1.0);
         uint64_t total = 0, shallow = 0;
         int max_depth = 0;
         for (int d = 0; d < SIM_MAX_DEPTH; d++) {
@@ -809,17 +471,17 @@ static void sim_chart_depth(sim_report *r)
         sim_peer_label(r, q, name, sizeof name);
         fprintf(r->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
                 "<text class=\"caption\" x=\"%.1f\" y=\"%.1f\">", left + 8.0, top + 4.0,
-                sim_peer_colour[q], left + 26.0, top + 14.0);
-        sim_html(r->f, name);
+                sim_svg_colour(q), left + 26.0, top + 14.0);
+        sim_svg_escape(r->f, name);
         fputs("</text>\n", r->f);
         fprintf(r->f, "<rect class=\"goodband\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
-                svg_x(&p, -0.5), p.top, svg_x(&p, 3.5) - svg_x(&p, -0.5), p.height);
-        svg_grid(&p, "rollbacks");
+                sim_svg_x(&p, -0.5), p.top, sim_svg_x(&p, 3.5) - sim_svg_x(&p, -0.5), p.height);
+        sim_svg_grid(&p, "rollbacks");
         for (int d = 0; d < SIM_MAX_DEPTH && d <= p.x1; d++) {
             uint64_t c = t->depth_hist[q][d];
             if (c == 0)
                 continue;
-            double x0 = svg_x(&p, d - 0.4), x1 = svg_x(&p, d + 0.4), y = svg_y(&p, (double)c);
+            double x0 = sim_svg_x(&p, d - 0.4), x1 = sim_svg_x(&p, d + 0.4), y = sim_svg_y(&p, (double)c);
             double h = p.top + p.height - y;
             if (h < 1.0) {                      /* a rare depth stays visible */
                 h = 1.0;
@@ -827,18 +489,18 @@ static void sim_chart_depth(sim_report *r)
             }
             fprintf(r->f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
                     "<title>depth %d: %llu rollbacks</title></rect>\n",
-                    x0, y, x1 - x0, h, sim_peer_colour[q], d, (unsigned long long)c);
+                    x0, y, x1 - x0, h, sim_svg_colour(q), d, (unsigned long long)c);
         }
         if (total > 0)
             snprintf(note, sizeof note, "%llu rollbacks \xC2\xB7 %.0f%% within 0\xE2\x80\x93" "3 \xC2\xB7 deepest %d",
                      (unsigned long long)total, 100.0 * (double)shallow / (double)total, max_depth);
         else
             snprintf(note, sizeof note, "no rollbacks");
-        svg_note(r->f, left + 26.0, top + 30.0, "start", note);
-        svg_axis_x(&p, true, "rollback depth (frames)");
+        sim_svg_note(r->f, left + 26.0, top + 30.0, "start", note);
+        sim_svg_axis_x(&p, true, "rollback depth (frames)");
     }
     if (r->peers == 0)
-        svg_note(r->f, SIM_W / 2.0, 40.0, "middle", "no peers");
+        sim_svg_note(r->f, SIM_W / 2.0, 40.0, "middle", "no peers");
     sim_chart_close(r);
 }
 
@@ -871,14 +533,14 @@ static void sim_chart_link(sim_report *r)
         }
     }
     int cols = sim_columns(n > 0 ? n : 1), rows = (n + cols - 1) / cols;
-    double legend = svg_legend(r, 4.0, true, false);
+    double legend = sim_chart_legend(r, 4.0, true, false);
     double cell_w = (SIM_W - 8.0) / cols, cell_h = 18.0 + SIM_LANE + 120.0 + 10.0 + 60.0 + SIM_AXIS + 14.0;
     double top0 = 4.0 + legend + 8.0;
     sim_chart_open(r, "chart-link", "Round-trip time and loss per link",
                    "One panel per measuring peer; line colour is the peer measured. "
                    "Good: flat RTT lines and loss at 0%; spikes are jitter, gaps are blackouts.",
                    top0 + (rows > 0 ? rows * cell_h : 60.0));
-    svg_legend(r, 4.0, true, true);
+    sim_chart_legend(r, 4.0, true, true);
     for (int i = 0; i < n; i++) {
         int a = from[i];
         double left = 8.0 + (i % cols) * cell_w, top = top0 + (i / cols) * cell_h;
@@ -886,33 +548,33 @@ static void sim_chart_link(sim_report *r)
         sim_peer_label(r, a, name, sizeof name);
         snprintf(caption, sizeof caption, "measured by %s", name);
         fprintf(r->f, "<text class=\"caption\" x=\"%.1f\" y=\"%.1f\">", left + 58.0, top + 12.0);
-        sim_html(r->f, caption);
+        sim_svg_escape(r->f, caption);
         fputs("</text>\n", r->f);
-        svg_plot rp = svg_plot_at(r->f, left + 58.0, top + 18.0 + SIM_LANE, cell_w - 58.0 - 14.0, 120.0);
-        svg_plot lp = svg_plot_at(r->f, rp.left, rp.top + rp.height + 10.0, rp.width, 60.0);
-        svg_set_time(&rp, r->t_end);
-        svg_set_time(&lp, r->t_end);
-        svg_set_y(&rp, 0.0, rtt_hi, 10.0, 0.0);
-        svg_set_y(&lp, 0.0, loss_hi, 0.01, 0.0);
+        sim_svg_plot rp = sim_svg_plot_at(r->f, left + 58.0, top + 18.0 + SIM_LANE, cell_w - 58.0 - 14.0, 120.0);
+        sim_svg_plot lp = sim_svg_plot_at(r->f, rp.left, rp.top + rp.height + 10.0, rp.width, 60.0);
+        sim_svg_set_time(&rp, r->t_end);
+        sim_svg_set_time(&lp, r->t_end);
+        sim_svg_set_y(&rp, 0.0, rtt_hi, 10.0, 0.0);
+        sim_svg_set_y(&lp, 0.0, loss_hi, 0.01, 0.0);
         lp.yscale = 0.01;
-        svg_grid(&rp, "RTT (ms)");
-        svg_grid(&lp, "loss (%)");
-        svg_markers(r, &rp, true);
-        svg_markers(r, &lp, false);
+        sim_svg_grid(&rp, "RTT (ms)");
+        sim_svg_grid(&lp, "loss (%)");
+        sim_chart_markers(r, &rp, true);
+        sim_chart_markers(r, &lp, false);
         for (int b = 0; b < r->peers; b++) {
             if (b == a)
                 continue;
             char to[64], title[160];
             sim_peer_label(r, b, to, sizeof to);
             snprintf(title, sizeof title, "%s \xE2\x86\x92 %s", name, to);
-            svg_series(&rp, r->scratch, t->rtt_ms[a][b], r->count, t->interval_s, b, false, 0.0, title);
-            svg_series(&lp, r->scratch, t->loss[a][b], r->count, t->interval_s, b, false, 0.0, title);
+            sim_svg_series(&rp, r->scratch, t->rtt_ms[a][b], r->count, t->interval_s, b, false, 0.0, title);
+            sim_svg_series(&lp, r->scratch, t->loss[a][b], r->count, t->interval_s, b, false, 0.0, title);
         }
-        svg_axis_x(&rp, false, NULL);
-        svg_axis_x(&lp, true, "match time (s)");
+        sim_svg_axis_x(&rp, false, NULL);
+        sim_svg_axis_x(&lp, true, "match time (s)");
     }
     if (n == 0)
-        svg_note(r->f, SIM_W / 2.0, top0 + 30.0, "middle", "no link measurements");
+        sim_svg_note(r->f, SIM_W / 2.0, top0 + 30.0, "middle", "no link measurements");
     sim_chart_close(r);
 }
 
@@ -950,7 +612,7 @@ static const char sim_css[] =
     "svg .band{fill:#5a5f66;fill-opacity:.13}svg .goodband{fill:#e4eef8}\n"
     "svg .check{stroke:#9aa0a6;stroke-width:1;stroke-opacity:.7}\n"
     "svg .m-hiccup{stroke:#6b7078;stroke-dasharray:4 3}svg .m-disc{stroke:#222;stroke-width:1.5}\n"
-    "svg .m-desync{stroke:" SIM_DESYNC_RED ";stroke-width:2}svg .m-delay{stroke:#9aa0a6;stroke-dasharray:1 3}\n"
+    "svg .m-desync{stroke:" SIM_SVG_DESYNC_RED ";stroke-width:2}svg .m-delay{stroke:#9aa0a6;stroke-dasharray:1 3}\n"
     "svg .glyph{stroke:#333;stroke-width:.8}svg .glyph-x{stroke:#222;stroke-width:2;fill:none}\n"
     "footer{margin-top:28px;color:#777;font-size:12px}\n"
     "@media print{body{font-size:10.5pt}main{max-width:none;padding:0}nav{display:none}"
@@ -1007,8 +669,8 @@ static void sim_peer_table(const sim_report *r)
         else
             snprintf(c6, sizeof c6, "&#8211;");
         fprintf(f, "<tr><td><svg class=\"swatch\" width=\"12\" height=\"12\" viewBox=\"0 0 12 12\">"
-                "<rect width=\"12\" height=\"12\" fill=\"%s\"/></svg> ", sim_peer_colour[q]);
-        sim_html(f, name);
+                "<rect width=\"12\" height=\"12\" fill=\"%s\"/></svg> ", sim_svg_colour(q));
+        sim_svg_escape(f, name);
         fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%llu</td><td>%s</td><td>", c1, c2, c3,
                 (unsigned long long)total, c6);
         if (deepest >= 0)
@@ -1026,10 +688,10 @@ static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
     const char *title = meta != NULL && meta->title != NULL ? meta->title : "tempo-sim match";
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", f);
-    sim_html(f, title);
+    sim_svg_escape(f, title);
     fprintf(f, " &#8211; tempo-sim report</title>\n<style>\n%s</style>\n<script>%s</script>\n</head>\n"
             "<body>\n<main>\n<h1>", sim_css, sim_script);
-    sim_html(f, title);
+    sim_svg_escape(f, title);
     fputs("</h1>\n<div class=\"badges\">", f);
     if (meta != NULL) {
         fprintf(f, "<span class=\"badge %s\">%s</span>", meta->converged ? "ok" : "warn",
@@ -1059,12 +721,12 @@ static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
     sim_peer_table(r);
     if (meta != NULL && meta->command != NULL) {
         fputs("<h3>Command</h3>\n<pre><code>", f);
-        sim_html(f, meta->command);
+        sim_svg_escape(f, meta->command);
         fputs("</code></pre>\n", f);
     }
     if (meta != NULL && meta->scenario != NULL) {
         fputs("<details>\n<summary>Scenario</summary>\n<pre>", f);
-        sim_html(f, meta->scenario);
+        sim_svg_escape(f, meta->scenario);
         fputs("</pre>\n</details>\n", f);
     }
     fputs("<nav><a href=\"#chart-skew\">skew</a><a href=\"#chart-delay\">input delay</a>"
