@@ -387,6 +387,31 @@ static void test_report_handles_empty_and_flat_timelines(void **state)
     sim_timeline_free(&t);
 }
 
+static void test_report_survives_an_inconsistent_timeline(void **state)
+{
+    (void)state;
+    sim_timeline t;
+    build_timeline(&t, 3, 200, 0.1);
+    t.count = t.capacity + 500;                   /* more than was allocated */
+    t.interval_s = NAN;
+    memset(t.peer_names[1], 'x', sizeof t.peer_names[1]);   /* no terminator */
+    sim_timeline_mark(&t, 5.0, SIM_MARK_HICCUP, 42, "no such peer");
+    sim_timeline_mark(&t, 6.0, 99, 0, "no such kind");
+    sim_timeline_mark(&t, NAN, SIM_MARK_DESYNC, 0, "no time");
+    sim_timeline_mark(&t, 7.0, SIM_MARK_BLACKOUT_START, 2, "never ends");
+    char *html = write_report(&t, NULL, OUT("inconsistent.html"));
+    assert_well_formed(html);
+    assert_null(strstr(html, "nan"));
+    assert_null(strstr(html, "inf"));
+    assert_null(strstr(html, "no such kind"));
+    assert_non_null(strstr(html, "no such peer"));
+    assert_non_null(strstr(html, "never ends"));
+    assert_non_null(strstr(html, "peer 1"));      /* the unterminated name is replaced */
+    t.count = 200;
+    free(html);
+    sim_timeline_free(&t);
+}
+
 static void test_report_write_fails_on_unwritable_path(void **state)
 {
     (void)state;
@@ -606,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_report_escapes_every_text),
         cmocka_unit_test(test_report_draws_long_matches_with_bounded_points),
         cmocka_unit_test(test_report_handles_empty_and_flat_timelines),
+        cmocka_unit_test(test_report_survives_an_inconsistent_timeline),
         cmocka_unit_test(test_report_write_fails_on_unwritable_path),
         cmocka_unit_test(test_csv_has_a_column_per_series_and_a_row_per_sample),
         cmocka_unit_test(test_decimate_keeps_bounds_peaks_and_gaps),

@@ -60,7 +60,9 @@ int sim_csv_write(const sim_timeline *t, const char *path)
     fputs(",desync_checks_passed\n", f);
 
     for (int i = 0; i < count; i++) {
-        fprintf(f, "%.6f", (double)i * t->interval_s);
+        double t_s = (double)i * t->interval_s;
+        if (isfinite(t_s))                  /* a broken interval leaves t_s empty */
+            fprintf(f, "%.6f", t_s);
         for (int p = 0; p < peers; p++) {
             for (int c = 0; c < SIM_CSV_PEER_COLUMNS; c++)
                 sim_csv_field(f, sim_csv_peer_series(&t->peer[p], c), i);

@@ -73,6 +73,7 @@ typedef struct sim_report {
     const sim_timeline *t;
     int peers;                 /* clamped to 0..SIM_MAX_PEERS */
     int count;                 /* clamped to 0..capacity */
+    double dt;                 /* interval_s, or 1 s if it is not a positive number */
     double duration;           /* last sample or marker, seconds */
     double t_end;              /* right edge of every time axis: duration, or 1 s if none */
     sim_marker marks[SIM_MAX_MARKERS]; /* sorted by time */
@@ -119,8 +120,8 @@ static void sim_report_prepare(sim_report *r, const sim_timeline *t, FILE *f)
     r->t = t;
     r->peers = t->peers < 0 ? 0 : t->peers > SIM_MAX_PEERS ? SIM_MAX_PEERS : t->peers;
     r->count = t->count < 0 ? 0 : t->count > t->capacity ? t->capacity : t->count;
-    double interval = t->interval_s > 0.0 ? t->interval_s : 1.0;
-    r->t_end = r->count > 1 ? (r->count - 1) * interval : 0.0;
+    r->dt = isfinite(t->interval_s) && t->interval_s > 0.0 ? t->interval_s : 1.0;
+    r->t_end = r->count > 1 ? (r->count - 1) * r->dt : 0.0;
     r->num_marks = 0;
     memset(r->has_kind, 0, sizeof r->has_kind);
     int n = t->num_markers < 0 ? 0 : t->num_markers > SIM_MAX_MARKERS ? SIM_MAX_MARKERS : t->num_markers;
@@ -242,7 +243,7 @@ static void sim_chart_markers(const sim_report *r, const sim_svg_plot *p, bool l
     last_check_px = -1;
     for (int i = 0; lane && checks != NULL && i < r->count; i++) {
         if (checks[i] > 0)
-            sim_check_tick(p, sim_svg_x(p, i * r->t->interval_s), &last_check_px);
+            sim_check_tick(p, sim_svg_x(p, i * r->dt), &last_check_px);
     }
 }
 
@@ -353,7 +354,7 @@ static void sim_time_panel(sim_report *r, double top, const sim_panel *pn, bool 
         const float *v = sim_peer_values(r, q, pn->which);
         char name[64];
         sim_peer_label(r, q, name, sizeof name);
-        sim_svg_series(&p, r->scratch, v, r->count, r->t->interval_s, q, pn->step,
+        sim_svg_series(&p, r->scratch, v, r->count, r->dt, q, pn->step,
                    (q - (r->peers - 1) / 2.0) * spread, name);
         any = any || sim_series_stats(v, r->count).finite > 0;
     }
@@ -567,8 +568,8 @@ static void sim_chart_link(sim_report *r)
             char to[64], title[160];
             sim_peer_label(r, b, to, sizeof to);
             snprintf(title, sizeof title, "%s \xE2\x86\x92 %s", name, to);
-            sim_svg_series(&rp, r->scratch, t->rtt_ms[a][b], r->count, t->interval_s, b, false, 0.0, title);
-            sim_svg_series(&lp, r->scratch, t->loss[a][b], r->count, t->interval_s, b, false, 0.0, title);
+            sim_svg_series(&rp, r->scratch, t->rtt_ms[a][b], r->count, r->dt, b, false, 0.0, title);
+            sim_svg_series(&lp, r->scratch, t->loss[a][b], r->count, r->dt, b, false, 0.0, title);
         }
         sim_svg_axis_x(&rp, false, NULL);
         sim_svg_axis_x(&lp, true, "match time (s)");
@@ -635,7 +636,7 @@ static void sim_fmt(char *buf, size_t size, const sim_stats *s, double v, const 
 static void sim_peer_table(const sim_report *r)
 {
     FILE *f = r->f;
-    double dt = r->t->interval_s > 0.0 ? r->t->interval_s : 0.0;
+    double dt = r->dt;
     fputs("<h3>Per peer</h3>\n<table>\n<tr><th>peer</th><th>skew mean<br>(frames)</th>"
           "<th>skew max<br>(frames)</th><th>input delay<br>(frames)</th><th>rollbacks</th>"
           "<th>depth 0&#8211;3<br>(share)</th><th>deepest<br>(frames)</th><th>stalls</th>"
@@ -710,7 +711,7 @@ static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
             "%.1f s of match time &#183; %d samples, one every %.0f ms &#183; %d event%s &#183; "
             "%llu desync check%s passed</p>\n",
             r->peers, r->peers == 1 ? "" : "s", r->peers - spectators, r->peers - spectators == 1 ? "" : "s",
-            spectators, spectators == 1 ? "" : "s", r->duration, r->count, r->t->interval_s * 1000.0,
+            spectators, spectators == 1 ? "" : "s", r->duration, r->count, r->dt * 1000.0,
             events, events == 1 ? "" : "s",
             (unsigned long long)r->checks, r->checks == 1 ? "" : "s");
     if (meta != NULL && meta->summary_html != NULL) {
