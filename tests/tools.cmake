@@ -27,9 +27,10 @@ if(TARGET test_sim_report)
 endif()
 
 # The SDL2 demo without a display (SDL_VIDEODRIVER=offscreen): headless
-# screenshots, and the window loop itself. Exit 77 = no video driver = skip.
+# screenshots, the window loop itself, and two processes playing over UDP.
+# Exit 77 = no video driver = skip.
 if(TARGET tempo-arena-sdl)
-  foreach(mode headless window)
+  foreach(mode headless window p2p)
     add_test(NAME arena_sdl_${mode}
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_sdl.sh $<TARGET_FILE:tempo-arena-sdl>
               ${CMAKE_CURRENT_BINARY_DIR}/arena_sdl_${mode} ${mode})

@@ -263,7 +263,10 @@ static void draw_top_bar(SDL_Renderer *r, const arena_view *v)
     colour(r, TEXT, 255);
     arena_text(r, BOARD_X, 16, 3, "TEMPO ARENA");
     colour(r, DIM, 255);
-    arena_text(r, BOARD_X + 216, 23, 2, v->synctest ? "SYNCTEST" : "LOCAL ROLLBACK");
+    arena_text(r, BOARD_X + 216, 23, 2,
+               v->mode == ARENA_MODE_SYNCTEST ? "SYNCTEST"
+               : v->mode == ARENA_MODE_P2P    ? "PEER TO PEER"
+                                              : "LOCAL ROLLBACK");
 
     char score[16];
     int mid = BOARD_X + BOARD_PX_W / 2;
@@ -277,7 +280,13 @@ static void draw_top_bar(SDL_Renderer *r, const arena_view *v)
     arena_text(r, mid + 24, 10, 5, score);
 
     char status[48] = "";
-    if (v->waiting_for) {
+    if (v->message_ticks > 0) { /* the session's latest news */
+        snprintf(status, sizeof status, "%s", v->message);
+        colour(r, v->desyncs ? BAD : WARN, 255);
+    } else if (v->status == TEMPO_TICK_SYNCHRONIZING) {
+        snprintf(status, sizeof status, "CONNECTING...");
+        colour(r, WARN, 255);
+    } else if (v->waiting_for) {
         int n = snprintf(status, sizeof status, "WAITING FOR");
         for (int p = 0; p < ARENA_MAX_PLAYERS; p++)
             if ((v->waiting_for >> p) & 1u && n < (int)sizeof status - 4)
@@ -409,6 +418,9 @@ static const char *const SYNCTEST_OUTRO[] = {"A TINTED SHIP WOULD BE", "A DETERM
 static const char *const ROLLBACK_INTRO[] = {
     "BOTS ARE REMOTE PEERS:", "THEIR INPUTS ARRIVE", "LATE, SO YOU SEE THEM", "PREDICTED, THEN FIXED.", "",
 };
+static const char *const P2P_INTRO[] = {
+    "PEER TO PEER OVER UDP:", "REMOTE INPUTS ARRIVE", "LATE; TEMPO PREDICTS", "THEM, THEN FIXES.", "",
+};
 static const char *const ROLLBACK_TRY[] = {
     "TRY ] FOR MORE DELAY,", "= TO HIDE IT BEHIND", "INPUT DELAY.",
 };
@@ -439,8 +451,12 @@ static void synctest_panel(panel *pn, const arena_view *v)
 
 static void rollback_panel(panel *pn, const arena_view *v)
 {
+    bool p2p = v->mode == ARENA_MODE_P2P;
     line(pn, TEXT, "NETCODE VIEW       F1");
-    paragraph(pn, DIM, ROLLBACK_INTRO, COUNT(ROLLBACK_INTRO));
+    if (p2p)
+        paragraph(pn, DIM, P2P_INTRO, COUNT(P2P_INTRO));
+    else
+        paragraph(pn, DIM, ROLLBACK_INTRO, COUNT(ROLLBACK_INTRO));
     linef(pn, TEXT, "FRAME          %7d", (int)v->frame);
     linef(pn, TEXT, "CONFIRMED      %7d", (int)v->confirmed);
     int used = (int)(v->frame - v->confirmed);
@@ -449,9 +465,15 @@ static void rollback_panel(panel *pn, const arena_view *v)
     linef(pn, TEXT, "ROLLBACKS/S    %7d", v->rollbacks_per_s);
     linef(pn, TEXT, "LAST ROLLBACK %2d FRAMES", v->last_rollback_depth);
     linef(pn, TEXT, "INPUT DELAY   %2d FR - =", v->input_delay);
-    linef(pn, TEXT, "NET DELAY    %3d MS [ ]", v->delay_ms);
+    linef(pn, TEXT, "%s    %3d MS [ ]", p2p ? "ADD DELAY" : "NET DELAY", v->delay_ms);
     linef(pn, TEXT, "JITTER      +-%2d MS", v->jitter_ms / 2);
-    linef(pn, TEXT, "PING         %3d MS", 2 * v->delay_ms);
+    if (p2p) { /* measured by tempo: round trips of its own pings */
+        linef(pn, TEXT, "PING         %3d MS", v->ping_ms);
+        linef(pn, TEXT, "LOSS         %3d %%", v->loss_pct);
+        linef(pn, v->desyncs ? BAD : TEXT, "DESYNCS      %3d", (int)v->desyncs);
+    } else {
+        linef(pn, TEXT, "PING         %3d MS", 2 * v->delay_ms);
+    }
     pn->y += LINE_H / 2;
     line(pn, DIM, "ROLLBACK DEPTH, 2 S");
     depth_graph(pn, v);
@@ -480,7 +502,7 @@ static void draw_panel(SDL_Renderer *r, const arena_view *v)
     panel pn = {r, PANEL_X + 14, BOARD_Y + 12};
     if (!v->overlay)
         controls_panel(&pn, v);
-    else if (v->synctest)
+    else if (v->mode == ARENA_MODE_SYNCTEST)
         synctest_panel(&pn, v);
     else
         rollback_panel(&pn, v);

@@ -1,18 +1,18 @@
 /*
  * arena_sdl.c — tempo-arena-sdl: play arena in a window, through tempo.
  *
- * You fly player 0; bots fly the other ships. By default the bots are the
- * "remote" players of a local tempo session, and their inputs reach tempo
- * through a simulated network (a delay line with jitter that you adjust while
- * playing): tempo predicts them, and rolls back and resimulates when a guess
- * was wrong, so you can see and feel rollback at work. --synctest runs the
- * same game in a synctest session, which replays frames every tick and
- * compares checksums: a visual determinism check.
+ * You fly one ship; bots fly the others. Three ways to run it:
+ *   - default: a local session. The bots are its "remote" players, and their
+ *     inputs reach tempo through a simulated network (arena_lag.c) whose
+ *     delay you change while playing: tempo predicts them, and rolls back
+ *     and resimulates when a guess was wrong, so you see and feel rollback.
+ *   - --synctest: a synctest session, which replays frames every tick and
+ *     compares checksums: a visual determinism check.
+ *   - --port/--peer: a p2p session over UDP with other copies of this program.
  *
- * demo_tick is the loop of README.md: poll with the time, add the local
- * input, advance, carry out the requests. The simulation runs at a fixed
- * 60 Hz from an accumulator; drawing runs at the display's rate. Read the
- * file from the bottom (main, run_window) up.
+ * demo_tick is README.md's loop: poll with the time, add the local inputs,
+ * advance, carry out the requests. The simulation runs at a fixed 60 Hz from
+ * an accumulator (run_window); drawing runs at the display's rate.
  *
  * Invariant: `game` is the only simulation state. Only ADVANCE requests
  * change it, and tempo saves and restores it (arena mode). The clock is read
@@ -20,110 +20,37 @@
  */
 #include "arena_sdl.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bot.h"
-#include "tempo/tempo.h"
+#include "tempo/udp.h"
 
 /* Exit codes (also in --help). */
 #define EXIT_OK 0
 #define EXIT_ERROR 1
 #define EXIT_USAGE 2
-#define EXIT_DESYNC 3    /* the synctest found a mismatch */
+#define EXIT_DESYNC 3    /* a synctest mismatch or a desync with a peer */
 #define EXIT_NO_VIDEO 77 /* no usable video driver; CTest reports a skip */
 
 #define FRAME_US 16667u       /* one 60 Hz frame, microseconds */
 #define MAX_BEHIND_US 100000u /* after a hitch, drop time rather than race */
-#define MAX_DELAY_MS 200      /* the simulated one-way delay's range */
-#define MAX_INPUT_DELAY 10
 #define SHAKE_TICKS 12
+#define MESSAGE_TICKS 180     /* an event's message stays 3 s */
 /* A correction smaller than this (arena units, about a pixel) is invisible
  * and not worth a flash. */
 #define VISIBLE_CORRECTION 40
 
-typedef struct demo_options {
-    bool synctest;
-    int players;         /* 2..ARENA_MAX_PLAYERS */
-    uint64_t seed;
-    int delay_ms;        /* simulated one-way delay at the start */
-    int input_delay;     /* frames */
-    int max_prediction;  /* frames */
-    int check_distance;  /* synctest: frames replayed each tick */
-    int frames;          /* window: quit after this many ticks; 0 = play on */
-    int headless_frames; /* > 0: no window, no devices, bots on every ship */
-    const char *screenshot; /* BMP written at the end */
-} demo_options;
-
-/* ---- the simulated network: remote inputs in flight ---------------------- */
-
-/* Room for every remote player's inputs in flight: at most about 15 frames
- * of delay plus an input delay change each, with room to spare. */
-#define LAG_CAPACITY (ARENA_MAX_PLAYERS * 64)
-
-typedef struct in_flight {
-    uint64_t arrive_us;
-    int32_t frame;
-    int player;
-    uint8_t input[ARENA_INPUT_SIZE];
-} in_flight;
-
-typedef struct lag_line {
-    in_flight items[LAG_CAPACITY];
-    int count;
-    tempo_rng rng; /* jitter, seeded: a headless run repeats exactly */
-} lag_line;
-
-/* Jitter grows with the delay, as on real links: one-way delay is
- * delay +- jitter / 2, so inputs also arrive out of order. */
-static int jitter_of(int delay_ms) { return delay_ms / 4; }
-
-/* Put one input on the wire; false if the line is full. */
-static bool lag_send(lag_line *l, uint64_t now_us, int delay_ms, int player, int32_t frame,
-                     const uint8_t input[ARENA_INPUT_SIZE])
-{
-    if (l->count == LAG_CAPACITY)
-        return false;
-    int half = jitter_of(delay_ms) / 2;
-    int ms = delay_ms + (half > 0 ? tempo_rng_range(&l->rng, -half, half) : 0);
-    in_flight *f = &l->items[l->count++];
-    f->arrive_us = now_us + (uint64_t)ms * 1000u;
-    f->frame = frame;
-    f->player = player;
-    memcpy(f->input, input, ARENA_INPUT_SIZE);
-    return true;
-}
-
-/* Hand tempo every input that has arrived by now. */
-static tempo_result lag_deliver(lag_line *l, tempo_session *s, uint64_t now_us)
-{
-    int kept = 0;
-    for (int i = 0; i < l->count; i++) {
-        const in_flight *f = &l->items[i];
-        if (f->arrive_us > now_us) {
-            l->items[kept++] = *f;
-            continue;
-        }
-        tempo_result r =
-            tempo_session_add_remote_input(s, f->player, f->frame, f->input, ARENA_INPUT_SIZE);
-        if (r != TEMPO_OK)
-            return r;
-    }
-    l->count = kept;
-    return TEMPO_OK;
-}
-
-/* ---- the demo ------------------------------------------------------------- */
-
 typedef struct demo {
-    demo_options opt;
+    arena_options opt;
     arena_state game;       /* the one block tempo saves and loads */
     tempo_session *session;
+    tempo_udp *udp;         /* p2p only */
+    bool local[ARENA_MAX_PLAYERS]; /* players whose input this machine gives */
     arena_bot bots[ARENA_MAX_PLAYERS];
-    lag_line lag;
-    int32_t next_sent;      /* the remote bots have sent every frame before this */
-    int delay_ms;
+    arena_lag lag;          /* the simulated network delay */
+    int32_t next_sent;      /* local mode: the bots have sent every frame before this */
+    bool running;           /* frames have started (p2p: after the handshake) */
     arena_ship shown[ARENA_MAX_PLAYERS]; /* the ships as drawn before this tick */
     uint32_t shown_frame;
     uint8_t rolled_back[60]; /* per tick of the last second: did it roll back */
@@ -139,18 +66,49 @@ static bool ok(tempo_result r, const char *what)
     return false;
 }
 
+static uint64_t clock_us(void)
+{
+    return SDL_GetPerformanceCounter() * 1000000u / SDL_GetPerformanceFrequency();
+}
+
+/* ---- setting up -------------------------------------------------------------- */
+
+/* p2p: one UDP socket on --port, its sends delayed by the lag line (by
+ * nothing unless --delay or [ ] ask), every --peer player remote. */
+static tempo_result open_p2p(demo *d, tempo_config *cfg)
+{
+    const arena_options *o = &d->opt;
+    tempo_address any = {.family = o->peers[0].addr.family, .port = (uint16_t)o->port};
+    tempo_result r = tempo_udp_open(&any, NULL, &d->udp);
+    if (r != TEMPO_OK)
+        return r;
+    tempo_transport tr = arena_lag_transport(&d->lag, tempo_udp_transport(d->udp));
+    cfg->random_seed = clock_us() ^ ((uint64_t)o->port << 40); /* handshake nonces */
+    if ((r = tempo_session_create_p2p(cfg, &tr, &d->session)) != TEMPO_OK)
+        return r;
+    for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
+        const tempo_address *at = NULL;
+        for (int i = 0; i < o->npeers; i++)
+            if (o->peers[i].player == p)
+                at = &o->peers[i].addr;
+        d->local[p] = at == NULL;
+        r = at ? tempo_session_add_remote_player(d->session, p, at)
+               : tempo_session_add_local_player(d->session, p);
+    }
+    return r;
+}
+
 /* Set up the game and the session. d must stay where it is while the
  * session lives: tempo keeps a pointer to d->game (arena mode). */
-static bool demo_start(demo *d, const demo_options *o)
+static bool demo_start(demo *d, const arena_options *o)
 {
     memset(d, 0, sizeof *d);
     d->opt = *o;
-    d->delay_ms = o->synctest ? 0 : o->delay_ms;
     if (!ok(arena_init(&d->game, o->players, o->seed), "arena_init"))
         return false;
     for (int p = 0; p < o->players; p++)
         arena_bot_init(&d->bots[p], o->seed, p);
-    tempo_rng_seed(&d->lag.rng, o->seed, 0x6c6167u /* "lag" */);
+    arena_lag_init(&d->lag, o->seed, o->mode == ARENA_MODE_SYNCTEST ? 0 : o->delay_ms);
 
     tempo_config cfg;
     tempo_config_default(&cfg);
@@ -159,32 +117,48 @@ static bool demo_start(demo *d, const demo_options *o)
     cfg.max_prediction = o->max_prediction;
     cfg.arena = &d->game; /* arena mode: tempo copies this block on SAVE/LOAD */
     cfg.arena_size = sizeof d->game;
-    tempo_session *s;
-    tempo_result r = o->synctest ? tempo_session_create_synctest(&cfg, o->check_distance, &s)
-                                 : tempo_session_create_local(&cfg, &s);
-    if (!ok(r, "create session"))
-        return false;
-    d->session = s;
-    /* In a synctest every player is local; otherwise the bots are remote
-     * and this program delivers their inputs (lag_deliver). */
-    r = tempo_session_add_local_player(s, 0);
-    for (int p = 1; p < o->players && r == TEMPO_OK; p++)
-        r = o->synctest ? tempo_session_add_local_player(s, p)
-                        : tempo_session_add_remote_player(s, p, NULL);
-    if (r == TEMPO_OK && !o->synctest)
-        r = tempo_session_set_input_delay(s, 0, o->input_delay);
-    if (!ok(r, "add players"))
+    tempo_result r = TEMPO_OK;
+    if (o->mode == ARENA_MODE_P2P) {
+        r = open_p2p(d, &cfg);
+    } else {
+        /* A synctest plays every player here; a local session only player 0,
+         * and this program delivers the bots' inputs (arena_lag.c). */
+        bool synctest = o->mode == ARENA_MODE_SYNCTEST;
+        r = synctest ? tempo_session_create_synctest(&cfg, o->check_distance, &d->session)
+                     : tempo_session_create_local(&cfg, &d->session);
+        for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
+            d->local[p] = synctest || p == 0;
+            r = d->local[p] ? tempo_session_add_local_player(d->session, p)
+                            : tempo_session_add_remote_player(d->session, p, NULL);
+        }
+    }
+    for (int p = 0; p < o->players && r == TEMPO_OK && o->mode != ARENA_MODE_SYNCTEST; p++)
+        if (d->local[p])
+            r = tempo_session_set_input_delay(d->session, p, o->input_delay);
+    if (!ok(r, o->mode == ARENA_MODE_P2P ? "p2p session" : "session"))
         return false;
 
     arena_view *v = &d->view;
     v->game = &d->game;
+    v->mode = o->mode;
     v->human = -1;
     v->overlay = true;
-    v->synctest = o->synctest;
     v->max_prediction = o->max_prediction;
     v->check_distance = o->check_distance;
     return true;
 }
+
+static void demo_stop(demo *d)
+{
+    if (d->session && d->opt.mode == ARENA_MODE_P2P)
+        tempo_session_leave(d->session); /* tell the peers, so they need not time out */
+    tempo_session_destroy(d->session);
+    tempo_udp_close(d->udp);
+    d->session = NULL;
+    d->udp = NULL;
+}
+
+/* ---- one tick ------------------------------------------------------------------ */
 
 /* After tempo replayed the frame that was on screen: tint every ship whose
  * replayed state differs from what was drawn, and remember how far the
@@ -233,24 +207,65 @@ static void run_frame(demo *d, const tempo_request *r)
         d->view.shake = SHAKE_TICKS;
 }
 
-/* The remote bots play on their own machines in step with ours and, like
- * us, with the input delay: by now they have sampled every frame before
- * frame + delay. Each of those inputs goes on the wire with its own delay. */
-static tempo_result send_remote_inputs(demo *d, uint64_t now_us)
+/* Local mode: the remote bots play on their own machines in step with ours
+ * and, like us, with the input delay: by now they have sampled every frame
+ * before frame + delay. Each of those inputs goes on the simulated wire. */
+static tempo_result send_remote_inputs(demo *d)
 {
     tempo_session *s = d->session;
-    int32_t horizon = tempo_session_frame(s) + tempo_session_input_delay(s, 0);
+    int32_t horizon = tempo_session_frame(s) + tempo_session_input_delay(s, d->opt.me);
     for (; d->next_sent < horizon; d->next_sent++)
-        for (int p = 1; p < d->opt.players; p++) {
+        for (int p = 0; p < d->opt.players; p++) {
             uint8_t in[ARENA_INPUT_SIZE];
+            if (d->local[p])
+                continue;
             arena_bot_next(&d->bots[p], in);
-            if (!lag_send(&d->lag, now_us, d->delay_ms, p, d->next_sent, in)) {
+            if (!arena_lag_send_input(&d->lag, p, d->next_sent, in)) {
                 tempo_result r = tempo_session_add_remote_input(s, p, d->next_sent, in, sizeof in);
                 if (r != TEMPO_OK)
                     return r;
             }
         }
     return TEMPO_OK;
+}
+
+/* Session events, as one line of text on the screen for a while. */
+static void note_event(demo *d, const tempo_event *ev)
+{
+    arena_view *v = &d->view;
+    int p = ev->player + 1; /* players are P1.. on screen */
+    switch (ev->kind) {
+    case TEMPO_EVENT_CONNECTED: snprintf(v->message, sizeof v->message, "P%d CONNECTED", p); break;
+    case TEMPO_EVENT_SYNCHRONIZING:
+        snprintf(v->message, sizeof v->message, "SYNCING %d/%d", ev->u.sync.done, ev->u.sync.total);
+        break;
+    case TEMPO_EVENT_RUNNING: snprintf(v->message, sizeof v->message, "RUNNING"); break;
+    case TEMPO_EVENT_INTERRUPTED: snprintf(v->message, sizeof v->message, "P%d SILENT", p); break;
+    case TEMPO_EVENT_RESUMED: snprintf(v->message, sizeof v->message, "P%d IS BACK", p); break;
+    case TEMPO_EVENT_DISCONNECTED: snprintf(v->message, sizeof v->message, "P%d LEFT", p); break;
+    case TEMPO_EVENT_DESYNC:
+        snprintf(v->message, sizeof v->message, "DESYNC AT FRAME %d", (int)ev->u.desync.frame);
+        break;
+    default: return; /* waiting and the rest: the overlay shows them */
+    }
+    v->message_ticks = MESSAGE_TICKS;
+}
+
+/* The worst peer's round trip and loss, for the overlay. */
+static void note_peers(demo *d)
+{
+    arena_view *v = &d->view;
+    v->ping_ms = 0;
+    v->loss_pct = 0;
+    for (int p = 0; p < d->opt.players; p++) {
+        tempo_endpoint_stats es;
+        if (d->local[p] || tempo_session_get_endpoint_stats(d->session, p, &es) != TEMPO_OK)
+            continue;
+        if ((int)es.rtt_ms > v->ping_ms)
+            v->ping_ms = (int)es.rtt_ms;
+        if ((int)(es.loss * 100.0) > v->loss_pct)
+            v->loss_pct = (int)(es.loss * 100.0);
+    }
 }
 
 /* Fill the overlay's numbers from the tick and the session's counters. */
@@ -261,6 +276,9 @@ static void note_tick(demo *d, const tempo_tick *t)
     tempo_session_get_stats(d->session, &st);
     v->frame = st.frame;
     v->confirmed = st.confirmed_frame;
+    v->desyncs = st.desyncs;
+    v->status = t->status;
+    d->running |= t->status != TEMPO_TICK_SYNCHRONIZING;
     d->rolled_back[d->ticks % 60] = t->rollback_depth > 0;
     v->rollbacks_per_s = 0;
     for (int i = 0; i < 60; i++)
@@ -270,44 +288,58 @@ static void note_tick(demo *d, const tempo_tick *t)
     v->depth_history[v->history_pos] = (uint8_t)(t->rollback_depth < 255 ? t->rollback_depth : 255);
     v->history_pos = (v->history_pos + 1) % ARENA_VIEW_HISTORY;
     v->waiting_for = t->status == TEMPO_TICK_WAITING ? t->waiting_for : 0;
-    v->delay_ms = d->delay_ms;
-    v->jitter_ms = jitter_of(d->delay_ms);
-    int delay = tempo_session_input_delay(d->session, 0);
+    v->delay_ms = d->lag.delay_ms;
+    v->jitter_ms = arena_lag_jitter_ms(&d->lag);
+    int delay = tempo_session_input_delay(d->session, d->opt.me);
     v->input_delay = delay > 0 ? delay : 0;
     tempo_synctest_report rep;
-    if (d->opt.synctest && tempo_session_synctest_report(d->session, &rep) == TEMPO_OK) {
+    if (d->opt.mode == ARENA_MODE_SYNCTEST &&
+        tempo_session_synctest_report(d->session, &rep) == TEMPO_OK) {
         v->synctest_checks = rep.checks;
         v->synctest_mismatches = rep.mismatches;
     }
+    if (d->opt.mode == ARENA_MODE_P2P)
+        note_peers(d);
     d->ticks++;
 }
 
-/* One fixed-rate tick: README.md's loop. mine is the human's input, or
- * NULL for a bot to fly player 0. */
-static tempo_result demo_tick(demo *d, const arena_input *mine, uint64_t now_us)
+static void fade_effects(arena_view *v)
 {
-    tempo_session *s = d->session;
-    arena_view *v = &d->view;
     for (int p = 0; p < ARENA_MAX_PLAYERS; p++)
         if (v->flash[p] > 0)
             v->flash[p]--;
     if (v->shake > 0)
         v->shake--;
+    if (v->message_ticks > 0)
+        v->message_ticks--;
+}
 
-    /* 1. The network: remote inputs that have arrived, and the time. */
-    tempo_result r = lag_deliver(&d->lag, s, now_us);
+/* One fixed-rate tick: README.md's loop. mine is the human's input, or
+ * NULL for a bot to fly the human's ship. */
+static tempo_result demo_tick(demo *d, const arena_input *mine, uint64_t now_us)
+{
+    tempo_session *s = d->session;
+    tempo_result r = TEMPO_OK;
+    fade_effects(&d->view);
+
+    /* 1. The network, and the time. */
+    d->lag.now_us = now_us;
+    if (d->opt.mode == ARENA_MODE_LOCAL)
+        r = arena_lag_deliver_inputs(&d->lag, s); /* the bots' inputs that arrived */
+    else if (d->opt.mode == ARENA_MODE_P2P)
+        arena_lag_flush(&d->lag); /* our datagrams that are due go out */
     if (r == TEMPO_OK)
         r = tempo_session_poll(s, now_us);
-    /* 2. This machine's input (in a synctest, every player's). */
-    uint8_t in[ARENA_INPUT_SIZE];
-    if (mine)
-        arena_input_pack(mine, in);
-    else
-        arena_bot_next(&d->bots[0], in);
-    if (r == TEMPO_OK)
-        r = tempo_session_add_local_input(s, 0, in, sizeof in);
-    for (int p = 1; d->opt.synctest && p < d->opt.players && r == TEMPO_OK; p++) {
-        arena_bot_next(&d->bots[p], in);
+
+    /* 2. This machine's inputs: the human's, and the bots' that play here. */
+    for (int p = 0; p < d->opt.players && r == TEMPO_OK; p++) {
+        uint8_t in[ARENA_INPUT_SIZE];
+        if (!d->local[p])
+            continue;
+        if (p == d->opt.me && mine)
+            arena_input_pack(mine, in);
+        else
+            arena_bot_next(&d->bots[p], in);
         r = tempo_session_add_local_input(s, p, in, sizeof in);
     }
     if (!ok(r, "input"))
@@ -318,58 +350,96 @@ static tempo_result demo_tick(demo *d, const arena_input *mine, uint64_t now_us)
     d->shown_frame = d->game.frame;
     tempo_tick tick;
     r = tempo_session_advance(s, &tick);
-    if (r != TEMPO_OK && r != TEMPO_E_DESYNC) { /* a desync is counted, not fatal */
+    if (r != TEMPO_OK && r != TEMPO_E_DESYNC) { /* a synctest desync is counted, not fatal */
         ok(r, "advance");
         return r;
     }
     const tempo_request *req;
     while (tempo_session_next(s, &req) > 0)
         run_frame(d, req);
-    tempo_event ev; /* a local session's events repeat what the tick says */
-    while (tempo_session_poll_event(s, &ev) > 0) {
-    }
+    tempo_event ev;
+    while (tempo_session_poll_event(s, &ev) > 0)
+        note_event(d, &ev);
 
-    /* 4. The remote bots answer over the simulated network. */
-    if (!d->opt.synctest && !ok(r = send_remote_inputs(d, now_us), "remote input"))
+    /* 4. Local mode: the remote bots answer over the simulated network. */
+    if (d->opt.mode == ARENA_MODE_LOCAL && !ok(r = send_remote_inputs(d), "remote input"))
         return r;
     note_tick(d, &tick);
     return TEMPO_OK;
 }
 
+/* ---- keys that steer the demo ---------------------------------------------------- */
+
 static void change_delay(demo *d, int delta_ms)
 {
-    int ms = d->delay_ms + delta_ms;
-    d->delay_ms = ms < 0 ? 0 : ms > MAX_DELAY_MS ? MAX_DELAY_MS : ms;
+    int ms = d->lag.delay_ms + delta_ms;
+    d->lag.delay_ms = ms < 0 ? 0 : ms > ARENA_MAX_DELAY_MS ? ARENA_MAX_DELAY_MS : ms;
 }
 
-/* Both ends change their input delay together, as matched peers would. */
+/* Every player of this machine, and in local mode the bots too (they follow
+ * player 0's delay, as matched peers would). */
 static void change_input_delay(demo *d, int delta)
 {
-    int cap = d->opt.max_prediction < MAX_INPUT_DELAY ? d->opt.max_prediction : MAX_INPUT_DELAY;
-    int frames = tempo_session_input_delay(d->session, 0) + delta;
-    if (frames >= 0 && frames <= cap)
-        tempo_session_set_input_delay(d->session, 0, frames);
+    int cap = d->opt.max_prediction < ARENA_MAX_INPUT_DELAY ? d->opt.max_prediction
+                                                            : ARENA_MAX_INPUT_DELAY;
+    int frames = tempo_session_input_delay(d->session, d->opt.me) + delta;
+    for (int p = 0; p < d->opt.players && frames >= 0 && frames <= cap; p++)
+        if (d->local[p])
+            tempo_session_set_input_delay(d->session, p, frames);
 }
 
-static void print_summary(const demo *d)
+static void on_key(demo *d, SDL_Scancode key, bool *running, bool *shot)
+{
+    bool synctest = d->opt.mode == ARENA_MODE_SYNCTEST;
+    switch (key) {
+    case SDL_SCANCODE_ESCAPE: *running = false; break;
+    case SDL_SCANCODE_F1: d->view.overlay = !d->view.overlay; break;
+    case SDL_SCANCODE_F12: *shot = true; break;
+    case SDL_SCANCODE_TAB: d->view.autopilot = !d->view.autopilot; break;
+    case SDL_SCANCODE_LEFTBRACKET: if (!synctest) change_delay(d, -10); break;
+    case SDL_SCANCODE_RIGHTBRACKET: if (!synctest) change_delay(d, 10); break;
+    case SDL_SCANCODE_MINUS: if (!synctest) change_input_delay(d, -1); break;
+    case SDL_SCANCODE_EQUALS: if (!synctest) change_input_delay(d, 1); break;
+    default: break;
+    }
+}
+
+/* ---- running it ------------------------------------------------------------------ */
+
+static const char *mode_name(arena_mode m)
+{
+    return m == ARENA_MODE_SYNCTEST ? "synctest" : m == ARENA_MODE_P2P ? "p2p" : "local rollback";
+}
+
+/* One summary on stdout; returns the exit code the run deserves. */
+static int finish(const demo *d)
 {
     tempo_session_stats st;
     tempo_session_get_stats(d->session, &st);
     printf("tempo-arena-sdl: %s, %d players, %llu ticks, frame %d, score %d:%d\n",
-           d->opt.synctest ? "synctest" : "local rollback", d->opt.players,
-           (unsigned long long)d->ticks, (int)st.frame, arena_team_score(&d->game, 0),
-           arena_team_score(&d->game, 1));
-    if (d->opt.synctest)
+           mode_name(d->opt.mode), d->opt.players, (unsigned long long)d->ticks, (int)st.frame,
+           arena_team_score(&d->game, 0), arena_team_score(&d->game, 1));
+    printf("  rollbacks %llu, frames resimulated %llu, deepest %d, waiting ticks %llu\n",
+           (unsigned long long)st.rollbacks, (unsigned long long)st.resim_frames,
+           st.max_rollback_depth, (unsigned long long)st.waiting_ticks);
+    if (d->opt.mode == ARENA_MODE_SYNCTEST) {
         printf("  synctest: %llu checks, %llu mismatches\n",
                (unsigned long long)d->view.synctest_checks,
                (unsigned long long)d->view.synctest_mismatches);
-    else
-        printf("  rollbacks %llu, frames resimulated %llu, deepest %d, waiting ticks %llu\n",
-               (unsigned long long)st.rollbacks, (unsigned long long)st.resim_frames,
-               st.max_rollback_depth, (unsigned long long)st.waiting_ticks);
+        return d->view.synctest_mismatches ? EXIT_DESYNC : EXIT_OK;
+    }
+    if (d->opt.mode == ARENA_MODE_P2P) {
+        printf("  p2p: desync checks %llu, desyncs %llu, ping %d ms\n",
+               (unsigned long long)st.desync_checks, (unsigned long long)st.desyncs,
+               d->view.ping_ms);
+        if (!d->running) {
+            fprintf(stderr, "tempo-arena-sdl: never synchronized with the peers\n");
+            return EXIT_ERROR;
+        }
+        return st.desyncs ? EXIT_DESYNC : EXIT_OK;
+    }
+    return EXIT_OK;
 }
-
-/* ---- running it ------------------------------------------------------------ */
 
 /* Save what the renderer holds (call before SDL_RenderPresent). */
 static bool save_screenshot(SDL_Renderer *r, const char *path)
@@ -378,8 +448,8 @@ static bool save_screenshot(SDL_Renderer *r, const char *path)
     if (SDL_GetRendererOutputSize(r, &w, &h) != 0)
         return false;
     SDL_Surface *shot = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGB888);
-    bool saved = shot && SDL_RenderReadPixels(r, NULL, shot->format->format, shot->pixels,
-                                              shot->pitch) == 0 &&
+    bool saved = shot &&
+                 SDL_RenderReadPixels(r, NULL, shot->format->format, shot->pixels, shot->pitch) == 0 &&
                  SDL_SaveBMP(shot, path) == 0;
     SDL_FreeSurface(shot);
     if (!saved)
@@ -387,26 +457,32 @@ static bool save_screenshot(SDL_Renderer *r, const char *path)
     return saved;
 }
 
-/* No window and no devices: bots on every ship, virtual time (frame n
- * happens at n * FRAME_US, so a run repeats exactly), and one picture drawn
- * by SDL's software renderer into a plain surface, which needs no video
- * driver at all. */
-static int run_headless(const demo_options *o)
+/* No window and no devices: bots fly every local ship, and one picture is
+ * drawn at the end by SDL's software renderer into a plain surface, which
+ * needs no video driver at all. Local and synctest runs use virtual time
+ * (tick n happens at n * FRAME_US), so they repeat exactly; a p2p run talks
+ * to real machines and keeps to the real clock. */
+static int run_headless(const arena_options *o)
 {
     if (SDL_Init(0) != 0) {
         fprintf(stderr, "tempo-arena-sdl: SDL_Init: %s\n", SDL_GetError());
         return EXIT_NO_VIDEO;
     }
-    demo *d = calloc(1, sizeof *d); /* big (the lag line): not on the stack */
+    demo *d = calloc(1, sizeof *d); /* big (the lag lines): not on the stack */
     SDL_Surface *canvas =
         SDL_CreateRGBSurfaceWithFormat(0, ARENA_VIEW_W, ARENA_VIEW_H, 32, SDL_PIXELFORMAT_RGB888);
     SDL_Renderer *ren = canvas ? SDL_CreateSoftwareRenderer(canvas) : NULL;
-    int code = ren && d && demo_start(d, o) ? EXIT_OK : EXIT_ERROR;
     if (!ren)
         fprintf(stderr, "tempo-arena-sdl: software renderer: %s\n", SDL_GetError());
-    for (int t = 1; t <= o->headless_frames && code == EXIT_OK; t++)
-        if (demo_tick(d, NULL, (uint64_t)t * FRAME_US) != TEMPO_OK)
+    int code = ren && d && demo_start(d, o) ? EXIT_OK : EXIT_ERROR;
+    uint64_t start = o->mode == ARENA_MODE_P2P ? clock_us() : 0;
+    for (int t = 1; t <= o->headless_frames && code == EXIT_OK; t++) {
+        uint64_t at = start + (uint64_t)t * FRAME_US;
+        while (o->mode == ARENA_MODE_P2P && clock_us() < at)
+            SDL_Delay(1);
+        if (demo_tick(d, NULL, at) != TEMPO_OK)
             code = EXIT_ERROR;
+    }
     if (code == EXIT_OK) {
         arena_draw(ren, &d->view);
         SDL_RenderPresent(ren);
@@ -414,12 +490,10 @@ static int run_headless(const demo_options *o)
             fprintf(stderr, "tempo-arena-sdl: %s: %s\n", o->screenshot, SDL_GetError());
             code = EXIT_ERROR;
         }
-        print_summary(d);
-        if (d->view.synctest_mismatches > 0)
-            code = EXIT_DESYNC;
+        code = code == EXIT_OK ? finish(d) : code;
     }
     if (d)
-        tempo_session_destroy(d->session);
+        demo_stop(d);
     free(d);
     if (ren)
         SDL_DestroyRenderer(ren);
@@ -428,28 +502,7 @@ static int run_headless(const demo_options *o)
     return code;
 }
 
-static uint64_t clock_us(void)
-{
-    return SDL_GetPerformanceCounter() * 1000000u / SDL_GetPerformanceFrequency();
-}
-
-/* A key press that steers the demo rather than the ship. */
-static void on_key(demo *d, SDL_Scancode key, bool *running, bool *shot)
-{
-    switch (key) {
-    case SDL_SCANCODE_ESCAPE: *running = false; break;
-    case SDL_SCANCODE_F1: d->view.overlay = !d->view.overlay; break;
-    case SDL_SCANCODE_F12: *shot = true; break;
-    case SDL_SCANCODE_TAB: d->view.autopilot = !d->view.autopilot; break;
-    case SDL_SCANCODE_LEFTBRACKET: change_delay(d, -10); break;
-    case SDL_SCANCODE_RIGHTBRACKET: change_delay(d, 10); break;
-    case SDL_SCANCODE_MINUS: if (!d->opt.synctest) change_input_delay(d, -1); break;
-    case SDL_SCANCODE_EQUALS: if (!d->opt.synctest) change_input_delay(d, 1); break;
-    default: break;
-    }
-}
-
-static int run_window(const demo_options *o)
+static int run_window(const arena_options *o)
 {
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_GAMECONTROLLER) != 0) {
         fprintf(stderr, "tempo-arena-sdl: no video: %s (try --headless-frames N)\n",
@@ -471,12 +524,12 @@ static int run_window(const demo_options *o)
     bool vsync = SDL_GetRendererInfo(ren, &info) == 0 && (info.flags & SDL_RENDERER_PRESENTVSYNC);
     SDL_RenderSetLogicalSize(ren, ARENA_VIEW_W, ARENA_VIEW_H);
 
-    demo *d = calloc(1, sizeof *d); /* big (the lag line): not on the stack */
+    demo *d = calloc(1, sizeof *d); /* big (the lag lines): not on the stack */
     arena_controls pads;
     arena_controls_open(&pads);
     int code = d && demo_start(d, o) ? EXIT_OK : EXIT_ERROR;
-    if (d)
-        d->view.human = 0;
+    if (code == EXIT_OK)
+        d->view.human = o->me;
     uint64_t sim_us = clock_us(); /* the time the simulation has reached */
     for (bool running = code == EXIT_OK; running;) {
         bool shot = false;
@@ -517,12 +570,10 @@ static int run_window(const demo_options *o)
         if (!vsync)
             SDL_Delay(1); /* no vsync to pace us: do not spin a core */
     }
-    if (d && d->session) {
-        print_summary(d);
-        if (code == EXIT_OK && d->view.synctest_mismatches > 0)
-            code = EXIT_DESYNC;
-        tempo_session_destroy(d->session);
-    }
+    if (code == EXIT_OK)
+        code = finish(d);
+    if (d)
+        demo_stop(d);
     free(d);
     arena_controls_close(&pads);
     SDL_DestroyRenderer(ren);
@@ -531,94 +582,15 @@ static int run_window(const demo_options *o)
     return code;
 }
 
-/* ---- command line ---------------------------------------------------------- */
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: tempo-arena-sdl [options]\n"
-            "  Play arena against bots through a tempo session.\n"
-            "  --synctest            synctest session (replays frames, compares checksums)\n"
-            "  --players N           ships, 2..8 (default 4: you and 3 bots)\n"
-            "  --seed S              board and bots (default 1)\n"
-            "  --delay MS            simulated one-way network delay, 0..200 (default 80)\n"
-            "  --input-delay F       input delay in frames, 0..10 (default 1)\n"
-            "  --max-prediction F    prediction window, 1..64 (default 16)\n"
-            "  --check-distance F    synctest frames replayed per tick (default 7)\n"
-            "  --frames N            quit after N frames\n"
-            "  --headless-frames N   no window: bots everywhere, N frames, then exit\n"
-            "  --screenshot FILE     write the last picture as a BMP\n"
-            "exit: 0 ok, 1 error, 2 usage, 3 synctest mismatch, 77 no video driver\n");
-}
-
-static bool int_arg(const char *text, int lo, int hi, int *out)
-{
-    char *end;
-    long v = strtol(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || v < lo || v > hi)
-        return false;
-    *out = (int)v;
-    return true;
-}
-
-static bool seed_arg(const char *text, uint64_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(text, &end, 0);
-    *out = v;
-    return *text != '\0' && *text != '-' && *end == '\0';
-}
-
-static bool parse(int argc, char **argv, demo_options *o)
-{
-    *o = (demo_options){.players = 4, .seed = 1, .delay_ms = 80, .input_delay = 1,
-                        .max_prediction = 16, .check_distance = 7};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        bool good = true;
-        if (strcmp(a, "--synctest") == 0) {
-            o->synctest = true;
-            continue;
-        }
-        if (!val)
-            return false;
-        if (strcmp(a, "--players") == 0)
-            good = int_arg(val, 2, ARENA_MAX_PLAYERS, &o->players);
-        else if (strcmp(a, "--seed") == 0)
-            good = seed_arg(val, &o->seed);
-        else if (strcmp(a, "--delay") == 0)
-            good = int_arg(val, 0, MAX_DELAY_MS, &o->delay_ms);
-        else if (strcmp(a, "--input-delay") == 0)
-            good = int_arg(val, 0, MAX_INPUT_DELAY, &o->input_delay);
-        else if (strcmp(a, "--max-prediction") == 0)
-            good = int_arg(val, 1, TEMPO_MAX_PREDICTION, &o->max_prediction);
-        else if (strcmp(a, "--check-distance") == 0)
-            good = int_arg(val, 1, TEMPO_MAX_PREDICTION, &o->check_distance);
-        else if (strcmp(a, "--frames") == 0)
-            good = int_arg(val, 1, 100000000, &o->frames);
-        else if (strcmp(a, "--headless-frames") == 0)
-            good = int_arg(val, 1, 100000000, &o->headless_frames);
-        else if (strcmp(a, "--screenshot") == 0)
-            o->screenshot = val;
-        else
-            return false;
-        if (!good)
-            return false;
-        i++;
-    }
-    /* tempo checks these too; saying so here gives a clearer message. */
-    return o->input_delay <= o->max_prediction && o->check_distance <= o->max_prediction;
-}
-
 int main(int argc, char **argv)
 {
-    demo_options o;
+    arena_options o;
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        usage(stdout);
+        arena_options_usage(stdout);
         return EXIT_OK;
     }
-    if (!parse(argc, argv, &o)) {
-        usage(stderr);
+    if (!arena_options_parse(argc, argv, &o)) {
+        arena_options_usage(stderr);
         return EXIT_USAGE;
     }
     return o.headless_frames > 0 ? run_headless(&o) : run_window(&o);

@@ -1,9 +1,11 @@
 /*
  * arena_sdl.h — the pieces of tempo-arena-sdl, arena's SDL2 window, shared
- * between its files: what the renderer is shown (arena_view), how it draws
- * (arena_draw.c) and how keyboard and gamepad become arena input
- * (arena_controls.c). The main loop and the tempo session live in
- * arena_sdl.c.
+ * between its files:
+ *   arena_sdl.c       the main loop and the tempo session (start reading here)
+ *   arena_options.c   the command line
+ *   arena_lag.c       the simulated network delay
+ *   arena_controls.c  keyboard and gamepad to arena input
+ *   arena_draw.c      the picture; arena_font.c its letters
  *
  * Invariant: nothing here touches the simulation. The renderer reads an
  * arena_state and numbers about the netcode; the controls produce the 4
@@ -14,10 +16,99 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <SDL.h>
 
 #include "arena.h"
+#include "tempo/tempo.h"
+
+/* ---- options (arena_options.c) ------------------------------------------ */
+
+typedef enum arena_mode {
+    ARENA_MODE_LOCAL,    /* local session; bots are remote behind a simulated delay */
+    ARENA_MODE_SYNCTEST, /* synctest session; every player local */
+    ARENA_MODE_P2P       /* p2p session over UDP with other machines */
+} arena_mode;
+
+typedef struct arena_peer {
+    int player;
+    tempo_address addr;
+} arena_peer;
+
+typedef struct arena_options {
+    arena_mode mode;
+    int players;         /* 2..ARENA_MAX_PLAYERS */
+    int me;              /* the player this machine's devices drive */
+    uint64_t seed;       /* board and bots; peers must agree */
+    int delay_ms;        /* simulated one-way delay at the start */
+    int input_delay;     /* frames */
+    int max_prediction;  /* frames */
+    int check_distance;  /* synctest: frames replayed each tick */
+    int frames;          /* window: quit after this many ticks; 0 = play on */
+    int headless_frames; /* > 0: no window, no devices, bots fly every local ship */
+    const char *screenshot; /* BMP written at the end */
+    int port;            /* p2p: the local UDP port */
+    int npeers;          /* p2p: the remote players */
+    arena_peer peers[ARENA_MAX_PLAYERS];
+} arena_options;
+
+#define ARENA_MAX_DELAY_MS 200
+#define ARENA_MAX_INPUT_DELAY 10
+
+/* Parse argv into *o. False on a usage error (the reason is printed). */
+bool arena_options_parse(int argc, char **argv, arena_options *o);
+void arena_options_usage(FILE *f);
+
+/* ---- the simulated network (arena_lag.c) --------------------------------- */
+
+#define ARENA_LAG_INPUTS (ARENA_MAX_PLAYERS * 64)
+#define ARENA_LAG_DATAGRAMS 256
+
+typedef struct arena_lag_input {
+    uint64_t arrive_us;
+    int32_t frame;
+    int player;
+    uint8_t input[ARENA_INPUT_SIZE];
+} arena_lag_input;
+
+typedef struct arena_lag_datagram {
+    uint64_t due_us;
+    tempo_address to;
+    size_t size;
+    uint8_t data[TEMPO_MAX_DATAGRAM];
+} arena_lag_datagram;
+
+/* A delay line. In a local session it carries the remote bots' inputs to
+ * tempo; in a p2p session it holds back this machine's outgoing datagrams
+ * before the real transport sends them. Each item is delayed by delay_ms
+ * plus or minus half the jitter, so items also overtake each other. */
+typedef struct arena_lag {
+    int delay_ms;
+    uint64_t now_us;  /* the time of the current tick */
+    tempo_rng rng;    /* jitter, seeded: a headless run repeats exactly */
+    arena_lag_input inputs[ARENA_LAG_INPUTS];
+    int ninputs;
+    arena_lag_datagram datagrams[ARENA_LAG_DATAGRAMS];
+    int ndatagrams;
+    tempo_transport inner; /* p2p: the real transport */
+} arena_lag;
+
+void arena_lag_init(arena_lag *l, uint64_t seed, int delay_ms);
+/* The jitter that goes with the delay: a quarter of it, as on real links. */
+int arena_lag_jitter_ms(const arena_lag *l);
+/* Put a remote player's input on the line at l->now_us; false if full. */
+bool arena_lag_send_input(arena_lag *l, int player, int32_t frame,
+                          const uint8_t input[ARENA_INPUT_SIZE]);
+/* Hand tempo every input that has arrived by l->now_us. */
+tempo_result arena_lag_deliver_inputs(arena_lag *l, tempo_session *s);
+/* A transport that delays what it sends through l, then sends it with inner
+ * (receiving goes straight to inner). Valid while l is. */
+tempo_transport arena_lag_transport(arena_lag *l, tempo_transport inner);
+/* Send the datagrams due by l->now_us. */
+void arena_lag_flush(arena_lag *l);
+
+/* ---- the picture (arena_draw.c) ------------------------------------------ */
 
 /* The picture is laid out on a fixed logical canvas of this size; SDL scales
  * it to the window (SDL_RenderSetLogicalSize). */
@@ -33,17 +124,17 @@
  * effects and the netcode's numbers, filled by the main loop each tick. */
 typedef struct arena_view {
     const arena_state *game;
+    arena_mode mode;
     int human;            /* the player this machine's devices drive, -1: none */
     bool overlay;         /* F1: show what the netcode does, not just the game */
-    bool synctest;        /* the session is a synctest */
     bool autopilot;       /* a bot flies the human's ship */
 
     /* Per ship, presentation only. */
-    uint8_t flash[ARENA_MAX_PLAYERS];   /* ticks left of the "corrected" tint */
+    uint8_t flash[ARENA_MAX_PLAYERS];    /* ticks left of the "corrected" tint */
     int32_t ghost_dx[ARENA_MAX_PLAYERS]; /* where it was drawn before the */
     int32_t ghost_dy[ARENA_MAX_PLAYERS]; /* correction, relative, arena units */
-    bool predicted[ARENA_MAX_PLAYERS];  /* its input in the newest frame is a guess */
-    int shake;                          /* ticks of screen shake left */
+    bool predicted[ARENA_MAX_PLAYERS];   /* its input in the newest frame is a guess */
+    int shake;                           /* ticks of screen shake left */
 
     /* The netcode, as the overlay tells it. */
     int32_t frame, confirmed;
@@ -51,13 +142,18 @@ typedef struct arena_view {
     int rollbacks_per_s;
     int last_rollback_depth;
     int input_delay;
-    int delay_ms, jitter_ms;            /* simulated one-way delay: delay_ms +- jitter_ms / 2 */
-    uint32_t waiting_for;               /* bit p: the session waits for player p */
+    int delay_ms, jitter_ms;   /* simulated one-way delay: delay_ms +- jitter_ms / 2 */
+    int ping_ms, loss_pct;     /* p2p: measured, worst peer */
+    uint64_t desyncs;          /* p2p: checksums that differed from a peer's */
+    tempo_tick_status status;  /* of the last tick */
+    uint32_t waiting_for;      /* bit p: the session waits for player p */
+    char message[40];          /* the latest session event, for a while */
+    int message_ticks;
     uint8_t depth_history[ARENA_VIEW_HISTORY]; /* rollback depth per tick, a ring */
-    int history_pos;                    /* next slot of depth_history */
+    int history_pos;           /* next slot of depth_history */
     uint64_t synctest_checks, synctest_mismatches;
     int check_distance;
-    bool has_pad;                       /* a gamepad is open */
+    bool has_pad;              /* a gamepad is open */
 } arena_view;
 
 /* Draw one picture of v on the logical canvas (ARENA_VIEW_W x ARENA_VIEW_H)
@@ -71,7 +167,7 @@ int arena_text(SDL_Renderer *r, int x, int y, int scale, const char *text);
 /* The width of text's ink at that scale. */
 int arena_text_width(const char *text, int scale);
 
-/* ---- controls ----------------------------------------------------------- */
+/* ---- controls (arena_controls.c) ----------------------------------------- */
 
 /* The devices of one player: the keyboard and at most one gamepad. */
 typedef struct arena_controls {
