@@ -162,20 +162,16 @@ static void draw_shots(SDL_Renderer *r, const arena_state *g, board_origin o)
     }
 }
 
-/* A destroyed ship: a cross where it died and the seconds until it returns. */
+/* A destroyed ship: its empty hull where it died, and inside it the seconds
+ * until it comes back (somewhere else). */
 static void draw_wreck(SDL_Renderer *r, const arena_ship *s, rgb c, int cx, int cy, int half)
 {
     colour(r, c, 200);
-    for (int k = -1; k <= 1; k++) {
-        SDL_RenderDrawLine(r, cx - half + k, cy - half, cx + half + k, cy + half);
-        SDL_RenderDrawLine(r, cx + half + k, cy - half, cx - half + k, cy + half);
-    }
+    frame_rect(r, cx - half, cy - half, 2 * half, 2 * half);
+    frame_rect(r, cx - half + 1, cy - half + 1, 2 * half - 2, 2 * half - 2);
     char secs[8];
     snprintf(secs, sizeof secs, "%d", (s->timer + 59) / 60);
-    colour(r, BACKGROUND, 220);
-    fill(r, cx - 8, cy - 10, 16, 20);
-    colour(r, TEXT, 255);
-    arena_text(r, cx - arena_text_width(secs, 2) / 2, cy - 7, 2, secs);
+    arena_text(r, cx - arena_text_width(secs, 2) / 2 + 1, cy - 6, 2, secs);
 }
 
 static void draw_meters(SDL_Renderer *r, const arena_ship *s, rgb c, int cx, int cy, int half)
@@ -192,6 +188,15 @@ static void draw_meters(SDL_Renderer *r, const arena_ship *s, rgb c, int cx, int
     fill(r, cx - half - 1, cy + half + 3, 2 * half + 2, 6);
     colour(r, full && (s->charge & 4) ? shade(c, 0.8f) : c, 255);
     fill(r, cx - half, cy + half + 4, width, 4);
+}
+
+/* A small "?" on a dark plate: this ship's newest input is a guess. */
+static void guess_mark(SDL_Renderer *r, int x, int y)
+{
+    colour(r, BACKGROUND, 230);
+    fill(r, x, y, 9, 11);
+    colour(r, TEXT, 255);
+    arena_text(r, x + 2, y + 2, 1, "?");
 }
 
 /* The overlay's marks: where a rollback moved the ship from, and a dot when
@@ -211,11 +216,9 @@ static void draw_netcode_marks(SDL_Renderer *r, const arena_view *v, int p, int 
         colour(r, FLASH, (uint8_t)(a / 2));
         fill(r, cx - half, cy - half, 2 * half, 2 * half);
     }
-    if (v->predicted[p]) {
-        colour(r, BACKGROUND, 255);
-        fill(r, cx + half + 3, cy - 4, 7, 7);
-        colour(r, TEXT, 255);
-        fill(r, cx + half + 4, cy - 3, 5, 5);
+    if (v->predicted[p]) { /* right of the ship, or left at the board's right edge */
+        bool room = cx + half + 12 < BOARD_X + BOARD_PX_W;
+        guess_mark(r, room ? cx + half + 3 : cx - half - 12, cy - 5);
     }
 }
 
@@ -233,6 +236,8 @@ static void draw_ship(SDL_Renderer *r, const arena_view *v, int p, board_origin 
     /* Each team flies over its own ground: the edge contrasts with it. */
     rgb edge = s->team == 0 ? shade(c, -0.6f) : shade(c, 0.55f);
     bool shielded = s->timer > 0, blink = shielded && (v->game->frame / 4) % 2;
+    colour(r, BACKGROUND, 70); /* a soft shadow lifts the ship off the floor */
+    fill(r, cx - half + 2, cy - half + 3, 2 * half + 2, 2 * half + 2);
     if (shielded) {
         colour(r, edge, 160);
         frame_rect(r, cx - half - 4, cy - half - 4, 2 * half + 8, 2 * half + 8);
@@ -302,8 +307,9 @@ static void draw_top_bar(SDL_Renderer *r, const arena_view *v)
 /* One chip per player under the board: colour, score, respawn countdown. */
 static void draw_chips(SDL_Renderer *r, const arena_view *v)
 {
-    int width = BOARD_PX_W / ARENA_MAX_PLAYERS;
-    for (int p = 0; p < (int)v->game->num_players; p++) {
+    int players = (int)v->game->num_players, width = BOARD_PX_W / players;
+    int timer_scale = width >= 160 ? 2 : 1; /* eight chips leave little room */
+    for (int p = 0; p < players; p++) {
         const arena_ship *s = &v->game->ships[p];
         int x = BOARD_X + p * width;
         rgb c = s->state == ARENA_SHIP_GONE ? DIM : PLAYER_COLOUR[p];
@@ -316,11 +322,11 @@ static void draw_chips(SDL_Renderer *r, const arena_view *v)
         char label[24];
         snprintf(label, sizeof label, "P%d %d", p + 1, s->score);
         colour(r, TEXT, 255);
-        int w = arena_text(r, x + 20, CHIPS_Y, 2, label);
+        int w = arena_text(r, x + 18, CHIPS_Y, 2, label);
         if (s->state == ARENA_SHIP_DEAD) {
-            snprintf(label, sizeof label, "%d.%d", s->timer / 60, s->timer % 60 / 6);
+            snprintf(label, sizeof label, "%d.%dS", s->timer / 60, s->timer % 60 / 6);
             colour(r, WARN, 255);
-            arena_text(r, x + 26 + w, CHIPS_Y + 4, 1, label);
+            arena_text(r, x + 28 + w, CHIPS_Y + 7 * (2 - timer_scale), timer_scale, label);
         }
         if (p == v->human) {
             colour(r, TEXT, 255);
@@ -386,11 +392,11 @@ static void depth_graph(panel *pn, const arena_view *v)
     pn->y += h + 10;
 }
 
-static void legend(panel *pn, rgb c, bool dot, const char *text)
+static void legend(panel *pn, rgb c, bool guess, const char *text)
 {
     colour(pn->r, c, 255);
-    if (dot)
-        fill(pn->r, pn->x + 3, pn->y + 2, 5, 5);
+    if (guess)
+        guess_mark(pn->r, pn->x + 1, pn->y);
     else
         fill(pn->r, pn->x, pn->y, 12, 12);
     colour(pn->r, TEXT, 255);

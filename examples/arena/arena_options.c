@@ -26,6 +26,7 @@ void arena_options_usage(FILE *f)
             "  --frames N            quit after N frames\n"
             "  --headless-frames N   no window: bots fly every local ship, N frames, then exit\n"
             "  --screenshot FILE     write the last picture as a BMP\n"
+            "  --autopilot           a bot flies your ship (Tab toggles)\n"
             "  peer to peer over UDP:\n"
             "  --port P              local UDP port (p2p mode when --peer is given)\n"
             "  --peer I=ADDR         player I plays at ADDR (a.b.c.d:port or [v6]:port);\n"
@@ -127,6 +128,10 @@ bool arena_options_parse(int argc, char **argv, arena_options *o)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--synctest") == 0) {
             o->mode = ARENA_MODE_SYNCTEST;
+            continue;
+        }
+        if (strcmp(argv[i], "--autopilot") == 0) {
+            o->autopilot = true;
             continue;
         }
         delay_given |= strcmp(argv[i], "--delay") == 0;

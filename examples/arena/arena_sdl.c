@@ -475,6 +475,10 @@ static int run_headless(const arena_options *o)
     if (!ren)
         fprintf(stderr, "tempo-arena-sdl: software renderer: %s\n", SDL_GetError());
     int code = ren && d && demo_start(d, o) ? EXIT_OK : EXIT_ERROR;
+    if (code == EXIT_OK) { /* your ship, flown by a bot */
+        d->view.human = o->me;
+        d->view.autopilot = true;
+    }
     uint64_t start = o->mode == ARENA_MODE_P2P ? clock_us() : 0;
     for (int t = 1; t <= o->headless_frames && code == EXIT_OK; t++) {
         uint64_t at = start + (uint64_t)t * FRAME_US;
@@ -528,8 +532,10 @@ static int run_window(const arena_options *o)
     arena_controls pads;
     arena_controls_open(&pads);
     int code = d && demo_start(d, o) ? EXIT_OK : EXIT_ERROR;
-    if (code == EXIT_OK)
+    if (code == EXIT_OK) {
         d->view.human = o->me;
+        d->view.autopilot = o->autopilot;
+    }
     uint64_t sim_us = clock_us(); /* the time the simulation has reached */
     for (bool running = code == EXIT_OK; running;) {
         bool shot = false;

@@ -48,6 +48,7 @@ typedef struct arena_options {
     int frames;          /* window: quit after this many ticks; 0 = play on */
     int headless_frames; /* > 0: no window, no devices, bots fly every local ship */
     const char *screenshot; /* BMP written at the end */
+    bool autopilot;      /* window: a bot flies your ship until Tab */
     int port;            /* p2p: the local UDP port */
     int npeers;          /* p2p: the remote players */
     arena_peer peers[ARENA_MAX_PLAYERS];
