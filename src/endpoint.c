@@ -20,6 +20,8 @@ void endpoint_init(tempo_endpoint *e, const tempo_address *addr, endpoint_role r
     e->remote_lag = 0;
     e->sent_ack = -1;
     e->checked_frame = -1;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        e->mesh_rtt_ms[p] = 0xFFFF;
 }
 
 void endpoint_on_receive(tempo_endpoint *e, uint64_t now, uint16_t seq, size_t bytes)
@@ -34,10 +36,12 @@ void endpoint_on_receive(tempo_endpoint *e, uint64_t now, uint16_t seq, size_t b
         e->window_first = seq;
         e->window_start_us = now;
         e->window_received = 1;
+        e->fresh = true;
         return;
     }
     /* Unwrap against the newest seen: within half the space either way. */
     int16_t delta = (int16_t)(uint16_t)(seq - (uint16_t)e->seq_max);
+    e->fresh = delta > 0;
     if (delta > 0)
         e->seq_max += (uint32_t)delta;
     e->window_received++;

@@ -40,6 +40,8 @@ typedef struct tempo_endpoint {
     int sync_rounds;           /* round trips completed */
     bool synchronized;
     bool remote_ready;         /* it says it is synchronized with everyone */
+    uint64_t ready_heard_us;   /* when we learned that */
+    uint16_t mesh_rtt_ms[TEMPO_MAX_PLAYERS]; /* its round trips to each player's machine */
     /* Outstanding SYNC_REQUESTs: a reply to any of them counts, so a round
      * trip longer than the retry period still completes the handshake. */
     uint32_t nonces[ENDPOINT_NONCES]; /* 0: free */
@@ -59,6 +61,7 @@ typedef struct tempo_endpoint {
     uint32_t window_first;     /* seq_max when the window started */
     uint32_t window_received;
     double loss;
+    bool fresh;                /* the datagram just received is the newest so far */
 
     /* round trips */
     bool has_rtt;

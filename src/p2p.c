@@ -53,6 +53,7 @@ tempo_result p2p_create(tempo_session *s, const tempo_transport *tr, const tempo
     n->transport = *tr;
     n->spectating = host != NULL;
     n->config_hash = config_hash(&s->cfg);
+    timesync_init(&n->ts, &s->cfg);
     tempo_rng_seed(&n->rng, s->cfg.random_seed, s->cfg.session_id);
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
         n->player_peer[p] = -1;
@@ -208,10 +209,12 @@ static void fill_sync(tempo_session *s, tempo_msg *m, uint8_t type, uint32_t non
     y->ready = ready;
 }
 
+/* SYNC_REQUESTs: the handshake's round trips, then, until the match runs,
+ * announcements of our readiness and our round trips (the ping mesh). */
 static void handshake(tempo_session *s, tempo_endpoint *e)
 {
     tempo_p2p *n = net_of(s);
-    if (e->synchronized || e->disconnected)
+    if (e->disconnected || (e->synchronized && (n->running || e->role != ENDPOINT_PEER)))
         return;
     uint64_t now = s->now_us;
     if (e->sync_sent_us != 0 && now - e->sync_sent_us < ENDPOINT_SYNC_RETRY_US)
@@ -265,7 +268,11 @@ static void on_sync(tempo_session *s, tempo_endpoint *e, const tempo_msg *m)
         drop(s, TEMPO_DROP_BAD_VALUE);
         return;
     }
-    e->remote_ready = y->ready;
+    if (y->ready && !e->remote_ready) {
+        e->remote_ready = true;
+        e->ready_heard_us = s->now_us;
+    }
+    memcpy(e->mesh_rtt_ms, y->rtt_ms, sizeof e->mesh_rtt_ms);
     if (m->type == TEMPO_MSG_SYNC_REQUEST) {
         uint32_t nonce = y->nonce;
         fill_sync(s, &n->msg, TEMPO_MSG_SYNC_REPLY, nonce);
@@ -334,6 +341,9 @@ static void on_message(tempo_session *s, tempo_endpoint *e, int peer, tempo_msg 
             p2p_lose_endpoint(s, e);
         break;
     case TEMPO_MSG_QUALITY:
+        if (peer >= 0 && e->role == ENDPOINT_PEER)
+            timesync_on_quality(&n->ts, peer, m->u.quality.advantage_q8 / 256.0);
+        break;
     case TEMPO_MSG_KEEPALIVE:
     case TEMPO_MSG_TYPE_COUNT_:
         break;
@@ -412,6 +422,8 @@ void p2p_lose_endpoint(tempo_session *s, tempo_endpoint *e)
         return;
     e->disconnected = true;
     e->interrupted = false;
+    if (e->role == ENDPOINT_PEER && e >= s->net->peers && e < s->net->peers + P2P_MAX_PEERS)
+        timesync_peer_lost(&s->net->ts, (int)(e - s->net->peers));
     if (e->role == ENDPOINT_PEER) {
         for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
             if (e->players & (1u << p))
@@ -462,16 +474,162 @@ static void service(tempo_session *s, tempo_endpoint *e)
     ping(s, e);
 }
 
+/* Half the round trip between machines i and k (index npeers = us), in us:
+ * ours from our own measurement, theirs from what they announced. */
+static double owd_between(const tempo_p2p *n, int i, int k)
+{
+    if (i == k)
+        return 0;
+    if (i == n->npeers || k == n->npeers) {
+        const tempo_endpoint *e = &n->peers[i == n->npeers ? k : i];
+        return e->has_rtt ? e->srtt_us / 2.0 : 0.0;
+    }
+    const tempo_endpoint *a = &n->peers[i], *b = &n->peers[k];
+    int pa = p2p_first_player(a->players), pb = p2p_first_player(b->players);
+    double sum = 0;
+    int count = 0;
+    if (pb >= 0 && a->mesh_rtt_ms[pb] != 0xFFFF)
+        sum += a->mesh_rtt_ms[pb], count++;
+    if (pa >= 0 && b->mesh_rtt_ms[pa] != 0xFFFF)
+        sum += b->mesh_rtt_ms[pa], count++;
+    return count ? sum / count * 1000.0 / 2.0 : 0.0;
+}
+
+static double worst_rtt_ms(const tempo_p2p *n)
+{
+    double worst = 0;
+    for (int i = 0; i < n->npeers; i++)
+        if (!n->peers[i].disconnected && n->peers[i].has_rtt && n->peers[i].srtt_us / 1000.0 > worst)
+            worst = n->peers[i].srtt_us / 1000.0;
+    return worst;
+}
+
+static void start_running(tempo_session *s)
+{
+    tempo_p2p *n = net_of(s);
+    n->running = true;
+    if (!n->spectating && s->cfg.auto_delay.enabled) {
+        int d = timesync_initial_delay(&n->ts, worst_rtt_ms(n));
+        for (int p = 0; p < s->cfg.num_players; p++)
+            if (n->local_mask & (1u << p))
+                sync_set_delay(&s->sync, p, d);
+    }
+    p2p_event(s, TEMPO_EVENT_RUNNING, -1);
+}
+
+/* Frames run once every peer is ready (synchronized with everyone), held
+ * back by the start-up delay so that every machine starts at about the
+ * moment the last one learns that everyone is ready. */
 static void check_running(tempo_session *s)
 {
     tempo_p2p *n = net_of(s);
     if (n->running)
         return;
-    for (int i = 0; i < n->npeers; i++)
-        if (!n->peers[i].synchronized && !n->peers[i].disconnected)
-            return;
-    n->running = true;
-    p2p_event(s, TEMPO_EVENT_RUNNING, -1);
+    if (n->spectating) {
+        if (n->peers[0].synchronized)
+            start_running(s);
+        return;
+    }
+    if (!n->ready) {
+        for (int i = 0; i < n->npeers; i++)
+            if (!n->peers[i].synchronized && !n->peers[i].disconnected)
+                return;
+        n->ready = true;
+        n->ready_us = s->now_us;
+        for (int i = 0; i < n->npeers; i++) /* announce it at once */
+            n->peers[i].sync_sent_us = 0;
+    }
+    if (!n->run_scheduled) {
+        for (int i = 0; i < n->npeers; i++)
+            if (!n->peers[i].remote_ready && !n->peers[i].disconnected)
+                return;
+        uint64_t wait = 0;
+        if (s->cfg.timesync.startup_delay && n->npeers > 0) {
+            int m = n->npeers + 1;
+            uint64_t heard[P2P_MAX_PEERS + 1];
+            double owd[(P2P_MAX_PEERS + 1) * (P2P_MAX_PEERS + 1)];
+            for (int i = 0; i < n->npeers; i++)
+                heard[i] = n->peers[i].disconnected ? n->ready_us : n->peers[i].ready_heard_us;
+            heard[n->npeers] = n->ready_us;
+            for (int i = 0; i < m; i++)
+                for (int k = 0; k < m; k++)
+                    owd[i * m + k] = owd_between(n, i, k);
+            wait = timesync_startup_wait(m, n->npeers, heard, owd, s->now_us);
+            if (wait > 2000000u) /* never hold a match back for long on bad data */
+                wait = 2000000u;
+        }
+        n->run_scheduled = true;
+        n->run_at_us = s->now_us + wait;
+        n->startup_delay_ms = (uint32_t)(wait / 1000u);
+    }
+    if (s->now_us >= n->run_at_us)
+        start_running(s);
+}
+
+/* GGPO's quality reports: our advantage estimate, once a second. */
+static double ggpo_local_advantage(const tempo_session *s, const tempo_endpoint *e)
+{
+    double owd_frames = e->has_rtt ? e->srtt_us / 2.0 * s->cfg.frames_per_second / 1e6 : 0.0;
+    return (double)e->remote_frame + owd_frames - (double)s->sync.frame;
+}
+
+static void send_quality(tempo_session *s)
+{
+    tempo_p2p *n = net_of(s);
+    if (s->cfg.timesync.method != TEMPO_TIMESYNC_GGPO || n->spectating || s->now_us < n->next_quality_us)
+        return;
+    n->next_quality_us = s->now_us + 1000000u;
+    for (int i = 0; i < n->npeers; i++) {
+        tempo_endpoint *e = &n->peers[i];
+        if (e->disconnected || !e->synchronized)
+            continue;
+        double adv = ggpo_local_advantage(s, e) * 256.0;
+        n->msg.type = TEMPO_MSG_QUALITY;
+        n->msg.u.quality.frame = s->sync.frame;
+        n->msg.u.quality.advantage_q8 = (int16_t)(adv > 32767 ? 32767 : adv < -32768 ? -32768 : adv);
+        n->msg.u.quality.lead_q8 = 0;
+        p2p_send(s, e, &n->msg, NULL);
+    }
+}
+
+int p2p_local_delay(const tempo_session *s)
+{
+    int d = 0;
+    for (int p = 0; p < s->cfg.num_players; p++)
+        if ((s->net->local_mask & (1u << p)) && s->sync.delay[p] > d)
+            d = s->sync.delay[p];
+    return d;
+}
+
+/* After each planned tick: feed the lags of every live peer to time sync
+ * and let the automatic input delay move. */
+static void timesync_after_tick(tempo_session *s)
+{
+    tempo_p2p *n = net_of(s);
+    if (n->spectating)
+        return;
+    for (int i = 0; i < n->npeers; i++) {
+        const tempo_endpoint *e = &n->peers[i];
+        if (e->disconnected || !e->synchronized || !e->heard)
+            continue;
+        double local_lag = (double)s->sync.frame - (double)e->remote_frame;
+        timesync_on_local(&n->ts, i, local_lag, ggpo_local_advantage(s, e));
+    }
+    if (!s->cfg.auto_delay.enabled)
+        return;
+    int before = p2p_local_delay(s);
+    int d = timesync_delay_tick(&n->ts);
+    if (d == before)
+        return;
+    for (int p = 0; p < s->cfg.num_players; p++)
+        if (n->local_mask & (1u << p))
+            sync_set_delay(&s->sync, p, d);
+    tempo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = TEMPO_EVENT_INPUT_DELAY;
+    ev.player = -1;
+    ev.u.input_delay.frames = d;
+    session_push_event(s, &ev);
 }
 
 void p2p_poll(tempo_session *s)
@@ -493,7 +651,19 @@ void p2p_poll(tempo_session *s)
         service(s, &n->specs[i]);
     p2p_try_finalize(s);
     check_running(s);
-    p2p_send_checksums(s);
+    if (n->running && !n->decided && !n->spectating) {
+        n->stall_next = timesync_decide(&n->ts, s->sync.frame);
+        n->decided = true;
+        if (n->stall_next) {
+            tempo_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.kind = TEMPO_EVENT_TIMESYNC;
+            ev.player = -1;
+            ev.u.timesync.stall_frames = n->ts.stall_queue + 1;
+            session_push_event(s, &ev);
+        }
+    }
+    send_quality(s);
     if (n->running) {
         p2p_send_inputs(s, true);
         p2p_feed_spectators(s, true);
@@ -542,7 +712,13 @@ tempo_result p2p_advance(tempo_session *s, tempo_tick *tick)
         if (want == 0 && tick->status == TEMPO_TICK_STALLED)
             tick->status = TEMPO_TICK_WAITING;
     } else {
+        if (!n->decided) /* the game skipped poll: decide now */
+            p2p_poll(s);
+        o.stall = n->stall_next;
         r = session_plan(s, &o, tick);
+        n->decided = false;
+        n->stall_next = false;
+        timesync_after_tick(s);
     }
     p2p_take_checksums(s);
     p2p_fill_spectator_ring(s);

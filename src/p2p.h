@@ -14,6 +14,7 @@
 #include "codec.h"
 #include "endpoint.h"
 #include "session.h"
+#include "timesync.h"
 
 #define P2P_MAX_PEERS TEMPO_MAX_PLAYERS
 #define P2P_SUM_LOG 64          /* own checksums kept for comparison */
@@ -43,6 +44,16 @@ typedef struct tempo_p2p {
     bool started;                    /* first poll happened */
     uint64_t start_us;
     bool running, left;
+    /* start-up: ready = synchronized with every peer */
+    bool ready;
+    uint64_t ready_us;
+    bool run_scheduled;
+    uint64_t run_at_us;
+    uint32_t startup_delay_ms;
+    /* time sync */
+    tempo_timesync ts;
+    bool decided, stall_next;        /* this tick's stall, decided at its first poll */
+    uint64_t next_quality_us;
     tempo_rng rng;                   /* handshake nonces */
     uint32_t config_hash;
 
@@ -82,6 +93,9 @@ bool p2p_send(tempo_session *s, tempo_endpoint *e, tempo_msg *msg, const tempo_c
 void p2p_lose_endpoint(tempo_session *s, tempo_endpoint *e);
 void p2p_event(tempo_session *s, tempo_event_kind kind, int player);
 int p2p_first_player(uint32_t mask);
+
+/* The input delay the local players use now (the largest). */
+int p2p_local_delay(const tempo_session *s);
 
 /* ---- p2p_input.c ---- */
 /* The frame end every local player has an input for (what we can send). */

@@ -197,10 +197,26 @@ void p2p_on_input(tempo_session *s, tempo_endpoint *e, const tempo_msg_input *m)
         ack = local_end; /* nobody acknowledges what we never sent */
     if (ack > e->remote_ack)
         e->remote_ack = ack;
-    e->remote_frame = m->sender_frame;
-    int64_t lag = (int64_t)m->sender_frame - (int64_t)m->ack;
-    e->remote_lag = (int32_t)(lag < -100000 ? -100000 : lag > 100000 ? 100000 : lag);
-    p2p_on_gossip(s, (int)(e - n->peers), m);
+    int peer = (int)(e - n->peers);
+    if (!e->remote_ready) { /* it runs, so it was ready */
+        e->remote_ready = true;
+        e->ready_heard_us = s->now_us;
+    }
+    if (e->fresh) { /* timing from the newest datagram only, not from stragglers */
+        e->remote_frame = m->sender_frame;
+        int64_t lag = (int64_t)m->sender_frame - (int64_t)m->ack;
+        e->remote_lag = (int32_t)(lag < -100000 ? -100000 : lag > 100000 ? 100000 : lag);
+        /* R: its frame minus our frame as it last heard of it (when we send,
+         * our inputs reach `delay` frames past our frame). */
+        double remote = (double)m->sender_frame - ((double)m->ack - p2p_local_delay(s));
+        /* Frame lag: the input's age in frames when we first simulate with
+         * it, counting both ends: it was sampled on the sender's frame
+         * sender_frame - 1 and we use it on our current frame. */
+        double frame_lag = (double)s->sync.frame - (double)m->sender_frame + 2.0;
+        if (remote > -1000 && remote < 1000 && frame_lag > -1000 && frame_lag < 1000)
+            timesync_on_remote(&n->ts, peer, remote, frame_lag);
+    }
+    p2p_on_gossip(s, peer, m);
 }
 
 void p2p_on_input_ack(tempo_session *s, tempo_endpoint *e, const tempo_msg_input_ack *m)

@@ -30,6 +30,19 @@ void tempo_config_default(tempo_config *cfg)
     cfg->spectator_buffer_frames = 1024;
     cfg->spectator_lead_frames = 3;
     cfg->spectator_catchup_frames = 2;
+    cfg->timesync.method = TEMPO_TIMESYNC_INVERSUS;
+    cfg->timesync.lead_tolerance = 2.0;
+    cfg->timesync.stall_threshold = 0.5;
+    cfg->timesync.lead_cooldown_frames = 30;
+    cfg->timesync.startup_delay = true;
+    cfg->auto_delay.max_frames = 4;
+    cfg->auto_delay.window_frames = 60;
+    static const double raise[4] = {2.0, 3.0, 6.0, 8.0}, lower[4] = {1.0, 2.0, 5.0, 7.0};
+    for (int k = 0; k < TEMPO_MAX_AUTO_DELAY; k++) {
+        cfg->auto_delay.raise_at[k] = k < 4 ? raise[k] : 8.0 + 2.0 * (k - 3);
+        cfg->auto_delay.lower_at[k] = k < 4 ? lower[k] : 7.0 + 2.0 * (k - 3);
+    }
+    cfg->frames_per_second = 60;
 }
 
 tempo_result session_validate_config(const tempo_config *cfg)
@@ -61,6 +74,22 @@ tempo_result session_validate_config(const tempo_config *cfg)
     if (cfg->spectator_catchup_frames < 1 || cfg->spectator_catchup_frames > 60)
         return TEMPO_E_INVALID_ARG;
     if (cfg->disconnect_notify_ms == 0 || cfg->disconnect_timeout_ms < cfg->disconnect_notify_ms)
+        return TEMPO_E_INVALID_ARG;
+    const tempo_timesync_config *ts = &cfg->timesync;
+    if (ts->method < TEMPO_TIMESYNC_INVERSUS || ts->method > TEMPO_TIMESYNC_NONE ||
+        ts->window_frames < 0 || ts->window_frames > 256 || !(ts->lead_tolerance > 0.0) ||
+        !(ts->stall_threshold > 0.0) ||
+        ts->lead_cooldown_frames < 0)
+        return TEMPO_E_INVALID_ARG;
+    const tempo_auto_delay_config *ad = &cfg->auto_delay;
+    if (ad->max_frames < 0 || ad->max_frames > TEMPO_MAX_AUTO_DELAY ||
+        ad->window_frames < 1 || (ad->enabled && ad->max_frames > tempo__max_i(cfg->max_prediction, 1)
+                                                     && cfg->max_prediction > 0))
+        return TEMPO_E_INVALID_ARG;
+    for (int k = 0; k < ad->max_frames; k++)
+        if (!(ad->lower_at[k] < ad->raise_at[k])) /* hysteresis needs a gap */
+            return TEMPO_E_INVALID_ARG;
+    if (cfg->frames_per_second < 1 || cfg->frames_per_second > 1000)
         return TEMPO_E_INVALID_ARG;
     return TEMPO_OK;
 }
@@ -243,6 +272,11 @@ tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us)
     return TEMPO_OK;
 }
 
+bool tempo_session_will_stall(const tempo_session *s)
+{
+    return s && s->net && s->net->decided && s->net->stall_next;
+}
+
 tempo_result tempo_session_add_local_input(tempo_session *s, int player, const void *input,
                                            size_t size)
 {
@@ -422,6 +456,14 @@ tempo_result tempo_session_get_stats(const tempo_session *s, tempo_session_stats
     *out = s->sync.stats;
     out->frame = s->sync.frame;
     out->confirmed_frame = tempo_session_confirmed_frame(s);
+    for (int p = 0; p < s->sync.num_players; p++)
+        if (s->sync.kind[p] == SYNC_LOCAL && s->sync.delay[p] > out->input_delay)
+            out->input_delay = s->sync.delay[p];
+    if (s->net) {
+        out->timesync_stalls = s->net->ts.stalls;
+        out->frame_advantage = s->net->ts.advantage;
+        out->startup_delay_ms = s->net->startup_delay_ms;
+    }
     return TEMPO_OK;
 }
 

@@ -26,7 +26,14 @@ typedef struct h_peer {
     uint32_t local_mask;
     bool spectator;
     bool dead;             /* stopped ticking (its machine is gone) */
-    uint64_t next_tick_us;
+    double next_tick_us;   /* virtual time of its next tick */
+    double period_us;      /* its tick period in virtual time (clock drift) */
+    double skew_sum;       /* true |frame - others'| summed over samples */
+    uint64_t skew_n;
+    int stall_ticks, max_stalls_in_3;
+    int recent_stalls;     /* bit history of the last ticks' stalls */
+    int32_t hiccup_frame;  /* freeze when reaching this frame (-1: never) ... */
+    uint64_t hiccup_us;    /* ... for this long */
     uint32_t samples;      /* inputs given so far */
     int delay;
     uint64_t corrupt_at;   /* >0: corrupt the state after ADVANCE of this frame */
@@ -42,6 +49,7 @@ typedef struct harness {
     int players;
     uint64_t seed;
     uint64_t now_us;
+    uint64_t skew_from_us; /* 0: do not sample frame skew */
     tempo_config cfg;
 } harness;
 
@@ -71,7 +79,9 @@ static inline void harness_init(harness *h, const tempo_config *cfg, int npeers,
         p->addr = h_addr(i);
         p->first_desync_frame = -1;
         /* machines' ticks are not in phase */
-        p->next_tick_us = toy_mix(seed, (uint64_t)i) % H_TICK_US;
+        p->next_tick_us = (double)(toy_mix(seed, (uint64_t)i) % H_TICK_US);
+        p->period_us = H_TICK_US;
+        p->hiccup_frame = -1;
         assert_int_equal(tempo_simnet_add_node(h->net, &p->addr, &p->tr), TEMPO_OK);
         p->d = calloc(1, sizeof *p->d);
         assert_non_null(p->d);
@@ -113,9 +123,21 @@ static inline void harness_free(harness *h)
     tempo_simnet_destroy(h->net);
 }
 
+/* A machine's clock: virtual time scaled by its drift (local µs). */
+static inline uint64_t harness_clock(const h_peer *p, uint64_t now_us)
+{
+    return (uint64_t)((double)now_us * (H_TICK_US / p->period_us));
+}
+
+/* Make machine i's clock run `pct` percent fast (negative: slow). */
+static inline void harness_drift(harness *h, int i, double pct)
+{
+    h->peer[i].period_us = H_TICK_US / (1.0 + pct / 100.0);
+}
+
 static inline void harness_tick(harness *h, h_peer *p)
 {
-    tempo_session_poll(p->s, h->now_us);
+    tempo_session_poll(p->s, harness_clock(p, h->now_us));
     for (int pl = 0; pl < h->players; pl++)
         if (p->local_mask & (1u << pl)) {
             uint8_t in[TEMPO_MAX_INPUT_SIZE];
@@ -126,6 +148,12 @@ static inline void harness_tick(harness *h, h_peer *p)
     tempo_tick t;
     assert_int_equal(tempo_session_advance(p->s, &t), TEMPO_OK);
     p->last = t;
+    bool stalled = t.status == TEMPO_TICK_STALLED;
+    p->stall_ticks += stalled;
+    p->recent_stalls = ((p->recent_stalls << 1) | stalled) & 7;
+    int in3 = (p->recent_stalls & 1) + ((p->recent_stalls >> 1) & 1) + ((p->recent_stalls >> 2) & 1);
+    if (in3 > p->max_stalls_in_3)
+        p->max_stalls_in_3 = in3;
     if (t.status == TEMPO_TICK_WAITING)
         p->waiting_ticks++;
     const tempo_request *r;
@@ -151,8 +179,31 @@ static inline void harness_tick(harness *h, h_peer *p)
     }
 }
 
+/* True frame skew: each live player machine's |frame - others'| now. */
+static inline void harness_sample_skew(harness *h)
+{
+    for (int i = 0; i < h->npeers; i++) {
+        h_peer *p = &h->peer[i];
+        if (p->dead || p->spectator)
+            continue;
+        double sum = 0;
+        int n = 0;
+        for (int j = 0; j < h->npeers; j++)
+            if (j != i && !h->peer[j].dead && !h->peer[j].spectator) {
+                int32_t d = tempo_session_frame(p->s) - tempo_session_frame(h->peer[j].s);
+                sum += d < 0 ? -d : d;
+                n++;
+            }
+        if (n) {
+            p->skew_sum += sum / n;
+            p->skew_n++;
+        }
+    }
+}
+
 /* Run until every live player machine (spectators tick along but are not
- * waited for) reached `frames`, or `max_us` of virtual time. */
+ * waited for) reached `frames`, or `max_us` of virtual time. Skew is sampled
+ * every millisecond once `h->skew_from_us` has passed. */
 static inline void harness_run(harness *h, int32_t frames, uint64_t max_us)
 {
     for (; h->now_us < max_us; h->now_us += 1000) {
@@ -162,13 +213,19 @@ static inline void harness_run(harness *h, int32_t frames, uint64_t max_us)
             h_peer *p = &h->peer[i];
             if (p->dead)
                 continue;
-            if (h->now_us >= p->next_tick_us) {
-                p->next_tick_us += H_TICK_US;
+            if ((double)h->now_us >= p->next_tick_us) {
+                p->next_tick_us += p->period_us;
                 harness_tick(h, p);
+                if (p->hiccup_frame >= 0 && tempo_session_frame(p->s) >= p->hiccup_frame) {
+                    p->next_tick_us += (double)p->hiccup_us; /* the machine freezes */
+                    p->hiccup_frame = -1;
+                }
             }
             if (!p->spectator && tempo_session_frame(p->s) < frames)
                 all_done = false;
         }
+        if (h->skew_from_us && h->now_us >= h->skew_from_us)
+            harness_sample_skew(h);
         if (all_done)
             return;
     }

@@ -151,6 +151,56 @@ typedef void (*tempo_predict_fn)(void *ctx, int player, int32_t frame,
                                  const uint8_t *last_input, int32_t last_frame,
                                  uint8_t *out, int input_size);
 
+/* How a network session keeps peers in step (docs/TIMESYNC.md compares them). */
+typedef enum tempo_timesync_method {
+    /* INVERSUS: average both sides' frame lag over a window; when this
+     * machine is ahead by at least stall_threshold frames, stall about half
+     * the difference, spreading the stalls out so nobody notices. Default. */
+    TEMPO_TIMESYNC_INVERSUS = 0,
+    /* GGPO: 40-frame window; recommend (remote - local) / 2 stall frames when
+     * that is at least 3, at most every 240 frames; stalls are consecutive. */
+    TEMPO_TIMESYNC_GGPO = 1,
+    /* Lead-based slowdown: rolling averages of this machine's lead over each
+     * remote and of the lead it reports; stall one frame when ours exceeds
+     * theirs by lead_tolerance, then cool down. */
+    TEMPO_TIMESYNC_LEAD = 2,
+    TEMPO_TIMESYNC_NONE = 3
+} tempo_timesync_method;
+
+typedef struct tempo_timesync_config {
+    tempo_timesync_method method;  /* default TEMPO_TIMESYNC_INVERSUS */
+    /* Averaging window, 1..256 frames; 0: the method's own (INVERSUS 40,
+     * GGPO 40, LEAD 60). INVERSUS's article uses 100; docs/TIMESYNC.md
+     * shows why tempo's default is shorter. */
+    int window_frames;
+    /* INVERSUS: stall when ahead by at least this many frames, default 0.5
+     * (the article: 0.75; see docs/TIMESYNC.md). */
+    double stall_threshold;
+    double lead_tolerance;         /* LEAD: frames, default 2.0 */
+    int lead_cooldown_frames;      /* LEAD: frames after a stall before the next, default 30 */
+    /* Before the first frame, delay the start by how much later the other
+     * peers will learn that everyone is ready (from the ping mesh), so the
+     * match starts with almost no advantage to correct. Default true. */
+    bool startup_delay;
+} tempo_timesync_config;
+
+#define TEMPO_MAX_AUTO_DELAY 8
+/* Automatic input delay: a state machine with hysteresis over the worst
+ * remote frame lag, averaged over window_frames. The frame lag of an arriving
+ * input is its age in frames when first simulated, counting both ends (from
+ * the sender's frame when it was sampled to our current frame): about the
+ * one-way latency in frames plus 1.5. Delay k rises to
+ * k + 1 when the lag reaches raise_at[k]; delay k + 1 falls to k when it drops
+ * to lower_at[k]. The first value comes from the worst ping of the
+ * handshake. Changes follow tempo_session_set_input_delay's rule. */
+typedef struct tempo_auto_delay_config {
+    bool enabled;                  /* default false: delays stay as set */
+    int max_frames;                /* 0..TEMPO_MAX_AUTO_DELAY, default 4 */
+    int window_frames;             /* default 60 */
+    double raise_at[TEMPO_MAX_AUTO_DELAY]; /* default 2, 3, 6, 8 (INVERSUS) */
+    double lower_at[TEMPO_MAX_AUTO_DELAY]; /* default 1, 2, 5, 7 (INVERSUS) */
+} tempo_auto_delay_config;
+
 typedef struct tempo_config {
     int num_players;    /* 1..TEMPO_MAX_PLAYERS */
     int input_size;     /* bytes per player per frame, 1..TEMPO_MAX_INPUT_SIZE */
@@ -196,6 +246,11 @@ typedef struct tempo_config {
      * (bounded so a catching-up spectator still plays smoothly). */
     int spectator_lead_frames;
     int spectator_catchup_frames;
+    tempo_timesync_config timesync;
+    tempo_auto_delay_config auto_delay;
+    /* The simulation's frame rate, for turning milliseconds into frames
+     * (time sync, automatic delay). Default 60. */
+    int frames_per_second;
 } tempo_config;
 
 /* Fill cfg with defaults: 2 players, 4-byte input, max_prediction 8, every-
@@ -294,6 +349,11 @@ TEMPO_API int tempo_session_input_delay(const tempo_session *s, int player);
  * back). Network sessions send and receive here and run their timers; a local
  * session only records the time. Errors: TEMPO_E_INVALID_ARG. */
 TEMPO_API tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us);
+
+/* After tempo_session_poll: true if the coming tempo_session_advance will be
+ * a time-sync stall (no frame). The game need not sample input for it: any
+ * input it gives is held and replaced by the next tick's. */
+TEMPO_API bool tempo_session_will_stall(const tempo_session *s);
 
 /* Give this tick's input of a local player (size must equal input_size; the
  * bytes are copied). Call once per local player per tick, before
@@ -466,6 +526,11 @@ typedef struct tempo_session_stats {
     uint64_t dropped_unknown;     /* datagrams from addresses not in the match */
     uint64_t dropped_session;     /* datagrams carrying another session id */
     uint64_t send_errors;         /* transport sends that failed */
+    /* time sync */
+    uint64_t timesync_stalls;  /* ticks stalled by time sync (part of stall_ticks) */
+    double frame_advantage;    /* frames this machine runs ahead of the peers, as estimated */
+    int input_delay;           /* current delay of the local players (the largest) */
+    uint32_t startup_delay_ms; /* how long the start was held back */
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from

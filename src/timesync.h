@@ -1,0 +1,91 @@
+/*
+ * timesync.h — keeping peers in step: frame advantage and stall planning
+ * (INVERSUS, GGPO, lead-based), automatic input delay, start-up delay.
+ *
+ * It sees the network only through numbers the session feeds it:
+ *   - at each tick, per live peer, the local lag L: our frame minus the frame
+ *     that peer was on when it sent its newest input;
+ *   - per INPUT received, the remote lag R: the sender's frame minus our frame
+ *     as the sender last heard of it, and the frame lag (our frame minus the
+ *     sender's frame at arrival) for the automatic input delay;
+ *   - GGPO's quality reports.
+ * L and R are measured in frames of simulation, not of input, so the input
+ * delays of either side do not bias them; when both run in step, L - R
+ * averages to 0 and half of it is how far ahead we are.
+ */
+#ifndef TEMPO_TIMESYNC_H
+#define TEMPO_TIMESYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common.h"
+
+#define TIMESYNC_MAX_PEERS TEMPO_MAX_PLAYERS
+#define TIMESYNC_WINDOW_MAX 256      /* largest averaging window, frames */
+
+typedef struct timesync_peer {
+    bool live;
+    float win_local[TIMESYNC_WINDOW_MAX], win_remote[TIMESYNC_WINDOW_MAX]; /* this window */
+    int n_local, n_remote;
+    double ewma_local, ewma_remote; /* lead method */
+    bool ewma_init;
+    double ggpo_remote_adv;       /* its last quality report */
+    bool has_quality;
+    double ggpo_local[TIMESYNC_WINDOW_MAX]; /* our advantage samples, a ring */
+    int ggpo_count, ggpo_head;
+    double lag_sum;               /* frame lag over the delay window */
+    int lag_n;
+    double last_remote;           /* newest R */
+} timesync_peer;
+
+typedef struct tempo_timesync {
+    tempo_timesync_config cfg;    /* window resolved */
+    tempo_auto_delay_config ad;
+    int fps;
+    timesync_peer peer[TIMESYNC_MAX_PEERS];
+    uint64_t ticks;
+    int window_ticks;
+    /* INVERSUS */
+    int stall_queue;
+    int since_stall;
+    int32_t ggpo_next_frame;      /* GGPO: no recommendation before this frame */
+    /* LEAD */
+    int cooldown;
+    double advantage;             /* estimate: frames we run ahead of the slowest peer */
+    /* automatic input delay */
+    int delay;
+    int delay_ticks;
+    bool delay_started;
+    uint64_t stalls;
+} tempo_timesync;
+
+void timesync_init(tempo_timesync *t, const tempo_config *cfg);
+
+/* Per tick, for each live peer p: L, and GGPO's local advantage estimate. */
+void timesync_on_local(tempo_timesync *t, int p, double local_lag, double ggpo_local_adv);
+/* Per INPUT received from p. */
+void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double frame_lag);
+/* GGPO quality report from p: its local advantage. */
+void timesync_on_quality(tempo_timesync *t, int p, double remote_adv);
+void timesync_peer_lost(tempo_timesync *t, int p);
+
+/* Decide whether the coming tick stalls. Call once per tick. */
+bool timesync_decide(tempo_timesync *t, int32_t frame);
+
+/* Automatic input delay. timesync_initial_delay picks the first value from
+ * the worst round trip (ms); timesync_delay_tick returns the delay wanted
+ * after this tick (evaluated once per window). */
+int timesync_initial_delay(tempo_timesync *t, double worst_rtt_ms);
+int timesync_delay_tick(tempo_timesync *t);
+
+/* Start-up: machines 0..n-1 (one of them `self`). heard_us[i]: when we
+ * learned machine i was ready (our clock; for self, when we became ready).
+ * owd_us[i * n + k]: one-way delay between machines i and k (half the round
+ * trip; 0 if unknown). Returns how long after `now_us` (when the last of them
+ * was heard) to hold the first frame, so that every machine starts at the
+ * moment the last one learns that everyone is ready. */
+uint64_t timesync_startup_wait(int n, int self, const uint64_t *heard_us, const double *owd_us,
+                               uint64_t now_us);
+
+#endif /* TEMPO_TIMESYNC_H */
