@@ -521,7 +521,10 @@ void arena_draw(SDL_Renderer *r, const arena_view *v)
     SDL_RenderClear(r);
     board_origin o = origin_of(v);
     draw_board(r, v->game, o);
+    /* Shots leaving the board vanish at its edge, not over the margin. */
+    SDL_RenderSetClipRect(r, &(SDL_Rect){o.x, o.y, BOARD_PX_W, BOARD_PX_H});
     draw_shots(r, v->game, o);
+    SDL_RenderSetClipRect(r, NULL);
     for (int p = 0; p < (int)v->game->num_players; p++)
         draw_ship(r, v, p, o);
     draw_top_bar(r, v);
