@@ -476,6 +476,8 @@ static void rollback_panel(panel *pn, const arena_view *v)
     if (p2p) { /* measured by tempo: round trips of its own pings */
         linef(pn, TEXT, "PING         %3d MS", v->ping_ms);
         linef(pn, TEXT, "LOSS         %3d %%", v->loss_pct);
+        linef(pn, TEXT, "AHEAD BY    %+4.1f FR", v->advantage);
+        linef(pn, TEXT, "SYNC STALLS  %3d", (int)v->sync_stalls);
         linef(pn, v->desyncs ? BAD : TEXT, "DESYNCS      %3d", (int)v->desyncs);
     } else {
         linef(pn, TEXT, "PING         %3d MS", 2 * v->delay_ms);
@@ -485,8 +487,10 @@ static void rollback_panel(panel *pn, const arena_view *v)
     depth_graph(pn, v);
     legend(pn, FLASH, false, "MOVED BY A ROLLBACK");
     legend(pn, TEXT, true, "INPUT IS A GUESS");
-    pn->y += LINE_H / 2;
-    paragraph(pn, DIM, ROLLBACK_TRY, COUNT(ROLLBACK_TRY));
+    if (!p2p) { /* (p2p fills the panel with measurements instead) */
+        pn->y += LINE_H / 2;
+        paragraph(pn, DIM, ROLLBACK_TRY, COUNT(ROLLBACK_TRY));
+    }
 }
 
 static void controls_panel(panel *pn, const arena_view *v)

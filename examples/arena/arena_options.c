@@ -32,6 +32,7 @@ void arena_options_usage(FILE *f)
             "  --peer I=ADDR         player I plays at ADDR (a.b.c.d:port or [v6]:port);\n"
             "                        repeat per remote player; the rest play here\n"
             "  --player I            the player you fly (default 0)\n"
+            "  --auto-delay          tempo sets the input delay from the measured lag\n"
             "exit: 0 ok, 1 error, 2 usage, 3 desync or synctest mismatch, 77 no video driver\n");
 }
 
@@ -68,6 +69,20 @@ static bool peer_arg(const char *text, arena_options *o)
         tempo_address_parse(&p->addr, eq + 1) != TEMPO_OK || p->addr.port == 0)
         return false;
     o->npeers++;
+    return true;
+}
+
+/* One option without a value; false if it is not one. */
+static bool flag(const char *name, arena_options *o)
+{
+    if (strcmp(name, "--synctest") == 0)
+        o->mode = ARENA_MODE_SYNCTEST;
+    else if (strcmp(name, "--autopilot") == 0)
+        o->autopilot = true;
+    else if (strcmp(name, "--auto-delay") == 0)
+        o->auto_delay = true;
+    else
+        return false;
     return true;
 }
 
@@ -126,14 +141,8 @@ bool arena_options_parse(int argc, char **argv, arena_options *o)
                          .input_delay = 1, .max_prediction = 16, .check_distance = 7};
     bool players_given = false, delay_given = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--synctest") == 0) {
-            o->mode = ARENA_MODE_SYNCTEST;
+        if (flag(argv[i], o))
             continue;
-        }
-        if (strcmp(argv[i], "--autopilot") == 0) {
-            o->autopilot = true;
-            continue;
-        }
         delay_given |= strcmp(argv[i], "--delay") == 0;
         if (i + 1 >= argc || !option(argv[i], argv[i + 1], o, &players_given)) {
             fprintf(stderr, "tempo-arena-sdl: bad option %s%s%s\n", argv[i],

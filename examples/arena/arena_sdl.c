@@ -84,6 +84,7 @@ static tempo_result open_p2p(demo *d, tempo_config *cfg)
         return r;
     tempo_transport tr = arena_lag_transport(&d->lag, tempo_udp_transport(d->udp));
     cfg->random_seed = clock_us() ^ ((uint64_t)o->port << 40); /* handshake nonces */
+    cfg->auto_delay.enabled = o->auto_delay; /* INVERSUS-style: delay follows the lag */
     if ((r = tempo_session_create_p2p(cfg, &tr, &d->session)) != TEMPO_OK)
         return r;
     for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
@@ -243,10 +244,13 @@ static void note_event(demo *d, const tempo_event *ev)
     case TEMPO_EVENT_INTERRUPTED: snprintf(v->message, sizeof v->message, "P%d SILENT", p); break;
     case TEMPO_EVENT_RESUMED: snprintf(v->message, sizeof v->message, "P%d IS BACK", p); break;
     case TEMPO_EVENT_DISCONNECTED: snprintf(v->message, sizeof v->message, "P%d LEFT", p); break;
+    case TEMPO_EVENT_INPUT_DELAY:
+        snprintf(v->message, sizeof v->message, "INPUT DELAY NOW %d", ev->u.input_delay.frames);
+        break;
     case TEMPO_EVENT_DESYNC:
         snprintf(v->message, sizeof v->message, "DESYNC AT FRAME %d", (int)ev->u.desync.frame);
         break;
-    default: return; /* waiting and the rest: the overlay shows them */
+    default: return; /* waiting, time sync and the rest: the overlay shows them */
     }
     v->message_ticks = MESSAGE_TICKS;
 }
@@ -277,6 +281,8 @@ static void note_tick(demo *d, const tempo_tick *t)
     v->frame = st.frame;
     v->confirmed = st.confirmed_frame;
     v->desyncs = st.desyncs;
+    v->sync_stalls = st.timesync_stalls;
+    v->advantage = st.frame_advantage;
     v->status = t->status;
     d->running |= t->status != TEMPO_TICK_SYNCHRONIZING;
     d->rolled_back[d->ticks % 60] = t->rollback_depth > 0;
@@ -331,8 +337,11 @@ static tempo_result demo_tick(demo *d, const arena_input *mine, uint64_t now_us)
     if (r == TEMPO_OK)
         r = tempo_session_poll(s, now_us);
 
-    /* 2. This machine's inputs: the human's, and the bots' that play here. */
-    for (int p = 0; p < d->opt.players && r == TEMPO_OK; p++) {
+    /* 2. This machine's inputs: the human's, and the bots' that play here.
+     * When time sync has decided this tick makes no frame (p2p), skip it:
+     * tempo would hold the input for the next tick anyway. */
+    bool stall = tempo_session_will_stall(s);
+    for (int p = 0; p < d->opt.players && r == TEMPO_OK && !stall; p++) {
         uint8_t in[ARENA_INPUT_SIZE];
         if (!d->local[p])
             continue;
@@ -429,9 +438,9 @@ static int finish(const demo *d)
         return d->view.synctest_mismatches ? EXIT_DESYNC : EXIT_OK;
     }
     if (d->opt.mode == ARENA_MODE_P2P) {
-        printf("  p2p: desync checks %llu, desyncs %llu, ping %d ms\n",
+        printf("  p2p: desync checks %llu, desyncs %llu, ping %d ms, time-sync stalls %llu\n",
                (unsigned long long)st.desync_checks, (unsigned long long)st.desyncs,
-               d->view.ping_ms);
+               d->view.ping_ms, (unsigned long long)st.timesync_stalls);
         if (!d->running) {
             fprintf(stderr, "tempo-arena-sdl: never synchronized with the peers\n");
             return EXIT_ERROR;

@@ -49,6 +49,7 @@ typedef struct arena_options {
     int headless_frames; /* > 0: no window, no devices, bots fly every local ship */
     const char *screenshot; /* BMP written at the end */
     bool autopilot;      /* window: a bot flies your ship until Tab */
+    bool auto_delay;     /* p2p: tempo picks the input delay from the lag */
     int port;            /* p2p: the local UDP port */
     int npeers;          /* p2p: the remote players */
     arena_peer peers[ARENA_MAX_PLAYERS];
@@ -146,6 +147,8 @@ typedef struct arena_view {
     int delay_ms, jitter_ms;   /* simulated one-way delay: delay_ms +- jitter_ms / 2 */
     int ping_ms, loss_pct;     /* p2p: measured, worst peer */
     uint64_t desyncs;          /* p2p: checksums that differed from a peer's */
+    uint64_t sync_stalls;      /* p2p: ticks time sync held back */
+    double advantage;          /* p2p: frames we run ahead of the peers */
     tempo_tick_status status;  /* of the last tick */
     uint32_t waiting_for;      /* bit p: the session waits for player p */
     char message[40];          /* the latest session event, for a while */
