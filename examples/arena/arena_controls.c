@@ -16,9 +16,12 @@
 #include <math.h>
 
 /* Sticks rest a little off centre; below this fraction of full deflection a
- * stick counts as released. arena ignores magnitudes under 24/255 anyway,
- * but a worn stick drifts further than that. */
+ * stick counts as released (a worn stick drifts further than arena's own
+ * threshold). */
 #define STICK_DEAD_ZONE 0.15f
+/* arena.h: "magnitude below 24 the ship stands still". Past the dead zone
+ * the magnitude starts here, so the ship moves as soon as the stick does. */
+#define ARENA_MOVING_MAGNITUDE 24.0f
 /* Right stick: push this far along one axis to fire that way. */
 #define FIRE_STICK_THRESHOLD 0.5f
 /* Triggers read 0..32767; a light squeeze is enough to charge. */
@@ -34,16 +37,18 @@ void arena_quantize_stick(float x, float y, uint8_t *angle, uint8_t *magnitude)
         *magnitude = 0;
         return;
     }
-    /* Rescale so the magnitude rises from 0 at the dead zone's edge to 255
-     * at full tilt; a diagonal key press (length 1.41) is full tilt too. */
+    /* Rescale so the magnitude rises from arena's moving threshold at the
+     * dead zone's edge to 255 at full tilt; a diagonal key press (length
+     * 1.41) is full tilt too. */
     float m = (len - STICK_DEAD_ZONE) / (1.0f - STICK_DEAD_ZONE);
     if (m > 1.0f)
         m = 1.0f;
+    m = ARENA_MOVING_MAGNITUDE + m * (255.0f - ARENA_MOVING_MAGNITUDE);
     /* atan2 with y down gives 0 right, +pi/2 down: arena's screen angles.
      * 256 steps a turn; the modulo folds -pi..0 onto 128..255. */
     long steps = lroundf(atan2f(y, x) * 256.0f / TURN_RADIANS);
     *angle = (uint8_t)(((steps % 256) + 256) % 256);
-    *magnitude = (uint8_t)lroundf(m * 255.0f);
+    *magnitude = (uint8_t)lroundf(m);
 }
 
 void arena_controls_open(arena_controls *c)

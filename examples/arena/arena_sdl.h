@@ -179,8 +179,9 @@ typedef struct arena_controls {
 } arena_controls;
 
 /* Turn a stick position (x right, y down, each -1..1) into arena's two stick
- * bytes: the angle 0..255 (0 right, 64 down) and the magnitude 0..255, with
- * a radial dead zone rescaled so the magnitude starts at 0 just past it. */
+ * bytes: the angle 0..255 (0 right, 64 down) and the magnitude 0..255. Inside
+ * a radial dead zone both are 0; past it the magnitude starts at 24, where
+ * arena's ships start moving, and reaches 255 at full tilt. */
 void arena_quantize_stick(float x, float y, uint8_t *angle, uint8_t *magnitude);
 
 /* Open the first gamepad present, if any. */
