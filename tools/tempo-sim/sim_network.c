@@ -1,0 +1,164 @@
+/*
+ * sim_network.c — tempo-sim's network mode from the command line's point of
+ * view: check what only the machine count can tell, run one match (or hand
+ * over to --compare), show progress, print the summary, write the JSON, the
+ * HTML report and the CSV, and turn the verdict into the exit code.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_match.h"
+
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "tempo-sim: %s (see --help)\n", what);
+    return SIM_EXIT_USAGE;
+}
+
+/* Checks that need the number of machines; the parser did the rest. */
+static int validate(const sim_options *o)
+{
+    char msg[128];
+    if (o->local_per_peer > o->players)
+        return usage_error("--local-per-peer is larger than --players");
+    int peers = sim_match_peers(o), machines = peers + o->spectators;
+    if (peers < 2)
+        return usage_error("a network match needs at least 2 peers (players / local-per-peer)");
+    if (machines > SIM_MAX_MACHINES) {
+        snprintf(msg, sizeof msg, "%d peers + %d spectators: at most %d machines", peers,
+                 o->spectators, SIM_MAX_MACHINES);
+        return usage_error(msg);
+    }
+    for (int k = 0; k < o->num_links; k++)
+        if (o->links[k].a >= machines || o->links[k].b >= machines || o->links[k].a == o->links[k].b) {
+            snprintf(msg, sizeof msg, "--link %d-%d: no such pair of machines (0..%d)", o->links[k].a,
+                     o->links[k].b, machines - 1);
+            return usage_error(msg);
+        }
+    for (int k = 0; k < o->num_hiccups + o->num_drops; k++) {
+        const sim_fault *f = k < o->num_hiccups ? &o->hiccups[k] : &o->drops[k - o->num_hiccups];
+        if (f->peer >= machines) {
+            snprintf(msg, sizeof msg, "%s names machine %d; there are %d", k < o->num_hiccups ?
+                     "--hiccup" : "--drop-peer", f->peer, machines);
+            return usage_error(msg);
+        }
+    }
+    for (int i = machines; i < SIM_MAX_MACHINES; i++)
+        if (o->clock_drift_pct[i] != 0.0 || o->start_skew_ms[i] != 0) {
+            snprintf(msg, sizeof msg, "--clock-drift/--start-skew name machine %d; there are %d", i,
+                     machines);
+            return usage_error(msg);
+        }
+    if (o->max_prediction > 0 && o->input_delay > o->max_prediction)
+        return usage_error("--input-delay is larger than --max-prediction");
+    return SIM_EXIT_OK;
+}
+
+/* ---- progress on stderr ------------------------------------------------------------ */
+
+typedef struct progress {
+    bool tty;
+    int last_line; /* without a terminal: the last quarter printed */
+} progress;
+
+static void show_progress(void *ctx, int32_t done, int32_t total)
+{
+    progress *p = ctx;
+    int pct = (int)(done * 100LL / total);
+    if (p->tty) {
+        char bar[41];
+        int fill = pct * 40 / 100;
+        for (int k = 0; k < 40; k++)
+            bar[k] = k < fill ? '#' : '.';
+        bar[40] = '\0';
+        fprintf(stderr, "\r[%s] %3d%%  frame %" PRId32 " of %" PRId32, bar, pct, done, total);
+        if (done >= total)
+            fprintf(stderr, "\n");
+    } else if (pct / 25 > p->last_line) {
+        p->last_line = pct / 25;
+        fprintf(stderr, "tempo-sim: %d%% (frame %" PRId32 " of %" PRId32 ")\n", pct, done, total);
+    }
+}
+
+/* ---- files --------------------------------------------------------------------------- */
+
+static bool write_json(const sim_options *o, const sim_result *r)
+{
+    sim_json j;
+    if (!sim_json_open(&j, o->json_path))
+        return false;
+    sim_json_match(&j, o, r);
+    sim_json_close(&j);
+    return true;
+}
+
+static bool write_report(const sim_options *o, const sim_result *r, const sim_timeline *tl)
+{
+    char title[96], scenario[768];
+    int links_overridden = o->num_links;
+    snprintf(title, sizeof title, "%d peers, %s%s, %.0f s", sim_match_peers(o), o->profile,
+             links_overridden ? " + per-link profiles" : "", o->frames / 60.0);
+    if (links_overridden == 1)
+        snprintf(title, sizeof title, "%d peers, %s + %s, %.0f s", sim_match_peers(o), o->profile,
+                 o->links[0].profile, o->frames / 60.0);
+    sim_describe(o, scenario, sizeof scenario);
+    sim_report_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.title = title;
+    meta.scenario = scenario;
+    meta.command = o->command;
+    char *html = sim_summary_html(o, r);
+    meta.summary_html = html;
+    meta.converged = r->converged;
+    meta.desyncs = r->desyncs;
+    int rc = sim_report_write(tl, &meta, o->report_path);
+    free(html);
+    return rc == 0;
+}
+
+int sim_network(const sim_options *o)
+{
+    int code = validate(o);
+    if (code != SIM_EXIT_OK)
+        return code;
+    if (o->compare != SIM_COMPARE_NONE)
+        return sim_compare_run(o);
+
+    bool want_timeline = o->report_path || o->csv_path;
+    sim_timeline tl;
+    memset(&tl, 0, sizeof tl);
+    progress pr = {isatty(STDERR_FILENO) != 0, 0};
+    sim_result *r = calloc(1, sizeof *r);
+    if (!r)
+        return usage_error("out of memory");
+    code = sim_match_run(o, r, want_timeline ? &tl : NULL, o->quiet ? NULL : show_progress, &pr);
+    if (code != SIM_EXIT_OK) {
+        free(r);
+        return code;
+    }
+    if (!o->quiet)
+        sim_print_summary(stdout, o, r);
+    if (o->json_path && !write_json(o, r)) {
+        fprintf(stderr, "tempo-sim: cannot write %s\n", o->json_path);
+        code = SIM_EXIT_USAGE;
+    }
+    if (o->report_path) {
+        if (!write_report(o, r, &tl)) {
+            fprintf(stderr, "tempo-sim: cannot write %s\n", o->report_path);
+            code = SIM_EXIT_USAGE;
+        } else if (!o->quiet) {
+            printf("report: %s\n", o->report_path);
+        }
+    }
+    if (o->csv_path && sim_csv_write(&tl, o->csv_path) != 0) {
+        fprintf(stderr, "tempo-sim: cannot write %s\n", o->csv_path);
+        code = SIM_EXIT_USAGE;
+    }
+    if (code == SIM_EXIT_OK && (!r->converged || r->desyncs))
+        code = SIM_EXIT_MISMATCH;
+    sim_timeline_free(&tl);
+    free(r);
+    return code;
+}

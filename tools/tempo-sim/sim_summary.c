@@ -1,0 +1,271 @@
+/*
+ * sim_summary.c — a match's results for people and programs: the scenario in
+ * one line, the per-peer table (terminal and HTML), and the JSON keys.
+ *
+ * Every number printed here comes from sim_result; nothing is recomputed, so
+ * the terminal, the report and the JSON always say the same thing.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_match.h"
+
+const char *sim_timesync_name(int method)
+{
+    static const char *const names[] = {"inversus", "ggpo", "lead", "none"};
+    return method >= 0 && method < 4 ? names[method] : "?";
+}
+
+/* Append printf-style text to buf (size bytes), never overflowing. */
+static void add(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    if (len + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+}
+
+void sim_describe(const sim_options *o, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    int peers = sim_match_peers(o);
+    add(buf, size, "%d peers x %d player%s", peers, o->local_per_peer, o->local_per_peer > 1 ? "s" : "");
+    if (peers * o->local_per_peer != o->players)
+        add(buf, size, " (%d players)", o->players);
+    if (o->spectators)
+        add(buf, size, " + %d spectator%s", o->spectators, o->spectators > 1 ? "s" : "");
+    add(buf, size, ", %s", o->profile);
+    for (int k = 0; k < o->num_links; k++) {
+        const sim_link_override *l = &o->links[k];
+        if (l->b < 0)
+            add(buf, size, ", peer %d's links %s", l->a, l->profile);
+        else
+            add(buf, size, ", link %d-%d %s", l->a, l->b, l->profile);
+    }
+    add(buf, size, ", %d frames (%.0f s), seed %" PRIu64, o->frames, o->frames / 60.0, o->seed);
+    if (o->input_delay_auto)
+        add(buf, size, "; input delay auto");
+    else
+        add(buf, size, "; input delay %d", o->input_delay);
+    add(buf, size, ", time sync %s, max prediction %d, %s saving, desync checks every %d frames",
+        sim_timesync_name(o->timesync), o->max_prediction,
+        o->save_policy == TEMPO_SAVE_SPARSE ? "sparse" : "every-frame", o->desync_interval);
+    for (int i = 0; i < SIM_MAX_MACHINES; i++) {
+        if (o->clock_drift_pct[i] != 0.0)
+            add(buf, size, "; peer %d's clock %+g%%", i, o->clock_drift_pct[i]);
+        if (o->start_skew_ms[i])
+            add(buf, size, "; peer %d starts %" PRIu32 " ms late", i, o->start_skew_ms[i]);
+    }
+    for (int k = 0; k < o->num_hiccups; k++)
+        add(buf, size, "; peer %d freezes %" PRIu32 " ms at frame %" PRId32, o->hiccups[k].peer,
+            o->hiccups[k].ms, o->hiccups[k].frame);
+    for (int k = 0; k < o->num_drops; k++)
+        add(buf, size, "; peer %d drops at frame %" PRId32, o->drops[k].peer, o->drops[k].frame);
+    if (o->desync_at >= 0)
+        add(buf, size, "; peer 1 corrupts its state at frame %" PRId32, o->desync_at);
+}
+
+/* ---- the table ---------------------------------------------------------------- */
+
+/* One row's cells as text; spectators and dropped peers show what applies. */
+typedef struct row_text {
+    char name[40], delay[16], rollbacks[16], depth[16], mispredicted[16], stalls[16],
+        waiting[16], skew[16], advantage[16], rtt[16], bytes[16], checks[24];
+} row_text;
+
+static void fmt_double(char *buf, size_t size, const char *fmt, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, size, fmt, v);
+    else
+        snprintf(buf, size, "-");
+}
+
+static void row_cells(const sim_result *r, int i, row_text *t)
+{
+    const sim_peer_result *p = &r->peer[i];
+    memset(t, 0, sizeof *t);
+    if (p->spectator)
+        snprintf(t->name, sizeof t->name, "spectator %d", i - r->npeers);
+    else
+        snprintf(t->name, sizeof t->name, "peer %d%s", i, p->dropped ? " (dropped)" : "");
+    double secs = p->match_seconds > 0 ? p->match_seconds : 1.0;
+    if (p->spectator) {
+        snprintf(t->delay, sizeof t->delay, "-");
+        snprintf(t->rollbacks, sizeof t->rollbacks, "-");
+        snprintf(t->depth, sizeof t->depth, "-");
+        snprintf(t->mispredicted, sizeof t->mispredicted, "-");
+        snprintf(t->stalls, sizeof t->stalls, "-");
+    } else {
+        snprintf(t->delay, sizeof t->delay, "%.2f / %d", p->input_delay_mean, p->input_delay_final);
+        snprintf(t->rollbacks, sizeof t->rollbacks, "%.2f", (double)p->rollbacks / secs);
+        snprintf(t->depth, sizeof t->depth, "%.2f / %d", p->rollback_depth_mean, p->max_rollback_depth);
+        snprintf(t->mispredicted, sizeof t->mispredicted, "%" PRIu64, p->mispredicted_frames);
+        snprintf(t->stalls, sizeof t->stalls, "%" PRIu64, p->stall_ticks);
+    }
+    snprintf(t->waiting, sizeof t->waiting, "%" PRIu64, p->waiting_ticks);
+    fmt_double(t->skew, sizeof t->skew, "%.3f", p->frame_skew_abs_mean);
+    fmt_double(t->advantage, sizeof t->advantage, "%+.2f", p->frame_advantage_mean);
+    fmt_double(t->rtt, sizeof t->rtt, "%.1f", p->rtt_ms_mean);
+    snprintf(t->bytes, sizeof t->bytes, "%.0f", p->payload_bytes_per_s);
+    snprintf(t->checks, sizeof t->checks, "%" PRIu64 " / %" PRIu64, p->desync_checks_passed,
+             p->desync_checks);
+}
+
+static const char *const sim_headers[] = {
+    "machine", "input delay mean/final", "rollbacks/s", "rollback depth mean/max",
+    "mispredicted frames", "stall ticks", "waiting ticks", "frame skew (true)",
+    "frame advantage (estimate)", "RTT ms", "payload bytes/s", "desync checks passed",
+};
+
+void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
+{
+    char desc[768];
+    sim_describe(o, desc, sizeof desc);
+    fprintf(f, "tempo-sim: %s\n\n", desc);
+    fprintf(f, "%-18s %-12s %-11s %-12s %-12s %-6s %-7s %-6s %-6s %-7s %-8s %s\n", "", "input delay",
+            "rollbacks", "rollback", "mispredicted", "stall", "waiting", "frame", "frame", "RTT",
+            "payload", "desync checks");
+    fprintf(f, "%-18s %-12s %-11s %-12s %-12s %-6s %-7s %-6s %-6s %-7s %-8s %s\n", "machine",
+            "mean / end", "per second", "depth mean/max", "frames", "ticks", "ticks", "skew",
+            "adv.", "ms", "bytes/s", "passed / all");
+    for (int i = 0; i < r->nmach; i++) {
+        row_text t;
+        row_cells(r, i, &t);
+        fprintf(f, "%-18s %-12s %-11s %-12s %-12s %-6s %-7s %-6s %-6s %-7s %-8s %s\n", t.name,
+                t.delay, t.rollbacks, t.depth, t.mispredicted, t.stalls, t.waiting, t.skew,
+                t.advantage, t.rtt, t.bytes, t.checks);
+    }
+    fprintf(f, "\nframe skew: true mean |own frame - another peer's| at the same instant, after a %u s\n"
+               "warm-up; frame advantage: the library's own estimate; mispredicted frames: (player, frame)\n"
+               "pairs first simulated with an input that proved wrong.\n",
+            SIM_WARMUP_US / 1000000u);
+    if (r->converged)
+        fprintf(f, "\nconverged: yes - every live peer computed the same state for frames 1..%d "
+                   "(spectators: every frame they played)\n", o->frames);
+    else
+        fprintf(f, "\nconverged: NO - %s\n", r->problem);
+    fprintf(f, "desyncs: %" PRIu64 " DESYNC event%s", r->desyncs, r->desyncs == 1 ? "" : "s");
+    for (int i = 0; i < r->nmach; i++)
+        if (r->peer[i].first_desync_frame >= 0)
+            fprintf(f, "%s peer %d first at frame %" PRId32, i ? "," : ";", i, r->peer[i].first_desync_frame);
+    fprintf(f, "\ntime: %.1f s of virtual time (match %.1f s) in %.2f s wall (%.0fx real time)\n",
+            r->virtual_s, r->match_s, r->wall_s, r->wall_s > 0 ? r->virtual_s / r->wall_s : 0.0);
+}
+
+char *sim_summary_html(const sim_options *o, const sim_result *r)
+{
+    (void)o;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fputs("<table class=\"summary\">\n<tr>", f);
+    for (size_t k = 0; k < sizeof sim_headers / sizeof sim_headers[0]; k++)
+        fprintf(f, "<th>%s</th>", sim_headers[k]);
+    fputs("</tr>\n", f);
+    for (int i = 0; i < r->nmach; i++) {
+        row_text t;
+        row_cells(r, i, &t); /* numbers and fixed words only: nothing to escape */
+        fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+                   "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+                t.name, t.delay, t.rollbacks, t.depth, t.mispredicted, t.stalls, t.waiting, t.skew,
+                t.advantage, t.rtt, t.bytes, t.checks);
+    }
+    fputs("</table>\n", f);
+    fprintf(f, "<p>Simulated %.1f s of virtual time in %.2f s of wall time.</p>\n", r->virtual_s, r->wall_s);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* ---- JSON ---------------------------------------------------------------------------- */
+
+static void json_frame_or_null(sim_json *j, const char *key, int32_t frame)
+{
+    if (frame >= 0)
+        sim_json_int(j, key, frame);
+    else
+        sim_json_null(j, key);
+}
+
+static void json_peer(sim_json *j, const sim_result *r, int i)
+{
+    const sim_peer_result *p = &r->peer[i];
+    sim_json_begin_object(j, NULL);
+    sim_json_int(j, "peer", i);
+    sim_json_bool(j, "spectator", p->spectator);
+    sim_json_bool(j, "dropped", p->dropped);
+    sim_json_int(j, "players", p->players);
+    sim_json_uint(j, "rollbacks", p->rollbacks);
+    sim_json_uint(j, "resim_frames", p->resim_frames);
+    sim_json_int(j, "max_rollback_depth", p->max_rollback_depth);
+    sim_json_uint(j, "mispredicted_frames", p->mispredicted_frames);
+    sim_json_uint(j, "stalls", p->stall_ticks);
+    sim_json_uint(j, "waiting_ticks", p->waiting_ticks);
+    sim_json_int(j, "input_delay_final", p->input_delay_final);
+    sim_json_double(j, "rtt_ms_mean", p->rtt_ms_mean);
+    sim_json_uint(j, "bytes_sent", p->bytes_sent);
+    sim_json_uint(j, "packets_sent", p->packets_sent);
+    sim_json_double(j, "payload_bytes_per_s", p->payload_bytes_per_s);
+    sim_json_double(j, "frame_skew_abs_mean", p->frame_skew_abs_mean);
+    sim_json_double(j, "frame_advantage_mean", p->frame_advantage_mean);
+    sim_json_uint(j, "stall_ticks", p->stall_ticks);
+    sim_json_double(j, "input_delay_mean", p->input_delay_mean);
+    sim_json_double(j, "rollback_depth_mean", p->rollback_depth_mean);
+    sim_json_uint(j, "timesync_stalls", p->timesync_stalls);
+    sim_json_uint(j, "desync_checks", p->desync_checks);
+    sim_json_uint(j, "desync_checks_passed", p->desync_checks_passed);
+    sim_json_uint(j, "desyncs", p->desyncs);
+    json_frame_or_null(j, "first_desync_frame", p->first_desync_frame);
+    sim_json_int(j, "final_frame", p->final_frame);
+    sim_json_int(j, "confirmed_frame", p->confirmed_frame);
+    sim_json_double(j, "match_seconds", p->match_seconds);
+    sim_json_uint(j, "startup_delay_ms", p->startup_delay_ms);
+    sim_json_uint(j, "library_mispredicted_frames", p->lib_mispredicted_frames);
+    sim_json_end_object(j);
+}
+
+void sim_json_match(sim_json *j, const sim_options *o, const sim_result *r)
+{
+    sim_json_string(j, "mode", "p2p");
+    sim_json_string(j, "profile", o->profile);
+    sim_json_int(j, "players", o->players);
+    sim_json_int(j, "frames", o->frames);
+    sim_json_uint(j, "seed", o->seed);
+    sim_json_bool(j, "converged", r->converged);
+    sim_json_uint(j, "desyncs", r->desyncs);
+    sim_json_int(j, "local_per_peer", o->local_per_peer);
+    sim_json_int(j, "spectators", o->spectators);
+    sim_json_string(j, "timesync", sim_timesync_name(o->timesync));
+    if (o->input_delay_auto)
+        sim_json_string(j, "input_delay", "auto");
+    else
+        sim_json_int(j, "input_delay", o->input_delay);
+    sim_json_int(j, "max_prediction", o->max_prediction);
+    sim_json_string(j, "save_policy", o->save_policy == TEMPO_SAVE_SPARSE ? "sparse" : "every");
+    sim_json_int(j, "desync_interval", o->desync_interval);
+    sim_json_bool(j, "finished", r->finished);
+    sim_json_int(j, "compared_states", r->compared_states);
+    json_frame_or_null(j, "first_divergent_state", r->first_divergent_state);
+    if (r->problem[0])
+        sim_json_string(j, "problem", r->problem);
+    else
+        sim_json_null(j, "problem");
+    sim_json_double(j, "virtual_seconds", r->virtual_s);
+    sim_json_double(j, "match_seconds", r->match_s);
+    sim_json_double(j, "wall_seconds", r->wall_s);
+    sim_json_begin_array(j, "peers");
+    for (int i = 0; i < r->nmach; i++)
+        json_peer(j, r, i);
+    sim_json_end_array(j);
+}
