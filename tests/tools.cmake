@@ -37,3 +37,12 @@ if(TARGET tempo-arena-sdl)
     set_tests_properties(arena_sdl_${mode} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
   endforeach()
 endif()
+
+# tempo-sim network mode: clean, desync, drop, spectator, compare, default
+# scenario, reproducibility and usage errors (tests/sim_network.sh).
+if(TARGET tempo-sim)
+  add_test(NAME sim_network
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_network.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_BINARY_DIR}/sim_network)
+  set_tests_properties(sim_network PROPERTIES TIMEOUT 300)
+endif()

@@ -1,0 +1,90 @@
+#!/bin/sh
+# tempo-sim network mode from the command line: the issue's done-when runs
+# (clean match converges with every per-peer key; a planted desync is seen by
+# every peer at the next check and exits 3; a dropped peer leaves the others
+# converging), spectators, --compare, the default scenario's files, exact
+# reproducibility, and usage errors (exit 2).
+# usage: sim_network.sh <tempo-sim> <work dir>
+set -u
+sim=$1
+dir=$2
+mkdir -p "$dir"
+fail() { echo "FAIL: $*"; exit 1; }
+value() { sed -n "s/^ *\"$1\": \\(.*\\),\\{0,1\\}$/\\1/p" "$2" | sed 's/,$//'; }
+# How many times "key": value appears (once per peer for per-peer keys).
+count() { grep -c "^ *\"$1\": $2,\\{0,1\\}\$" "$3"; }
+
+# 1. Clean 4-player transatlantic match.
+"$sim" --players 4 --profile transatlantic --frames 3600 --seed 7 --json "$dir/clean.json" --quiet
+[ $? -eq 0 ] || fail "clean match did not exit 0"
+[ "$(value mode "$dir/clean.json")" = '"p2p"' ] || fail "mode is not p2p"
+[ "$(value profile "$dir/clean.json")" = '"transatlantic"' ] || fail "profile key"
+[ "$(value converged "$dir/clean.json")" = true ] || fail "clean match did not converge"
+[ "$(value desyncs "$dir/clean.json" | head -n 1)" = 0 ] || fail "clean match had desyncs"
+for k in players frames seed; do
+    [ -n "$(value $k "$dir/clean.json")" ] || fail "missing top-level key $k"
+done
+for k in players rollbacks resim_frames max_rollback_depth mispredicted_frames stalls \
+         waiting_ticks input_delay_final rtt_ms_mean bytes_sent packets_sent payload_bytes_per_s \
+         frame_skew_abs_mean frame_advantage_mean stall_ticks input_delay_mean rollback_depth_mean \
+         desync_checks desync_checks_passed first_desync_frame; do
+    [ "$(grep -c "^ *\"$k\": " "$dir/clean.json")" -ge 4 ] || fail "per-peer key $k not on every peer"
+done
+[ "$(count first_desync_frame null "$dir/clean.json")" -eq 4 ] || fail "a clean peer has a desync frame"
+# With latency, peers really predicted and corrected, and checked their states.
+[ "$(count rollbacks 0 "$dir/clean.json")" -eq 0 ] || fail "a peer never rolled back on transatlantic"
+[ "$(count desync_checks 0 "$dir/clean.json")" -eq 0 ] || fail "a peer never checked for desyncs"
+
+# 2. Same run again: bit-for-bit the same results (wall time aside).
+"$sim" --players 4 --profile transatlantic --frames 3600 --seed 7 --json "$dir/again.json" --quiet
+grep -v wall_seconds "$dir/clean.json" >"$dir/a.txt"
+grep -v wall_seconds "$dir/again.json" >"$dir/b.txt"
+cmp -s "$dir/a.txt" "$dir/b.txt" || fail "two runs with the same seed differ"
+
+# 3. Peer 1 corrupts state 1201: the check of frame 1260 catches it on every peer.
+"$sim" --players 4 --profile transatlantic --frames 3600 --seed 7 --desync-at 1200 \
+    --desync-interval 60 --json "$dir/desync.json" --quiet
+[ $? -eq 3 ] || fail "planted desync did not exit 3"
+[ "$(count first_desync_frame 1260 "$dir/desync.json")" -eq 4 ] || fail "not every peer saw the desync at 1260"
+[ "$(value converged "$dir/desync.json")" = false ] || fail "a desynced match converged"
+[ "$(value first_divergent_state "$dir/desync.json")" = 1201 ] || fail "divergence not found at state 1201"
+
+# 4. One of three peers drops at frame 600; the other two go on and agree.
+"$sim" --players 3 --profile continental --frames 1500 --seed 3 --drop-peer 2@600 \
+    --json "$dir/drop.json" --quiet
+[ $? -eq 0 ] || fail "match with a dropped peer did not exit 0"
+[ "$(value converged "$dir/drop.json")" = true ] || fail "survivors did not converge"
+[ "$(count dropped true "$dir/drop.json")" -eq 1 ] || fail "the dropped peer is not marked"
+
+# 5. Two local players per peer and a spectator; it checks too and agrees.
+"$sim" --players 4 --local-per-peer 2 --spectators 1 --profile broadband --frames 1200 \
+    --seed 5 --input-delay auto --json "$dir/spec.json" --quiet
+[ $? -eq 0 ] || fail "match with a spectator did not exit 0"
+[ "$(count spectator true "$dir/spec.json")" -eq 1 ] || fail "no spectator in the peers list"
+[ "$(count players 2 "$dir/spec.json")" -eq 2 ] || fail "peers do not host two players each"
+
+# 6. --compare: one row per method, in the table and in the JSON.
+"$sim" --compare timesync --players 2 --profile broadband --clock-drift 1:-1 --frames 900 \
+    --json "$dir/compare.json" >"$dir/compare.txt"
+[ $? -eq 0 ] || fail "--compare timesync did not exit 0"
+for m in inversus ggpo lead none; do
+    grep -q "^| $m |" "$dir/compare.txt" || fail "compare table lacks $m"
+    grep -q "\"method\": \"$m\"" "$dir/compare.json" || fail "compare JSON lacks $m"
+done
+
+# 7. The default scenario writes tempo-report.html where it runs; CSV on request.
+(cd "$dir" && rm -f tempo-report.html && "$sim" --frames 600 --quiet --csv tl.csv)
+[ $? -eq 0 ] || fail "default scenario did not exit 0"
+[ -s "$dir/tempo-report.html" ] || fail "default scenario wrote no report"
+[ "$(wc -l <"$dir/tl.csv")" -gt 20 ] || fail "CSV has too few samples"
+
+# 8. Usage errors exit 2.
+for args in "--players 1" "--players 4 --local-per-peer 4" "--players 2 --spectators 8" \
+            "--players 2 --link 0-5:lan" "--players 2 --link 0-1:nosuch" "--timesync fast" \
+            "--input-delay soon" "--hiccup 1@5" "--players 2 --drop-peer 4@10" \
+            "--compare everything" "--clock-drift 1:99" "--players 2 --start-skew 3:100" \
+            "--frames 0" "--players 2 --max-prediction 2 --input-delay 3"; do
+    "$sim" $args --quiet >/dev/null 2>&1
+    [ $? -eq 2 ] || fail "'$args' did not exit 2"
+done
+echo "sim_network: ok"
