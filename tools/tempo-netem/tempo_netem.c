@@ -2,11 +2,13 @@
  * tempo_netem.c — a UDP link conditioner between real processes.
  *
  *   tempo-netem --listen 127.0.0.1:P --forward 127.0.0.1:Q --profile NAME
- *               [--seed S] [--quiet]
+ *               [--up 127.0.0.1:R] [--seed S] [--quiet]
  *
  * Datagrams arriving at the listen address go, delayed, lost, duplicated or
  * reordered as the profile says, to the forward address (from a socket of
- * their own, on a port the system picks); replies from the forward address
+ * their own: --up, or a port the system picks; a peer-to-peer program that
+ * only talks to addresses it was told needs --up, to know where its peer's
+ * datagrams will come from); replies from the forward address
  * go back the same way to the client that sent last. One client at a time:
  * a new sender takes the replies over.
  *
@@ -40,7 +42,8 @@ static void on_signal(int sig)
 }
 
 typedef struct options {
-    tempo_address listen, forward;
+    tempo_address listen, forward, up;
+    int have_up;
     const char *profile;
     uint64_t seed;
     int quiet;
@@ -49,10 +52,12 @@ typedef struct options {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: tempo-netem --listen ADDR --forward ADDR --profile NAME [--seed S] [--quiet]\n"
+            "usage: tempo-netem --listen ADDR --forward ADDR --profile NAME [--up ADDR]\n"
+            "                   [--seed S] [--quiet]\n"
             "  Relays UDP datagrams between clients of ADDR (--listen) and a server at\n"
             "  ADDR (--forward), through a simulated link in each direction.\n"
             "  ADDR is a.b.c.d:port or [v6]:port. Replies go to the client that sent last.\n"
+            "  --up ADDR  bind the socket facing the server here (default: any port)\n"
             "  --seed S   seed of the link model (default 1)\n"
             "  --quiet    print nothing but errors\n"
             "  profiles:");
@@ -91,6 +96,10 @@ static int parse_args(int argc, char **argv, options *o)
             if (tempo_address_parse(&o->listen, v) != TEMPO_OK)
                 return usage_error("bad address", v);
             have_listen = 1;
+        } else if (strcmp(a, "--up") == 0) {
+            if (tempo_address_parse(&o->up, v) != TEMPO_OK)
+                return usage_error("bad address", v);
+            o->have_up = 1;
         } else if (strcmp(a, "--forward") == 0) {
             if (tempo_address_parse(&o->forward, v) != TEMPO_OK)
                 return usage_error("bad address", v);
@@ -230,6 +239,8 @@ static int setup(relay *r, const options *o)
     tempo_address any_up;
     memset(&any_up, 0, sizeof any_up);
     any_up.family = o->forward.family;
+    if (o->have_up)
+        any_up = o->up;
     if (open_socket(&o->listen, &r->down) || open_socket(&any_up, &r->up))
         return 1;
     r->down_t = tempo_udp_transport(r->down);
