@@ -46,3 +46,11 @@ if(TARGET tempo-sim)
             ${CMAKE_CURRENT_BINARY_DIR}/sim_network)
   set_tests_properties(sim_network PROPERTIES TIMEOUT 300)
 endif()
+
+# Real processes over UDP on loopback (and through tempo-netem).
+if(TARGET tempo-arena AND TARGET tempo-netem)
+  add_test(NAME arena_multiprocess
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_multiprocess.sh $<TARGET_FILE:tempo-arena>
+            $<TARGET_FILE:tempo-netem> ${CMAKE_CURRENT_BINARY_DIR}/arena_multiprocess)
+  set_tests_properties(arena_multiprocess PROPERTIES TIMEOUT 300)
+endif()
