@@ -431,7 +431,7 @@ static int32_t first_difference(const sim_machine *ref, const sim_machine *m, in
 static void check_convergence(const sim_match *mt, sim_result *out)
 {
     const sim_options *o = mt->o;
-    const sim_machine *ref = NULL;
+    const sim_machine *ref = NULL, *who = NULL;
     out->first_divergent_state = -1;
     for (int i = 0; i < mt->npeers; i++) {
         const sim_machine *m = mt->mach[i];
@@ -458,12 +458,15 @@ static void check_convergence(const sim_match *mt, sim_result *out)
         if (m->spectator && m->frame < n)
             n = m->frame;
         int32_t d = first_difference(ref, m, n);
-        if (d >= 0 && (out->first_divergent_state < 0 || d < out->first_divergent_state))
+        if (d >= 0 && (out->first_divergent_state < 0 || d < out->first_divergent_state)) {
             out->first_divergent_state = d;
+            who = m;
+        }
     }
-    if (out->first_divergent_state >= 0 && out->problem[0] == '\0')
-        snprintf(out->problem, sizeof out->problem, "peers differ from state %" PRId32,
-                 out->first_divergent_state);
+    if (who && out->problem[0] == '\0')
+        snprintf(out->problem, sizeof out->problem,
+                 "%s %d differs from peer %d from state %" PRId32 " on", who->spectator ? "spectator" : "peer",
+                 who->spectator ? who->index - mt->npeers : who->index, ref->index, out->first_divergent_state);
     out->compared_states = out->first_divergent_state >= 0 ? out->first_divergent_state - 1 : o->frames;
     out->converged = out->problem[0] == '\0';
 }

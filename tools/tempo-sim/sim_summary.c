@@ -146,6 +146,10 @@ void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
                "warm-up; frame advantage: the library's own estimate; mispredicted frames: (player, frame)\n"
                "pairs first simulated with an input that proved wrong.\n",
             SIM_WARMUP_US / 1000000u);
+    for (int i = r->npeers; i < r->nmach; i++) /* a spectator is not waited for: say if it fell off */
+        if (!r->peer[i].dropped && r->peer[i].final_frame + 60 < o->frames)
+            fprintf(f, "note: spectator %d played only %" PRId32 " of %d frames\n", i - r->npeers,
+                    r->peer[i].final_frame, o->frames);
     if (r->converged)
         fprintf(f, "\nconverged: yes - every live peer computed the same state for frames 1..%d "
                    "(spectators: every frame they played)\n", o->frames);
