@@ -20,7 +20,7 @@
 #define P2P_SUM_LOG 64          /* own checksums kept for comparison */
 #define P2P_PENDING_SUMS 8      /* peers' checksums waiting for ours */
 #define P2P_OUTBOX 4            /* own checksums being (re)sent */
-#define P2P_SUM_SENDS 3         /* each checksum goes out this many times */
+#define P2P_SUM_SENDS 2         /* each checksum goes out this many times (ticks) */
 #define P2P_KEEPALIVE_US 100000u
 
 enum { DROP_NONE = 0, DROP_PENDING = 1, DROP_FINAL = 2 };
