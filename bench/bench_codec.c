@@ -82,6 +82,7 @@ static void size_table(tempo_msg *m)
     static const int hosted[] = {1, 4, 8}, counts[] = {1, 8, 20};
     static const char *const patterns[] = {"every frame", "every 10 frames", "never"};
     uint8_t buf[TEMPO_MAX_DATAGRAM];
+    printf("## bench_codec (tempo %s)\n\n", tempo_version_string());
     printf("INPUT message size, bytes of UDP payload (mean / max over %d seeded messages)\n\n", SAMPLES);
     printf("| players on sender (match) | input changes | 1 frame | 8 frames | 20 frames |\n");
     printf("|---|---|---|---|---|\n");

@@ -72,6 +72,7 @@ static double seconds_now(void)
 
 int main(void)
 {
+    printf("## bench_simnet (tempo %s)\n\n", tempo_version_string());
     printf("simnet link profiles: %u packets each, seed 1; latencies one way, in ms\n\n",
            PACKETS);
     printf("| profile | nominal | loss nominal | loss measured | mean | jitter (sd) "
