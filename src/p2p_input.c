@@ -43,7 +43,12 @@ bool p2p_reference(void *ctx, int player, int32_t frame, uint8_t *out)
     const tempo_session *s = ctx;
     if (player < 0 || player >= s->cfg.num_players)
         return false;
-    return iq_real(&s->sync.q[player], frame, out);
+    const input_queue *q = &s->sync.q[player];
+    if (frame >= q->disconnect_frame) { /* a dropped player's input is zero, as sent */
+        memset(out, 0, (size_t)s->cfg.input_size);
+        return true;
+    }
+    return iq_real(q, frame, out);
 }
 
 static uint8_t *ring_at(const tempo_session *s, int32_t frame, int player)
@@ -149,6 +154,26 @@ void p2p_send_inputs(tempo_session *s, bool keepalive_only)
     }
 }
 
+/* A spectator takes the host's word for final drops, before the inputs of
+ * the same datagram: the host sends zeros for a dropped player's frames, and
+ * they must play as DISCONNECTED, not as real input. */
+static void apply_host_drops(tempo_session *s, const tempo_msg_input *m)
+{
+    for (int x = 0; x < s->cfg.num_players; x++) {
+        input_queue *q = &s->sync.q[x];
+        if (!(m->disconnected_mask & (1u << x)) || q->disconnect_frame != IQ_NO_FRAME ||
+            m->disconnect_frame[x] < q->known_end)
+            continue; /* not news, or impossible: the host confirms nothing past it */
+        sync_disconnect(&s->sync, x, m->disconnect_frame[x]);
+        tempo_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = TEMPO_EVENT_DISCONNECTED;
+        ev.player = x;
+        ev.u.disconnected.frame = q->disconnect_frame;
+        session_push_event(s, &ev);
+    }
+}
+
 void p2p_on_input(tempo_session *s, tempo_endpoint *e, const tempo_msg_input *m)
 {
     tempo_p2p *n = s->net;
@@ -164,6 +189,8 @@ void p2p_on_input(tempo_session *s, tempo_endpoint *e, const tempo_msg_input *m)
         s->sync.stats.dropped_malformed++;
         return;
     }
+    if (e->role == ENDPOINT_HOST)
+        apply_host_drops(s, m);
     size_t size = (size_t)s->cfg.input_size;
     int i = 0;
     for (int p = 0; p < s->cfg.num_players; p++) {
@@ -176,21 +203,8 @@ void p2p_on_input(tempo_session *s, tempo_endpoint *e, const tempo_msg_input *m)
         }
         i++;
     }
-    if (e->role == ENDPOINT_HOST) {
-        /* The host announces only final drops to spectators. */
-        for (int x = 0; x < s->cfg.num_players; x++)
-            if ((m->disconnected_mask & (1u << x)) &&
-                s->sync.q[x].disconnect_frame == IQ_NO_FRAME && m->disconnect_frame[x] >= 0) {
-                sync_disconnect(&s->sync, x, m->disconnect_frame[x]);
-                tempo_event ev;
-                memset(&ev, 0, sizeof ev);
-                ev.kind = TEMPO_EVENT_DISCONNECTED;
-                ev.player = x;
-                ev.u.disconnected.frame = s->sync.q[x].disconnect_frame;
-                session_push_event(s, &ev);
-            }
+    if (e->role == ENDPOINT_HOST)
         return;
-    }
     int32_t ack = m->ack;
     int32_t local_end = p2p_local_end(s);
     if (ack > local_end)

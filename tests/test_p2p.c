@@ -305,6 +305,31 @@ static void silent_spectator_never_harms_the_match(void **state)
     harness_free(&h);
 }
 
+/* The host sends a dropped player's frames as zeros, delta-coded like any
+ * other: the spectator must decode them, play them as DISCONNECTED, and go on. */
+static void spectator_plays_through_a_dropped_player(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        tempo_config c = base_cfg(3);
+        uint32_t m[3];
+        one_player_each(m, 3);
+        harness_init(&h, &c, 3, m, 1, seed == 2 ? "mobile" : "broadband", 1200 + seed);
+        harness_run(&h, 300, 60000000);
+        kill_peer(2);
+        harness_run(&h, 700, 120000000);
+        h_peer *sp = &h.peer[3];
+        harness_run(&h, tempo_session_frame(h.peer[0].s) + 30, 120000000);
+        assert_true(tempo_session_frame(sp->s) >= 650);
+        assert_int_equal(sp->disconnect_events, 1);
+        int32_t checked;
+        assert_true(harness_converged(&h, true, &checked));
+        assert_true(checked >= 650);
+        assert_int_equal(sp->d->used_status[640][2], TEMPO_INPUT_DISCONNECTED);
+        harness_free(&h);
+    }
+}
+
 static void endpoint_stats_measure_rtt_and_loss(void **state)
 {
     (void)state;
@@ -340,6 +365,7 @@ int main(void)
         cmocka_unit_test(lockstep_converges_with_input_delay),
         cmocka_unit_test(spectator_falls_behind_in_a_blackout_and_catches_up),
         cmocka_unit_test(silent_spectator_never_harms_the_match),
+        cmocka_unit_test(spectator_plays_through_a_dropped_player),
         cmocka_unit_test(endpoint_stats_measure_rtt_and_loss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
