@@ -618,7 +618,10 @@ static void timesync_after_tick(tempo_session *s)
     if (!s->cfg.auto_delay.enabled)
         return;
     int before = p2p_local_delay(s);
-    int d = timesync_delay_tick(&n->ts);
+    /* Lockstep: everyone waits for everyone, so the frame lag stays small
+     * whatever the latency; the round trip sets the floor. */
+    double floor = s->cfg.max_prediction == 0 ? timesync_rtt_lag(&n->ts, worst_rtt_ms(n)) : 0.0;
+    int d = timesync_delay_tick(&n->ts, floor);
     if (d == before)
         return;
     for (int p = 0; p < s->cfg.num_players; p++)

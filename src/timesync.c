@@ -8,10 +8,14 @@
  * corrects the other half); at the threshold or more, queue round(advantage)
  * stalls (at least one). Stalls are spread out: with k queued, one in every
  * max(1, 11 - k) ticks stalls. tempo departs from the article's numbers,
- * measured in docs/TIMESYNC.md: a 40-frame window (not 100: a long window
- * lags the drift it measures by half its length), a 0.5-frame threshold
- * (a stall moves the skew by one whole frame, so it helps as soon as the
- * skew passes half a frame), and a trimmed mean (robust to jitter bursts).
+ * measured in docs/TIMESYNC.md: the window (40 frames, not 100) slides and
+ * is evaluated every third of its length, then forgotten once stalls are
+ * queued (a long, fixed window lags the drift it measures by half its
+ * length); the threshold is "more than 0.5 frames", not 0.75 (a stall moves
+ * the skew by one whole frame, so it helps as soon as the skew passes half a
+ * frame; and whole-frame lags read exactly 0.5 for two machines in step but
+ * out of phase, which must not trigger); and the mean is trimmed (robust to
+ * jitter bursts).
  *
  * GGPO (timesync.cpp / p2p.cpp): a 40-frame window of local advantages and
  * the peer's reported ones; recommend (remote - local) / 2 frames of sleep
@@ -35,6 +39,7 @@ void timesync_init(tempo_timesync *t, const tempo_config *cfg)
     t->cfg = cfg->timesync;
     t->ad = cfg->auto_delay;
     t->fps = cfg->frames_per_second;
+    t->lockstep = cfg->max_prediction == 0;
     if (t->cfg.window_frames <= 0) {
         static const int defaults[] = {40, 40, 60, 40};
         t->cfg.window_frames = defaults[t->cfg.method];
@@ -43,12 +48,19 @@ void timesync_init(tempo_timesync *t, const tempo_config *cfg)
         t->cfg.window_frames = TIMESYNC_WINDOW_MAX;
 }
 
+static void ring_put(float *ring, int *head, int *count, int cap, double v)
+{
+    ring[*head] = (float)v;
+    *head = (*head + 1) % cap;
+    if (*count < cap)
+        (*count)++;
+}
+
 void timesync_on_local(tempo_timesync *t, int p, double local_lag, double ggpo_local_adv)
 {
     timesync_peer *x = &t->peer[p];
     x->live = true;
-    if (x->n_local < TIMESYNC_WINDOW_MAX)
-        x->win_local[x->n_local++] = (float)local_lag;
+    ring_put(x->win_local, &x->head_local, &x->n_local, t->cfg.window_frames, local_lag);
     double alpha = 2.0 / (t->cfg.window_frames + 1.0);
     if (x->ewma_init)
         x->ewma_local += alpha * (local_lag - x->ewma_local);
@@ -64,19 +76,18 @@ void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double fram
 {
     timesync_peer *x = &t->peer[p];
     x->live = true;
-    if (x->n_remote < TIMESYNC_WINDOW_MAX)
-        x->win_remote[x->n_remote++] = (float)remote_lag;
+    ring_put(x->win_remote, &x->head_remote, &x->n_remote, t->cfg.window_frames, remote_lag);
     x->last_remote = remote_lag;
     double alpha = 2.0 / (t->cfg.window_frames + 1.0);
     if (!x->ewma_init) {
         x->ewma_init = true;
-        x->ewma_local = x->n_local ? x->win_local[x->n_local - 1] : remote_lag;
+        x->ewma_local = remote_lag;
         x->ewma_remote = remote_lag;
     } else {
         x->ewma_remote += alpha * (remote_lag - x->ewma_remote);
     }
-    x->lag_sum += frame_lag < 0 ? 0 : frame_lag;
-    x->lag_n++;
+    if (x->lag_n < TIMESYNC_WINDOW_MAX)
+        x->lags[x->lag_n++] = (float)(frame_lag < 0 ? 0 : frame_lag);
 }
 
 void timesync_on_quality(tempo_timesync *t, int p, double remote_adv)
@@ -108,28 +119,42 @@ static double trimmed_mean(float *v, int n)
     return sum / (n - 2 * cut);
 }
 
-static void inversus_window(tempo_timesync *t)
+/* The trimmed mean works on a copy: the rings keep their order. */
+static double window_mean(const float *ring, int n)
 {
+    float v[TIMESYNC_WINDOW_MAX];
+    memcpy(v, ring, (size_t)n * sizeof *v);
+    return trimmed_mean(v, n);
+}
+
+/* Every third of a window, over the newest window of samples. After queueing
+ * stalls, forget every sample: the next decision must see their effect, not
+ * count the same advantage twice. */
+static void inversus_decide(tempo_timesync *t)
+{
+    int need = t->cfg.window_frames / 2 > 0 ? t->cfg.window_frames / 2 : 1;
     double worst = -1e9;
     bool any = false;
     for (int p = 0; p < TIMESYNC_MAX_PEERS; p++) {
-        timesync_peer *x = &t->peer[p];
-        if (x->live && x->n_local > 0 && x->n_remote > 0) {
-            double adv = trimmed_mean(x->win_local, x->n_local) -
-                         trimmed_mean(x->win_remote, x->n_remote);
-            if (adv > worst)
-                worst = adv;
-            any = true;
-        }
-        x->n_local = x->n_remote = 0;
+        const timesync_peer *x = &t->peer[p];
+        if (!x->live || x->n_local < need || x->n_remote < need)
+            continue;
+        double adv = window_mean(x->win_local, x->n_local) - window_mean(x->win_remote, x->n_remote);
+        if (adv > worst)
+            worst = adv;
+        any = true;
     }
     if (!any)
         return;
     double adv = worst / 2.0;
     t->advantage = adv;
-    if (adv >= t->cfg.stall_threshold) {
-        int n = (int)(adv + 0.5);
-        t->stall_queue += n < 1 ? 1 : n;
+    if (adv <= t->cfg.stall_threshold || t->stall_queue > 0)
+        return;
+    int n = (int)(adv + 0.5);
+    t->stall_queue += n < 1 ? 1 : n;
+    for (int p = 0; p < TIMESYNC_MAX_PEERS; p++) {
+        timesync_peer *x = &t->peer[p];
+        x->n_local = x->n_remote = x->head_local = x->head_remote = 0;
     }
 }
 
@@ -211,13 +236,15 @@ bool timesync_decide(tempo_timesync *t, int32_t frame)
     t->ticks++;
     bool stall = false;
     switch (t->cfg.method) {
-    case TEMPO_TIMESYNC_INVERSUS:
-        if (++t->window_ticks >= t->cfg.window_frames) {
+    case TEMPO_TIMESYNC_INVERSUS: {
+        int step = t->cfg.window_frames / 3 > 0 ? t->cfg.window_frames / 3 : 1;
+        if (++t->window_ticks >= step) {
             t->window_ticks = 0;
-            inversus_window(t);
+            inversus_decide(t);
         }
         stall = spread_stall(t);
         break;
+    }
     case TEMPO_TIMESYNC_GGPO:
         ggpo_recommend(t, frame);
         if (t->stall_queue > 0) {
@@ -238,8 +265,28 @@ bool timesync_decide(tempo_timesync *t, int32_t frame)
 
 /* ---- automatic input delay ------------------------------------------------ */
 
+static double ceil_pos(double x)
+{
+    if (x <= 0)
+        return 0;
+    double i = (double)(int64_t)x;
+    return i < x ? i + 1 : i;
+}
+
 static int delay_for(const tempo_timesync *t, int from, double lag)
 {
+    if (t->lockstep) {
+        /* A frame without every input cannot run at all: cover the whole
+         * lag (which counts both ends, hence the - 1), with half a frame of
+         * hysteresis on the way down. */
+        int up = (int)ceil_pos(lag - 1.0), down = (int)ceil_pos(lag - 0.5);
+        int d = from;
+        if (up > d)
+            d = up;
+        else if (down < d)
+            d = down;
+        return d < t->ad.max_frames ? d : t->ad.max_frames;
+    }
     int d = from;
     while (d < t->ad.max_frames && lag >= t->ad.raise_at[d])
         d++;
@@ -250,18 +297,20 @@ static int delay_for(const tempo_timesync *t, int from, double lag)
 
 int timesync_initial_delay(tempo_timesync *t, double worst_rtt_ms)
 {
-    /* The frame lag to expect: one way in frames, half a frame waiting for
-     * the receiver's tick, one for each end's frame (see p2p_input.c). */
-    double lag = worst_rtt_ms / 2.0 * t->fps / 1000.0 + 1.5;
-    int d = 0;
-    while (d < t->ad.max_frames && lag >= t->ad.raise_at[d])
-        d++;
+    int d = delay_for(t, 0, timesync_rtt_lag(t, worst_rtt_ms));
     t->delay = d;
     t->delay_started = true;
     return d;
 }
 
-int timesync_delay_tick(tempo_timesync *t)
+double timesync_rtt_lag(const tempo_timesync *t, double rtt_ms)
+{
+    /* One way in frames, half a frame waiting for the receiver's tick, one
+     * for each end's frame (the frame lag's definition, p2p_input.c). */
+    return rtt_ms / 2.0 * t->fps / 1000.0 + 1.5;
+}
+
+int timesync_delay_tick(tempo_timesync *t, double lag_floor)
 {
     if (++t->delay_ticks < t->ad.window_frames)
         return t->delay;
@@ -269,19 +318,28 @@ int timesync_delay_tick(tempo_timesync *t)
     double worst = -1;
     for (int p = 0; p < TIMESYNC_MAX_PEERS; p++) {
         timesync_peer *x = &t->peer[p];
-        if (x->live && x->lag_n > 0 && x->lag_sum / x->lag_n > worst)
-            worst = x->lag_sum / x->lag_n;
-        x->lag_sum = 0;
+        if (x->live && x->lag_n > 0) {
+            int n = x->lag_n < TIMESYNC_WINDOW_MAX ? x->lag_n : TIMESYNC_WINDOW_MAX;
+            double lag = trimmed_mean(x->lags, n);
+            if (lag > worst)
+                worst = lag;
+        }
         x->lag_n = 0;
     }
     if (worst < 0)
         return t->delay;
-    /* One step per window: the other side moves too, give it time. */
+    if (worst < lag_floor)
+        worst = lag_floor;
+    /* Move only when two windows in a row want the same direction, and one
+     * step at a time: the other side moves too, give it time. */
     int target = delay_for(t, t->delay, worst);
-    if (target > t->delay)
-        t->delay++;
-    else if (target < t->delay)
-        t->delay--;
+    int dir = (target > t->delay) - (target < t->delay);
+    if (dir != 0 && dir == t->delay_want) {
+        t->delay += dir;
+        t->delay_want = 0; /* the next step needs two windows of its own */
+    } else {
+        t->delay_want = dir;
+    }
     return t->delay;
 }
 

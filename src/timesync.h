@@ -26,15 +26,17 @@
 
 typedef struct timesync_peer {
     bool live;
-    float win_local[TIMESYNC_WINDOW_MAX], win_remote[TIMESYNC_WINDOW_MAX]; /* this window */
-    int n_local, n_remote;
+    /* The newest window_frames samples of L and R, rings. */
+    float win_local[TIMESYNC_WINDOW_MAX], win_remote[TIMESYNC_WINDOW_MAX];
+    int n_local, n_remote;        /* samples held */
+    int head_local, head_remote;  /* next slot to write */
     double ewma_local, ewma_remote; /* lead method */
     bool ewma_init;
     double ggpo_remote_adv;       /* its last quality report */
     bool has_quality;
     double ggpo_local[TIMESYNC_WINDOW_MAX]; /* our advantage samples, a ring */
     int ggpo_count, ggpo_head;
-    double lag_sum;               /* frame lag over the delay window */
+    float lags[TIMESYNC_WINDOW_MAX]; /* frame lag samples of the delay window */
     int lag_n;
     double last_remote;           /* newest R */
 } timesync_peer;
@@ -43,6 +45,7 @@ typedef struct tempo_timesync {
     tempo_timesync_config cfg;    /* window resolved */
     tempo_auto_delay_config ad;
     int fps;
+    bool lockstep;                /* max_prediction 0: delay covers the whole lag */
     timesync_peer peer[TIMESYNC_MAX_PEERS];
     uint64_t ticks;
     int window_ticks;
@@ -56,6 +59,7 @@ typedef struct tempo_timesync {
     /* automatic input delay */
     int delay;
     int delay_ticks;
+    int delay_want;               /* direction the last window wanted: -1, 0, 1 */
     bool delay_started;
     uint64_t stalls;
 } tempo_timesync;
@@ -75,9 +79,14 @@ bool timesync_decide(tempo_timesync *t, int32_t frame);
 
 /* Automatic input delay. timesync_initial_delay picks the first value from
  * the worst round trip (ms); timesync_delay_tick returns the delay wanted
- * after this tick (evaluated once per window). */
+ * after this tick (evaluated once per window, on the trimmed mean of the
+ * frame lags; never below lag_floor, e.g. timesync_rtt_lag of the worst
+ * round trip in lockstep, where everyone waits and the measured lag cannot
+ * see the latency). */
 int timesync_initial_delay(tempo_timesync *t, double worst_rtt_ms);
-int timesync_delay_tick(tempo_timesync *t);
+int timesync_delay_tick(tempo_timesync *t, double lag_floor);
+/* The frame lag a round trip of rtt_ms implies. */
+double timesync_rtt_lag(const tempo_timesync *t, double rtt_ms);
 
 /* Start-up: machines 0..n-1 (one of them `self`). heard_us[i]: when we
  * learned machine i was ready (our clock; for self, when we became ready).

@@ -123,15 +123,34 @@ static void automatic_delay_has_hysteresis(void **state)
     double lags[] = {2.5, 3.5, 6.5, 9.0, 7.5, 5.5, 4.0, 2.5, 1.5, 0.5};
     int expect[] = {1, 2, 3, 4, 4, 3, 2, 2, 1, 0};
     /* between thresholds it holds: 7.5 stays at 4 (lower at 7.0), 2.5 at 2
-     * (lower at 2.0); one step per window */
+     * (lower at 2.0); one step only after two windows agree */
     for (int k = 0; k < 10; k++) {
         int d = 0;
         for (int tick = 0; tick < c.auto_delay.window_frames; tick++) {
             timesync_on_remote(&t, 0, 0, lags[k]);
-            d = timesync_delay_tick(&t);
+            d = timesync_delay_tick(&t, 0.0);
+        }
+        if (k > 0 && expect[k] != expect[k - 1])
+            assert_int_equal(d, expect[k - 1]); /* one window is not enough */
+        for (int tick = 0; tick < c.auto_delay.window_frames; tick++) {
+            timesync_on_remote(&t, 0, 0, lags[k]);
+            d = timesync_delay_tick(&t, 0.0);
         }
         assert_int_equal(d, expect[k]);
     }
+    /* a burst in one window is not a trend: the trimmed mean ignores it */
+    for (int w = 0; w < 4; w++)
+        for (int tick = 0; tick < c.auto_delay.window_frames; tick++) {
+            timesync_on_remote(&t, 0, 0, tick < 8 ? 20.0 : 0.5);
+            assert_int_equal(timesync_delay_tick(&t, 0.0), 0);
+        }
+    /* lockstep: the floor from the round trip raises it though lags are small */
+    int d = 0;
+    for (int tick = 0; tick < 6 * c.auto_delay.window_frames; tick++) {
+        timesync_on_remote(&t, 0, 0, 1.0);
+        d = timesync_delay_tick(&t, timesync_rtt_lag(&t, 150.0));
+    }
+    assert_int_equal(d, 3);
 }
 
 static void startup_wait_equalizes_when_everyone_learns_readiness(void **state)
@@ -170,6 +189,21 @@ static void one_percent_slow_clock_keeps_half_a_frame_of_skew(void **state)
         /* the fast machine does the stalling, about 1% of its frames */
         assert_true(h.peer[0].stall_ticks >= 30);
         assert_true(h.peer[1].stall_ticks <= 6);
+        harness_free(&h);
+    }
+}
+
+/* Two machines in step but out of phase: whole-frame lags read exactly half
+ * a frame of advantage on both sides in turn. Nobody may stall for it. */
+static void machines_in_step_do_not_trade_stalls(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
+        uint32_t m[2] = {1, 2};
+        harness_init(&h, &c, 2, m, 0, seed % 2 ? "lan" : "perfect", seed);
+        harness_run(&h, 1800, 200000000);
+        assert_true(h.peer[0].stall_ticks + h.peer[1].stall_ticks <= 2);
         harness_free(&h);
     }
 }
@@ -301,6 +335,7 @@ int main(void)
         cmocka_unit_test(automatic_delay_has_hysteresis),
         cmocka_unit_test(startup_wait_equalizes_when_everyone_learns_readiness),
         cmocka_unit_test(one_percent_slow_clock_keeps_half_a_frame_of_skew),
+        cmocka_unit_test(machines_in_step_do_not_trade_stalls),
         cmocka_unit_test(start_skew_is_corrected_within_5_s_with_spread_stalls),
         cmocka_unit_test(three_peers_one_slow_stay_within_a_frame_without_oscillation),
         cmocka_unit_test(automatic_delay_settles_on_transatlantic),

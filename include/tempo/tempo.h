@@ -154,7 +154,7 @@ typedef void (*tempo_predict_fn)(void *ctx, int player, int32_t frame,
 /* How a network session keeps peers in step (docs/TIMESYNC.md compares them). */
 typedef enum tempo_timesync_method {
     /* INVERSUS: average both sides' frame lag over a window; when this
-     * machine is ahead by at least stall_threshold frames, stall about half
+     * machine is ahead by more than stall_threshold frames, stall about half
      * the difference, spreading the stalls out so nobody notices. Default. */
     TEMPO_TIMESYNC_INVERSUS = 0,
     /* GGPO: 40-frame window; recommend (remote - local) / 2 stall frames when
@@ -170,11 +170,11 @@ typedef enum tempo_timesync_method {
 typedef struct tempo_timesync_config {
     tempo_timesync_method method;  /* default TEMPO_TIMESYNC_INVERSUS */
     /* Averaging window, 1..256 frames; 0: the method's own (INVERSUS 40,
-     * GGPO 40, LEAD 60). INVERSUS's article uses 100; docs/TIMESYNC.md
+     * sliding; GGPO 40; LEAD 60). INVERSUS's article uses 100; docs/TIMESYNC.md
      * shows why tempo's default is shorter. */
     int window_frames;
-    /* INVERSUS: stall when ahead by at least this many frames, default 0.5
-     * (the article: 0.75; see docs/TIMESYNC.md). */
+    /* INVERSUS: stall when ahead by more than this many frames, default 0.5
+     * (the article: 0.75 or more; see docs/TIMESYNC.md). */
     double stall_threshold;
     double lead_tolerance;         /* LEAD: frames, default 2.0 */
     int lead_cooldown_frames;      /* LEAD: frames after a stall before the next, default 30 */
@@ -191,8 +191,14 @@ typedef struct tempo_timesync_config {
  * the sender's frame when it was sampled to our current frame): about the
  * one-way latency in frames plus 1.5. Delay k rises to
  * k + 1 when the lag reaches raise_at[k]; delay k + 1 falls to k when it drops
- * to lower_at[k]. The first value comes from the worst ping of the
- * handshake. Changes follow tempo_session_set_input_delay's rule. */
+ * to lower_at[k]; it moves one step at a time, and only when two windows in
+ * a row agree. The lag of a window is a trimmed mean (jitter bursts do not
+ * move it). In lockstep (max_prediction 0) a frame cannot run before every
+ * input is in, so the delay covers the whole lag (its ceiling, never less
+ * than the worst round trip implies; raise max_frames for long links) and
+ * the thresholds are not used.
+ * The first value comes from the worst ping of the handshake. Changes follow
+ * tempo_session_set_input_delay's rule. */
 typedef struct tempo_auto_delay_config {
     bool enabled;                  /* default false: delays stay as set */
     int max_frames;                /* 0..TEMPO_MAX_AUTO_DELAY, default 4 */

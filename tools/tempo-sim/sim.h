@@ -76,6 +76,8 @@ typedef struct sim_options {
     int input_delay;             /* fixed delay when !input_delay_auto */
     bool input_delay_auto;
     tempo_timesync_method timesync;
+    int timesync_window;         /* 0: the library's default */
+    double stall_threshold;      /* 0: the library's default */
     int desync_interval;
     int32_t desync_at;           /* -1: off; else peer 1 corrupts state after ADVANCE(at) */
     sim_fault drops[SIM_MAX_FAULTS];

@@ -74,10 +74,16 @@ static tempo_config match_config(const sim_options *o)
     c.desync_interval = o->desync_interval;
     c.max_spectators = o->spectators > 0 ? o->spectators : 1;
     c.timesync.method = o->timesync;
+    c.timesync.window_frames = o->timesync_window;
+    if (o->stall_threshold > 0)
+        c.timesync.stall_threshold = o->stall_threshold;
     c.auto_delay.enabled = o->input_delay_auto;
-    /* The automatic delay may not exceed the prediction window. */
+    /* The automatic delay may not exceed the prediction window; lockstep
+     * covers the whole latency, so it gets the library's largest. */
     if (o->max_prediction > 0 && c.auto_delay.max_frames > o->max_prediction)
         c.auto_delay.max_frames = o->max_prediction;
+    if (o->max_prediction == 0)
+        c.auto_delay.max_frames = TEMPO_MAX_AUTO_DELAY;
     return c;
 }
 

@@ -43,6 +43,8 @@ static void usage(FILE *f)
         "  --max-prediction P         prediction window, 0..64, 0 = lockstep (default 8)\n"
         "  --input-delay D|auto       input delay of every player (default 0)\n"
         "  --timesync M               inversus|ggpo|lead|none (default inversus)\n"
+        "  --timesync-window N        time-sync averaging window, frames (default: the method's)\n"
+        "  --stall-threshold X        inversus: stall when ahead by more than X frames (default 0.5)\n"
         "  --save-policy every|sparse state saving policy (default every)\n"
         "  --desync-interval I        frames between desync checks, 0 = off (default 60)\n"
         "faults:\n"
@@ -263,6 +265,14 @@ static int option(sim_options *o, const char *a, const char *v, bool *used, bool
         o->input_delay = o->input_delay_auto ? 0 : (int)n;
     } else if (!strcmp(a, "--timesync")) {
         NEED(parse_timesync(v, &o->timesync));
+    } else if (!strcmp(a, "--timesync-window")) {
+        NEED(parse_i64(v, 1, 256, &n));
+        o->timesync_window = (int)n;
+    } else if (!strcmp(a, "--stall-threshold")) {
+        char *end;
+        double x = v ? strtod(v, &end) : 0.0;
+        NEED(v && *v && !*end && x > 0.0 && x < 10.0);
+        o->stall_threshold = x;
     } else if (!strcmp(a, "--desync-interval")) {
         NEED(parse_i64(v, 0, 100000, &n));
         o->desync_interval = (int)n;
