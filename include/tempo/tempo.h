@@ -520,7 +520,8 @@ typedef struct tempo_session_stats {
     uint64_t resim_frames;     /* frames resimulated by rollbacks */
     int max_rollback_depth;    /* deepest correction */
     uint64_t rollback_depth_sum; /* sum of depths: mean = sum / rollbacks */
-    uint64_t mispredicted_frames; /* (player, frame) predictions found wrong */
+    uint64_t mispredicted_frames; /* (player, frame) pairs whose last guess, when the
+                                     real input came, was wrong */
     uint64_t saves, loads;     /* SAVE and LOAD requests */
     uint64_t stall_ticks;      /* ticks stalled by time sync or delay changes */
     uint64_t waiting_ticks;    /* ticks waiting with a full prediction window */
@@ -534,7 +535,8 @@ typedef struct tempo_session_stats {
     uint64_t send_errors;         /* transport sends that failed */
     /* time sync */
     uint64_t timesync_stalls;  /* ticks stalled by time sync (part of stall_ticks) */
-    double frame_advantage;    /* frames this machine runs ahead of the peers, as estimated */
+    double frame_advantage;    /* frames this machine runs ahead of the peer furthest
+                                  behind, as estimated (the largest over peers) */
     int input_delay;           /* current delay of the local players (the largest) */
     uint32_t startup_delay_ms; /* how long the start was held back */
 } tempo_session_stats;
