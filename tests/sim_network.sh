@@ -87,4 +87,19 @@ for args in "--players 1" "--players 4 --local-per-peer 4" "--players 2 --specta
     "$sim" $args --quiet >/dev/null 2>&1
     [ $? -eq 2 ] || fail "'$args' did not exit 2"
 done
+# 7. Issue 5's targets, as the simulator measures them (seed 1).
+max_key() { # key file: the largest value of a per-peer key
+    sed -n "s/^ *\"$1\": \([-0-9.e]*\),\{0,1\}$/\1/p" "$2" | awk 'NR == 1 || $1 > m { m = $1 } END { print m }'
+}
+"$sim" --players 2 --profile broadband --frames 3600 --seed 1 --clock-drift 1:-1 --quiet \
+    --json "$dir/drift.json" || fail "drift run did not exit 0"
+skew=$(max_key frame_skew_abs_mean "$dir/drift.json")
+stalls=$(max_key stall_ticks "$dir/drift.json")
+awk "BEGIN { exit !($skew <= 0.5 && $stalls <= 60) }" || fail "1% drift: skew $skew, stalls $stalls"
+"$sim" --players 2 --profile transatlantic --frames 3600 --seed 1 --input-delay auto --quiet \
+    --json "$dir/auto.json" || fail "auto delay run did not exit 0"
+delay=$(max_key input_delay_final "$dir/auto.json")
+depth=$(max_key rollback_depth_mean "$dir/auto.json")
+awk "BEGIN { exit !($delay >= 2 && $delay <= 3 && $depth <= 3) }" || fail "auto delay: $delay, depth $depth"
+
 echo "sim_network: ok"
