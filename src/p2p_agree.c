@@ -77,14 +77,8 @@ void p2p_try_finalize(tempo_session *s)
         if (!all)
             continue;
         n->drop_state[x] = DROP_FINAL;
-        sync_disconnect(&s->sync, x, n->drop_frame[x]);
+        session_disconnect(s, x, n->drop_frame[x]);
         n->drop_frame[x] = s->sync.q[x].disconnect_frame;
-        tempo_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = TEMPO_EVENT_DISCONNECTED;
-        ev.player = x;
-        ev.u.disconnected.frame = n->drop_frame[x];
-        session_push_event(s, &ev);
     }
 }
 

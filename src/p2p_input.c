@@ -164,13 +164,7 @@ static void apply_host_drops(tempo_session *s, const tempo_msg_input *m)
         if (!(m->disconnected_mask & (1u << x)) || q->disconnect_frame != IQ_NO_FRAME ||
             m->disconnect_frame[x] < q->known_end)
             continue; /* not news, or impossible: the host confirms nothing past it */
-        sync_disconnect(&s->sync, x, m->disconnect_frame[x]);
-        tempo_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = TEMPO_EVENT_DISCONNECTED;
-        ev.player = x;
-        ev.u.disconnected.frame = q->disconnect_frame;
-        session_push_event(s, &ev);
+        session_disconnect(s, x, m->disconnect_frame[x]);
     }
 }
 

@@ -414,17 +414,22 @@ tempo_result tempo_session_disconnect_player(tempo_session *s, int player)
     }
     if (q->disconnect_frame != IQ_NO_FRAME)
         return TEMPO_E_ALREADY;
-    sync_disconnect(&s->sync, player, q->known_end);
-    tempo_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = TEMPO_EVENT_DISCONNECTED;
-    ev.player = player;
-    ev.u.disconnected.frame = q->disconnect_frame;
-    session_push_event(s, &ev);
+    session_disconnect(s, player, q->known_end);
     return TEMPO_OK;
 }
 
 /* ---- events and stats --------------------------------------------------- */
+
+void session_disconnect(tempo_session *s, int player, int32_t frame)
+{
+    sync_disconnect(&s->sync, player, frame);
+    tempo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = TEMPO_EVENT_DISCONNECTED;
+    ev.player = player;
+    ev.u.disconnected.frame = s->sync.q[player].disconnect_frame;
+    session_push_event(s, &ev);
+}
 
 void session_push_event(tempo_session *s, const tempo_event *ev)
 {

@@ -42,6 +42,10 @@ tempo_result session_plan(tempo_session *s, const sync_plan_opts *o, tempo_tick 
 /* Queue an event (dropping the oldest when full). */
 void session_push_event(tempo_session *s, const tempo_event *ev);
 
+/* Make `player` disconnected from `frame` on (the engine may move it to the
+ * end of its real inputs) and raise TEMPO_EVENT_DISCONNECTED with the frame. */
+void session_disconnect(tempo_session *s, int player, int32_t frame);
+
 /* Check a config; TEMPO_OK or TEMPO_E_INVALID_ARG. */
 tempo_result session_validate_config(const tempo_config *cfg);
 
