@@ -330,6 +330,49 @@ static void spectator_plays_through_a_dropped_player(void **state)
     }
 }
 
+typedef struct counting_alloc {
+    int allocs, live;
+} counting_alloc;
+
+static void *ca_alloc(void *ctx, size_t size)
+{
+    counting_alloc *c = ctx;
+    c->allocs++;
+    c->live++;
+    return malloc(size);
+}
+
+static void ca_free(void *ctx, void *p)
+{
+    counting_alloc *c = ctx;
+    c->live--;
+    free(p);
+}
+
+/* Ticking a network session allocates nothing: handshake, inputs, time
+ * sync, checksums, a spectator and a dropped peer included. */
+static void network_sessions_never_allocate_while_ticking(void **state)
+{
+    (void)state;
+    counting_alloc ca = {0, 0};
+    tempo_config c = base_cfg(3);
+    c.allocator.alloc = ca_alloc;
+    c.allocator.free = ca_free;
+    c.allocator.ctx = &ca;
+    c.auto_delay.enabled = true;
+    uint32_t m[3];
+    one_player_each(m, 3);
+    harness_init(&h, &c, 3, m, 1, "continental", 1300);
+    int after_create = ca.allocs;
+    harness_run(&h, 300, 60000000);
+    kill_peer(2);
+    harness_run(&h, 600, 120000000);
+    assert_int_equal(ca.allocs, after_create);
+    assert_true(tempo_session_frame(h.peer[0].s) >= 600);
+    harness_free(&h);
+    assert_int_equal(ca.live, 0);
+}
+
 static void endpoint_stats_measure_rtt_and_loss(void **state)
 {
     (void)state;
@@ -366,6 +409,7 @@ int main(void)
         cmocka_unit_test(spectator_falls_behind_in_a_blackout_and_catches_up),
         cmocka_unit_test(silent_spectator_never_harms_the_match),
         cmocka_unit_test(spectator_plays_through_a_dropped_player),
+        cmocka_unit_test(network_sessions_never_allocate_while_ticking),
         cmocka_unit_test(endpoint_stats_measure_rtt_and_loss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
