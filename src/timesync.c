@@ -30,7 +30,6 @@
  */
 #include "timesync.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 void timesync_init(tempo_timesync *t, const tempo_config *cfg)
@@ -101,17 +100,24 @@ void timesync_peer_lost(tempo_timesync *t, int p)
     memset(&t->peer[p], 0, sizeof t->peer[p]);
 }
 
-static int cmp_float(const void *a, const void *b)
+/* Insertion sort: windows hold at most 256 samples, and the C library's
+ * qsort may allocate, which the tick path must not. */
+static void sort_floats(float *v, int n)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
+    for (int i = 1; i < n; i++) {
+        float x = v[i];
+        int j = i - 1;
+        for (; j >= 0 && v[j] > x; j--)
+            v[j + 1] = v[j];
+        v[j + 1] = x;
+    }
 }
 
 /* Mean of the middle 60%: a burst of late datagrams on one direction of a
  * link (a jitter spike) must not look like a clock running ahead. */
 static double trimmed_mean(float *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_float);
+    sort_floats(v, n);
     int cut = n / 5;
     double sum = 0;
     for (int i = cut; i < n - cut; i++)
