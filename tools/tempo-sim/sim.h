@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tempo/simnet.h"
 #include "tempo/tempo.h"
 
 /* Exit codes, as documented in --help. */
@@ -25,13 +26,15 @@
 /* Machines in one simulated match: players' peers and spectators together
  * (the report's timeline holds this many). */
 #define SIM_MAX_MACHINES 9
-#define SIM_MAX_FAULTS 16 /* --hiccup and --drop-peer entries, each */
-#define SIM_MAX_LINKS 16  /* --link entries */
+#define SIM_MAX_FAULTS 16    /* --hiccup and --drop-peer entries, each */
+#define SIM_MAX_LINKS 48     /* link entries: every pair of 9 machines, and more */
+#define SIM_MAX_BLACKOUTS 16 /* each takes two of simnet's 64 windows; drops take 2 each */
 
 typedef enum sim_mode {
     SIM_MODE_DEFAULT = 0, /* the default scenario (no scenario option given) */
     SIM_MODE_MATCH,       /* a network match described by the options */
-    SIM_MODE_SYNCTEST
+    SIM_MODE_SYNCTEST,
+    SIM_MODE_SOAK         /* --soak N: random scenarios, checked (sim_soak.c) */
 } sim_mode;
 
 typedef enum sim_compare {
@@ -47,11 +50,22 @@ typedef struct sim_fault {
     uint32_t ms; /* hiccups: how long the machine freezes */
 } sim_fault;
 
-/* --link A-B:PROFILE; b < 0 means every other machine ("A-*"). */
+/* --link A-B:PROFILE (or a scenario's link line); b < 0 means every other
+ * machine ("A-*"). Both directions get params. */
 typedef struct sim_link_override {
     int a, b;
-    char profile[24];
+    char profile[24];          /* the profile params start from; "" = none (all zero) */
+    bool custom;               /* params were changed from the profile's */
+    tempo_link_params params;  /* what the link does */
 } sim_link_override;
+
+/* A scenario's blackout: everything sent between a and b (b < 0: between a
+ * and any machine), both ways, is dropped during [from_us, to_us) of
+ * virtual time. */
+typedef struct sim_blackout {
+    int a, b;
+    uint64_t from_us, to_us;
+} sim_blackout;
 
 typedef struct sim_options {
     sim_mode mode;
@@ -67,8 +81,11 @@ typedef struct sim_options {
     int64_t nondeterministic_at; /* -1: off */
 
     /* network match */
-    int local_per_peer;          /* players per peer machine */
-    int spectators;              /* watching peer 0 */
+    int local_per_peer;          /* players per peer machine (unless hosts_set) */
+    bool hosts_set;              /* a scenario's peer lines: player_peer[] says who hosts whom */
+    int8_t player_peer[TEMPO_MAX_PLAYERS];
+    int spectators;
+    int8_t spectator_host[SIM_MAX_MACHINES]; /* the peer spectator k watches (default 0) */
     const char *profile;         /* every link unless overridden */
     sim_link_override links[SIM_MAX_LINKS];
     int num_links;
@@ -86,7 +103,12 @@ typedef struct sim_options {
     int num_hiccups;
     double clock_drift_pct[SIM_MAX_MACHINES]; /* negative: slow clock */
     uint32_t start_skew_ms[SIM_MAX_MACHINES];
+    sim_blackout blackouts[SIM_MAX_BLACKOUTS];
+    int num_blackouts;
     sim_compare compare;
+    int soak_count;              /* --soak N */
+    int soak_frames;             /* --soak-frames F: every soak match this long (0: random) */
+    bool soak_print;             /* --soak-print: every scenario drawn, with its verdict */
     const char *report_path;     /* NULL: no HTML report */
     const char *csv_path;        /* NULL: no CSV */
     const char *command;         /* the command line, for the report */
@@ -95,10 +117,30 @@ typedef struct sim_options {
 /* Run a synctest of the arena; returns the exit code. */
 int sim_synctest(const sim_options *o);
 
+/* Run N random scenarios from the seed and check each (sim_soak.c);
+ * returns the exit code. */
+int sim_soak(const sim_options *o);
+
 /* Run a network match (or a comparison of several) as the options say:
  * validate what needs the machine count, run, print, write the files.
  * Returns the exit code. */
 int sim_network(const sim_options *o);
+
+/* The peer hosting player p (the scenario's split, or p / local_per_peer). */
+int sim_player_peer(const sim_options *o, int player);
+
+/* ---- scenario files (sim_scenario.c, format in docs/SCENARIOS.md) ---- */
+
+/* Read a scenario file into *o, on top of what *o holds (tempo-sim's
+ * defaults). Errors go to stderr as "FILE:LINE: message"; returns false on
+ * any. Profile names in *o point to tempo_link_profile_names()'s static
+ * strings, so *o owns nothing. */
+bool sim_scenario_load(const char *path, sim_options *o);
+/* The same from text in memory (name is used in messages). */
+bool sim_scenario_parse(const char *text, const char *name, sim_options *o);
+/* Write *o as a scenario file that sim_scenario_parse reads back into the
+ * same match (every setting the runner uses, output options aside). */
+void sim_scenario_write(FILE *f, const sim_options *o);
 
 /* "inversus", "ggpo", "lead", "none" for a tempo_timesync_method; "?" else. */
 const char *sim_timesync_name(int method);

@@ -24,9 +24,18 @@
 
 _Static_assert(SIM_MAX_MACHINES == SIM_MAX_PEERS, "the timeline holds every machine");
 
+int sim_player_peer(const sim_options *o, int player)
+{
+    return o->hosts_set ? o->player_peer[player] : player / o->local_per_peer;
+}
+
 int sim_match_peers(const sim_options *o)
 {
-    return (o->players + o->local_per_peer - 1) / o->local_per_peer;
+    int peers = 0;
+    for (int p = 0; p < o->players; p++)
+        if (sim_player_peer(o, p) >= peers)
+            peers = sim_player_peer(o, p) + 1;
+    return peers;
 }
 
 static tempo_address machine_addr(int i)
@@ -92,17 +101,30 @@ static bool setup_links(sim_match *mt)
     const sim_options *o = mt->o;
     for (int k = 0; k < o->num_links; k++) {
         const sim_link_override *l = &o->links[k];
-        tempo_link_params p;
-        if (tempo_link_profile(l->profile, &p) != TEMPO_OK)
-            return false;
         for (int b = 0; b < mt->nmach; b++) {
             if (b == l->a || (l->b >= 0 && b != l->b))
                 continue;
             tempo_address x = machine_addr(l->a), y = machine_addr(b);
-            if (tempo_simnet_set_link(mt->net, &x, &y, &p) != TEMPO_OK ||
-                tempo_simnet_set_link(mt->net, &y, &x, &p) != TEMPO_OK)
+            if (tempo_simnet_set_link(mt->net, &x, &y, &l->params) != TEMPO_OK ||
+                tempo_simnet_set_link(mt->net, &y, &x, &l->params) != TEMPO_OK)
                 return false;
         }
+    }
+    return true;
+}
+
+/* Blackouts are windows of simnet's, both directions; the run loop only
+ * marks them as they pass (pass_blackouts). */
+static bool setup_blackouts(sim_match *mt)
+{
+    const sim_options *o = mt->o;
+    for (int k = 0; k < o->num_blackouts; k++) {
+        const sim_blackout *b = &o->blackouts[k];
+        tempo_address x = machine_addr(b->a), y = machine_addr(b->b);
+        const tempo_address *other = b->b < 0 ? NULL : &y;
+        if (tempo_simnet_add_blackout(mt->net, &x, other, b->from_us, b->to_us) != TEMPO_OK ||
+            tempo_simnet_add_blackout(mt->net, other, &x, b->from_us, b->to_us) != TEMPO_OK)
+            return false;
     }
     return true;
 }
@@ -116,12 +138,12 @@ static tempo_result setup_session(sim_match *mt, sim_machine *m, const tempo_con
     c.random_seed = mix64(o->seed * 131 + (uint64_t)m->index);
     tempo_result r;
     if (m->spectator) {
-        tempo_address host = machine_addr(0);
+        tempo_address host = machine_addr(m->host);
         return tempo_session_create_spectator(&c, &m->counted, &host, &m->s);
     }
     r = tempo_session_create_p2p(&c, &m->counted, &m->s);
     for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
-        int host = p / o->local_per_peer;
+        int host = sim_player_peer(o, p);
         if (host == m->index) {
             r = tempo_session_add_local_player(m->s, p);
             m->local_mask |= 1u << p;
@@ -134,8 +156,8 @@ static tempo_result setup_session(sim_match *mt, sim_machine *m, const tempo_con
             r = tempo_session_add_remote_player(m->s, p, &a);
         }
     }
-    if (m->index == 0)
-        for (int k = 0; k < o->spectators && r == TEMPO_OK; k++) {
+    for (int k = 0; k < o->spectators && r == TEMPO_OK; k++)
+        if (o->spectator_host[k] == m->index) {
             tempo_address a = machine_addr(mt->npeers + k);
             r = tempo_session_add_spectator(m->s, &a);
         }
@@ -151,6 +173,18 @@ static bool setup_machine(sim_match *mt, int i, const tempo_config *base)
     mt->mach[i] = m;
     m->index = i;
     m->spectator = i >= mt->npeers;
+    m->first_player = -1;
+    for (int p = o->players - 1; p >= 0; p--)
+        if (sim_player_peer(o, p) == i)
+            m->first_player = p;
+    m->host = m->host_slot = -1;
+    if (m->spectator) {
+        int k = i - mt->npeers;
+        m->host = o->spectator_host[k];
+        m->host_slot = 0;
+        for (int j = 0; j < k; j++)
+            m->host_slot += o->spectator_host[j] == m->host;
+    }
     m->addr = machine_addr(i);
     m->delay = -1;
     if (tempo_simnet_add_node(mt->net, &m->addr, &m->net) != TEMPO_OK)
@@ -186,13 +220,18 @@ static void name_machines(sim_match *mt)
         size_t size = sizeof mt->tl->peer_names[i];
         mt->tl->is_spectator[i] = i >= mt->npeers;
         if (i >= mt->npeers) {
-            snprintf(name, size, "spectator %d", i - mt->npeers);
+            int host = o->spectator_host[i - mt->npeers] % SIM_MAX_MACHINES;
+            if (host)
+                snprintf(name, size, "spectator %d of peer %d", (i - mt->npeers) % SIM_MAX_MACHINES, host);
+            else
+                snprintf(name, size, "spectator %d", i - mt->npeers);
             continue;
         }
         snprintf(name, size, "peer %d", i);
         for (int k = 0; k < o->num_links; k++)
             if (o->links[k].a == i && o->links[k].b < 0)
-                snprintf(name, size, "peer %d (%.20s)", i, o->links[k].profile);
+                snprintf(name, size, "peer %d (%.20s)", i,
+                         o->links[k].custom ? "custom" : o->links[k].profile);
     }
 }
 
@@ -210,10 +249,11 @@ static bool setup(sim_match *mt)
         tempo_simnet_create(&nc, &mt->net) != TEMPO_OK)
         return false;
     tempo_config base = match_config(o);
+    mt->disconnect_timeout_ms = base.disconnect_timeout_ms;
     for (int i = 0; i < mt->nmach; i++)
         if (!setup_machine(mt, i, &base))
             return false;
-    if (!setup_links(mt))
+    if (!setup_links(mt) || !setup_blackouts(mt))
         return false;
     /* Room for a match four times slower than real time plus the drain;
      * samples past the end are not taken. A very long match is sampled
@@ -258,6 +298,16 @@ static int max_local_delay(const sim_machine *m)
     return d;
 }
 
+/* A peer's frame moved on: the wait since its last new frame, counted from
+ * the end of the latest fault (the network healed then), may be the longest. */
+static void note_new_frame(sim_match *mt, sim_machine *m)
+{
+    uint64_t from = m->new_frame_vt > mt->fault_end_vt ? m->new_frame_vt : mt->fault_end_vt;
+    if (m->new_frame_vt && mt->in_match && !m->spectator && mt->vt > from && mt->vt - from > m->longest_wait_us)
+        m->longest_wait_us = mt->vt - from;
+    m->new_frame_vt = mt->vt;
+}
+
 static void machine_tick(sim_match *mt, sim_machine *m)
 {
     const sim_options *o = mt->o;
@@ -287,7 +337,10 @@ static void machine_tick(sim_match *mt, sim_machine *m)
         if (req->frame < m->sums_len)
             m->sums[req->frame] = arena_checksum(&m->game);
     }
+    int32_t before = m->frame;
     m->frame = tempo_session_frame(m->s);
+    if (m->frame > before)
+        note_new_frame(mt, m);
     if (m->num_local > 0)
         m->delay = max_local_delay(m);
     tempo_event ev;
@@ -297,6 +350,43 @@ static void machine_tick(sim_match *mt, sim_machine *m)
 }
 
 /* ---- faults ----------------------------------------------------------------------- */
+
+/* A fault that began during the match part and lasts until end_vt: the
+ * network has not healed before then (see sim_result.heal_s). */
+static void fault_begins(sim_match *mt, uint64_t end_vt)
+{
+    if (!mt->in_match)
+        return;
+    if (end_vt > mt->fault_end_vt)
+        mt->fault_end_vt = end_vt;
+    mt->healed = false;
+}
+
+/* Blackouts begin and end at fixed virtual times: note them as vt passes. */
+static void pass_blackouts(sim_match *mt, uint64_t vt)
+{
+    const sim_options *o = mt->o;
+    for (int k = 0; k < o->num_blackouts; k++) {
+        const sim_blackout *b = &o->blackouts[k];
+        uint8_t *state = &mt->blackout_state[k];
+        char label[48];
+        if (b->b < 0)
+            snprintf(label, sizeof label, "machine %d's links", b->a);
+        else
+            snprintf(label, sizeof label, "link %d-%d", b->a, b->b);
+        if (*state == 0 && vt >= b->from_us) {
+            *state = 1;
+            fault_begins(mt, b->to_us);
+            if (mt->tl)
+                sim_timeline_mark(mt->tl, (double)b->from_us / 1e6, SIM_MARK_BLACKOUT_START, b->a, label);
+        }
+        if (*state == 1 && vt >= b->to_us) {
+            *state = 2;
+            if (mt->tl)
+                sim_timeline_mark(mt->tl, (double)b->to_us / 1e6, SIM_MARK_BLACKOUT_END, b->a, label);
+        }
+    }
+}
 
 static void kill_machine(sim_match *mt, sim_machine *m)
 {
@@ -318,6 +408,7 @@ static void check_faults(sim_match *mt, sim_machine *m)
         if (mt->hiccup_fired[k] || h->peer != m->index || m->frame < h->frame)
             continue;
         mt->hiccup_fired[k] = true;
+        fault_begins(mt, mt->vt + (uint64_t)h->ms * 1000u);
         /* Frozen: no ticks and no polls; its clock runs on meanwhile. */
         m->tick_k = sim_clock_first_tick_from(&m->clock, mt->vt + (uint64_t)h->ms * 1000u);
         m->next_vt = sim_clock_tick_vt(&m->clock, m->tick_k);
@@ -330,6 +421,8 @@ static void check_faults(sim_match *mt, sim_machine *m)
         if (mt->drop_fired[k] || d->peer != m->index || m->frame < d->frame)
             continue;
         mt->drop_fired[k] = true;
+        /* The others notice when the silence reaches their timeout. */
+        fault_begins(mt, mt->vt + (uint64_t)mt->disconnect_timeout_ms * 1000u);
         kill_machine(mt, m);
         snprintf(label, sizeof label, "peer %d dropped at frame %" PRId32, m->index, m->frame);
         if (mt->tl) {
@@ -357,10 +450,28 @@ static int32_t slowest(const sim_match *mt, bool confirmed)
     return low;
 }
 
+/* The first tick at or after the end of the latest fault: note the slowest
+ * live peer's frame, for the bound on recovery (sim_soak.c). */
+static void note_heal(sim_match *mt)
+{
+    if (!mt->in_match || mt->healed || mt->vt < mt->fault_end_vt)
+        return;
+    int32_t low = slowest(mt, false);
+    mt->healed = true;
+    mt->heal_vt = mt->fault_end_vt;
+    mt->heal_frame = low == INT32_MAX ? 0 : low;
+}
+
 static void end_match_part(sim_match *mt, sim_result *out)
 {
     mt->in_match = false;
     out->match_s = (double)mt->vt / 1e6;
+    /* A fault still under way at the end: the match never ran healed. */
+    out->heal_s = mt->healed ? (double)mt->heal_vt / 1e6 : out->match_s;
+    out->heal_frame = mt->healed ? mt->heal_frame : mt->o->frames;
+    for (int i = 0; i < mt->npeers; i++) /* a peer that never got to the end is waiting still */
+        if (!mt->mach[i]->dead && mt->mach[i]->frame < mt->o->frames)
+            note_new_frame(mt, mt->mach[i]);
     for (int i = 0; i < mt->nmach; i++)
         if (!mt->mach[i]->dead)
             mt->mach[i]->m.end_vt = mt->vt;
@@ -388,12 +499,14 @@ static void run(sim_match *mt, sim_result *out, sim_progress_fn progress, void *
             mt->next_sample_vt += mt->sample_us;
             continue;
         }
+        pass_blackouts(mt, next->next_vt);
         sim_measure_advance(mt, next->next_vt);
         tempo_simnet_set_time(mt->net, mt->vt);
         machine_tick(mt, next);
         next->tick_k++;
         next->next_vt = sim_clock_tick_vt(&next->clock, next->tick_k);
         check_faults(mt, next);
+        note_heal(mt);
 
         if (mt->in_match) {
             int32_t low = slowest(mt, false);
@@ -425,6 +538,26 @@ static void run(sim_match *mt, sim_result *out, sim_progress_fn progress, void *
 
 /* ---- convergence ---------------------------------------------------------------------- */
 
+/* Whether live peer x and every other live peer dropped each other: a
+ * blackout longer than the timeout cut it off. It plays on alone and the
+ * others without it, so it is no longer one of the match's peers. (In a
+ * match of two, both are cut off: the match split.) */
+static bool is_cut_off(const sim_match *mt, const sim_machine *x)
+{
+    int others = 0;
+    for (int i = 0; i < mt->npeers; i++) {
+        const sim_machine *y = mt->mach[i];
+        tempo_endpoint_stats a, b;
+        if (y == x || y->dead)
+            continue;
+        if (tempo_session_get_endpoint_stats(y->s, x->first_player, &a) != TEMPO_OK || !a.disconnected ||
+            tempo_session_get_endpoint_stats(x->s, y->first_player, &b) != TEMPO_OK || !b.disconnected)
+            return false;
+        others++;
+    }
+    return others > 0;
+}
+
 /* First state (1-based) where m disagrees with ref over states 1..n, or -1. */
 static int32_t first_difference(const sim_machine *ref, const sim_machine *m, int32_t n)
 {
@@ -441,7 +574,7 @@ static void check_convergence(const sim_match *mt, sim_result *out)
     out->first_divergent_state = -1;
     for (int i = 0; i < mt->npeers; i++) {
         const sim_machine *m = mt->mach[i];
-        if (m->dead)
+        if (m->dead || m->cut_off)
             continue;
         int32_t c = tempo_session_confirmed_frame(m->s);
         if (c < o->frames && out->problem[0] == '\0')
@@ -451,19 +584,22 @@ static void check_convergence(const sim_match *mt, sim_result *out)
             ref = m;
     }
     if (!ref) {
-        snprintf(out->problem, sizeof out->problem, "no peer left");
+        snprintf(out->problem, sizeof out->problem, "no peer left%s",
+                 mt->npeers == 2 ? " (the two peers dropped each other)" : "");
         out->converged = false;
         return;
     }
     for (int i = 0; i < mt->nmach; i++) {
         const sim_machine *m = mt->mach[i];
-        if (m->dead || m == ref)
+        if (m->dead || m->cut_off || m == ref)
             continue;
-        /* Spectators never roll back: every state they played is final. */
+        /* Spectators never roll back: every state they played is final.
+         * One watching a peer that was cut off follows that peer. */
         int32_t n = o->frames;
         if (m->spectator && m->frame < n)
             n = m->frame;
-        int32_t d = first_difference(ref, m, n);
+        const sim_machine *against = m->spectator && mt->mach[m->host]->cut_off ? mt->mach[m->host] : ref;
+        int32_t d = first_difference(against, m, n);
         if (d >= 0 && (out->first_divergent_state < 0 || d < out->first_divergent_state)) {
             out->first_divergent_state = d;
             who = m;
@@ -501,6 +637,8 @@ int sim_match_run(const sim_options *o, sim_result *out, sim_timeline *tl,
     out->wall_s = sim_wall_seconds() - t0;
     out->nmach = mt->nmach;
     out->npeers = mt->npeers;
+    for (int i = 0; i < mt->npeers; i++)
+        mt->mach[i]->cut_off = !mt->mach[i]->dead && is_cut_off(mt, mt->mach[i]);
     check_convergence(mt, out);
     sim_measure_finish(mt, out);
     teardown(mt);

@@ -85,7 +85,10 @@ typedef struct sim_machine {
     int index;
     bool spectator;
     bool dead;               /* dropped: no more ticks, links blacked out */
+    bool cut_off;            /* at the end: it and every other live peer dropped each other */
     bool running;            /* the session said RUNNING */
+    int first_player;        /* peers: the lowest player it hosts */
+    int host, host_slot;     /* spectators: the peer watched, and its index there */
     uint32_t local_mask;
     int num_local;
     tempo_session *s;
@@ -98,6 +101,8 @@ typedef struct sim_machine {
     arena_state game;
     arena_bot bot[ARENA_MAX_PLAYERS];
     int32_t frame;           /* current frame after the last tick */
+    uint64_t new_frame_vt;   /* when the frame last moved on (0: not yet) */
+    uint64_t longest_wait_us; /* see sim_peer_result.longest_wait_s */
     int delay;               /* input delay after the last tick */
     /* sums[f]: arena checksum of state f + 1 after the latest ADVANCE(f),
      * f < sums_len (a rollback overwrites it). */
@@ -127,13 +132,24 @@ typedef struct sim_match {
     sim_timeline *tl;        /* NULL: no timeline */
     bool hiccup_fired[SIM_MAX_FAULTS];
     bool drop_fired[SIM_MAX_FAULTS];
+    uint8_t blackout_state[SIM_MAX_BLACKOUTS]; /* 0 ahead, 1 under way, 2 over */
+    uint64_t fault_end_vt;   /* when the latest fault begun so far ends */
+    bool healed;             /* the match part has passed fault_end_vt (heal noted) */
+    uint64_t heal_vt;        /* when it was noted, and the slowest live peer's frame then */
+    int32_t heal_frame;
+    uint32_t disconnect_timeout_ms; /* the sessions' */
 } sim_match;
 
 /* What a run found, per machine and as a whole. */
 typedef struct sim_peer_result {
     bool spectator, dropped;
+    bool cut_off;            /* every other live peer dropped it (a partition, not --drop-peer) */
     int players;
     int32_t final_frame, confirmed_frame;
+    /* Peers: the longest time without a new frame, in the match part,
+     * counting only time after the end of the latest fault begun so far
+     * (start-up excluded): a peer waiting for a healed network. */
+    double longest_wait_s;
     uint64_t rollbacks, resim_frames, stall_ticks, waiting_ticks, timesync_stalls;
     int max_rollback_depth;
     double rollback_depth_mean;
@@ -162,12 +178,23 @@ typedef struct sim_result {
     uint64_t desyncs;        /* DESYNC events, all machines together */
     double virtual_s;        /* virtual time of the whole run */
     double match_s;          /* virtual time until every live peer reached the last frame */
+    /* The network healed: the end of the last fault (blackout, hiccup, drop)
+     * that began during the match part, and the slowest live peer's frame
+     * then (0 and 0 without faults). */
+    double heal_s;
+    int32_t heal_frame;
     double wall_s;
     char problem[160];       /* why it did not converge ("" if it did) */
 } sim_result;
 
 /* Progress callback: done frames of total (the slowest live peer). */
 typedef void (*sim_progress_fn)(void *ctx, int32_t done, int32_t total);
+
+/* Whether a run passes the soak's checks (sim_soak.c): converged, no
+ * desync, every rollback within the prediction window, and after the last
+ * fault no peer waiting long and the end reached in time. If not, why in
+ * `why`. */
+bool sim_soak_check(const sim_options *o, const sim_result *r, char *why, size_t size);
 
 /* Run one match. tl, if not NULL, is initialised here (the caller frees it
  * with sim_timeline_free). Returns SIM_EXIT_OK after a run (whatever it

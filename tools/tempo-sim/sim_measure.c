@@ -140,7 +140,7 @@ static uint64_t failed_comparisons(const sim_match *mt, const sim_machine *m, in
     uint64_t n = 0;
     for (int i = 0; i < mt->nmach; i++) {
         const sim_machine *o = mt->mach[i];
-        bool compared = m->spectator ? i == 0 : (i != m->index && !o->spectator);
+        bool compared = m->spectator ? i == m->host : (i != m->index && !o->spectator);
         if (compared && o->sums[frame - 1] != m->sums[frame - 1])
             n++;
     }
@@ -176,17 +176,16 @@ void sim_measure_event(sim_match *mt, sim_machine *m, const tempo_event *ev)
 
 /* What `from` measures of the link to `to`; false if there is no such link
  * or it is not up. */
-static bool link_stats(const sim_match *mt, const sim_machine *from, const sim_machine *to,
-                       tempo_endpoint_stats *es)
+static bool link_stats(const sim_machine *from, const sim_machine *to, tempo_endpoint_stats *es)
 {
     tempo_result r;
     if (from->spectator)
-        r = to->index == 0 ? tempo_session_get_spectator_stats(from->s, 0, es) : TEMPO_E_PLAYER;
+        r = to->index == from->host ? tempo_session_get_spectator_stats(from->s, 0, es) : TEMPO_E_PLAYER;
     else if (to->spectator)
-        r = from->index == 0 ? tempo_session_get_spectator_stats(from->s, to->index - mt->npeers, es)
-                             : TEMPO_E_PLAYER;
+        r = from->index == to->host ? tempo_session_get_spectator_stats(from->s, to->host_slot, es)
+                                    : TEMPO_E_PLAYER;
     else
-        r = tempo_session_get_endpoint_stats(from->s, to->index * mt->o->local_per_peer, es);
+        r = tempo_session_get_endpoint_stats(from->s, to->first_player, es);
     return r == TEMPO_OK && es->synchronized && !es->disconnected;
 }
 
@@ -207,7 +206,7 @@ void sim_measure_sample(sim_match *mt)
             continue;
         for (int b = 0; b < mt->nmach; b++) {
             tempo_endpoint_stats es;
-            if (b == a || mt->mach[b]->dead || !link_stats(mt, m, mt->mach[b], &es))
+            if (b == a || mt->mach[b]->dead || !link_stats(m, mt->mach[b], &es))
                 continue;
             if (es.rtt_ms > 0) {
                 m->m.rtt_sum += es.rtt_ms;
@@ -261,6 +260,8 @@ void sim_measure_finish(sim_match *mt, sim_result *out)
         tempo_session_get_stats(m->s, &st);
         p->spectator = m->spectator;
         p->dropped = m->dead;
+        p->cut_off = m->cut_off;
+        p->longest_wait_s = (double)m->longest_wait_us / 1e6;
         p->players = m->num_local;
         p->final_frame = m->frame;
         p->confirmed_frame = tempo_session_confirmed_frame(m->s);

@@ -21,9 +21,18 @@ static int usage_error(const char *what)
 static int validate(const sim_options *o)
 {
     char msg[128];
-    if (o->local_per_peer > o->players)
+    if (!o->hosts_set && o->local_per_peer > o->players)
         return usage_error("--local-per-peer is larger than --players");
     int peers = sim_match_peers(o), machines = peers + o->spectators;
+    for (int q = 0; q < peers; q++) {
+        int hosted = 0;
+        for (int p = 0; p < o->players; p++)
+            hosted += sim_player_peer(o, p) == q;
+        if (!hosted) {
+            snprintf(msg, sizeof msg, "peer %d hosts no player", q);
+            return usage_error(msg);
+        }
+    }
     if (peers < 2)
         return usage_error("a network match needs at least 2 peers (players / local-per-peer)");
     if (machines > SIM_MAX_MACHINES) {
@@ -37,6 +46,20 @@ static int validate(const sim_options *o)
                      o->links[k].b, machines - 1);
             return usage_error(msg);
         }
+    for (int k = 0; k < o->spectators && machines <= SIM_MAX_MACHINES; k++)
+        if (o->spectator_host[k] >= peers) {
+            snprintf(msg, sizeof msg, "spectator %d watches peer %d; there are %d peers", k,
+                     o->spectator_host[k], peers);
+            return usage_error(msg);
+        }
+    for (int k = 0; k < o->num_blackouts; k++) {
+        const sim_blackout *b = &o->blackouts[k];
+        if (b->a >= machines || b->b >= machines || b->a == b->b || b->to_us < b->from_us) {
+            snprintf(msg, sizeof msg, "blackout %d-%d: no such pair of machines (0..%d)", b->a, b->b,
+                     machines - 1);
+            return usage_error(msg);
+        }
+    }
     for (int k = 0; k < o->num_hiccups + o->num_drops; k++) {
         const sim_fault *f = k < o->num_hiccups ? &o->hiccups[k] : &o->drops[k - o->num_hiccups];
         if (f->peer >= machines) {
@@ -84,14 +107,33 @@ static void show_progress(void *ctx, int32_t done, int32_t total)
 
 /* ---- files --------------------------------------------------------------------------- */
 
-static bool write_json(const sim_options *o, const sim_result *r)
+static bool write_json(const sim_options *o, const sim_result *r, const char *check)
 {
     sim_json j;
     if (!sim_json_open(&j, o->json_path))
         return false;
     sim_json_match(&j, o, r);
+    if (check[0])
+        sim_json_string(&j, "soak_check", check);
+    else
+        sim_json_null(&j, "soak_check");
     sim_json_close(&j);
     return true;
+}
+
+/* The soak's verdict on this run, in one line. */
+static void print_check(const sim_result *r, bool passed, const char *why)
+{
+    double wait = 0.0;
+    for (int i = 0; i < r->npeers; i++)
+        if (r->peer[i].longest_wait_s > wait && !r->peer[i].dropped && !r->peer[i].cut_off)
+            wait = r->peer[i].longest_wait_s;
+    if (passed)
+        printf("soak checks: passed (rollbacks within the window; network healed at %.1f s, frame %" PRId32
+               "; longest wait for a frame after it %.2f s; last frame %.1f s later)\n",
+               r->heal_s, r->heal_frame, wait, r->match_s - r->heal_s);
+    else
+        printf("soak checks: FAILED - %s\n", why);
 }
 
 static bool write_report(const sim_options *o, const sim_result *r, const sim_timeline *tl)
@@ -102,7 +144,7 @@ static bool write_report(const sim_options *o, const sim_result *r, const sim_ti
              links_overridden ? " + per-link profiles" : "", o->frames / 60.0);
     if (links_overridden == 1)
         snprintf(title, sizeof title, "%d peers, %s + %s, %.0f s", sim_match_peers(o), o->profile,
-                 o->links[0].profile, o->frames / 60.0);
+                 o->links[0].custom ? "a custom link" : o->links[0].profile, o->frames / 60.0);
     sim_describe(o, scenario, sizeof scenario);
     sim_report_meta meta;
     memset(&meta, 0, sizeof meta);
@@ -138,9 +180,13 @@ int sim_network(const sim_options *o)
         free(r);
         return code;
     }
-    if (!o->quiet)
+    char why[256];
+    bool passed = sim_soak_check(o, r, why, sizeof why);
+    if (!o->quiet) {
         sim_print_summary(stdout, o, r);
-    if (o->json_path && !write_json(o, r)) {
+        print_check(r, passed, why);
+    }
+    if (o->json_path && !write_json(o, r, why)) {
         fprintf(stderr, "tempo-sim: cannot write %s\n", o->json_path);
         code = SIM_EXIT_USAGE;
     }
@@ -156,7 +202,7 @@ int sim_network(const sim_options *o)
         fprintf(stderr, "tempo-sim: cannot write %s\n", o->csv_path);
         code = SIM_EXIT_USAGE;
     }
-    if (code == SIM_EXIT_OK && (!r->converged || r->desyncs))
+    if (code == SIM_EXIT_OK && !passed)
         code = SIM_EXIT_MISMATCH;
     sim_timeline_free(&tl);
     free(r);

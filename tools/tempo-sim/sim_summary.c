@@ -35,18 +35,35 @@ void sim_describe(const sim_options *o, char *buf, size_t size)
 {
     buf[0] = '\0';
     int peers = sim_match_peers(o);
-    add(buf, size, "%d peers x %d player%s", peers, o->local_per_peer, o->local_per_peer > 1 ? "s" : "");
-    if (peers * o->local_per_peer != o->players)
-        add(buf, size, " (%d players)", o->players);
+    if (o->hosts_set) {
+        add(buf, size, "%d peers (", peers);
+        for (int q = 0; q < peers; q++) {
+            int n = 0;
+            for (int p = 0; p < o->players; p++)
+                n += sim_player_peer(o, p) == q;
+            add(buf, size, "%s%d", q ? "+" : "", n);
+        }
+        add(buf, size, " players)");
+    } else {
+        add(buf, size, "%d peers x %d player%s", peers, o->local_per_peer, o->local_per_peer > 1 ? "s" : "");
+        if (peers * o->local_per_peer != o->players)
+            add(buf, size, " (%d players)", o->players);
+    }
     if (o->spectators)
         add(buf, size, " + %d spectator%s", o->spectators, o->spectators > 1 ? "s" : "");
+    for (int k = 0; k < o->spectators; k++)
+        if (o->spectator_host[k])
+            add(buf, size, " (spectator %d watches peer %d)", k, o->spectator_host[k]);
     add(buf, size, ", %s", o->profile);
     for (int k = 0; k < o->num_links; k++) {
         const sim_link_override *l = &o->links[k];
+        char what[48];
+        snprintf(what, sizeof what, "%s%s", l->custom && !l->profile[0] ? "custom" : l->profile,
+                 l->custom && l->profile[0] ? " (changed)" : "");
         if (l->b < 0)
-            add(buf, size, ", peer %d's links %s", l->a, l->profile);
+            add(buf, size, ", peer %d's links %s", l->a, what);
         else
-            add(buf, size, ", link %d-%d %s", l->a, l->b, l->profile);
+            add(buf, size, ", link %d-%d %s", l->a, l->b, what);
     }
     add(buf, size, ", %d frames (%.0f s), seed %" PRIu64, o->frames, o->frames / 60.0, o->seed);
     if (o->input_delay_auto)
@@ -67,6 +84,14 @@ void sim_describe(const sim_options *o, char *buf, size_t size)
             o->hiccups[k].ms, o->hiccups[k].frame);
     for (int k = 0; k < o->num_drops; k++)
         add(buf, size, "; peer %d drops at frame %" PRId32, o->drops[k].peer, o->drops[k].frame);
+    for (int k = 0; k < o->num_blackouts; k++) {
+        const sim_blackout *b = &o->blackouts[k];
+        if (b->b < 0)
+            add(buf, size, "; machine %d's links dark", b->a);
+        else
+            add(buf, size, "; link %d-%d dark", b->a, b->b);
+        add(buf, size, " %.2f-%.2f s", (double)b->from_us / 1e6, (double)b->to_us / 1e6);
+    }
     if (o->desync_at >= 0)
         add(buf, size, "; peer 1 corrupts its state at frame %" PRId32, o->desync_at);
 }
@@ -94,7 +119,7 @@ static void row_cells(const sim_result *r, int i, row_text *t)
     if (p->spectator)
         snprintf(t->name, sizeof t->name, "spectator %d", i - r->npeers);
     else
-        snprintf(t->name, sizeof t->name, "peer %d%s", i, p->dropped ? " (dropped)" : "");
+        snprintf(t->name, sizeof t->name, "peer %d%s", i, p->dropped ? " (dropped)" : p->cut_off ? " (cut off)" : "");
     double secs = p->match_seconds > 0 ? p->match_seconds : 1.0;
     if (p->spectator) {
         snprintf(t->delay, sizeof t->delay, "-");
@@ -209,6 +234,7 @@ static void json_peer(sim_json *j, const sim_result *r, int i)
     sim_json_int(j, "peer", i);
     sim_json_bool(j, "spectator", p->spectator);
     sim_json_bool(j, "dropped", p->dropped);
+    sim_json_bool(j, "cut_off", p->cut_off);
     sim_json_int(j, "players", p->players);
     sim_json_uint(j, "rollbacks", p->rollbacks);
     sim_json_uint(j, "resim_frames", p->resim_frames);
@@ -248,7 +274,10 @@ void sim_json_match(sim_json *j, const sim_options *o, const sim_result *r)
     sim_json_uint(j, "seed", o->seed);
     sim_json_bool(j, "converged", r->converged);
     sim_json_uint(j, "desyncs", r->desyncs);
-    sim_json_int(j, "local_per_peer", o->local_per_peer);
+    if (o->hosts_set)
+        sim_json_null(j, "local_per_peer");
+    else
+        sim_json_int(j, "local_per_peer", o->local_per_peer);
     sim_json_int(j, "spectators", o->spectators);
     sim_json_string(j, "timesync", sim_timesync_name(o->timesync));
     if (o->input_delay_auto)

@@ -4,8 +4,9 @@
  * Without --synctest and without any option that describes the match
  * (--players, --local-per-peer, --spectators, --profile, --link), tempo-sim
  * runs the default scenario (`make run`); the other options still apply on
- * top of it. Values that depend on the machine count are checked later, by
- * sim_network.c.
+ * top of it. `--scenario FILE` is read before every other option, which
+ * then override it. Values that depend on the machine count are checked
+ * later, by sim_network.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +20,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: tempo-sim [options]            the default scenario, or the match the options describe\n"
+        "       tempo-sim --scenario FILE [options]  the match a scenario file describes\n"
+        "       tempo-sim --soak N [--seed S]  N random matches, each checked\n"
         "       tempo-sim --synctest [options] the arena under a synctest session\n"
         "\n"
         "Network match: every peer runs the arena with bots for its players, over a simulated\n"
@@ -49,12 +52,21 @@ static void usage(FILE *f)
         "  --desync-interval I        frames between desync checks, 0 = off (default 60)\n"
         "faults:\n"
         "  --desync-at FRAME          peer 1 corrupts its state each time it runs that frame\n"
+        "                             (with --soak: in every scenario)\n"
         "  --drop-peer PEER@FRAME     at that frame the machine dies: links dark for good\n"
         "  --clock-drift PEER:PCT     its clock runs PCT%% fast (negative: slow), -50..50\n"
         "  --start-skew PEER:MS       it starts MS milliseconds late\n"
         "  --hiccup PEER@FRAME:MS     at that frame it freezes for MS milliseconds (repeatable)\n"
         "  --compare timesync|input-delay\n"
         "                             run once per method (or delay 0..4 and auto), print one table\n"
+        "scenario files and soak:\n"
+        "  --scenario FILE            the match a scenario file describes (docs/SCENARIOS.md);\n"
+        "                             the other options override it\n"
+        "  --soak N                   N random scenarios from --seed, each checked (converged, no\n"
+        "                             desync, depth within the window, recovery after the last fault);\n"
+        "                             a failure prints its scenario file; exit 3 if any failed\n"
+        "  --soak-frames F            every soak match F frames long (default: 20 to 60 s each)\n"
+        "  --soak-print               print every scenario drawn, with its verdict\n"
         "output:\n"
         "  --json FILE                results as JSON (keys: docs/TEMPO-SIM.md)\n"
         "  --report FILE              HTML report with timelines\n"
@@ -66,7 +78,8 @@ static void usage(FILE *f)
         "  --nondeterministic-at F    plant a nondeterminism from frame F on\n"
         "\n"
         "Machines are numbered 0.. : the players' peers, then the spectators.\n"
-        "exit codes: 0 converged without desync, 2 usage error, 3 desync, mismatch or no convergence\n",
+        "exit codes: 0 converged without desync, 2 usage error (a scenario file: FILE:LINE: ...),\n"
+        "            3 desync, mismatch, no convergence or a failed soak check\n",
         "perfect lan broadband continental transatlantic mobile terrible");
 }
 
@@ -129,11 +142,11 @@ static bool parse_link(const char *s, sim_link_override *l)
         rest += 2;
     else if (!parse_int_then(rest, ':', 0, SIM_MAX_MACHINES - 1, &b, &rest))
         return false;
-    tempo_link_params p;
-    if (strlen(rest) >= sizeof l->profile || tempo_link_profile(rest, &p) != TEMPO_OK)
+    if (strlen(rest) >= sizeof l->profile || tempo_link_profile(rest, &l->params) != TEMPO_OK)
         return false;
     l->a = (int)a;
     l->b = (int)b;
+    l->custom = false;
     snprintf(l->profile, sizeof l->profile, "%s", rest);
     return true;
 }
@@ -207,9 +220,11 @@ static void default_scenario(sim_options *o, bool delay_given)
     o->profile = "transatlantic";
     if (o->num_links < SIM_MAX_LINKS) {
         sim_link_override *l = &o->links[o->num_links++];
+        memset(l, 0, sizeof *l);
         l->a = 3;
         l->b = -1;
         snprintf(l->profile, sizeof l->profile, "mobile");
+        tempo_link_profile(l->profile, &l->params);
     }
     if (!delay_given)
         o->input_delay_auto = true;
@@ -227,6 +242,7 @@ static int option(sim_options *o, const char *a, const char *v, bool *used, bool
     if (!strcmp(a, "--players")) {
         NEED(parse_i64(v, 1, TEMPO_MAX_PLAYERS, &n));
         o->players = (int)n;
+        o->hosts_set = false; /* a scenario's peer lines give way to --local-per-peer's split */
     } else if (!strcmp(a, "--frames")) {
         NEED(parse_i64(v, 1, 100000000, &n));
         o->frames = (int)n;
@@ -245,6 +261,7 @@ static int option(sim_options *o, const char *a, const char *v, bool *used, bool
     } else if (!strcmp(a, "--local-per-peer")) {
         NEED(parse_i64(v, 1, TEMPO_MAX_PLAYERS, &n));
         o->local_per_peer = (int)n;
+        o->hosts_set = false;
     } else if (!strcmp(a, "--spectators")) {
         NEED(parse_i64(v, 0, SIM_MAX_MACHINES - 2, &n));
         o->spectators = (int)n;
@@ -289,6 +306,15 @@ static int option(sim_options *o, const char *a, const char *v, bool *used, bool
         NEED(parse_drift(v, o));
     } else if (!strcmp(a, "--start-skew")) {
         NEED(parse_skew(v, o));
+    } else if (!strcmp(a, "--scenario")) {
+        NEED(v && *v); /* read by main before every other option */
+    } else if (!strcmp(a, "--soak")) {
+        NEED(parse_i64(v, 1, 100000000, &n));
+        o->mode = SIM_MODE_SOAK;
+        o->soak_count = (int)n;
+    } else if (!strcmp(a, "--soak-frames")) {
+        NEED(parse_i64(v, 60, 1000000, &n));
+        o->soak_frames = (int)n;
     } else if (!strcmp(a, "--compare")) {
         NEED(v && (!strcmp(v, "timesync") || !strcmp(v, "input-delay")));
         o->compare = !strcmp(v, "timesync") ? SIM_COMPARE_TIMESYNC : SIM_COMPARE_INPUT_DELAY;
@@ -302,6 +328,8 @@ static int option(sim_options *o, const char *a, const char *v, bool *used, bool
             o->mode = SIM_MODE_SYNCTEST;
         else if (!strcmp(a, "--quiet"))
             o->quiet = true;
+        else if (!strcmp(a, "--soak-print"))
+            o->soak_print = true;
         else {
             fprintf(stderr, "tempo-sim: unknown option '%s'\n", a);
             usage(stderr);
@@ -323,12 +351,36 @@ static bool describes_match(const char *a)
     return false;
 }
 
+/* The --scenario file, read before the other options so that they override
+ * it; NULL if none. Returns false (after a message) on a second one. */
+static bool find_scenario(int argc, char **argv, const char **path)
+{
+    *path = NULL;
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--scenario")) {
+            if (*path) {
+                fprintf(stderr, "tempo-sim: only one --scenario\n");
+                return false;
+            }
+            *path = argv[++i];
+        }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     sim_options o;
     defaults(&o);
     char command[1024] = "tempo-sim";
     bool delay_given = false, custom = false;
+    const char *scenario;
+    if (!find_scenario(argc, argv, &scenario))
+        return SIM_EXIT_USAGE;
+    if (scenario) {
+        if (!sim_scenario_load(scenario, &o))
+            return SIM_EXIT_USAGE;
+        custom = true;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -347,6 +399,8 @@ int main(int argc, char **argv)
     o.command = command;
     if (o.mode == SIM_MODE_SYNCTEST)
         return sim_synctest(&o);
+    if (o.mode == SIM_MODE_SOAK)
+        return sim_soak(&o);
     if (custom)
         o.mode = SIM_MODE_MATCH;
     else

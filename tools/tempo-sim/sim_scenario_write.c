@@ -1,0 +1,157 @@
+/*
+ * sim_scenario_write.c — write sim_options as a scenario file
+ * (docs/SCENARIOS.md; sim_scenario.c reads them).
+ *
+ * Invariant: sim_scenario_parse reads what this writes back into the same
+ * match, bit for bit. Every setting the runner uses is written (output
+ * options aside), and every number in a form that reads back to the same
+ * value: whole units, or the shortest decimal that round-trips. So a soak
+ * failure printed as a scenario reproduces exactly.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_scenario.h"
+
+/* The shortest decimal that reads back as exactly v. */
+static void put_double(FILE *f, double v)
+{
+    char buf[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, f);
+}
+
+static void put_span(FILE *f, uint64_t us)
+{
+    if (us % 1000000u == 0)
+        fprintf(f, "%" PRIu64 "s", us / 1000000u);
+    else if (us % 1000u == 0)
+        fprintf(f, "%" PRIu64 "ms", us / 1000u);
+    else
+        fprintf(f, "%" PRIu64 "us", us);
+}
+
+static void put_pair(FILE *f, int a, int b)
+{
+    if (b < 0)
+        fprintf(f, "%d-*", a);
+    else
+        fprintf(f, "%d-%d", a, b);
+}
+
+/* The keys where params differ from the profile it starts from. */
+static void put_link(FILE *f, const sim_link_override *l)
+{
+    tempo_link_params base, p = l->params;
+    memset(&base, 0, sizeof base);
+    fputs("link ", f);
+    put_pair(f, l->a, l->b);
+    if (l->profile[0]) {
+        tempo_link_profile(l->profile, &base);
+        fprintf(f, " %s", l->profile);
+    }
+    for (size_t k = 0; k < SIM_NUM_LINK_KEYS; k++) {
+        const sim_link_key *key = &sim_link_keys[k];
+        if (key->kind == SIM_KEY_PROB) {
+            if (*sim_link_key_double(&p, key) == *sim_link_key_double(&base, key))
+                continue;
+            fprintf(f, " %s=", key->name);
+            put_double(f, *sim_link_key_double(&p, key));
+            continue;
+        }
+        uint32_t v = *sim_link_key_u32(&p, key);
+        if (v == *sim_link_key_u32(&base, key))
+            continue;
+        if (key->kind == SIM_KEY_COUNT)
+            fprintf(f, " %s=%" PRIu32, key->name, v);
+        else if (v % 1000u == 0)
+            fprintf(f, " %s_ms=%" PRIu32, key->name, v / 1000u);
+        else
+            fprintf(f, " %s_us=%" PRIu32, key->name, v);
+    }
+    if (!l->profile[0] && !memcmp(&p, &base, sizeof p))
+        fputs(" perfect", f); /* all zero: the perfect profile is all zero too */
+    fputc('\n', f);
+}
+
+static void put_match(FILE *f, const sim_options *o)
+{
+    fprintf(f, "seed %" PRIu64 "\n", o->seed);
+    if (o->frames % 60 == 0)
+        fprintf(f, "duration %ds\n", o->frames / 60);
+    else
+        fprintf(f, "duration %d frames\n", o->frames);
+    fprintf(f, "players %d\n", o->players);
+    if (o->hosts_set) {
+        for (int q = 0; q < TEMPO_MAX_PLAYERS; q++) {
+            bool any = false;
+            for (int p = 0; p < o->players; p++)
+                if (o->player_peer[p] == q) {
+                    fprintf(f, any ? " %d" : "peer %d players %d", any ? p : q, p);
+                    any = true;
+                }
+            if (any)
+                fputc('\n', f);
+        }
+    } else {
+        fprintf(f, "local-per-peer %d\n", o->local_per_peer);
+    }
+    bool all_zero = true;
+    for (int k = 0; k < o->spectators; k++)
+        all_zero = all_zero && o->spectator_host[k] == 0;
+    if (all_zero && o->spectators)
+        fprintf(f, "spectators %d\n", o->spectators);
+    for (int k = 0; k < o->spectators && !all_zero; k++)
+        fprintf(f, "spectator watches %d\n", o->spectator_host[k]);
+}
+
+void sim_scenario_write(FILE *f, const sim_options *o)
+{
+    put_match(f, o);
+    fprintf(f, "profile %s\n", o->profile);
+    for (int k = 0; k < o->num_links; k++)
+        put_link(f, &o->links[k]);
+    for (int m = 0; m < SIM_MAX_MACHINES; m++) {
+        if (o->clock_drift_pct[m] != 0.0) {
+            fprintf(f, "clock-drift %d ", m);
+            put_double(f, o->clock_drift_pct[m]);
+            fputs("%\n", f);
+        }
+        if (o->start_skew_ms[m])
+            fprintf(f, "start-skew %d %" PRIu32 "ms\n", m, o->start_skew_ms[m]);
+    }
+    for (int k = 0; k < o->num_hiccups; k++)
+        fprintf(f, "hiccup %d at %" PRId32 " for %" PRIu32 "ms\n", o->hiccups[k].peer, o->hiccups[k].frame,
+                o->hiccups[k].ms);
+    for (int k = 0; k < o->num_blackouts; k++) {
+        fputs("blackout ", f);
+        put_pair(f, o->blackouts[k].a, o->blackouts[k].b);
+        fputs(" from ", f);
+        put_span(f, o->blackouts[k].from_us);
+        fputs(" to ", f);
+        put_span(f, o->blackouts[k].to_us);
+        fputc('\n', f);
+    }
+    for (int k = 0; k < o->num_drops; k++)
+        fprintf(f, "drop %d at %" PRId32 "\n", o->drops[k].peer, o->drops[k].frame);
+    if (o->input_delay_auto)
+        fputs("input-delay auto\n", f);
+    else
+        fprintf(f, "input-delay %d\n", o->input_delay);
+    fprintf(f, "timesync %s", sim_timesync_name(o->timesync));
+    if (o->timesync_window)
+        fprintf(f, " window %d", o->timesync_window);
+    if (o->stall_threshold > 0) {
+        fputs(" threshold ", f);
+        put_double(f, o->stall_threshold);
+    }
+    fprintf(f, "\nmax-prediction %d\nsave-policy %s\ndesync-interval %d\n", o->max_prediction,
+            o->save_policy == TEMPO_SAVE_SPARSE ? "sparse" : "every", o->desync_interval);
+    if (o->desync_at >= 0)
+        fprintf(f, "desync-at %" PRId32 "\n", o->desync_at);
+}
