@@ -54,3 +54,16 @@ if(TARGET tempo-arena AND TARGET tempo-netem)
             $<TARGET_FILE:tempo-netem> ${CMAKE_CURRENT_BINARY_DIR}/arena_multiprocess)
   set_tests_properties(arena_multiprocess PROPERTIES TIMEOUT 300)
 endif()
+
+# tempo-sim scenario files (every file in scenarios/ runs clean, the default
+# file is the built-in default, bad files name their line, a soak failure's
+# scenario reproduces it) and a short soak: 50 random scenarios, each checked
+# (tempo-sim --soak; `make soak` runs thousands).
+if(TARGET tempo-sim)
+  add_test(NAME sim_scenario
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_scenario.sh $<TARGET_FILE:tempo-sim>
+            ${PROJECT_SOURCE_DIR}/scenarios ${CMAKE_CURRENT_BINARY_DIR}/sim_scenario)
+  set_tests_properties(sim_scenario PROPERTIES TIMEOUT 300)
+  add_test(NAME sim_soak COMMAND tempo-sim --soak 50 --seed 100000 --quiet)
+  set_tests_properties(sim_soak PROPERTIES TIMEOUT 300)
+endif()

@@ -1,0 +1,81 @@
+#!/bin/sh
+# tempo-sim scenario files: every file in scenarios/ runs clean (exit 0,
+# converged, soak checks passed); default.scenario gives exactly the built-in
+# default run's results; bad files are refused with their line number (exit
+# 2); a soak failure prints a scenario that --scenario reproduces exactly.
+# usage: sim_scenario.sh <tempo-sim> <scenarios dir> <work dir>
+set -u
+sim=$1
+scenarios=$2
+dir=$3
+mkdir -p "$dir"
+fail() { echo "FAIL: $*"; exit 1; }
+value() { sed -n "s/^ *\"$1\": \\(.*\\),\\{0,1\\}$/\\1/p" "$2" | sed 's/,$//'; }
+
+# 1. Every shipped scenario runs clean.
+n=0
+for f in "$scenarios"/*.scenario; do
+    name=$(basename "$f" .scenario)
+    "$sim" --scenario "$f" --quiet --json "$dir/$name.json"
+    [ $? -eq 0 ] || fail "$name did not exit 0"
+    [ "$(value converged "$dir/$name.json")" = true ] || fail "$name did not converge"
+    [ "$(value soak_check "$dir/$name.json")" = null ] || fail "$name failed a soak check"
+    n=$((n + 1))
+done
+[ $n -ge 7 ] || fail "only $n scenarios in $scenarios"
+
+# 2. The default scenario as a file is the built-in default, number for number.
+(cd "$dir" && "$sim" --quiet --json builtin.json) || fail "the built-in default did not exit 0"
+grep -v wall_seconds "$dir/builtin.json" >"$dir/a.txt"
+grep -v wall_seconds "$dir/default.json" >"$dir/b.txt"
+cmp -s "$dir/a.txt" "$dir/b.txt" || fail "scenarios/default.scenario differs from the built-in default"
+
+# 3. What the scenarios say shows in the results: couch + online hosts 3 + 1
+# players; rage-quit drops a peer; the spectator file has two spectators.
+[ "$(grep -c '"players": 3,' "$dir/couch-online.json")" -eq 1 ] || fail "couch-online: no peer hosts 3 players"
+[ "$(value local_per_peer "$dir/couch-online.json")" = null ] || fail "couch-online: local_per_peer not null"
+[ "$(grep -c '"dropped": true,' "$dir/rage-quit.json")" -eq 1 ] || fail "rage-quit: no dropped peer"
+[ "$(grep -c '"spectator": true,' "$dir/spectator-bad-link.json")" -eq 2 ] || fail "spectator-bad-link: not 2 spectators"
+# Command-line options override the file.
+"$sim" --scenario "$scenarios/cross-ocean-duel.scenario" --frames 300 --seed 9 --quiet --json "$dir/over.json"
+[ "$(value frames "$dir/over.json")" = 300 ] && [ "$(value seed "$dir/over.json")" = 9 ] ||
+    fail "--frames/--seed do not override the file"
+
+# 4. Bad files: exit 2, "FILE:LINE: message" naming the line at fault.
+bad() { # bad <expected line> <file text>
+    printf "$2" >"$dir/bad.scenario"
+    "$sim" --scenario "$dir/bad.scenario" --quiet >/dev/null 2>"$dir/err.txt"
+    [ $? -eq 2 ] || fail "bad file '$2' did not exit 2"
+    grep -q "bad.scenario:$1: " "$dir/err.txt" || fail "bad file '$2': no error at line $1: $(cat "$dir/err.txt")"
+}
+bad 3 'seed 1\nplayers 2\nwobble 3\n'
+bad 2 '# comment\nplayers 9\n'
+bad 2 'players 2\nlink 0-1 latency_ms=abc\n'
+bad 3 'players 2\n\nlink 0-1 loss=1.5\n'
+bad 2 'players 2\nlink 0-5 lan\n'
+bad 2 'players 2\nlink 0-1 nosuch\n'
+bad 2 'players 2\nblackout 0-1 from 10s to 5s\n'
+bad 2 'players 2\nhiccup 1 at 60 for 300\n'
+bad 2 'players 2\ndrop 3 at 60\n'
+bad 3 'players 2\nseed 1\nseed 2\n'
+bad 2 'players 2\ninput-delay 9\nmax-prediction 8\n'
+bad 1 'players 3\npeer 0 players 0\npeer 1 players 1\n'
+bad 2 'peer 0 players 0\npeer 2 players 1\n'
+bad 2 'players 2\nspectator watches 4\n'
+bad 1 'players 1\n'
+"$sim" --scenario "$dir/no-such-file" --quiet 2>/dev/null
+[ $? -eq 2 ] || fail "a missing scenario file did not exit 2"
+
+# 5. A planted desync in every soak scenario: the soak fails, prints each
+# scenario, and the first one, run as a file, fails the same way.
+"$sim" --soak 2 --seed 40 --soak-frames 600 --desync-at 300 --quiet >"$dir/soak.txt"
+[ $? -eq 3 ] || fail "a soak with a planted desync did not exit 3"
+grep -q "2 failures" "$dir/soak.txt" || fail "the soak did not count 2 failures"
+sed -n '/^----- 8< -----/,/^----- >8 -----/p' "$dir/soak.txt" | sed '/^-----/d' | sed -n '1,/^desync-at/p' \
+    >"$dir/repro.scenario"
+grep -q '^seed 40$' "$dir/repro.scenario" || fail "the printed scenario is not seed 40's"
+reason=$(sed -n 's/^soak: FAILED scenario seed 40: //p' "$dir/soak.txt")
+"$sim" --scenario "$dir/repro.scenario" --json "$dir/repro.json" >"$dir/repro.txt" 2>/dev/null
+[ $? -eq 3 ] || fail "the printed scenario did not fail again"
+grep -q "^soak checks: FAILED - $reason\$" "$dir/repro.txt" || fail "the repro failed otherwise than '$reason'"
+echo "sim_scenario: ok ($n scenarios)"
