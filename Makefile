@@ -45,6 +45,13 @@ test-asan:
 bench: release
 	@for b in $(RELEASE_DIR)/bench/bench_*; do [ -x "$$b" ] && "$$b" || exit 1; done
 
+# Soak: SOAK_COUNT random matches (2-8 players, random links, drift, hiccups,
+# blackouts, drops, delays, save policies) from SOAK_SEED, each checked; a
+# failure prints its scenario file (docs/SCENARIOS.md). Release build.
+SOAK_SEED   ?= 1
+soak: release
+	@$(RELEASE_DIR)/tools/tempo-sim/tempo-sim --soak $(SOAK_COUNT) --seed $(SOAK_SEED)
+
 # Fuzz the wire format and the session behind it: libFuzzer builds (clang,
 # ASan + UBSan) in $(FUZZ_DIR), seeded with the corpus test_codec generates
 # (the session target takes the codec's seeds); FUZZ_SECONDS per target, then
