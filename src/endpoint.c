@@ -39,10 +39,14 @@ void endpoint_on_receive(tempo_endpoint *e, uint64_t now, uint16_t seq, size_t b
         e->fresh = true;
         return;
     }
-    /* Unwrap against the newest seen: within half the space either way. */
+    /* Unwrap against the newest seen. A jump of more than
+     * ENDPOINT_SEQ_JUMP is no real peer's (it sends at most about 70
+     * datagrams before a timeout drops it): such a datagram is used, but it
+     * does not become the newest, so it cannot make every later one look
+     * stale. */
     int16_t delta = (int16_t)(uint16_t)(seq - (uint16_t)e->seq_max);
-    e->fresh = delta > 0;
-    if (delta > 0)
+    e->fresh = delta > 0 && delta <= ENDPOINT_SEQ_JUMP;
+    if (e->fresh)
         e->seq_max += (uint32_t)delta;
     e->window_received++;
 }

@@ -24,6 +24,7 @@
 #define ENDPOINT_QUIET_SEND_US 250000u /* ...to 4 datagrams a second (INVERSUS) */
 #define ENDPOINT_LOSS_WINDOW_US 1000000u
 #define ENDPOINT_NONCES 8            /* SYNC_REQUESTs awaiting an answer */
+#define ENDPOINT_SEQ_JUMP 1024       /* largest believable step in a peer's sequence */
 
 typedef enum endpoint_role {
     ENDPOINT_PEER = 1,      /* hosts players */
@@ -79,6 +80,7 @@ typedef struct tempo_endpoint {
     int32_t remote_lag;        /* frames of ours it was predicting, as last said */
     int32_t sent_ack;          /* the ack we last sent it */
     int32_t checked_frame;     /* newest frame whose checksum we compared with it */
+    int32_t sum_first, sum_second; /* next own check frame to send it, first and second time */
 
     /* disconnect gossip it sent us */
     uint8_t gossip_mask;

@@ -425,6 +425,7 @@ void p2p_lose_endpoint(tempo_session *s, tempo_endpoint *e)
     if (e->role == ENDPOINT_PEER && e >= s->net->peers && e < s->net->peers + P2P_MAX_PEERS)
         timesync_peer_lost(&s->net->ts, (int)(e - s->net->peers));
     if (e->role == ENDPOINT_PEER) {
+        p2p_restart_drops(s); /* the survivors changed: agree again */
         for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
             if (e->players & (1u << p))
                 p2p_begin_drop(s, p);
@@ -737,6 +738,7 @@ tempo_result p2p_leave(tempo_session *s)
     tempo_p2p *n = net_of(s);
     if (n->left)
         return TEMPO_E_STATE;
+    p2p_send_relays(s); /* what only we hold of a dropped player goes first */
     for (int copy = 0; copy < 3; copy++) { /* datagrams get lost: say it thrice */
         for (int i = 0; i < n->npeers + n->nspecs; i++) {
             tempo_endpoint *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];

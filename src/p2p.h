@@ -17,10 +17,9 @@
 #include "timesync.h"
 
 #define P2P_MAX_PEERS TEMPO_MAX_PLAYERS
-#define P2P_SUM_LOG 64          /* own checksums kept for comparison */
-#define P2P_PENDING_SUMS 8      /* peers' checksums waiting for ours */
-#define P2P_OUTBOX 4            /* own checksums being (re)sent */
-#define P2P_SUM_SENDS 2         /* each checksum goes out this many times (ticks) */
+#define P2P_SUM_LOG 256         /* own checksums kept for sending and comparison */
+#define P2P_PENDING_SUMS 32     /* peers' checksums waiting for ours */
+#define P2P_SUMS_PER_TICK 4     /* CHECKSUM datagrams per endpoint per tick, at most */
 #define P2P_KEEPALIVE_US 100000u
 
 enum { DROP_NONE = 0, DROP_PENDING = 1, DROP_FINAL = 2 };
@@ -59,12 +58,12 @@ typedef struct tempo_p2p {
 
     /* disconnect agreement, per player */
     uint8_t drop_state[TEMPO_MAX_PLAYERS];
-    int32_t drop_frame[TEMPO_MAX_PLAYERS];      /* largest view of its last frame + 1 */
-    uint32_t drop_reported[TEMPO_MAX_PLAYERS];  /* peers (bit = peer index) that reported it */
+    int32_t drop_frame[TEMPO_MAX_PLAYERS];      /* the frame agreed, or the candidate */
+    uint32_t drop_reported[TEMPO_MAX_PLAYERS];  /* peers (bit = index) that reported it this round */
+    uint64_t drop_waiting_since[TEMPO_MAX_PLAYERS]; /* final but inputs missing since, 0 none */
 
     /* desync checks */
     sync_sum own_sums[P2P_SUM_LOG];  /* by frame / interval % P2P_SUM_LOG */
-    struct { int32_t frame; uint64_t sum; int left; } outbox[P2P_OUTBOX];
     p2p_pending_sum pending[P2P_MAX_PEERS][P2P_PENDING_SUMS];
     int32_t desync_reported[8];      /* frames already reported, ring */
     int desync_head;
@@ -111,6 +110,8 @@ bool p2p_reference(void *ctx, int player, int32_t frame, uint8_t *out);
 
 /* ---- p2p_agree.c ---- */
 void p2p_begin_drop(tempo_session *s, int player);
+/* A survivor was lost: every drop collects reports again. */
+void p2p_restart_drops(tempo_session *s);
 void p2p_on_gossip(tempo_session *s, int peer, const tempo_msg_input *m);
 void p2p_try_finalize(tempo_session *s);
 /* Fill the gossip fields of an outgoing INPUT (final_only: for spectators). */

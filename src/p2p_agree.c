@@ -4,22 +4,32 @@
  * frame's checksum.
  *
  * Dropped players. Peers see a silent player's inputs stop at slightly
- * different frames. Each peer freezes its own view (the end of the inputs it
- * holds) when it drops the player, and gossips, in every INPUT, the largest
- * view it has heard of and how far its own inputs reach. The drop becomes
- * final once every surviving peer has reported it: the agreed frame is then
- * the largest view of all. Peers holding fewer inputs than that get the
- * missing ones relayed by a peer that has them, so no one ever rolls back
- * into confirmed frames (a peer with more inputs never has to forget any).
- * A peer that receives news of a drop drops the player too, so a player one
- * peer can still hear is not kept by one and dropped by another.
- * Known limit: if the only peer holding the missing inputs drops out before
- * relaying them, the others wait for them until they time it out as well.
+ * different frames. A peer that drops a player (timeout, leave, or news of
+ * the drop from another peer: a player one peer can still hear must not be
+ * kept by one and dropped by another) gossips, in every INPUT, how far its
+ * own inputs of that player reach (its "have"). Once every live surviving
+ * peer has reported since the round began, the drop is final at the largest
+ * have of a live survivor (our own included): a frame someone alive can back
+ * with real inputs. Peers holding fewer get the missing ones relayed by a
+ * peer that has them, so no one rolls back into confirmed frames. Every
+ * survivor computes the same frame: the peer with the largest have reports
+ * it unchanged (relays only copy up to it), and everyone waits for its
+ * report.
+ *
+ * When a survivor is lost, the round starts again: the frame may drop to
+ * what the remaining survivors can back, which is safe, since nobody
+ * confirmed a frame it held no input for. A peer that claims inputs it does
+ * not relay within the disconnect timeout (buggy or hostile) is dropped, so
+ * a claim cannot wedge the match. Known limit: a relay still in flight when
+ * its sender is lost can reach one survivor after another finalized without
+ * it; tempo_session_leave sends pending relays before leaving to make this
+ * rarer.
  *
  * Desync checks. Each peer sends the checksum of every desync_interval-th
- * confirmed frame (twice, for loss) to every endpoint; a received checksum
- * is compared with our own when both are known. A mismatch raises one DESYNC
- * event per frame, however many peers disagree.
+ * confirmed frame, twice (on two ticks, for loss), to every endpoint, at
+ * most a few per tick in frame order; a received checksum is compared with
+ * our own when both are known. A mismatch raises one DESYNC event per frame,
+ * however many peers disagree.
  */
 #include "p2p.h"
 
@@ -31,11 +41,22 @@ void p2p_begin_drop(tempo_session *s, int x)
     if (x < 0 || x >= s->cfg.num_players || n->drop_state[x] != DROP_NONE)
         return;
     n->drop_state[x] = DROP_PENDING;
-    n->drop_frame[x] = s->sync.q[x].known_end; /* our view, frozen */
+    n->drop_frame[x] = s->sync.q[x].known_end;
     n->drop_reported[x] = 0;
     int h = n->player_peer[x];
     if (h >= 0 && !n->spectating)
         p2p_lose_endpoint(s, &n->peers[h]); /* and its other players with it */
+}
+
+void p2p_restart_drops(tempo_session *s)
+{
+    tempo_p2p *n = s->net;
+    for (int x = 0; x < s->cfg.num_players; x++)
+        if (n->drop_state[x] != DROP_NONE) {
+            n->drop_reported[x] = 0;
+            if (n->drop_state[x] == DROP_FINAL)
+                n->drop_state[x] = DROP_PENDING;
+        }
 }
 
 void p2p_on_gossip(tempo_session *s, int peer, const tempo_msg_input *m)
@@ -43,20 +64,55 @@ void p2p_on_gossip(tempo_session *s, int peer, const tempo_msg_input *m)
     tempo_p2p *n = s->net;
     tempo_endpoint *e = &n->peers[peer];
     e->gossip_mask = m->disconnected_mask;
-    /* A view can only be of frames the match can hold (hostile bytes). */
-    int32_t limit = s->sync.frame + sync_queue_capacity(s->cfg.max_prediction);
     for (int x = 0; x < s->cfg.num_players; x++) {
         if (!(m->disconnected_mask & (1u << x)))
             continue;
         e->gossip_frame[x] = m->disconnect_frame[x];
         e->gossip_have[x] = m->have_until[x];
         p2p_begin_drop(s, x);
-        int32_t view = tempo__min32(m->disconnect_frame[x], limit);
-        if (n->drop_state[x] == DROP_PENDING && view > n->drop_frame[x])
-            n->drop_frame[x] = view;
         n->drop_reported[x] |= 1u << peer;
     }
     p2p_try_finalize(s);
+}
+
+/* The frame a drop settles on: the largest have of a live survivor. */
+static int32_t backed_frame(const tempo_session *s, int x)
+{
+    const tempo_p2p *n = s->net;
+    int32_t d = s->sync.q[x].known_end;
+    for (int i = 0; i < n->npeers; i++) {
+        const tempo_endpoint *e = &n->peers[i];
+        if (e->role == ENDPOINT_PEER && !e->disconnected && (n->drop_reported[x] & (1u << i)) &&
+            e->gossip_have[x] > d)
+            d = e->gossip_have[x];
+    }
+    return d;
+}
+
+/* A peer whose claimed inputs do not come within the disconnect timeout is
+ * dropped: the round restarts without its claim. */
+static void relay_watchdog(tempo_session *s, int x)
+{
+    tempo_p2p *n = s->net;
+    if (s->sync.q[x].known_end >= n->drop_frame[x]) {
+        n->drop_waiting_since[x] = 0;
+        return;
+    }
+    if (n->drop_waiting_since[x] == 0) {
+        n->drop_waiting_since[x] = s->now_us ? s->now_us : 1;
+        return;
+    }
+    if (s->now_us - n->drop_waiting_since[x] < (uint64_t)s->cfg.disconnect_timeout_ms * 1000u)
+        return;
+    n->drop_waiting_since[x] = 0;
+    for (int i = 0; i < n->npeers; i++) {
+        tempo_endpoint *e = &n->peers[i];
+        if (e->role == ENDPOINT_PEER && !e->disconnected && e->gossip_have[x] > s->sync.q[x].known_end) {
+            tempo__log(&s->sync.log, TEMPO_LOG_WARN,
+                       "tempo: a peer claimed inputs of dropped player %d it never relayed; dropping it", x);
+            p2p_lose_endpoint(s, e);
+        }
+    }
 }
 
 void p2p_try_finalize(tempo_session *s)
@@ -65,8 +121,13 @@ void p2p_try_finalize(tempo_session *s)
     if (n->spectating)
         return;
     for (int x = 0; x < s->cfg.num_players; x++) {
+        if (n->drop_state[x] == DROP_FINAL) {
+            relay_watchdog(s, x);
+            continue;
+        }
         if (n->drop_state[x] != DROP_PENDING)
             continue;
+        n->drop_frame[x] = backed_frame(s, x); /* the candidate, gossiped */
         bool all = true;
         for (int i = 0; i < n->npeers && all; i++) {
             const tempo_endpoint *e = &n->peers[i];
@@ -77,7 +138,13 @@ void p2p_try_finalize(tempo_session *s)
         if (!all)
             continue;
         n->drop_state[x] = DROP_FINAL;
-        session_disconnect(s, x, n->drop_frame[x]);
+        n->drop_waiting_since[x] = 0;
+        if (s->sync.q[x].disconnect_frame == IQ_NO_FRAME) {
+            session_disconnect(s, x, n->drop_frame[x]);
+        } else if (n->drop_frame[x] != s->sync.q[x].disconnect_frame) {
+            /* a later round moved it (lowered: a holder is gone) */
+            sync_disconnect(&s->sync, x, n->drop_frame[x]);
+        }
         n->drop_frame[x] = s->sync.q[x].disconnect_frame;
     }
 }
@@ -92,7 +159,7 @@ void p2p_fill_gossip(const tempo_session *s, tempo_msg_input *m, bool final_only
             continue;
         m->disconnected_mask |= (uint8_t)(1u << x);
         m->disconnect_frame[x] = n->drop_frame[x];
-        m->have_until[x] = tempo__min32(s->sync.q[x].known_end, n->drop_frame[x]);
+        m->have_until[x] = s->sync.q[x].known_end;
     }
 }
 
@@ -112,6 +179,8 @@ void p2p_send_relays(tempo_session *s)
         if (n->drop_state[x] == DROP_NONE || (n->local_mask & (1u << x)))
             continue;
         int32_t mine = tempo__min32(s->sync.q[x].known_end, n->drop_frame[x]);
+        if (n->drop_state[x] == DROP_PENDING) /* relay all we hold: the frame may rise to it */
+            mine = s->sync.q[x].known_end;
         for (int i = 0; i < n->npeers; i++) {
             tempo_endpoint *e = &n->peers[i];
             if (e->role != ENDPOINT_PEER || e->disconnected || !e->synchronized ||
@@ -176,17 +245,6 @@ void p2p_take_checksums(tempo_session *s)
     sync_sum c;
     while (sync_take_checksum(&s->sync, &c)) {
         *own_slot(s, c.frame) = c;
-        if (!n->spectating) {
-            int slot = 0; /* the free or oldest outbox entry */
-            for (int i = 1; i < P2P_OUTBOX; i++)
-                if (n->outbox[i].left < n->outbox[slot].left ||
-                    (n->outbox[i].left == n->outbox[slot].left &&
-                     n->outbox[i].frame < n->outbox[slot].frame))
-                    slot = i;
-            n->outbox[slot].frame = c.frame;
-            n->outbox[slot].sum = c.checksum;
-            n->outbox[slot].left = P2P_SUM_SENDS;
-        }
         for (int i = 0; i < n->npeers; i++)
             for (int k = 0; k < P2P_PENDING_SUMS; k++) {
                 p2p_pending_sum *ps = &n->pending[i][k];
@@ -200,22 +258,51 @@ void p2p_take_checksums(tempo_session *s)
     }
 }
 
+static void send_sum(tempo_session *s, tempo_endpoint *e, const sync_sum *c)
+{
+    tempo_p2p *n = s->net;
+    n->msg.type = TEMPO_MSG_CHECKSUM;
+    n->msg.u.checksum.frame = c->frame;
+    n->msg.u.checksum.checksum = c->checksum;
+    p2p_send(s, e, &n->msg, NULL);
+}
+
+/* Walk an endpoint's cursor over our log: send what is there, skip what was
+ * overwritten before its turn, stop at what is not computed yet. */
+static int send_from(tempo_session *s, tempo_endpoint *e, int32_t *cursor, int32_t stop, int budget)
+{
+    int interval = s->cfg.desync_interval;
+    while (budget > 0 && *cursor < stop) {
+        const sync_sum *c = own_slot(s, *cursor);
+        if (c->frame < *cursor)
+            break; /* not computed yet */
+        if (c->frame > *cursor) { /* overwritten: on to the oldest still held */
+            int32_t oldest = c->frame - (P2P_SUM_LOG - 1) * interval;
+            *cursor = oldest > *cursor ? oldest : *cursor + interval;
+            continue;
+        }
+        send_sum(s, e, c);
+        budget--;
+        *cursor += interval;
+    }
+    return budget;
+}
+
 void p2p_send_checksums(tempo_session *s)
 {
     tempo_p2p *n = s->net;
-    for (int b = 0; b < P2P_OUTBOX; b++) {
-        if (n->outbox[b].left <= 0)
+    int interval = s->cfg.desync_interval;
+    if (n->spectating || interval <= 0)
+        return;
+    for (int i = 0; i < n->npeers + n->nspecs; i++) {
+        tempo_endpoint *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
+        if (e->disconnected || !e->synchronized)
             continue;
-        n->outbox[b].left--;
-        for (int i = 0; i < n->npeers + n->nspecs; i++) {
-            tempo_endpoint *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
-            if (e->disconnected || !e->synchronized)
-                continue;
-            n->msg.type = TEMPO_MSG_CHECKSUM;
-            n->msg.u.checksum.frame = n->outbox[b].frame;
-            n->msg.u.checksum.checksum = n->outbox[b].sum;
-            p2p_send(s, e, &n->msg, NULL);
-        }
+        if (e->sum_first == 0)
+            e->sum_first = e->sum_second = interval;
+        /* Each checksum twice, on two ticks: repeats first, then news. */
+        int budget = send_from(s, e, &e->sum_second, e->sum_first, P2P_SUMS_PER_TICK);
+        send_from(s, e, &e->sum_first, INT32_MAX - interval, budget);
     }
 }
 
@@ -233,12 +320,22 @@ void p2p_on_checksum(tempo_session *s, tempo_endpoint *e, int peer, const tempo_
     }
     if (own->frame > m->frame)
         return; /* ours is gone from the log: too old to compare */
-    int slot = 0; /* keep it until ours is final: a free or the oldest slot */
+    /* Keep it until ours is final: in a free slot, else over the newest (the
+     * oldest is the one our engine reaches first). */
+    int slot = -1, newest = 0;
     for (int k = 0; k < P2P_PENDING_SUMS; k++) {
-        if (n->pending[peer][k].frame == m->frame)
+        int32_t f = n->pending[peer][k].frame;
+        if (f == m->frame)
             return;
-        if (n->pending[peer][k].frame < n->pending[peer][slot].frame)
+        if (f < 0 && slot < 0)
             slot = k;
+        if (f > n->pending[peer][newest].frame)
+            newest = k;
+    }
+    if (slot < 0) {
+        if (m->frame > n->pending[peer][newest].frame)
+            return; /* newer than all we keep: it comes again */
+        slot = newest;
     }
     n->pending[peer][slot].frame = m->frame;
     n->pending[peer][slot].sum = m->checksum;

@@ -221,8 +221,7 @@ void p2p_on_input(tempo_session *s, tempo_endpoint *e, const tempo_msg_input *m)
          * it, counting both ends: it was sampled on the sender's frame
          * sender_frame - 1 and we use it on our current frame. */
         double frame_lag = (double)s->sync.frame - (double)m->sender_frame + 2.0;
-        if (remote > -1000 && remote < 1000 && frame_lag > -1000 && frame_lag < 1000)
-            timesync_on_remote(&n->ts, peer, remote, frame_lag);
+        timesync_on_remote(&n->ts, peer, remote, frame_lag); /* it ignores the absurd */
     }
     p2p_on_gossip(s, peer, m);
 }

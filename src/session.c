@@ -170,7 +170,11 @@ tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_di
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    return create(cfg, SESSION_SYNCTEST, check_distance, NULL, NULL, out);
+    tempo_result r = create(cfg, SESSION_SYNCTEST, check_distance, NULL, NULL, out);
+    if (r == TEMPO_OK) /* every player is local: say so now, so delays can be set */
+        for (int p = 0; p < cfg->num_players; p++)
+            (*out)->sync.kind[p] = SYNC_LOCAL;
+    return r;
 }
 
 void tempo_session_destroy(tempo_session *s)
@@ -203,6 +207,8 @@ tempo_result tempo_session_add_local_player(tempo_session *s, int player)
         return TEMPO_E_INVALID_ARG;
     if (s->kind == SESSION_SPECTATOR)
         return TEMPO_E_UNSUPPORTED;
+    if (s->kind == SESSION_SYNCTEST) /* all local already: accepting it is kinder */
+        return player >= 0 && player < s->sync.num_players ? TEMPO_OK : TEMPO_E_PLAYER;
     if (players_fixed(s))
         return TEMPO_E_STATE;
     return sync_set_player(&s->sync, player, SYNC_LOCAL);
@@ -284,8 +290,6 @@ tempo_result tempo_session_add_local_input(tempo_session *s, int player, const v
         return TEMPO_E_INVALID_ARG;
     if (player < 0 || player >= s->sync.num_players)
         return TEMPO_E_PLAYER;
-    if (s->kind == SESSION_SYNCTEST && s->sync.kind[player] == SYNC_NONE && !s->started)
-        s->sync.kind[player] = SYNC_LOCAL;
     if (s->sync.kind[player] != SYNC_LOCAL)
         return TEMPO_E_PLAYER;
     sync_add_local_input(&s->sync, player, input);

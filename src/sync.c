@@ -205,6 +205,7 @@ static void push_sum(tempo_sync *s, int32_t frame, uint64_t sum)
     if (s->sums_count == SYNC_SUM_LOG) { /* nobody took them: drop the oldest */
         s->sums_head = (s->sums_head + 1) % SYNC_SUM_LOG;
         s->sums_count--;
+        s->checks_skipped++;
     }
     int i = (s->sums_head + s->sums_count) % SYNC_SUM_LOG;
     s->sums[i].frame = frame;

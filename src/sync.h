@@ -34,8 +34,10 @@ typedef struct sync_slot {
     bool has_sum;
 } sync_slot;
 
-/* Checksums of confirmed frames waiting to be taken (desync detection). */
-#define SYNC_SUM_LOG 32
+/* Checksums of confirmed frames waiting to be taken (desync detection): as
+ * many as one plan can confirm (a resimulation and a catch-up, each up to
+ * twice the largest window). */
+#define SYNC_SUM_LOG 256
 typedef struct sync_sum { int32_t frame; uint64_t checksum; } sync_sum;
 
 /* Synctest: first checksums by frame, and what the comparisons found. */

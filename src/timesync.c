@@ -55,8 +55,15 @@ static void ring_put(float *ring, int *head, int *count, int cap, double v)
         (*count)++;
 }
 
+static bool believable(double lag)
+{
+    return lag > -TIMESYNC_LAG_LIMIT && lag < TIMESYNC_LAG_LIMIT;
+}
+
 void timesync_on_local(tempo_timesync *t, int p, double local_lag, double ggpo_local_adv)
 {
+    if (!believable(local_lag) || !believable(ggpo_local_adv))
+        return;
     timesync_peer *x = &t->peer[p];
     x->live = true;
     ring_put(x->win_local, &x->head_local, &x->n_local, t->cfg.window_frames, local_lag);
@@ -73,6 +80,8 @@ void timesync_on_local(tempo_timesync *t, int p, double local_lag, double ggpo_l
 
 void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double frame_lag)
 {
+    if (!believable(remote_lag) || !believable(frame_lag))
+        return;
     timesync_peer *x = &t->peer[p];
     x->live = true;
     ring_put(x->win_remote, &x->head_remote, &x->n_remote, t->cfg.window_frames, remote_lag);
@@ -91,6 +100,8 @@ void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double fram
 
 void timesync_on_quality(tempo_timesync *t, int p, double remote_adv)
 {
+    if (!believable(remote_adv))
+        return;
     t->peer[p].ggpo_remote_adv = remote_adv;
     t->peer[p].has_quality = true;
 }
@@ -157,7 +168,7 @@ static void inversus_decide(tempo_timesync *t)
     if (adv <= t->cfg.stall_threshold || t->stall_queue > 0)
         return;
     int n = (int)(adv + 0.5);
-    t->stall_queue += n < 1 ? 1 : n;
+    t->stall_queue += n < 1 ? 1 : n > TIMESYNC_MAX_QUEUED ? TIMESYNC_MAX_QUEUED : n;
     for (int p = 0; p < TIMESYNC_MAX_PEERS; p++) {
         timesync_peer *x = &t->peer[p];
         x->n_local = x->n_remote = x->head_local = x->head_remote = 0;
@@ -211,7 +222,7 @@ static void ggpo_recommend(tempo_timesync *t, int32_t frame)
     if (worst_adv > -1e9)
         t->advantage = worst_adv;
     if (best > 0) {
-        t->stall_queue += best;
+        t->stall_queue += best; /* at most 9: GGPO's own cap */
         t->ggpo_next_frame = frame + 240; /* RECOMMENDATION_INTERVAL */
     }
 }

@@ -23,6 +23,12 @@
 
 #define TIMESYNC_MAX_PEERS TEMPO_MAX_PLAYERS
 #define TIMESYNC_WINDOW_MAX 256      /* largest averaging window, frames */
+/* Lags beyond this are no real network's (frames): a lying or broken peer's
+ * numbers, ignored. */
+#define TIMESYNC_LAG_LIMIT (2 * TEMPO_MAX_PREDICTION + 64)
+/* Most stalls queued at once: a correction larger than this is done in
+ * several decisions, so one wrong estimate costs half a second at most. */
+#define TIMESYNC_MAX_QUEUED 30
 
 typedef struct timesync_peer {
     bool live;

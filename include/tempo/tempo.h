@@ -278,7 +278,9 @@ typedef struct tempo_session tempo_session;
  * TEMPO_E_NO_MEMORY. */
 TEMPO_API tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out);
 
-/* Create a synctest session: every player is local; each tick advances one
+/* Create a synctest session: every player is local (declared already:
+ * tempo_session_add_local_player is accepted and changes nothing, input
+ * delays may be set at once); each tick advances one
  * frame, then rolls back check_distance frames (1..max_prediction), resimulates
  * and compares each state's checksum with the one first computed. A mismatch
  * makes tempo_session_advance return TEMPO_E_DESYNC and fills the report of
@@ -376,9 +378,10 @@ TEMPO_API tempo_result tempo_session_add_local_input(tempo_session *s, int playe
  * TEMPO_E_UNSUPPORTED). Inputs may come late, in bursts and out of order; a
  * repeat of a known frame is ignored. If the frame was already simulated with
  * a different prediction, the next advance rolls back to it.
- * Errors: TEMPO_E_PLAYER (not remote), TEMPO_E_FRAME (older than the confirmed
- * frame, or too far ahead to hold: more than 2 * max_prediction + 32 frames
- * past the current frame), TEMPO_E_INVALID_ARG (size, NULL). */
+ * Errors: TEMPO_E_PLAYER (not remote), TEMPO_E_FRAME (negative, older than
+ * the history kept below the confirmed frame, or too far ahead to hold;
+ * frames up to 3 * max_prediction + 192 past the current frame are always
+ * held), TEMPO_E_INVALID_ARG (size, NULL). */
 TEMPO_API tempo_result tempo_session_add_remote_input(tempo_session *s, int player, int32_t frame,
                                                       const void *input, size_t size);
 
