@@ -646,8 +646,13 @@ void p2p_poll(tempo_session *s)
             if (s->sync.kind[p] == SYNC_LOCAL)
                 n->local_mask |= 1u << p;
     }
-    if (n->left)
+    if (n->left) {
+        if (n->leave_repeats > 0) {
+            n->leave_repeats--;
+            send_leaving(s);
+        }
         return;
+    }
     receive_all(s);
     for (int i = 0; i < n->npeers; i++)
         service(s, &n->peers[i]);
@@ -733,25 +738,30 @@ tempo_result p2p_advance(tempo_session *s, tempo_tick *tick)
     return r;
 }
 
+static void send_leaving(tempo_session *s)
+{
+    tempo_p2p *n = net_of(s);
+    for (int i = 0; i < n->npeers + n->nspecs; i++) {
+        tempo_endpoint *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
+        if (e->disconnected)
+            continue;
+        n->msg.type = TEMPO_MSG_DISCONNECT;
+        n->msg.u.disconnect.reason = TEMPO_DISCONNECT_LEAVING;
+        int me = p2p_first_player(n->local_mask);
+        n->msg.u.disconnect.player = (uint8_t)(me < 0 ? 0 : me);
+        n->msg.u.disconnect.frame = p2p_local_end(s);
+        p2p_send(s, e, &n->msg, NULL);
+    }
+}
+
 tempo_result p2p_leave(tempo_session *s)
 {
     tempo_p2p *n = net_of(s);
     if (n->left)
         return TEMPO_E_STATE;
     p2p_send_relays(s); /* what only we hold of a dropped player goes first */
-    for (int copy = 0; copy < 3; copy++) { /* datagrams get lost: say it thrice */
-        for (int i = 0; i < n->npeers + n->nspecs; i++) {
-            tempo_endpoint *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
-            if (e->disconnected)
-                continue;
-            n->msg.type = TEMPO_MSG_DISCONNECT;
-            n->msg.u.disconnect.reason = TEMPO_DISCONNECT_LEAVING;
-            n->msg.u.disconnect.player = (uint8_t)(p2p_first_player(n->local_mask) < 0
-                                                       ? 0 : p2p_first_player(n->local_mask));
-            n->msg.u.disconnect.frame = p2p_local_end(s);
-            p2p_send(s, e, &n->msg, NULL);
-        }
-    }
+    send_leaving(s);
     n->left = true;
+    n->leave_repeats = 2; /* again on the next polls: one loss burst must not eat all */
     return TEMPO_OK;
 }

@@ -43,6 +43,7 @@ typedef struct tempo_p2p {
     bool started;                    /* first poll happened */
     uint64_t start_us;
     bool running, left;
+    int leave_repeats;               /* DISCONNECTs still to send on later polls */
     /* start-up: ready = synchronized with every peer */
     bool ready;
     uint64_t ready_us;

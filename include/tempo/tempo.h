@@ -470,10 +470,12 @@ TEMPO_API int tempo_session_save_slots(const tempo_session *s);
  * Errors: TEMPO_E_PLAYER (local, or out of range), TEMPO_E_ALREADY. */
 TEMPO_API tempo_result tempo_session_disconnect_player(tempo_session *s, int player);
 
-/* Leave the match: tell every endpoint (a few times, since datagrams get
- * lost) that this machine's players are gone from its next frame on. The
- * session then stops ticking (TEMPO_E_STATE). Errors: TEMPO_E_UNSUPPORTED
- * (not a network session), TEMPO_E_STATE (already left). */
+/* Leave the match: tell every endpoint that this machine's players are gone
+ * (sending first any inputs of a dropped player only we hold). The message
+ * goes now and again on the next two polls (datagrams get lost: keep polling
+ * a few ticks before destroying the session). The session then stops
+ * ticking (TEMPO_E_STATE). Errors: TEMPO_E_UNSUPPORTED (not a network
+ * session), TEMPO_E_STATE (already left). */
 TEMPO_API tempo_result tempo_session_leave(tempo_session *s);
 
 /* ---- events ------------------------------------------------------------ */
