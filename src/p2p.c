@@ -636,6 +636,8 @@ static void timesync_after_tick(tempo_session *s)
     session_push_event(s, &ev);
 }
 
+static void send_leaving(tempo_session *s);
+
 void p2p_poll(tempo_session *s)
 {
     tempo_p2p *n = net_of(s);
