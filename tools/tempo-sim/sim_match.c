@@ -230,8 +230,8 @@ static void name_machines(sim_match *mt)
         snprintf(name, size, "peer %d", i);
         for (int k = 0; k < o->num_links; k++)
             if (o->links[k].a == i && o->links[k].b < 0)
-                snprintf(name, size, "peer %d (%.20s)", i,
-                         o->links[k].custom ? "custom" : o->links[k].profile);
+                snprintf(name, size, "peer %d (%.13s%s)", i, o->links[k].profile[0] ? o->links[k].profile : "custom",
+                         o->links[k].custom && o->links[k].profile[0] ? ", changed" : "");
     }
 }
 

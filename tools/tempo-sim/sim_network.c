@@ -143,8 +143,9 @@ static bool write_report(const sim_options *o, const sim_result *r, const sim_ti
     snprintf(title, sizeof title, "%d peers, %s%s, %.0f s", sim_match_peers(o), o->profile,
              links_overridden ? " + per-link profiles" : "", o->frames / 60.0);
     if (links_overridden == 1)
-        snprintf(title, sizeof title, "%d peers, %s + %s, %.0f s", sim_match_peers(o), o->profile,
-                 o->links[0].custom ? "a custom link" : o->links[0].profile, o->frames / 60.0);
+        snprintf(title, sizeof title, "%d peers, %s + %s%s, %.0f s", sim_match_peers(o), o->profile,
+                 o->links[0].profile[0] ? o->links[0].profile : "a custom link",
+                 o->links[0].custom && o->links[0].profile[0] ? " (changed)" : "", o->frames / 60.0);
     sim_describe(o, scenario, sizeof scenario);
     sim_report_meta meta;
     memset(&meta, 0, sizeof meta);

@@ -26,10 +26,12 @@
  *
  * Draws stay inside what a healthy match must survive: a machine's short
  * faults (hiccups, blackouts) add up to at most 2 s of silence, under the
- * 3 s disconnect timeout; a blackout of all of a peer's links longer than
- * that timeout cuts it off (the others drop it) and counts as a drop; drops
- * leave at least two peers. Lockstep always uses the automatic delay (it
- * covers the whole lag), since a fixed small one would only be slow.
+ * 3 s disconnect timeout. Long faults (3.5-6 s: a blackout of all of a
+ * peer's links or of one link between two peers, a peer frozen) cut a peer
+ * off (a link: one of its ends or both) and count as drops; drops leave at
+ * least two peers. Lockstep always
+ * uses the automatic delay (it covers the whole lag), since a fixed small
+ * one would only be slow.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -67,31 +69,75 @@ static double reference_pace(const sim_options *o, const sim_result *r)
     return pace;
 }
 
-/* Whether machine m's faults could silence it for the disconnect timeout:
- * its hiccups and the blackouts of its links, added up as if they all
- * overlapped (so a true partition is never taken for a bug). */
-static bool may_time_out(const sim_options *o, int m)
+/* How long machine m's faults may silence it, in microseconds: its hiccups
+ * and the blackouts of its links (A-* darkens one of everyone's), added up
+ * as if they all overlapped
+ * (so a true partition is never taken for a bug); `longest`: the longest
+ * one of them alone. */
+static uint64_t silence_us(const sim_options *o, int m, uint64_t *longest)
+{
+    uint64_t us = 0, one;
+    *longest = 0;
+    for (int k = 0; k < o->num_hiccups + o->num_blackouts; k++) {
+        if (k < o->num_hiccups) {
+            one = o->hiccups[k].peer == m ? (uint64_t)o->hiccups[k].ms * 1000u : 0;
+        } else {
+            const sim_blackout *b = &o->blackouts[k - o->num_hiccups];
+            one = b->a == m || b->b == m || b->b < 0 ? b->to_us - b->from_us : 0;
+        }
+        us += one;
+        if (one > *longest)
+            *longest = one;
+    }
+    return us;
+}
+
+static uint64_t timeout_us(void)
 {
     tempo_config c;
     tempo_config_default(&c);
-    uint64_t us = 0;
+    return (uint64_t)c.disconnect_timeout_ms * 1000u;
+}
+
+static bool may_time_out(const sim_options *o, int m)
+{
+    uint64_t longest;
+    return silence_us(o, m, &longest) >= timeout_us();
+}
+
+/* Peers that faults may cut off: one per fault at least as long as the
+ * timeout, two for a blackout of one link (each end drops the other, and
+ * the news of both drops reaches the rest of the mesh: the library may keep
+ * either end or neither), plus one per machine silenced that long only by
+ * shorter faults. */
+static int explained_cuts(const sim_options *o, int machines)
+{
+    int n = 0;
     for (int k = 0; k < o->num_hiccups; k++)
-        us += o->hiccups[k].peer == m ? (uint64_t)o->hiccups[k].ms * 1000u : 0;
-    for (int k = 0; k < o->num_blackouts; k++) {
-        const sim_blackout *b = &o->blackouts[k];
-        if (b->a == m || b->b == m || (b->b < 0 && b->a != m))
-            us += b->to_us - b->from_us;
+        n += (uint64_t)o->hiccups[k].ms * 1000u >= timeout_us();
+    for (int k = 0; k < o->num_blackouts; k++)
+        if (o->blackouts[k].to_us - o->blackouts[k].from_us >= timeout_us())
+            n += o->blackouts[k].b < 0 ? 1 : 2;
+    for (int m = 0; m < machines; m++) {
+        uint64_t longest;
+        n += silence_us(o, m, &longest) >= timeout_us() && longest < timeout_us();
     }
-    return us >= (uint64_t)c.disconnect_timeout_ms * 1000u;
+    return n;
 }
 
 /* Cut off or left behind without a fault that explains it; false if so. */
 static bool check_machines(const sim_options *o, const sim_result *r, char *why, size_t size)
 {
+    int cut = 0;
     for (int i = 0; i < r->nmach; i++) {
         const sim_peer_result *p = &r->peer[i];
+        cut += p->cut_off;
         if (p->cut_off && !may_time_out(o, i)) {
             snprintf(why, size, "peer %d was cut off, but no fault silenced it for the disconnect timeout", i);
+            return false;
+        }
+        if (cut > explained_cuts(o, r->nmach)) {
+            snprintf(why, size, "%d peers cut off; the faults explain %d", cut, explained_cuts(o, r->nmach));
             return false;
         }
         int host = i >= r->npeers ? o->spectator_host[i - r->npeers] : 0;
@@ -249,9 +295,16 @@ static void draw_faults(rng *r, sim_options *o, int peers, int machines)
     int may_go = peers - 2, seconds = o->frames / 60;
     for (int n = below(r, 4); n > 0; n--) {
         int m = below(r, machines), ms = between(r, 20, 1500);
-        if (silence_ms[m] + ms > SOAK_SHORT_SILENCE_MS)
+        bool cut = m < peers && may_go > 0 && !gone[m] && chance(r, 0.05);
+        if (cut) { /* frozen past the timeout: the others drop it */
+            ms = between(r, SOAK_LONG_BLACKOUT_MS, 6000);
+            gone[m] = true;
+            may_go--;
+        } else if (silence_ms[m] + ms > SOAK_SHORT_SILENCE_MS) {
             continue;
-        silence_ms[m] += ms;
+        } else {
+            silence_ms[m] += ms;
+        }
         o->hiccups[o->num_hiccups++] = (sim_fault){m, between(r, 60, o->frames * 3 / 4), (uint32_t)ms};
     }
     for (int n = below(r, 4); n > 0; n--) {
@@ -260,7 +313,10 @@ static void draw_faults(rng *r, sim_options *o, int peers, int machines)
         b->b = chance(r, 0.5) ? -1 : below(r, machines);
         if (b->b == b->a)
             b->b = -1;
-        bool cut = b->b < 0 && b->a < peers && may_go > 0 && !gone[b->a] && chance(r, 0.25);
+        /* Long: all of a peer's links, or one link between two peers (one
+         * of its ends is cut off, or both). */
+        bool cut = b->a < peers && b->b < peers && may_go >= (b->b < 0 ? 1 : 2) && !gone[b->a] &&
+                   (b->b < 0 || !gone[b->b]) && chance(r, 0.25);
         int ms = cut ? between(r, SOAK_LONG_BLACKOUT_MS, 6000) : between(r, 50, 2000);
         bool fits = true;
         if (!cut) /* every machine on a dark link is silent to the other end */
@@ -274,7 +330,8 @@ static void draw_faults(rng *r, sim_options *o, int peers, int machines)
                 silence_ms[m] += ms;
         if (cut) {
             gone[b->a] = true;
-            may_go--;
+            gone[b->b < 0 ? b->a : b->b] = true;
+            may_go -= b->b < 0 ? 1 : 2;
         }
         b->from_us = (uint64_t)between(r, 2000, seconds * 700) * 1000u;
         b->to_us = b->from_us + (uint64_t)ms * 1000u;
