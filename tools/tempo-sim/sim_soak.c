@@ -71,9 +71,8 @@ static double reference_pace(const sim_options *o, const sim_result *r)
 
 /* How long machine m's faults may silence it, in microseconds: its hiccups
  * and the blackouts of its links (A-* darkens one of everyone's), added up
- * as if they all overlapped
- * (so a true partition is never taken for a bug); `longest`: the longest
- * one of them alone. */
+ * as if they all overlapped, so that a true partition is never taken for a
+ * bug; `longest`: the longest one of them alone. */
 static uint64_t silence_us(const sim_options *o, int m, uint64_t *longest)
 {
     uint64_t us = 0, one;
@@ -128,7 +127,7 @@ static int explained_cuts(const sim_options *o, int machines)
 /* Cut off or left behind without a fault that explains it; false if so. */
 static bool check_machines(const sim_options *o, const sim_result *r, char *why, size_t size)
 {
-    int cut = 0;
+    int cut = 0, explained = explained_cuts(o, r->nmach);
     for (int i = 0; i < r->nmach; i++) {
         const sim_peer_result *p = &r->peer[i];
         cut += p->cut_off;
@@ -136,8 +135,8 @@ static bool check_machines(const sim_options *o, const sim_result *r, char *why,
             snprintf(why, size, "peer %d was cut off, but no fault silenced it for the disconnect timeout", i);
             return false;
         }
-        if (cut > explained_cuts(o, r->nmach)) {
-            snprintf(why, size, "%d peers cut off; the faults explain %d", cut, explained_cuts(o, r->nmach));
+        if (cut > explained) {
+            snprintf(why, size, "%d peers cut off; the faults explain %d", cut, explained);
             return false;
         }
         int host = i >= r->npeers ? o->spectator_host[i - r->npeers] : 0;
@@ -466,6 +465,7 @@ int sim_soak(const sim_options *cli)
     }
     double t0 = sim_wall_seconds(), game_s = 0.0, virtual_s = 0.0, next_note = t0 + 10.0;
     int failures = 0, run = 0;
+    char failed[256] = ""; /* the first failures' seeds, for the last line */
     for (; run < cli->soak_count; run++) {
         uint64_t seed = cli->seed + (uint64_t)run;
         char *text = NULL, why[256];
@@ -482,6 +482,8 @@ int sim_soak(const sim_options *cli)
         virtual_s += ok ? r->virtual_s : 0.0;
         if (!ok) {
             failures++;
+            size_t len = strlen(failed);
+            snprintf(failed + len, sizeof failed - len, " %" PRIu64, seed);
             print_failure(seed, why, text ? text : "");
         }
         free(text);
@@ -495,6 +497,8 @@ int sim_soak(const sim_options *cli)
            "time with start-up and drain) in %.1f s wall (%.0fx real time); %d failure%s\n", run, cli->seed,
            game_s / 3600.0, virtual_s / 3600.0, wall, wall > 0 ? virtual_s / wall : 0.0, failures,
            failures == 1 ? "" : "s");
+    if (failures)
+        printf("soak: failed seeds:%s%s\n", failed, strlen(failed) >= sizeof failed - 1 ? " ..." : "");
     free(o);
     free(r);
     return failures ? SIM_EXIT_MISMATCH : SIM_EXIT_OK;
