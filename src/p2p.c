@@ -422,6 +422,9 @@ void p2p_lose_endpoint(tempo_session *s, tempo_endpoint *e)
         return;
     e->disconnected = true;
     e->interrupted = false;
+    if (e >= s->net->peers && e < s->net->peers + P2P_MAX_PEERS) /* its checksums are moot */
+        for (int k = 0; k < P2P_PENDING_SUMS; k++)
+            s->net->pending[e - s->net->peers][k].frame = -1;
     if (e->role == ENDPOINT_PEER && e >= s->net->peers && e < s->net->peers + P2P_MAX_PEERS)
         timesync_peer_lost(&s->net->ts, (int)(e - s->net->peers));
     if (e->role == ENDPOINT_PEER) {

@@ -246,7 +246,9 @@ void p2p_take_checksums(tempo_session *s)
     while (sync_take_checksum(&s->sync, &c)) {
         *own_slot(s, c.frame) = c;
         for (int i = 0; i < n->npeers; i++)
-            for (int k = 0; k < P2P_PENDING_SUMS; k++) {
+            for (int k = 0; k < P2P_PENDING_SUMS && !n->peers[i].disconnected; k++) {
+                /* a dropped peer's frames part from ours after the drop:
+                 * its checksums, even those that came before, prove nothing */
                 p2p_pending_sum *ps = &n->pending[i][k];
                 if (ps->frame != c.frame)
                     continue;
