@@ -58,6 +58,26 @@ static inline tempo_address h_addr(int i)
     return tempo_address_ipv4(10, 0, 0, (uint8_t)(i + 1), 7000);
 }
 
+/* A network config for tests: `players` players, 4-byte inputs, window 8,
+ * desync checks every 30 frames. */
+static inline tempo_config harness_cfg(int players)
+{
+    tempo_config c;
+    tempo_config_default(&c);
+    c.num_players = players;
+    c.input_size = 4;
+    c.max_prediction = 8;
+    c.desync_interval = 30;
+    return c;
+}
+
+/* Peer i hosts player i. */
+static inline void harness_one_each(uint32_t *mask, int n)
+{
+    for (int i = 0; i < n; i++)
+        mask[i] = 1u << i;
+}
+
 /* players_of[i]: the player mask hosted by peer i. nspect: spectators after
  * the peers, watching peer 0. profile: link profile of every link. */
 static inline void harness_init(harness *h, const tempo_config *cfg, int npeers,
@@ -177,6 +197,14 @@ static inline void harness_tick(harness *h, h_peer *p)
         if (ev.kind == TEMPO_EVENT_RUNNING)
             p->running_events++;
     }
+}
+
+/* Machine i dies: it stops ticking and its links go dark for good. */
+static inline void harness_kill(harness *h, int i)
+{
+    h->peer[i].dead = true;
+    tempo_simnet_add_blackout(h->net, &h->peer[i].addr, NULL, h->now_us, UINT64_MAX);
+    tempo_simnet_add_blackout(h->net, NULL, &h->peer[i].addr, h->now_us, UINT64_MAX);
 }
 
 /* True frame skew: each live player machine's |frame - others'| now. */

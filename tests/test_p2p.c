@@ -15,29 +15,12 @@
 
 static harness h;
 
-static tempo_config base_cfg(int players)
-{
-    tempo_config c;
-    tempo_config_default(&c);
-    c.num_players = players;
-    c.input_size = 4;
-    c.max_prediction = 8;
-    c.desync_interval = 30;
-    return c;
-}
-
-static void one_player_each(uint32_t *mask, int n)
-{
-    for (int i = 0; i < n; i++)
-        mask[i] = 1u << i;
-}
-
 static void two_peers_converge_on_lan(void **state)
 {
     (void)state;
-    tempo_config c = base_cfg(2);
+    tempo_config c = harness_cfg(2);
     uint32_t m[2];
-    one_player_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 0, "lan", 1);
     harness_run(&h, 600, 30000000);
     int32_t checked;
@@ -73,9 +56,9 @@ static void peers_converge_on_every_profile_with_2_4_8_players(void **state)
     for (int pi = 0; pi < 6; pi++)
         for (int ci = 0; ci < 3; ci++) {
             int n = counts[ci];
-            tempo_config c = base_cfg(n);
+            tempo_config c = harness_cfg(n);
             uint32_t m[8];
-            one_player_each(m, n);
+            harness_one_each(m, n);
             harness_init(&h, &c, n, m, 0, profiles[pi], 100 + (uint64_t)(pi * 3 + ci));
             harness_run(&h, 420, 120000000);
             assert_converged(300);
@@ -99,7 +82,7 @@ static void several_local_players_per_peer(void **state)
     uint32_t layouts[][3] = {{0x7, 0x8, 0}, {0x3, 0x4, 0x8}, {0x5, 0xA, 0}};
     int peers[] = {2, 3, 2};
     for (int k = 0; k < 3; k++) {
-        tempo_config c = base_cfg(4);
+        tempo_config c = harness_cfg(4);
         harness_init(&h, &c, peers[k], layouts[k], 0, "continental", 200 + (uint64_t)k);
         harness_run(&h, 500, 60000000);
         assert_converged(400);
@@ -110,9 +93,9 @@ static void several_local_players_per_peer(void **state)
 static void input_delay_changed_mid_match_on_one_peer(void **state)
 {
     (void)state;
-    tempo_config c = base_cfg(2);
+    tempo_config c = harness_cfg(2);
     uint32_t m[2];
-    one_player_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 0, "transatlantic", 300);
     harness_run(&h, 150, 60000000);
     assert_int_equal(tempo_session_set_input_delay(h.peer[1].s, 1, 4), TEMPO_OK);
@@ -127,10 +110,10 @@ static void injected_desync_is_reported_by_every_peer_at_the_next_check(void **s
 {
     (void)state;
     for (int sp = 0; sp < 2; sp++) {
-        tempo_config c = base_cfg(3);
+        tempo_config c = harness_cfg(3);
         c.save_policy = sp ? TEMPO_SAVE_SPARSE : TEMPO_SAVE_EVERY_FRAME;
         uint32_t m[3];
-        one_player_each(m, 3);
+        harness_one_each(m, 3);
         harness_init(&h, &c, 3, m, 0, "broadband", 400 + (uint64_t)sp);
         tempo_session_set_input_delay(h.peer[0].s, 0, 2); /* works with input delay too */
         h.peer[1].corrupt_at = 100; /* state 100 differs on peer 1: check 120 catches it */
@@ -147,23 +130,16 @@ static void injected_desync_is_reported_by_every_peer_at_the_next_check(void **s
     }
 }
 
-static void kill_peer(int i)
-{
-    h.peer[i].dead = true;
-    tempo_simnet_add_blackout(h.net, &h.peer[i].addr, NULL, h.now_us, UINT64_MAX);
-    tempo_simnet_add_blackout(h.net, NULL, &h.peer[i].addr, h.now_us, UINT64_MAX);
-}
-
 static void one_of_three_peers_drops_and_the_others_converge(void **state)
 {
     (void)state;
     for (uint64_t seed = 500; seed < 506; seed++) {
-        tempo_config c = base_cfg(3);
+        tempo_config c = harness_cfg(3);
         uint32_t m[3];
-        one_player_each(m, 3);
+        harness_one_each(m, 3);
         harness_init(&h, &c, 3, m, 0, seed % 2 ? "continental" : "mobile", seed);
         harness_run(&h, 200, 60000000);
-        kill_peer(2);
+        harness_kill(&h, 2);
         harness_run(&h, 700, 120000000);
         assert_true(tempo_session_frame(h.peer[0].s) >= 700);
         assert_converged(600);
@@ -182,9 +158,9 @@ static void one_of_three_peers_drops_and_the_others_converge(void **state)
 static void blackout_fills_the_window_then_the_match_recovers(void **state)
 {
     (void)state;
-    tempo_config c = base_cfg(2);
+    tempo_config c = harness_cfg(2);
     uint32_t m[2];
-    one_player_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 0, "broadband", 600);
     harness_run(&h, 120, 60000000);
     uint64_t t = h.now_us;
@@ -201,9 +177,9 @@ static void blackout_fills_the_window_then_the_match_recovers(void **state)
 static void strangers_wrong_session_and_garbage_are_dropped_and_counted(void **state)
 {
     (void)state;
-    tempo_config c = base_cfg(2);
+    tempo_config c = harness_cfg(2);
     uint32_t m[2];
-    one_player_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 0, "lan", 700);
     tempo_address stranger_addr = tempo_address_ipv4(10, 9, 9, 9, 7000);
     tempo_transport stranger;
@@ -237,10 +213,10 @@ static void lockstep_converges_with_input_delay(void **state)
 {
     (void)state;
     for (int k = 0; k < 2; k++) {
-        tempo_config c = base_cfg(3);
+        tempo_config c = harness_cfg(3);
         c.max_prediction = 0;
         uint32_t m[3];
-        one_player_each(m, 3);
+        harness_one_each(m, 3);
         harness_init(&h, &c, 3, m, 0, k ? "continental" : "lan", 800 + (uint64_t)k);
         for (int i = 0; i < 3; i++)
             tempo_session_set_input_delay(h.peer[i].s, i, k ? 6 : 2);
@@ -259,9 +235,9 @@ static void lockstep_converges_with_input_delay(void **state)
 static void spectator_falls_behind_in_a_blackout_and_catches_up(void **state)
 {
     (void)state;
-    tempo_config c = base_cfg(2);
+    tempo_config c = harness_cfg(2);
     uint32_t m[2];
-    one_player_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 1, "broadband", 900);
     harness_run(&h, 200, 60000000);
     h_peer *sp = &h.peer[2];
@@ -289,12 +265,12 @@ static void spectator_falls_behind_in_a_blackout_and_catches_up(void **state)
 static void silent_spectator_never_harms_the_match(void **state)
 {
     (void)state;
-    tempo_config c = base_cfg(2);
+    tempo_config c = harness_cfg(2);
     uint32_t m[2];
-    one_player_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 1, "lan", 1000);
     harness_run(&h, 100, 60000000);
-    kill_peer(2);
+    harness_kill(&h, 2);
     harness_run(&h, 600, 60000000);
     assert_converged(500);
     for (int i = 0; i < 2; i++)
@@ -311,12 +287,12 @@ static void spectator_plays_through_a_dropped_player(void **state)
 {
     (void)state;
     for (uint64_t seed = 1; seed <= 3; seed++) {
-        tempo_config c = base_cfg(3);
+        tempo_config c = harness_cfg(3);
         uint32_t m[3];
-        one_player_each(m, 3);
+        harness_one_each(m, 3);
         harness_init(&h, &c, 3, m, 1, seed == 2 ? "mobile" : "broadband", 1200 + seed);
         harness_run(&h, 300, 60000000);
-        kill_peer(2);
+        harness_kill(&h, 2);
         harness_run(&h, 700, 120000000);
         h_peer *sp = &h.peer[3];
         harness_run(&h, tempo_session_frame(h.peer[0].s) + 30, 120000000);
@@ -355,17 +331,17 @@ static void network_sessions_never_allocate_while_ticking(void **state)
 {
     (void)state;
     counting_alloc ca = {0, 0};
-    tempo_config c = base_cfg(3);
+    tempo_config c = harness_cfg(3);
     c.allocator.alloc = ca_alloc;
     c.allocator.free = ca_free;
     c.allocator.ctx = &ca;
     c.auto_delay.enabled = true;
     uint32_t m[3];
-    one_player_each(m, 3);
+    harness_one_each(m, 3);
     harness_init(&h, &c, 3, m, 1, "continental", 1300);
     int after_create = ca.allocs;
     harness_run(&h, 300, 60000000);
-    kill_peer(2);
+    harness_kill(&h, 2);
     harness_run(&h, 600, 120000000);
     assert_int_equal(ca.allocs, after_create);
     assert_true(tempo_session_frame(h.peer[0].s) >= 600);
@@ -376,9 +352,9 @@ static void network_sessions_never_allocate_while_ticking(void **state)
 static void endpoint_stats_measure_rtt_and_loss(void **state)
 {
     (void)state;
-    tempo_config c = base_cfg(2);
+    tempo_config c = harness_cfg(2);
     uint32_t m[2];
-    one_player_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 0, "transatlantic", 1100);
     harness_run(&h, 900, 60000000);
     tempo_endpoint_stats es;

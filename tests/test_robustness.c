@@ -42,34 +42,10 @@ void *malloc(size_t size)
 static harness h;
 static toy_driver fz_driver;
 
-static tempo_config net_cfg(int players)
-{
-    tempo_config c;
-    tempo_config_default(&c);
-    c.num_players = players;
-    c.input_size = 4;
-    c.max_prediction = 8;
-    c.desync_interval = 30;
-    return c;
-}
-
-static void one_each(uint32_t *mask, int n)
-{
-    for (int i = 0; i < n; i++)
-        mask[i] = 1u << i;
-}
-
 static uint64_t fz_next(uint64_t *x)
 {
     *x += 0x9e3779b97f4a7c15ULL;
     return toy_mix(*x, 0);
-}
-
-static void kill_peer(int i)
-{
-    h.peer[i].dead = true;
-    tempo_simnet_add_blackout(h.net, &h.peer[i].addr, NULL, h.now_us, UINT64_MAX);
-    tempo_simnet_add_blackout(h.net, NULL, &h.peer[i].addr, h.now_us, UINT64_MAX);
 }
 
 /* Send a crafted message from peer `from`'s address to peer `to`. */
@@ -122,9 +98,9 @@ static void empty_input(int victim, int sender, tempo_msg *m)
 static void gossip_view_beyond_every_input_does_not_wedge_the_survivor(void **state)
 {
     (void)state;
-    tempo_config c = net_cfg(2);
+    tempo_config c = harness_cfg(2);
     uint32_t m[2];
-    one_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 0, "lan", 41);
     harness_run(&h, 200, 60000000);
     tempo_msg msg;
@@ -133,7 +109,7 @@ static void gossip_view_beyond_every_input_does_not_wedge_the_survivor(void **st
     msg.u.input.disconnect_frame[1] = msg.u.input.start + 150;
     msg.u.input.have_until[1] = msg.u.input.start;
     send_crafted(1, 0, &msg);
-    kill_peer(1);
+    harness_kill(&h, 1);
     int32_t f0 = tempo_session_frame(h.peer[0].s);
     harness_run(&h, f0 + 600, h.now_us + 30000000);
     /* peer 0 is alone with a disconnected player 1: it must play on */
@@ -153,9 +129,9 @@ static void gossip_view_beyond_every_input_does_not_wedge_the_survivor(void **st
 static void survivor_plays_on_when_the_only_holder_of_missing_inputs_drops(void **state)
 {
     (void)state;
-    tempo_config c = net_cfg(3);
+    tempo_config c = harness_cfg(3);
     uint32_t m[3];
-    one_each(m, 3);
+    harness_one_each(m, 3);
     harness_init(&h, &c, 3, m, 0, "lan", 42);
     tempo_link_params slow;
     assert_int_equal(tempo_link_profile("lan", &slow), TEMPO_OK);
@@ -165,7 +141,7 @@ static void survivor_plays_on_when_the_only_holder_of_missing_inputs_drops(void 
     /* D's last 100 ms of datagrams reach C but not A: C holds more of D */
     tempo_simnet_add_blackout(h.net, &h.peer[2].addr, &h.peer[0].addr, h.now_us, UINT64_MAX);
     harness_run(&h, INT32_MAX, h.now_us + 100000);
-    kill_peer(2);
+    harness_kill(&h, 2);
     tempo_p2p *a = h.peer[0].s->net;
     bool learned = false;
     for (int k = 0; k < 20000 && !learned; k++) {
@@ -174,7 +150,7 @@ static void survivor_plays_on_when_the_only_holder_of_missing_inputs_drops(void 
                   a->drop_frame[2] > h.peer[0].s->sync.q[2].known_end;
     }
     assert_true(learned); /* A heard C's larger view of D */
-    kill_peer(1);         /* ...and C is gone before its relay arrives */
+    harness_kill(&h, 1);         /* ...and C is gone before its relay arrives */
     int32_t f0 = tempo_session_frame(h.peer[0].s);
     harness_run(&h, f0 + 600, h.now_us + 60000000);
     assert_true(tempo_session_frame(h.peer[0].s) >= f0 + 600);
@@ -187,9 +163,9 @@ static void survivors_agree_on_the_frame_of_a_peer_that_leaves(void **state)
 {
     (void)state;
     for (uint64_t seed = 60; seed < 64; seed++) {
-        tempo_config c = net_cfg(3);
+        tempo_config c = harness_cfg(3);
         uint32_t m[3];
-        one_each(m, 3);
+        harness_one_each(m, 3);
         harness_init(&h, &c, 3, m, 0, seed % 2 ? "mobile" : "continental", seed);
         harness_run(&h, 200, 60000000);
         assert_int_equal(tempo_session_leave(h.peer[2].s), TEMPO_OK);
@@ -216,9 +192,9 @@ static void survivors_agree_on_the_frame_of_a_peer_that_leaves(void **state)
 static void one_absurd_sender_frame_does_not_freeze_the_receiver(void **state)
 {
     (void)state;
-    tempo_config c = net_cfg(2);
+    tempo_config c = harness_cfg(2);
     uint32_t m[2];
-    one_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 0, "lan", 43);
     harness_run(&h, 1200, 60000000);
     tempo_msg msg;
@@ -247,10 +223,10 @@ static void one_absurd_sender_frame_does_not_freeze_the_receiver(void **state)
 static void every_confirmed_check_frame_is_compared(void **state)
 {
     (void)state;
-    tempo_config c = net_cfg(2);
+    tempo_config c = harness_cfg(2);
     c.desync_interval = 1;
     uint32_t m[2];
-    one_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 0, "lan", 44);
     tempo_link_params spiky;
     memset(&spiky, 0, sizeof spiky);
@@ -398,7 +374,7 @@ static void network_sessions_allocate_only_in_create(void **state)
     for (int kind = 0; kind < 2; kind++)
         for (int k = 0;; k++) {
             count_alloc ca = {0, 0, k};
-            tempo_config c = net_cfg(2);
+            tempo_config c = harness_cfg(2);
             c.allocator.alloc = ca_alloc;
             c.allocator.free = ca_free;
             c.allocator.ctx = &ca;
@@ -417,16 +393,16 @@ static void network_sessions_allocate_only_in_create(void **state)
     tempo_simnet_destroy(net);
 
     count_alloc ca = {0, 0, -1};
-    tempo_config c = net_cfg(3);
+    tempo_config c = harness_cfg(3);
     c.allocator.alloc = ca_alloc;
     c.allocator.free = ca_free;
     c.allocator.ctx = &ca;
     uint32_t m[3];
-    one_each(m, 3);
+    harness_one_each(m, 3);
     harness_init(&h, &c, 3, m, 1, "mobile", 45);
     int after_create = ca.allocs;
     harness_run(&h, 300, 60000000);
-    kill_peer(2);
+    harness_kill(&h, 2);
     harness_run(&h, 600, 120000000);
     assert_int_equal(ca.allocs, after_create);
     harness_free(&h);
@@ -572,12 +548,12 @@ static void hostile_peer_messages_never_crash_or_assert(void **state)
     (void)state;
     tempo__set_assert_handler(review_assert_handler);
     for (uint64_t seed = 1; seed <= 6; seed++) {
-        tempo_config c = net_cfg(3);
+        tempo_config c = harness_cfg(3);
         c.save_policy = seed % 2 ? TEMPO_SAVE_SPARSE : TEMPO_SAVE_EVERY_FRAME;
         c.max_prediction = seed % 3 == 0 ? 0 : 8;
         c.timesync.method = (tempo_timesync_method)(seed % 4);
         uint32_t m[3];
-        one_each(m, 3);
+        harness_one_each(m, 3);
         harness_init(&h, &c, 3, m, 1, "broadband", 70 + seed);
         if (seed > 2) /* seeds 1-2: from the first millisecond, through the handshake */
             harness_run(&h, 150, 60000000);
@@ -655,7 +631,7 @@ static void every_call_in_every_state_returns_a_code(void **state)
 {
     (void)state;
     tempo__set_assert_handler(review_assert_handler);
-    tempo_config c = net_cfg(2);
+    tempo_config c = harness_cfg(2);
     tempo_session *s;
     assert_int_equal(tempo_session_create_local(&c, &s), TEMPO_OK);
     poke_every_call(s, 2);
@@ -669,7 +645,7 @@ static void every_call_in_every_state_returns_a_code(void **state)
     tempo_session_destroy(s);
 
     uint32_t m[2];
-    one_each(m, 2);
+    harness_one_each(m, 2);
     harness_init(&h, &c, 2, m, 1, "lan", 46);
     poke_every_call(h.peer[2].s, 2); /* spectator, before start */
     harness_run(&h, 100, 30000000);
