@@ -1,13 +1,16 @@
 /*
  * p2p.c — network sessions: endpoints, receiving and dispatching datagrams,
- * the handshake, liveness timers, pings and per-endpoint stats.
+ * the handshake, start-up, liveness timers, pings, feeding time sync, and
+ * per-endpoint stats (docs/NETWORK.md tells the whole behaviour).
  *
  * A session talks to each remote machine (endpoint) on its own: it runs the
  * handshake (ENDPOINT_SYNC_ROUNDS nonce round trips, which also give the
- * first RTT samples), then exchanges inputs. Frames run once every peer
- * endpoint is synchronized. Datagrams from unknown addresses or with another
- * session id are dropped and counted before anything is decoded; a datagram
- * that fails to decode is dropped and counted by reason.
+ * first RTT samples), announces its readiness with the ping mesh, and starts
+ * once every peer is ready, held back by the start-up delay. Datagrams from
+ * unknown addresses are dropped before anything is parsed, then those with
+ * another session id; a datagram that fails to decode is dropped and counted
+ * by reason. Time sync decides once per tick, at the first poll after an
+ * advance, so tempo_session_will_stall can answer before input is sampled.
  */
 #include "p2p.h"
 
