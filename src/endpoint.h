@@ -84,7 +84,6 @@ typedef struct tempo_endpoint {
 
     /* disconnect gossip it sent us */
     uint8_t gossip_mask;
-    int32_t gossip_frame[TEMPO_MAX_PLAYERS];
     int32_t gossip_have[TEMPO_MAX_PLAYERS];
 
     uint64_t packets_sent, packets_received, bytes_sent, bytes_received;

@@ -67,7 +67,6 @@ void p2p_on_gossip(tempo_session *s, int peer, const tempo_msg_input *m)
     for (int x = 0; x < s->cfg.num_players; x++) {
         if (!(m->disconnected_mask & (1u << x)))
             continue;
-        e->gossip_frame[x] = m->disconnect_frame[x];
         e->gossip_have[x] = m->have_until[x];
         p2p_begin_drop(s, x);
         n->drop_reported[x] |= 1u << peer;

@@ -491,9 +491,8 @@ tempo_result sync_plan(tempo_sync *s, const sync_plan_opts *o, tempo_tick *t)
     } else if (want == 0) {
         status = TEMPO_TICK_STALLED;
     }
-    int cap = o->max_new_frames > 0 ? o->max_new_frames : TEMPO_MAX_PREDICTION + 1;
-    if (want > cap)
-        want = cap;
+    if (want > TEMPO_MAX_PREDICTION + 1)
+        want = TEMPO_MAX_PREDICTION + 1;
 
     int32_t C = sync_confirmed(s);
     int64_t window_end = (int64_t)C + s->max_pred;

@@ -91,7 +91,6 @@ typedef struct tempo_sync {
 
 typedef struct sync_plan_opts {
     bool stall;            /* time sync: no new frame this tick, inputs held */
-    int max_new_frames;    /* cap on new frames this tick (0: the default cap) */
     int frames_wanted;     /* without local players: frames to run (0: one) */
 } sync_plan_opts;
 

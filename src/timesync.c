@@ -85,7 +85,6 @@ void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double fram
     timesync_peer *x = &t->peer[p];
     x->live = true;
     ring_put(x->win_remote, &x->head_remote, &x->n_remote, t->cfg.window_frames, remote_lag);
-    x->last_remote = remote_lag;
     double alpha = 2.0 / (t->cfg.window_frames + 1.0);
     if (!x->ewma_init) {
         x->ewma_init = true;
@@ -316,7 +315,6 @@ int timesync_initial_delay(tempo_timesync *t, double worst_rtt_ms)
 {
     int d = delay_for(t, 0, timesync_rtt_lag(t, worst_rtt_ms));
     t->delay = d;
-    t->delay_started = true;
     return d;
 }
 

@@ -44,7 +44,6 @@ typedef struct timesync_peer {
     int ggpo_count, ggpo_head;
     float lags[TIMESYNC_WINDOW_MAX]; /* frame lag samples of the delay window */
     int lag_n;
-    double last_remote;           /* newest R */
 } timesync_peer;
 
 typedef struct tempo_timesync {
@@ -66,7 +65,6 @@ typedef struct tempo_timesync {
     int delay;
     int delay_ticks;
     int delay_want;               /* direction the last window wanted: -1, 0, 1 */
-    bool delay_started;
     uint64_t stalls;
 } tempo_timesync;
 

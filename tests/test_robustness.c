@@ -90,11 +90,9 @@ static void empty_input(int victim, int sender, tempo_msg *m)
 
 /* ---- disconnect agreement --------------------------------------------- */
 
-/* A peer's gossip names a view of a dropped player far beyond any input
- * anyone holds; the agreement takes it as final and the survivor waits
- * forever for inputs that do not exist (p2p_agree.c p2p_on_gossip and
- * p2p_try_finalize: views are trusted, never checked against have_until). */
-/* One INPUT with an inflated disconnect_frame must not wedge the survivor. */
+/* One INPUT with an inflated disconnect_frame must not wedge the survivor.
+ * Gossip views were once taken as final without checking them against
+ * have_until, so the survivor waited forever for inputs nobody held. */
 static void gossip_view_beyond_every_input_does_not_wedge_the_survivor(void **state)
 {
     (void)state;
@@ -117,15 +115,13 @@ static void gossip_view_beyond_every_input_does_not_wedge_the_survivor(void **st
     harness_free(&h);
 }
 
-/* Three peers; D (peer 2) vanishes; C (peer 1) holds more of D's inputs
- * than A (peer 0), times D out first and tells A so, then vanishes before
- * relaying them (its relay waits for A's gossip, one round trip).
- * NETWORK.md says A "waits for them until that peer times out as well"; in
- * fact A waits forever: the agreed frame never comes down. Random 4-peer
- * runs with one-way blackouts hit this without any crafted timing (a peer
- * leaving ~3 s after another dropped). */
 /* The agreed drop frame needed inputs only a departed peer held: the
- * survivors must settle on what they can back, not wait forever. */
+ * survivors must settle on what they can back, not wait forever.
+ * Three peers; D (peer 2) vanishes; C (peer 1) holds more of D's inputs
+ * than A (peer 0), times D out first and tells A so, then vanishes before
+ * relaying them (its relay waits for A's gossip, one round trip). A once
+ * waited forever here; random 4-peer runs with one-way blackouts hit it
+ * without crafted timing. */
 static void survivor_plays_on_when_the_only_holder_of_missing_inputs_drops(void **state)
 {
     (void)state;
@@ -184,11 +180,9 @@ static void survivors_agree_on_the_frame_of_a_peer_that_leaves(void **state)
 
 /* ---- time sync ----------------------------------------------------------- */
 
-/* One INPUT whose sender_frame is 0 (a buggy or spoofed datagram, with a
- * sequence number ahead so it stays "newest") freezes the receiver for about
- * frame / 2 ticks: L is not range-checked like R (p2p.c timesync_after_tick)
- * and the stall count is unbounded (timesync.c inversus_decide). */
-/* An absurd sender_frame (it once queued 327 stall ticks) is ignored. */
+/* An absurd sender_frame (0, from a buggy or spoofed datagram whose
+ * sequence keeps it "newest") is ignored. It once queued 327 stall ticks:
+ * L was not range-checked like R and the stall count was unbounded. */
 static void one_absurd_sender_frame_does_not_freeze_the_receiver(void **state)
 {
     (void)state;
@@ -213,13 +207,9 @@ static void one_absurd_sender_frame_does_not_freeze_the_receiver(void **state)
 
 /* ---- desync checks ------------------------------------------------------- */
 
-/* With a short desync_interval, a tick that confirms several check frames
- * at once (after a lag spike) queues more checksums than the 4-entry outbox
- * holds; the rest are overwritten and never sent, so those frames are never
- * compared (p2p_agree.c p2p_take_checksums, P2P_OUTBOX). With an outbox of
- * 64 the same run compares 890 of 896 frames. */
-/* Every check frame is compared, even when one tick confirms many (once
- * 14% were lost on a lossless link). */
+/* Every check frame is compared, even when one tick confirms many after a
+ * lag spike. A 4-entry checksum outbox once overwrote the surplus, and 14%
+ * of check frames went uncompared on a lossless link. */
 static void every_confirmed_check_frame_is_compared(void **state)
 {
     (void)state;
@@ -250,12 +240,9 @@ static void every_confirmed_check_frame_is_compared(void **state)
 
 /* ---- the engine's checksum log ------------------------------------------ */
 
-/* A tick that confirms more than SYNC_SUM_LOG (32) check frames at once
- * drops the oldest checksums silently (sync.c push_sum): here a lockstep
- * delay decrease 64 -> 0 runs 65 confirmed frames in one tick with
- * desync_interval 1, and 33 of them are never reported (nor counted in
- * checks_skipped). The engine fuzzer below hits it with mp 64 too. */
-/* All 65 checksums of one catch-up tick are reported (once only 32). */
+/* All 65 checksums of one catch-up tick are reported: a lockstep delay
+ * decrease 64 -> 0 runs 65 confirmed frames in one tick with
+ * desync_interval 1. A 32-entry log once dropped 33 of them silently. */
 static void checksums_of_a_65_frame_catch_up_are_all_reported(void **state)
 {
     (void)state;
@@ -298,11 +285,8 @@ static void checksums_of_a_65_frame_catch_up_are_all_reported(void **state)
 
 /* ---- public API ------------------------------------------------------------ */
 
-/* A synctest session declares every player local, but only at the first
- * tick (or add_local_input), so tempo_session_set_input_delay before the
- * first tick answers TEMPO_E_PLAYER for a player that is local (session.c
- * tempo_session_set_input_delay, start). */
-/* A fresh synctest session takes input delays: every player is local. */
+/* A fresh synctest session takes input delays: every player is local from
+ * create (it once became so only at the first tick, and said TEMPO_E_PLAYER). */
 static void synctest_players_take_an_input_delay_before_the_first_tick(void **state)
 {
     (void)state;
@@ -315,11 +299,9 @@ static void synctest_players_take_an_input_delay_before_the_first_tick(void **st
     tempo_session_destroy(s);
 }
 
-/* tempo.h promises TEMPO_E_FRAME for a remote input "more than
- * 2 * max_prediction + 32 frames past the current frame"; the queue accepts
- * anything its ring holds (hundreds of frames ahead). Doc or code is wrong. */
 /* tempo.h: inputs up to 3 * max_prediction + 192 frames past the current
- * frame are always held; far beyond the ring they are refused. */
+ * frame are always held; far beyond the ring they are refused (the header
+ * once promised a bound the queue did not keep). */
 static void remote_input_bounds_are_as_documented(void **state)
 {
     (void)state;
