@@ -128,7 +128,6 @@ void arena_bot_next(arena_bot *b, uint8_t out[ARENA_INPUT_SIZE])
         next_buttons(b);
     b->stick_left--;
     b->button_left--;
-    b->calls++;
     arena_input in = {b->angle, b->magnitude, b->buttons, 0};
     arena_input_pack(&in, out);
 }

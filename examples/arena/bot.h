@@ -26,7 +26,6 @@ extern "C" {
 /* One bot; plain data, copy it to fork the stream. Fields are internal. */
 typedef struct arena_bot {
     tempo_rng rng;
-    uint32_t calls;         /* frames asked so far */
     uint16_t stick_left;    /* frames until the stick moves again */
     uint16_t button_left;   /* frames until the buttons change again */
     uint8_t angle, magnitude, buttons;
