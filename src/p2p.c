@@ -436,7 +436,12 @@ void p2p_lose_endpoint(tempo_session *s, tempo_endpoint *e)
             if (e->players & (1u << p))
                 p2p_begin_drop(s, p);
     } else {
-        p2p_event(s, TEMPO_EVENT_DISCONNECTED, -1);
+        tempo_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = TEMPO_EVENT_DISCONNECTED;
+        ev.player = -1;
+        ev.u.disconnected.frame = s->sync.frame;
+        session_push_event(s, &ev);
     }
 }
 
@@ -511,6 +516,16 @@ static double worst_rtt_ms(const tempo_p2p *n)
     return worst;
 }
 
+static void input_delay_event(tempo_session *s, int frames)
+{
+    tempo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = TEMPO_EVENT_INPUT_DELAY;
+    ev.player = -1;
+    ev.u.input_delay.frames = frames;
+    session_push_event(s, &ev);
+}
+
 static void start_running(tempo_session *s)
 {
     tempo_p2p *n = net_of(s);
@@ -520,6 +535,7 @@ static void start_running(tempo_session *s)
         for (int p = 0; p < s->cfg.num_players; p++)
             if (n->local_mask & (1u << p))
                 sync_set_delay(&s->sync, p, d);
+        input_delay_event(s, d); /* the first value, even if it is 0 */
     }
     p2p_event(s, TEMPO_EVENT_RUNNING, -1);
 }
@@ -634,12 +650,7 @@ static void timesync_after_tick(tempo_session *s)
     for (int p = 0; p < s->cfg.num_players; p++)
         if (n->local_mask & (1u << p))
             sync_set_delay(&s->sync, p, d);
-    tempo_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = TEMPO_EVENT_INPUT_DELAY;
-    ev.player = -1;
-    ev.u.input_delay.frames = d;
-    session_push_event(s, &ev);
+    input_delay_event(s, d);
 }
 
 static void send_leaving(tempo_session *s);
@@ -714,8 +725,8 @@ tempo_result p2p_advance(tempo_session *s, tempo_tick *tick)
     if (!n->started)
         p2p_poll(s);
     if (!n->running) {
+        sync_drop_held(&s->sync); /* nothing runs before the match does */
         tick->status = TEMPO_TICK_SYNCHRONIZING;
-        tick->frame = s->sync.frame;
         return TEMPO_OK;
     }
     sync_plan_opts o;

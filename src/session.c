@@ -201,6 +201,14 @@ static bool players_fixed(const tempo_session *s)
     return s->started || (s->net && s->net->started);
 }
 
+/* Declaring a player once play started: a known one was declared already. */
+static tempo_result too_late(const tempo_session *s, int player)
+{
+    if (player >= 0 && player < s->sync.num_players && s->sync.kind[player] != SYNC_NONE)
+        return TEMPO_E_ALREADY;
+    return player >= 0 && player < s->sync.num_players ? TEMPO_E_STATE : TEMPO_E_PLAYER;
+}
+
 tempo_result tempo_session_add_local_player(tempo_session *s, int player)
 {
     if (!s)
@@ -210,7 +218,7 @@ tempo_result tempo_session_add_local_player(tempo_session *s, int player)
     if (s->kind == SESSION_SYNCTEST) /* all local already: accepting it is kinder */
         return player >= 0 && player < s->sync.num_players ? TEMPO_OK : TEMPO_E_PLAYER;
     if (players_fixed(s))
-        return TEMPO_E_STATE;
+        return too_late(s, player);
     return sync_set_player(&s->sync, player, SYNC_LOCAL);
 }
 
@@ -221,7 +229,7 @@ tempo_result tempo_session_add_remote_player(tempo_session *s, int player, const
     if (s->kind == SESSION_SYNCTEST || s->kind == SESSION_SPECTATOR)
         return TEMPO_E_UNSUPPORTED;
     if (players_fixed(s))
-        return TEMPO_E_STATE;
+        return too_late(s, player);
     if (s->kind == SESSION_P2P)
         return p2p_add_remote(s, player, addr);
     /* a local session's caller delivers the inputs itself: addr unused */
@@ -340,11 +348,21 @@ static void note_waiting(tempo_session *s, const tempo_tick *t)
     session_push_event(s, &ev);
 }
 
+/* A tick that did nothing: no request, no frame, no input taken. */
+static void tick_reset(const tempo_session *s, tempo_tick *tick)
+{
+    memset(tick, 0, sizeof *tick);
+    tick->status = TEMPO_TICK_STALLED;
+    tick->frame = s->sync.frame;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        tick->input_frame[p] = TEMPO_FRAME_NONE;
+}
+
 tempo_result tempo_session_advance(tempo_session *s, tempo_tick *tick)
 {
     if (!s || !tick)
         return TEMPO_E_INVALID_ARG;
-    memset(tick, 0, sizeof *tick);
+    tick_reset(s, tick);
     if (!s->started) {
         tempo_result r = start(s);
         if (r != TEMPO_OK)

@@ -140,12 +140,9 @@ tempo_result sync_set_delay(tempo_sync *s, int player, int frames)
     int limit = s->max_pred > 0 ? s->max_pred : TEMPO_MAX_PREDICTION;
     if (frames < 0 || frames > limit)
         return TEMPO_E_INVALID_ARG;
-    /* After a decrease the queue is longer than the delay: the next input
-     * still goes in, and the extra frames run at once (k + 1 frames). */
-    if (frames < s->delay[player])
-        s->commit_limit[player] = tempo__max_i(s->commit_limit[player], s->delay[player]);
-    else
-        s->commit_limit[player] = frames;
+    /* The queue adapts by itself: after an increase it is shorter than the
+     * delay and fills (sync_take_local); after a decrease it is longer and
+     * the extra frames run as soon as the window lets them. */
     s->delay[player] = frames;
     return TEMPO_OK;
 }
@@ -154,6 +151,20 @@ void sync_add_local_input(tempo_sync *s, int player, const uint8_t *input)
 {
     memcpy(s->sample[player], input, (size_t)s->input_size);
     s->has_sample[player] = true;
+}
+
+static void reset_taken(tempo_sync *s)
+{
+    s->taken_mask = 0;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        s->taken_frame[p] = TEMPO_FRAME_NONE;
+}
+
+void sync_drop_held(tempo_sync *s)
+{
+    reset_taken(s);
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        s->has_sample[p] = false;
 }
 
 static void note_wrong(tempo_sync *s, int32_t frame)
@@ -346,37 +357,78 @@ int sync_next(tempo_sync *s, const tempo_request **out)
 
 /* ---- local inputs ------------------------------------------------------ */
 
-/* Commit held local inputs and return how many new frames they allow
- * (SYNC_NO_LOCAL without local players); negative if a local player gave no
- * input (needs input). A dropped local player no longer holds anything. */
-int sync_commit_local(tempo_sync *s)
+static void take(tempo_sync *s, int p)
 {
-    int32_t allow = INT32_MAX;
-    bool missing = false, any = false;
+    input_queue *q = &s->q[p];
+    s->taken_frame[p] = q->known_end;
+    s->taken_mask |= 1u << p;
+    iq_add(q, q->known_end, s->sample[p]);
+    s->has_sample[p] = false;
+}
+
+/* Decide what happens to each local player's held input, and how many new
+ * frames run (at most `room`, what the prediction window leaves). One rule
+ * for every tick:
+ *   - a queue shorter than its input delay (the delay grew, or the match
+ *     starts) takes the input at once: the tick stalls while it fills;
+ *   - otherwise the input is taken only if the tick runs at least one new
+ *     frame, and then it lands on the next free frame of the queue;
+ *   - a time-sync stall (`stall`) takes nothing.
+ * Whatever is not taken is dropped; the tick reports both (taken_mask,
+ * taken_frame). A queue longer than its delay (the delay was cut) runs its
+ * extra frames as soon as the window and the other local players allow, so
+ * no input is ever replaced. Returns the frames to run, or SYNC_NO_LOCAL
+ * without local players; *status says why none run. */
+int sync_take_local(tempo_sync *s, int64_t room, bool stall, tempo_tick_status *status)
+{
+    reset_taken(s);
+    bool any = false, missing = false, growing = false;
+    int64_t avail = INT64_MAX;
     for (int p = 0; p < s->num_players; p++) {
         input_queue *q = &s->q[p];
         if (s->kind[p] != SYNC_LOCAL || q->disconnect_frame != IQ_NO_FRAME)
             continue;
         any = true;
-        bool committed = false;
-        int limit = tempo__max_i(s->delay[p], s->commit_limit[p]);
-        if (s->has_sample[p] && q->known_end - s->frame <= limit) {
-            iq_add(q, q->known_end, s->sample[p]);
-            s->has_sample[p] = false;
-            s->commit_limit[p] = s->delay[p];
-            committed = true;
+        bool gave = s->has_sample[p];
+        if (!stall && gave && q->known_end - s->frame < s->delay[p])
+            take(s, p); /* filling up to the delay */
+        int64_t can = (int64_t)q->known_end - s->delay[p] - s->frame + (s->has_sample[p] ? 1 : 0);
+        if (can <= 0) {
+            if (gave)
+                growing = true;
+            else
+                missing = true;
         }
-        int32_t n = q->known_end - s->delay[p] - s->frame;
-        if (n <= 0 && !committed && !s->has_sample[p])
-            missing = true;
-        if (n < allow)
-            allow = n;
+        if (can < avail)
+            avail = can;
     }
-    if (missing)
-        return -1;
+    int64_t n = 0;
     if (!any)
-        return SYNC_NO_LOCAL;
-    return allow < 0 ? 0 : (int)allow;
+        n = SYNC_NO_LOCAL;
+    else if (!stall)
+        n = avail < room ? avail : room;
+    if (n > TEMPO_MAX_PREDICTION + 1 && any)
+        n = TEMPO_MAX_PREDICTION + 1;
+    if (n < 0)
+        n = 0;
+    if (any && n > 0)
+        for (int p = 0; p < s->num_players; p++)
+            if (s->kind[p] == SYNC_LOCAL && s->has_sample[p] &&
+                s->q[p].disconnect_frame == IQ_NO_FRAME)
+                take(s, p);
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        s->has_sample[p] = false; /* not taken: dropped, and reported so */
+    if (n > 0)
+        *status = TEMPO_TICK_ADVANCED;
+    else if (stall)
+        *status = TEMPO_TICK_STALLED;
+    else if (missing)
+        *status = TEMPO_TICK_NEEDS_INPUT;
+    else if (growing)
+        *status = TEMPO_TICK_STALLED;
+    else
+        *status = TEMPO_TICK_WAITING;
+    return (int)n;
 }
 
 void sync_fill_tick(const tempo_sync *s, tempo_tick *t, tempo_tick_status status, int advanced,
@@ -389,6 +441,8 @@ void sync_fill_tick(const tempo_sync *s, tempo_tick *t, tempo_tick_status status
     t->rollback_depth = depth;
     t->waiting_for = waiting;
     t->frame = s->frame;
+    t->inputs_taken = s->taken_mask;
+    memcpy(t->input_frame, s->taken_frame, sizeof t->input_frame);
 }
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -481,31 +535,25 @@ tempo_result sync_plan(tempo_sync *s, const sync_plan_opts *o, tempo_tick *t)
     sync_begin(s);
     const int32_t F = s->frame;
 
-    int want = o->stall ? 0 : sync_commit_local(s);
-    if (want == SYNC_NO_LOCAL)
-        want = o->frames_wanted > 0 ? o->frames_wanted : 1;
+    /* The window: frames may run up to the confirmed frame of the players
+     * whose inputs come from elsewhere, plus max_prediction. Local queues
+     * bound themselves (sync_take_local). */
+    int32_t C_other = IQ_NO_FRAME;
+    for (int p = 0; p < s->num_players; p++)
+        if (s->kind[p] != SYNC_LOCAL || s->q[p].disconnect_frame != IQ_NO_FRAME)
+            C_other = tempo__min32(C_other, iq_known_end(&s->q[p]));
+    int64_t room = C_other == IQ_NO_FRAME ? INT64_MAX : (int64_t)C_other + s->max_pred - F;
     tempo_tick_status status = TEMPO_TICK_ADVANCED;
-    if (want < 0) {
-        status = TEMPO_TICK_NEEDS_INPUT;
-        want = 0;
-    } else if (want == 0) {
-        status = TEMPO_TICK_STALLED;
+    int n = sync_take_local(s, room, o->stall, &status);
+    if (n == SYNC_NO_LOCAL) {
+        int64_t want = o->stall ? 0 : o->frames_wanted > 0 ? o->frames_wanted : 1;
+        if (want > TEMPO_MAX_PREDICTION + 1)
+            want = TEMPO_MAX_PREDICTION + 1;
+        n = (int)(want < room ? want : room > 0 ? room : 0);
+        status = n > 0 ? TEMPO_TICK_ADVANCED : o->stall ? TEMPO_TICK_STALLED : TEMPO_TICK_WAITING;
     }
-    if (want > TEMPO_MAX_PREDICTION + 1)
-        want = TEMPO_MAX_PREDICTION + 1;
-
     int32_t C = sync_confirmed(s);
-    int64_t window_end = (int64_t)C + s->max_pred;
-    int64_t allowed = window_end - F;
-    uint32_t waiting = 0;
-    int n = want;
-    if (allowed < n) {
-        n = allowed > 0 ? (int)allowed : 0;
-        if (n == 0) {
-            status = TEMPO_TICK_WAITING;
-            waiting = blocking_players(s, C);
-        }
-    }
+    uint32_t waiting = status == TEMPO_TICK_WAITING ? blocking_players(s, C) : 0;
     const int32_t end = F + n;
 
     /* Corrections: where to load from, if anywhere. */

@@ -56,9 +56,11 @@ typedef struct tempo_sync {
     input_queue q[TEMPO_MAX_PLAYERS];
     uint8_t kind[TEMPO_MAX_PLAYERS];
     int delay[TEMPO_MAX_PLAYERS];
-    int commit_limit[TEMPO_MAX_PLAYERS]; /* queue length up to which a held input is committed */
     uint8_t sample[TEMPO_MAX_PLAYERS][TEMPO_MAX_INPUT_SIZE];
     bool has_sample[TEMPO_MAX_PLAYERS];
+    /* What the last plan did with the held inputs (copied into the tick). */
+    uint32_t taken_mask;
+    int32_t taken_frame[TEMPO_MAX_PLAYERS];
 
     int32_t frame;           /* next frame to simulate */
     int32_t first_incorrect; /* oldest simulated frame with a wrong guess, or IQ_NO_FRAME */
@@ -94,7 +96,7 @@ typedef struct sync_plan_opts {
     int frames_wanted;     /* without local players: frames to run (0: one) */
 } sync_plan_opts;
 
-/* sync_commit_local's answer when no player is local. */
+/* sync_take_local's answer when no player is local. */
 #define SYNC_NO_LOCAL INT32_MAX
 
 /* Create the engine from a validated config. Returns TEMPO_OK or
@@ -107,8 +109,11 @@ int sync_queue_capacity(int max_pred);
 
 tempo_result sync_set_player(tempo_sync *s, int player, int kind);
 tempo_result sync_set_delay(tempo_sync *s, int player, int frames);
-/* Hold this tick's input of a local player (replacing one held before). */
+/* Hold this tick's input of a local player (replacing one held before this
+ * tick). The next plan takes it or drops it (sync_take_local). */
 void sync_add_local_input(tempo_sync *s, int player, const uint8_t *input);
+/* Drop every held input untaken: a tick that plans nothing (handshake). */
+void sync_drop_held(tempo_sync *s);
 /* A remote player's real input. Returns TEMPO_OK (also for repeats) or
  * TEMPO_E_FRAME. */
 tempo_result sync_add_remote_input(tempo_sync *s, int player, int32_t frame, const uint8_t *input);
@@ -137,7 +142,7 @@ void sync_begin(tempo_sync *s);
 void sync_emit_save(tempo_sync *s, int32_t frame, int slot, int flags);
 void sync_emit_load(tempo_sync *s, int32_t frame, int slot);
 void sync_emit_advance(tempo_sync *s, int32_t frame, bool resim);
-int sync_commit_local(tempo_sync *s);
+int sync_take_local(tempo_sync *s, int64_t room, bool stall, tempo_tick_status *status);
 void sync_fill_tick(const tempo_sync *s, tempo_tick *tick, tempo_tick_status status, int advanced,
                     int depth, uint32_t waiting);
 

@@ -62,16 +62,18 @@ tempo_result sync_plan_synctest(tempo_sync *s, tempo_tick *t)
     sync_begin(s);
     if (s->report_new_mismatch) {
         s->report_new_mismatch = false;
+        sync_drop_held(s);
         sync_fill_tick(s, t, TEMPO_TICK_STALLED, 0, 0, 0);
         return TEMPO_E_DESYNC;
     }
     const int32_t F = s->frame;
-    int want = sync_commit_local(s);
+    tempo_tick_status status = TEMPO_TICK_ADVANCED;
+    int want = sync_take_local(s, INT64_MAX, false, &status);
     if (want == SYNC_NO_LOCAL)
         want = 1;
     if (want <= 0) {
-        sync_fill_tick(s, t, want < 0 ? TEMPO_TICK_NEEDS_INPUT : TEMPO_TICK_STALLED, 0, 0, 0);
-        if (want == 0)
+        sync_fill_tick(s, t, status, 0, 0, 0);
+        if (status == TEMPO_TICK_STALLED)
             s->stats.stall_ticks++;
         return TEMPO_OK;
     }

@@ -38,6 +38,8 @@ typedef struct h_peer {
     int delay;
     uint64_t corrupt_at;   /* >0: corrupt the state after ADVANCE of this frame */
     int desync_events, disconnect_events, waiting_ticks, running_events;
+    int input_delay_events, last_input_delay; /* TEMPO_EVENT_INPUT_DELAY seen, and its value */
+    bool delay_before_running;             /* one came before (or with) RUNNING */
     int32_t first_desync_frame;
     tempo_tick last;
 } h_peer;
@@ -196,6 +198,12 @@ static inline void harness_tick(harness *h, h_peer *p)
             p->disconnect_events++;
         if (ev.kind == TEMPO_EVENT_RUNNING)
             p->running_events++;
+        if (ev.kind == TEMPO_EVENT_INPUT_DELAY) {
+            p->input_delay_events++;
+            p->last_input_delay = ev.u.input_delay.frames;
+            if (p->running_events == 0)
+                p->delay_before_running = true;
+        }
     }
 }
 
@@ -232,7 +240,10 @@ static inline void harness_sample_skew(harness *h)
 /* Run until every live player machine (spectators tick along but are not
  * waited for) reached `frames`, or `max_us` of virtual time. Skew is sampled
  * every millisecond once `h->skew_from_us` has passed. */
-static inline void harness_run(harness *h, int32_t frames, uint64_t max_us)
+typedef void (*harness_tick_fn)(harness *h, h_peer *p);
+
+/* As harness_run, with each machine's tick done by `tick`. */
+static inline void harness_run_with(harness *h, int32_t frames, uint64_t max_us, harness_tick_fn tick)
 {
     for (; h->now_us < max_us; h->now_us += 1000) {
         tempo_simnet_set_time(h->net, h->now_us);
@@ -243,7 +254,7 @@ static inline void harness_run(harness *h, int32_t frames, uint64_t max_us)
                 continue;
             if ((double)h->now_us >= p->next_tick_us) {
                 p->next_tick_us += p->period_us;
-                harness_tick(h, p);
+                tick(h, p);
                 if (p->hiccup_frame >= 0 && tempo_session_frame(p->s) >= p->hiccup_frame) {
                     p->next_tick_us += (double)p->hiccup_us; /* the machine freezes */
                     p->hiccup_frame = -1;
@@ -257,6 +268,11 @@ static inline void harness_run(harness *h, int32_t frames, uint64_t max_us)
         if (all_done)
             return;
     }
+}
+
+static inline void harness_run(harness *h, int32_t frames, uint64_t max_us)
+{
+    harness_run_with(h, frames, max_us, harness_tick);
 }
 
 /* Frames every live peer (not spectators unless asked) has confirmed. */

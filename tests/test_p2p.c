@@ -349,6 +349,27 @@ static void network_sessions_never_allocate_while_ticking(void **state)
     assert_int_equal(ca.live, 0);
 }
 
+/* The automatic delay's first value, from the handshake's pings, is an
+ * INPUT_DELAY event like every later change. */
+static void automatic_delay_announces_its_first_value(void **state)
+{
+    (void)state;
+    tempo_config c = harness_cfg(2);
+    c.auto_delay.enabled = true;
+    uint32_t m[2];
+    harness_one_each(m, 2);
+    harness_init(&h, &c, 2, m, 0, "transatlantic", 1400);
+    harness_run(&h, 30, 10000000);
+    for (int i = 0; i < 2; i++) {
+        tempo_session_stats st;
+        assert_int_equal(tempo_session_get_stats(h.peer[i].s, &st), TEMPO_OK);
+        assert_true(h.peer[i].delay_before_running);
+        assert_true(st.input_delay > 0);
+        assert_int_equal(h.peer[i].last_input_delay, st.input_delay);
+    }
+    harness_free(&h);
+}
+
 static void endpoint_stats_measure_rtt_and_loss(void **state)
 {
     (void)state;
@@ -387,6 +408,7 @@ int main(void)
         cmocka_unit_test(spectator_plays_through_a_dropped_player),
         cmocka_unit_test(network_sessions_never_allocate_while_ticking),
         cmocka_unit_test(endpoint_stats_measure_rtt_and_loss),
+        cmocka_unit_test(automatic_delay_announces_its_first_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,8 +107,9 @@ static void player_calls_validate_numbers_kinds_and_timing(void **state)
     uint8_t in[4] = {0};
     assert_int_equal(tempo_session_add_local_input(s, 0, in, 4), TEMPO_OK);
     assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
-    /* players are fixed once the match runs */
-    assert_int_equal(tempo_session_add_local_player(s, 1), TEMPO_E_STATE);
+    /* players are fixed once the match runs: a declared one says so */
+    assert_int_equal(tempo_session_add_local_player(s, 1), TEMPO_E_ALREADY);
+    assert_int_equal(tempo_session_add_remote_player(s, 0, NULL), TEMPO_E_ALREADY);
     tempo_session_destroy(s);
 }
 
@@ -168,6 +169,34 @@ static void tick_calls_validate_their_arguments(void **state)
     assert_int_equal(t.status, TEMPO_TICK_NEEDS_INPUT);
     assert_int_equal(t.num_requests, 0);
     assert_int_equal(tempo_session_poll_event(s, &ev), 0);
+    tempo_session_destroy(s);
+}
+
+/* A refused advance changes nothing: the tick says nothing ran and the
+ * input given stays held for the next call. */
+static void advance_refused_for_undeclared_players_keeps_the_input(void **state)
+{
+    (void)state;
+    tempo_session *s = make(2, NULL);
+    tempo_session_add_local_player(s, 0);
+    uint8_t in[4] = {7, 0, 0, 0};
+    tempo_tick t;
+    assert_int_equal(tempo_session_add_local_input(s, 0, in, 4), TEMPO_OK);
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_E_STATE);
+    assert_int_equal(t.num_requests, 0);
+    assert_int_equal(t.frames_advanced, 0);
+    assert_int_equal(t.inputs_taken, 0);
+    assert_int_equal(t.input_frame[0], TEMPO_FRAME_NONE);
+    assert_int_equal(tempo_session_add_remote_player(s, 1, NULL), TEMPO_OK);
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+    assert_int_equal(t.status, TEMPO_TICK_ADVANCED);
+    assert_int_equal(t.inputs_taken, 1u);
+    assert_int_equal(t.input_frame[0], 0);
+    const tempo_request *r;
+    assert_int_equal(tempo_session_next(s, &r), 1);
+    while (r->kind != TEMPO_REQUEST_ADVANCE)
+        assert_int_equal(tempo_session_next(s, &r), 1);
+    assert_int_equal(r->inputs[0], 7);
     tempo_session_destroy(s);
 }
 
@@ -387,6 +416,7 @@ int main(void)
         cmocka_unit_test(player_calls_validate_numbers_kinds_and_timing),
         cmocka_unit_test(input_calls_validate_size_player_and_frame),
         cmocka_unit_test(tick_calls_validate_their_arguments),
+        cmocka_unit_test(advance_refused_for_undeclared_players_keeps_the_input),
         cmocka_unit_test(disconnect_rejects_local_unknown_and_repeated_players),
         cmocka_unit_test(arena_mode_refuses_to_advance_over_unexecuted_requests),
         cmocka_unit_test(every_allocation_failure_in_create_is_clean),

@@ -136,8 +136,8 @@ static outcome run(const scenario *sc)
         assert_int_equal(tempo_session_add_local_input(s, 0, b, ISIZE), TEMPO_OK);
         tempo_tick t;
         assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
-        /* a sample is consumed when the tick advanced or filled a delay stall;
-         * on waiting ticks it is held and replaced by the next one */
+        /* a tick takes its sample or drops it (tempo_tick.inputs_taken);
+         * test_local_input.c checks which */
         sample++;
         toy_driver_run(d, s);
         assert_int_equal(d->errors, 0);

@@ -168,16 +168,16 @@ typedef enum tempo_timesync_method {
 } tempo_timesync_method;
 
 typedef struct tempo_timesync_config {
-    tempo_timesync_method method;  /* default TEMPO_TIMESYNC_INVERSUS */
+    tempo_timesync_method method;  /* one of the four above; default TEMPO_TIMESYNC_INVERSUS */
     /* Averaging window, 1..256 frames; 0: the method's own (INVERSUS 40,
      * sliding; GGPO 40; LEAD 60). INVERSUS's article uses 100; docs/TIMESYNC.md
      * shows why tempo's default is shorter. */
     int window_frames;
-    /* INVERSUS: stall when ahead by more than this many frames, default 0.5
-     * (the article: 0.75 or more; see docs/TIMESYNC.md). */
+    /* INVERSUS: stall when ahead by more than this many frames, > 0, default
+     * 0.5 (the article: 0.75 or more; see docs/TIMESYNC.md). */
     double stall_threshold;
-    double lead_tolerance;         /* LEAD: frames, default 2.0 */
-    int lead_cooldown_frames;      /* LEAD: frames after a stall before the next, default 30 */
+    double lead_tolerance;         /* LEAD: frames, > 0, default 2.0 */
+    int lead_cooldown_frames;      /* LEAD: frames after a stall before the next, >= 0, default 30 */
     /* Before the first frame, delay the start by how much later the other
      * peers will learn that everyone is ready (from the ping mesh), so the
      * match starts with almost no advantage to correct. Default true. */
@@ -201,36 +201,43 @@ typedef struct tempo_timesync_config {
  * tempo_session_set_input_delay's rule. */
 typedef struct tempo_auto_delay_config {
     bool enabled;                  /* default false: delays stay as set */
-    int max_frames;                /* 0..TEMPO_MAX_AUTO_DELAY, default 4 */
-    int window_frames;             /* default 60 */
-    double raise_at[TEMPO_MAX_AUTO_DELAY]; /* default 2, 3, 6, 8 (INVERSUS) */
-    double lower_at[TEMPO_MAX_AUTO_DELAY]; /* default 1, 2, 5, 7 (INVERSUS) */
+    /* 0..TEMPO_MAX_AUTO_DELAY, default 4; when enabled and max_prediction > 0,
+     * at most max_prediction. */
+    int max_frames;
+    int window_frames;             /* >= 1, default 60 */
+    /* Frame lags, for k below max_frames: lower_at[k] < raise_at[k] (the
+     * hysteresis needs a gap). Defaults 2, 3, 6, 8 and 1, 2, 5, 7 (INVERSUS),
+     * then steps of 2. */
+    double raise_at[TEMPO_MAX_AUTO_DELAY];
+    double lower_at[TEMPO_MAX_AUTO_DELAY];
 } tempo_auto_delay_config;
 
 typedef struct tempo_config {
     int num_players;    /* 1..TEMPO_MAX_PLAYERS */
     int input_size;     /* bytes per player per frame, 1..TEMPO_MAX_INPUT_SIZE */
     int max_prediction; /* 0..TEMPO_MAX_PREDICTION frames, default 8; 0 = lockstep */
-    tempo_save_policy save_policy; /* default TEMPO_SAVE_EVERY_FRAME */
+    tempo_save_policy save_policy; /* either value above; default TEMPO_SAVE_EVERY_FRAME */
 
     /* Arena mode: when arena is non-NULL, tempo keeps the game state itself.
      * The game keeps ALL of its simulation state in this one block; tempo
      * copies it on SAVE, restores it on LOAD and checksums it with
      * tempo_checksum, and tempo_session_next hands the game only ADVANCE
-     * requests. The block must stay valid for the session's life. */
+     * requests. The block must stay valid for the session's life.
+     * arena_size: its size in bytes, > 0 with an arena and 0 without. */
     void *arena;
     size_t arena_size;
 
     tempo_predict_fn predict; /* NULL: repeat the last real input */
     void *predict_ctx;
 
-    tempo_allocator allocator;
+    tempo_allocator allocator; /* both hooks set, or both NULL */
     tempo_log_fn log; /* NULL: no logging */
     void *log_ctx;
-    tempo_log_level log_level; /* default TEMPO_LOG_WARN */
+    tempo_log_level log_level; /* one of tempo_log_level; default TEMPO_LOG_WARN */
 
     /* Desync detection: every desync_interval frames, the checksum of that
-     * confirmed frame is compared across peers. 0 turns it off. Default 60. */
+     * confirmed frame is compared across peers. >= 0; 0 turns it off.
+     * Default 60. */
     int desync_interval;
 
     /* ---- network sessions (ignored by local and synctest sessions) ---- */
@@ -240,22 +247,26 @@ typedef struct tempo_config {
     /* Seeds the handshake nonces. Give a random value (e.g. from the OS) in
      * real matches; tests pass a fixed one to be reproducible. */
     uint64_t random_seed;
-    uint32_t disconnect_notify_ms;  /* silence before an INTERRUPTED event, default 500 */
-    uint32_t disconnect_timeout_ms; /* silence before the endpoint is dropped, default 3000 */
+    /* Silence before an INTERRUPTED event: >= 1, default 500. */
+    uint32_t disconnect_notify_ms;
+    /* Silence before the endpoint is dropped: >= disconnect_notify_ms,
+     * default 3000. */
+    uint32_t disconnect_timeout_ms;
     int max_spectators;             /* 0..TEMPO_MAX_SPECTATORS, default 32 */
     /* Frames a spectator may fall behind the host before it is dropped; the
-     * host keeps this many frames of confirmed input. Default 1024 (17 s at
-     * 60 Hz); at least 64. */
+     * host keeps this many frames of confirmed input. 64..1048576, default
+     * 1024 (17 s at 60 Hz). */
     int spectator_buffer_frames;
     /* Spectator side: frames kept in hand before playing (a jitter buffer),
-     * default 3; and most frames played in one tick to catch up, default 2
-     * (bounded so a catching-up spectator still plays smoothly). */
+     * 0..600, default 3; and most frames played in one tick to catch up,
+     * 1..60, default 2 (bounded so a catching-up spectator still plays
+     * smoothly). */
     int spectator_lead_frames;
     int spectator_catchup_frames;
     tempo_timesync_config timesync;
     tempo_auto_delay_config auto_delay;
     /* The simulation's frame rate, for turning milliseconds into frames
-     * (time sync, automatic delay). Default 60. */
+     * (time sync, automatic delay). 1..1000, default 60. */
     int frames_per_second;
 } tempo_config;
 
@@ -319,36 +330,50 @@ TEMPO_API void tempo_session_destroy(tempo_session *s);
 /* ---- players ---------------------------------------------------------- */
 
 /* Players are numbered 0..num_players-1 and are declared before the first
- * tick (later: TEMPO_E_STATE). A local player's input is given by this game;
- * a remote player's input arrives from elsewhere. Errors: TEMPO_E_PLAYER
- * (out of range), TEMPO_E_ALREADY (declared before), TEMPO_E_STATE. */
+ * tick (for network sessions, before the first poll). A local player's input
+ * is given by this game; a remote player's input arrives from elsewhere.
+ * Errors: TEMPO_E_INVALID_ARG (s is NULL), TEMPO_E_PLAYER (out of range),
+ * TEMPO_E_ALREADY (declared before, also once play started),
+ * TEMPO_E_STATE (an undeclared player once play started),
+ * TEMPO_E_UNSUPPORTED (a spectator session). A synctest session declares
+ * every player local itself and answers TEMPO_OK. */
 TEMPO_API tempo_result tempo_session_add_local_player(tempo_session *s, int player);
-/* addr: where the player's machine is, for network sessions; NULL for a local
- * session, whose caller delivers the inputs. Errors as above, and
- * TEMPO_E_INVALID_ARG if addr is NULL in a network session. */
+/* addr: where the player's machine is, for network sessions (copied); NULL
+ * for a local session, whose caller delivers the inputs. Errors as above,
+ * and TEMPO_E_INVALID_ARG if addr is NULL or of family NONE in a network
+ * session, TEMPO_E_ALREADY if addr is a spectator's, TEMPO_E_UNSUPPORTED in
+ * synctest and spectator sessions. */
 TEMPO_API tempo_result tempo_session_add_remote_player(tempo_session *s, int player,
                                                        const tempo_address *addr);
 
-/* Let the spectator at addr watch (network sessions, before the first tick).
- * A spectator that falls more than spectator_buffer_frames behind, or goes
- * silent, is dropped without slowing the match. Errors: TEMPO_E_FULL
- * (max_spectators reached), TEMPO_E_ALREADY, TEMPO_E_UNSUPPORTED (not a p2p
- * session), TEMPO_E_STATE, TEMPO_E_INVALID_ARG. */
+/* Let the spectator at addr (copied) watch (p2p sessions, before the first
+ * poll). A spectator that falls more than spectator_buffer_frames behind, or
+ * goes silent, is dropped without slowing the match. Errors: TEMPO_E_FULL
+ * (max_spectators reached), TEMPO_E_ALREADY (addr already in the match),
+ * TEMPO_E_UNSUPPORTED (not a p2p session), TEMPO_E_STATE (after the first
+ * poll), TEMPO_E_INVALID_ARG (s or addr NULL, addr of family NONE). */
 TEMPO_API tempo_result tempo_session_add_spectator(tempo_session *s, const tempo_address *addr);
 
 /* Input delay of a local player: input given at a tick applies `frames`
  * frames later. 0..max_prediction (a lockstep session, max_prediction 0,
- * accepts 0..TEMPO_MAX_PREDICTION). Callable at any time; the change never
- * leaves a frame without input and never uses an input twice:
- *   - an increase by k makes the next k ticks stall (no ADVANCE) while the
- *     player's queue fills; their inputs are kept, one per tick;
- *   - a decrease by k makes the next tick advance k + 1 frames at once,
- *     using inputs already queued (with several local players, as many extra
- *     frames as every local player can supply; the rest follow over the next
- *     ticks, and the inputs given meanwhile replace each other).
- * Errors: TEMPO_E_PLAYER (not a local player), TEMPO_E_INVALID_ARG. */
+ * accepts 0..TEMPO_MAX_PREDICTION). Callable at any time, including before
+ * the first tick; the change never leaves a frame without input, never uses
+ * an input twice and never drops one:
+ *   - an increase by k makes the next k ticks stall (status STALLED, no
+ *     ADVANCE) while the player's queue fills; their inputs are taken, one
+ *     per tick. A delay k from the start works the same way: the first k
+ *     ticks stall, and frames 0..k-1 get the inputs of those ticks;
+ *   - a decrease by k leaves k inputs more queued than the delay needs: the
+ *     next tick runs k + 1 frames at once, or, when the prediction window or
+ *     another local player's queue allows fewer, the extra frames run over
+ *     the next ticks, every queued input in order.
+ * Other local players' inputs given during such a stall are not taken
+ * (tempo_tick.inputs_taken says so).
+ * Errors: TEMPO_E_INVALID_ARG (s NULL, frames out of range),
+ * TEMPO_E_PLAYER (not a local player). */
 TEMPO_API tempo_result tempo_session_set_input_delay(tempo_session *s, int player, int frames);
-/* The delay in effect for a local player, or a negative tempo_result. */
+/* The delay in effect for a local player, or a negative tempo_result:
+ * TEMPO_E_INVALID_ARG (s NULL), TEMPO_E_PLAYER (not a local player). */
 TEMPO_API int tempo_session_input_delay(const tempo_session *s, int player);
 
 /* ---- the tick --------------------------------------------------------- */
@@ -359,17 +384,31 @@ TEMPO_API int tempo_session_input_delay(const tempo_session *s, int player);
 TEMPO_API tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us);
 
 /* After tempo_session_poll: true if the coming tempo_session_advance will be
- * a time-sync stall (no frame). The game need not sample input for it: any
- * input it gives is held and replaced by the next tick's. */
+ * a time-sync stall: no frame runs and no input is taken, so the game need
+ * not sample input for it (an input given is dropped, and the tick says it
+ * was not taken). False for stalls that fill a grown input delay: those
+ * take input. False for a NULL session. */
 TEMPO_API bool tempo_session_will_stall(const tempo_session *s);
 
 /* Give this tick's input of a local player (size must equal input_size; the
  * bytes are copied). Call once per local player per tick, before
- * tempo_session_advance. A tick that does not advance (stall, waiting) keeps
- * the input and the next call replaces it, so the game may sample input every
- * tick. A local player without input at advance time holds the session: the
- * tick yields no ADVANCE (status TEMPO_TICK_NEEDS_INPUT).
- * Errors: TEMPO_E_PLAYER (not local), TEMPO_E_INVALID_ARG (size, NULL). */
+ * tempo_session_advance; a second call in the same tick replaces the first.
+ * The next tempo_session_advance either takes the input or drops it, and
+ * says which in tempo_tick.inputs_taken and tempo_tick.input_frame, so a
+ * game can keep a short press for the next tick. One rule for every tick:
+ *   - a tick that runs at least one new frame (ADVANCED) takes it;
+ *   - a tick that runs no frame (time-sync stall, WAITING, NEEDS_INPUT,
+ *     SYNCHRONIZING) does not, except that a player whose queue is shorter
+ *     than its input delay (the delay grew, or the match starts with one)
+ *     always has its input taken while the queue fills;
+ *   - a taken input lands on the frame after the player's previous one, so
+ *     every frame of a local player gets exactly one input the game gave, in
+ *     the order given.
+ * A local player without input at advance time holds the session, unless
+ * its queue already holds the frames to run: the tick yields no ADVANCE
+ * (status TEMPO_TICK_NEEDS_INPUT).
+ * Errors: TEMPO_E_INVALID_ARG (s or input NULL, size wrong),
+ * TEMPO_E_PLAYER (not a local player). */
 TEMPO_API tempo_result tempo_session_add_local_input(tempo_session *s, int player,
                                                      const void *input, size_t size);
 
@@ -427,6 +466,9 @@ typedef enum tempo_tick_status {
     TEMPO_TICK_SYNCHRONIZING = 4   /* no new frame: handshake not finished */
 } tempo_tick_status;
 
+/* A frame number that names no frame (tempo_tick.input_frame). */
+#define TEMPO_FRAME_NONE (-1)
+
 typedef struct tempo_tick {
     tempo_tick_status status;
     /* The ordered requests of this tick, owned by the session, valid until
@@ -438,44 +480,67 @@ typedef struct tempo_tick {
     int rollback_depth;   /* frames resimulated to correct a prediction, 0 if none */
     uint32_t waiting_for; /* WAITING: bit p set if player p's input is awaited */
     int32_t frame;        /* the current frame once the requests are carried out */
+    /* What became of each local player's input given for this tick (see
+     * tempo_session_add_local_input): bit p set if it was taken, and then
+     * input_frame[p] is the frame it applies at (it is in this tick's
+     * ADVANCE of that frame, or in a later tick's when input delay holds it
+     * back). A local player's input that was given but not taken was
+     * dropped; input_frame[p] is TEMPO_FRAME_NONE for it and for every
+     * player who is not local or gave nothing. */
+    uint32_t inputs_taken;
+    int32_t input_frame[TEMPO_MAX_PLAYERS];
 } tempo_tick;
 
-/* Plan this tick: apply corrections that arrived (rollback), then advance.
- * Fills *tick; the requests stay valid until the next call. Every request of
- * the previous tick must have been carried out before this call.
- * Errors: TEMPO_E_INVALID_ARG; TEMPO_E_DESYNC from a synctest session that
- * found a mismatch in the requests of the previous tick (see
- * tempo_session_synctest_report; the session stays usable). */
+/* Plan this tick: apply corrections that arrived (rollback), take or drop
+ * the local inputs given since the last call, then advance. Fills *tick; the
+ * requests stay valid until the next call. Every request of the previous
+ * tick must have been carried out before this call.
+ * Errors: TEMPO_E_INVALID_ARG (s or tick NULL; *tick untouched);
+ * TEMPO_E_STATE (a player is undeclared, the session left the match, or in
+ * arena mode the previous tick's requests were not all taken with
+ * tempo_session_next): the call changes nothing, inputs given stay held,
+ * and *tick says nothing ran (no request, no input taken, status STALLED);
+ * TEMPO_E_DESYNC from a synctest session that found a mismatch in the
+ * requests of the previous tick (see tempo_session_synctest_report; the
+ * session stays usable): *tick says nothing ran and the inputs given were
+ * not taken. */
 TEMPO_API tempo_result tempo_session_advance(tempo_session *s, tempo_tick *tick);
 
 /* Hand out the next request of this tick: returns 1 and sets *req, or 0 when
  * the tick's requests are all handed out. In arena mode SAVE and LOAD are
  * carried out here by tempo, so only ADVANCE requests come out; arena mode
  * games must iterate with this function. *req is valid until the next
- * tempo_session_advance. Errors: TEMPO_E_INVALID_ARG. */
+ * tempo_session_advance. Errors: TEMPO_E_INVALID_ARG (s or req NULL). */
 TEMPO_API int tempo_session_next(tempo_session *s, const tempo_request **req);
 
 /* ---- state of the session ---------------------------------------------- */
 
-/* The current frame: the next frame to simulate (state `frame` is current). */
+/* The current frame: the next frame to simulate (state `frame` is current).
+ * TEMPO_E_INVALID_ARG if s is NULL. */
 TEMPO_API int32_t tempo_session_frame(const tempo_session *s);
 /* The confirmed frame count: every frame below it has every player's real
- * input (or is disconnected) and will never be rolled back. */
+ * input (or is disconnected) and will never be rolled back. At most the
+ * current frame. TEMPO_E_INVALID_ARG if s is NULL. */
 TEMPO_API int32_t tempo_session_confirmed_frame(const tempo_session *s);
-/* How many SAVE slots the game needs (slot numbers are below this). */
+/* How many SAVE slots the game needs (slot numbers are below this).
+ * TEMPO_E_INVALID_ARG if s is NULL. */
 TEMPO_API int tempo_session_save_slots(const tempo_session *s);
 
 /* Mark a remote player disconnected: from the first frame whose input has
- * not arrived, the player's input is zero with status DISCONNECTED.
- * Errors: TEMPO_E_PLAYER (local, or out of range), TEMPO_E_ALREADY. */
+ * not arrived, the player's input is zero with status DISCONNECTED. In a p2p
+ * session the peers first agree on that frame; TEMPO_EVENT_DISCONNECTED
+ * follows. Errors: TEMPO_E_INVALID_ARG (s NULL), TEMPO_E_PLAYER (local, out
+ * of range, or a spectator session), TEMPO_E_ALREADY (already dropped or
+ * being dropped). */
 TEMPO_API tempo_result tempo_session_disconnect_player(tempo_session *s, int player);
 
 /* Leave the match: tell every endpoint that this machine's players are gone
  * (sending first any inputs of a dropped player only we hold). The message
  * goes now and again on the next two polls (datagrams get lost: keep polling
  * a few ticks before destroying the session). The session then stops
- * ticking (TEMPO_E_STATE). Errors: TEMPO_E_UNSUPPORTED (not a network
- * session), TEMPO_E_STATE (already left). */
+ * ticking (TEMPO_E_STATE). Errors: TEMPO_E_INVALID_ARG (s NULL),
+ * TEMPO_E_UNSUPPORTED (not a network session), TEMPO_E_STATE (already
+ * left). */
 TEMPO_API tempo_result tempo_session_leave(tempo_session *s);
 
 /* ---- events ------------------------------------------------------------ */
@@ -492,7 +557,7 @@ typedef enum tempo_event_kind {
     TEMPO_EVENT_WAITING,            /* prediction window full: u.waiting */
     TEMPO_EVENT_WAITING_OVER,       /* frames run again */
     TEMPO_EVENT_TIMESYNC,           /* time sync decided to stall: u.timesync */
-    TEMPO_EVENT_INPUT_DELAY         /* automatic input delay changed: u.input_delay */
+    TEMPO_EVENT_INPUT_DELAY         /* automatic input delay set (at the start) or changed: u.input_delay */
 } tempo_event_kind;
 
 typedef struct tempo_event {
@@ -501,6 +566,10 @@ typedef struct tempo_event {
     union {
         struct { int done, total; } sync;
         struct { uint32_t disconnect_in_ms; } interrupted;
+        /* DISCONNECTED of a player: the first frame whose input is
+         * DISCONNECTED, raised when that frame is final (agreed by the
+         * peers). Of a spectator (player -1): this session's frame when the
+         * spectator was dropped. */
         struct { int32_t frame; } disconnected;
         struct { int32_t frame; uint64_t local, remote; } desync;
         struct { uint32_t players; } waiting; /* bit p: waiting for player p */
@@ -511,7 +580,8 @@ typedef struct tempo_event {
 
 /* Take the oldest pending event: returns 1 and fills *ev, or 0 if none.
  * The queue holds 64 events; when full, the oldest are dropped (counted in
- * tempo_session_stats.events_dropped). Errors: TEMPO_E_INVALID_ARG. */
+ * tempo_session_stats.events_dropped). Errors: TEMPO_E_INVALID_ARG (s or ev
+ * NULL). */
 TEMPO_API int tempo_session_poll_event(tempo_session *s, tempo_event *ev);
 
 /* ---- statistics -------------------------------------------------------- */
@@ -565,17 +635,17 @@ typedef struct tempo_endpoint_stats {
 } tempo_endpoint_stats;
 
 /* Stats of the endpoint hosting remote player `player`.
- * Errors: TEMPO_E_INVALID_ARG, TEMPO_E_PLAYER (not a remote player),
+ * Errors: TEMPO_E_INVALID_ARG (s or out NULL), TEMPO_E_PLAYER (not a remote player),
  * TEMPO_E_UNSUPPORTED (not a network session). */
 TEMPO_API tempo_result tempo_session_get_endpoint_stats(const tempo_session *s, int player,
                                                         tempo_endpoint_stats *out);
 /* Stats of spectator `index` (0.., in the order they were added); on a
- * spectator session, index 0 is its host. Errors: TEMPO_E_INVALID_ARG,
+ * spectator session, index 0 is its host. Errors: TEMPO_E_INVALID_ARG (s or out NULL),
  * TEMPO_E_PLAYER (no such spectator), TEMPO_E_UNSUPPORTED. */
 TEMPO_API tempo_result tempo_session_get_spectator_stats(const tempo_session *s, int index,
                                                          tempo_endpoint_stats *out);
 
-/* Copy the session's counters. Errors: TEMPO_E_INVALID_ARG. */
+/* Copy the session's counters. Errors: TEMPO_E_INVALID_ARG (s or out NULL). */
 TEMPO_API tempo_result tempo_session_get_stats(const tempo_session *s, tempo_session_stats *out);
 
 /* ---- synctest ---------------------------------------------------------- */
@@ -588,8 +658,8 @@ typedef struct tempo_synctest_report {
     uint64_t resim_checksum;   /* its checksum when resimulated */
 } tempo_synctest_report;
 
-/* The synctest findings so far. Errors: TEMPO_E_INVALID_ARG,
- * TEMPO_E_UNSUPPORTED (not a synctest session). */
+/* The synctest findings so far. Errors: TEMPO_E_INVALID_ARG (s or out
+ * NULL), TEMPO_E_UNSUPPORTED (not a synctest session). */
 TEMPO_API tempo_result tempo_session_synctest_report(const tempo_session *s,
                                                      tempo_synctest_report *out);
 
