@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "codec.h"
+#include "wire/codec.h"
 #include "tempo/rng.h"
 
 #define SAMPLES 1000 /* messages per size cell */

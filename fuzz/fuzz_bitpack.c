@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bitpack.h"
+#include "wire/bitpack.h"
 #include "fuzz_target.h"
 
 /* One operation: read with r, write what was read with w. */

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "codec.h"
+#include "wire/codec.h"
 
 #define FUZZ_CODEC_CTX_COUNT 3
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
+#include "wire/codec.h"
 #include "fuzz_target.h"
 #include "tempo/tempo.h"
 

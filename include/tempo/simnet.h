@@ -11,7 +11,8 @@
 #ifndef TEMPO_SIMNET_H
 #define TEMPO_SIMNET_H
 
-#include "tempo/tempo.h"
+#include "tempo/base.h"
+#include "tempo/transport.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tempo/export.h"
+#include "tempo/base.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -8,7 +8,8 @@
 #ifndef TEMPO_UDP_H
 #define TEMPO_UDP_H
 
-#include "tempo/tempo.h"
+#include "tempo/base.h"
+#include "tempo/transport.h"
 
 #ifdef __cplusplus
 extern "C" {

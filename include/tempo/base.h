@@ -1,0 +1,106 @@
+/*
+ * base.h — what every part of tempo shares: the version, the limits, result
+ * codes and their strings, the allocation and logging hooks, and the
+ * checksum. Every other public header includes it.
+ */
+#ifndef TEMPO_BASE_H
+#define TEMPO_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tempo/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version ---------------------------------------------------------- */
+
+/* Releases with the same MAJOR keep the API; the ABI (struct layouts) is kept
+ * only between releases with the same MAJOR.MINOR while MAJOR is 0. */
+#define TEMPO_VERSION_MAJOR 0
+#define TEMPO_VERSION_MINOR 1
+#define TEMPO_VERSION_PATCH 0
+#define TEMPO_VERSION_NUMBER \
+    ((TEMPO_VERSION_MAJOR << 16) | (TEMPO_VERSION_MINOR << 8) | TEMPO_VERSION_PATCH)
+
+/* The version of the library actually linked, as TEMPO_VERSION_NUMBER. */
+TEMPO_API uint32_t tempo_version(void);
+/* The same as "MAJOR.MINOR.PATCH"; a static string, never NULL. */
+TEMPO_API const char *tempo_version_string(void);
+
+/* ---- limits ----------------------------------------------------------- */
+
+#define TEMPO_MAX_PLAYERS 8      /* players in a match */
+#define TEMPO_MAX_INPUT_SIZE 64  /* bytes of input per player per frame */
+#define TEMPO_MAX_PREDICTION 64  /* largest prediction window, frames */
+#define TEMPO_MAX_SPECTATORS 64  /* largest value of config.max_spectators */
+
+/* ---- results ---------------------------------------------------------- */
+
+/* One list makes the enum, the names and the messages, so they cannot drift.
+ * Every public function returning tempo_result returns TEMPO_OK (0) or one of
+ * these negative codes; functions returning int use >= 0 for success. */
+#define TEMPO_RESULT_LIST(X)                                                        \
+    X(OK, 0, "success")                                                             \
+    X(E_INVALID_ARG, -1, "invalid argument")                                        \
+    X(E_NO_MEMORY, -2, "out of memory")                                             \
+    X(E_STATE, -3, "not allowed in the session's current state")                    \
+    X(E_PLAYER, -4, "no such player, or the player is of the wrong kind")           \
+    X(E_FRAME, -5, "frame outside the range the session holds")                     \
+    X(E_DESYNC, -6, "checksum mismatch: the simulation is not deterministic")       \
+    X(E_ALREADY, -7, "already done")                                                \
+    X(E_UNSUPPORTED, -8, "not supported by this kind of session")                   \
+    X(E_FULL, -9, "no room left (players, spectators or buffer)")                   \
+    X(E_ADDRESS, -10, "malformed or unusable address")                              \
+    X(E_TRANSPORT, -11, "the transport failed to send or receive")                  \
+    X(E_MALFORMED, -12, "malformed data")
+
+typedef enum tempo_result {
+#define TEMPO_RESULT_ENUM_(name, value, text) TEMPO_##name = value,
+    TEMPO_RESULT_LIST(TEMPO_RESULT_ENUM_)
+#undef TEMPO_RESULT_ENUM_
+    TEMPO_RESULT_MIN_ = -12
+} tempo_result;
+
+/* A sentence describing r; "unknown result" for a value not in the list.
+ * Static storage, never NULL. */
+TEMPO_API const char *tempo_strerror(int r);
+/* The code's name, e.g. "TEMPO_E_STATE"; "TEMPO_UNKNOWN" if not in the list. */
+TEMPO_API const char *tempo_result_name(int r);
+
+/* ---- allocation and logging hooks -------------------------------------- */
+
+/* Allocation hooks. Both NULL means malloc/free. alloc returns NULL on
+ * failure; tempo then frees what it took and returns TEMPO_E_NO_MEMORY.
+ * Allocation happens only in *_create functions, never while ticking. */
+typedef struct tempo_allocator {
+    void *(*alloc)(void *ctx, size_t size);
+    void (*free)(void *ctx, void *ptr);
+    void *ctx;
+} tempo_allocator;
+
+typedef enum tempo_log_level {
+    TEMPO_LOG_ERROR = 0,
+    TEMPO_LOG_WARN = 1,
+    TEMPO_LOG_INFO = 2,
+    TEMPO_LOG_DEBUG = 3
+} tempo_log_level;
+
+/* Receives one formatted line (no trailing newline). The string is valid only
+ * during the call. Called from inside tempo functions, never concurrently. */
+typedef void (*tempo_log_fn)(void *ctx, tempo_log_level level, const char *message);
+
+/* ---- checksums -------------------------------------------------------- */
+
+/* 64-bit checksum of size bytes (XXH3-64, seed 0): what arena mode uses, and
+ * a good choice for a game's own SAVE checksums. data may be NULL if size is 0. */
+TEMPO_API uint64_t tempo_checksum(const void *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEMPO_BASE_H */

@@ -1,0 +1,552 @@
+/*
+ * session.h — rollback sessions: the configuration, players, the tick and
+ * its requests, events and statistics. tempo.h shows the loop a game runs.
+ */
+#ifndef TEMPO_SESSION_H
+#define TEMPO_SESSION_H
+
+#include "tempo/base.h"
+#include "tempo/rng.h"
+#include "tempo/transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- configuration ---------------------------------------------------- */
+
+typedef enum tempo_save_policy {
+    /* Save every frame into a ring of max_prediction + 2 slots; a rollback
+     * loads the first wrong frame. Most saves, shortest resimulation. */
+    TEMPO_SAVE_EVERY_FRAME = 0,
+    /* Save only confirmed frames (at most about one save per tick); a rollback
+     * loads the newest confirmed frame and resimulates from there. Fewest
+     * saves, longer resimulation: for games whose save is expensive. */
+    TEMPO_SAVE_SPARSE = 1
+} tempo_save_policy;
+
+/* Input predictor hook. Fill out (input_size bytes) with the guess for
+ * `player` at `frame`. last_input is the player's newest real input, from
+ * last_frame (last_frame is -1 and last_input all zero if none arrived yet).
+ * Must be deterministic: the same arguments give the same guess. */
+typedef void (*tempo_predict_fn)(void *ctx, int player, int32_t frame,
+                                 const uint8_t *last_input, int32_t last_frame,
+                                 uint8_t *out, int input_size);
+
+/* How a network session keeps peers in step (docs/TIMESYNC.md compares them). */
+typedef enum tempo_timesync_method {
+    /* INVERSUS: average both sides' frame lag over a window; when this
+     * machine is ahead by more than stall_threshold frames, stall about half
+     * the difference, spreading the stalls out so nobody notices. Default. */
+    TEMPO_TIMESYNC_INVERSUS = 0,
+    /* GGPO: 40-frame window; recommend (remote - local) / 2 stall frames when
+     * that is at least 3, at most every 240 frames; stalls are consecutive. */
+    TEMPO_TIMESYNC_GGPO = 1,
+    /* Lead-based slowdown: rolling averages of this machine's lead over each
+     * remote and of the lead it reports; stall one frame when ours exceeds
+     * theirs by lead_tolerance, then cool down. */
+    TEMPO_TIMESYNC_LEAD = 2,
+    TEMPO_TIMESYNC_NONE = 3
+} tempo_timesync_method;
+
+typedef struct tempo_timesync_config {
+    tempo_timesync_method method;  /* one of the four above; default TEMPO_TIMESYNC_INVERSUS */
+    /* Averaging window, 1..256 frames; 0: the method's own (INVERSUS 40,
+     * sliding; GGPO 40; LEAD 60). INVERSUS's article uses 100; docs/TIMESYNC.md
+     * shows why tempo's default is shorter. */
+    int window_frames;
+    /* INVERSUS: stall when ahead by more than this many frames, > 0, default
+     * 0.5 (the article: 0.75 or more; see docs/TIMESYNC.md). */
+    double stall_threshold;
+    double lead_tolerance;         /* LEAD: frames, > 0, default 2.0 */
+    int lead_cooldown_frames;      /* LEAD: frames after a stall before the next, >= 0, default 30 */
+    /* Before the first frame, delay the start by how much later the other
+     * peers will learn that everyone is ready (from the ping mesh), so the
+     * match starts with almost no advantage to correct. Default true. */
+    bool startup_delay;
+} tempo_timesync_config;
+
+#define TEMPO_MAX_AUTO_DELAY 8
+/* Automatic input delay: a state machine with hysteresis over the worst
+ * remote frame lag, averaged over window_frames. The frame lag of an arriving
+ * input is its age in frames when first simulated, counting both ends (from
+ * the sender's frame when it was sampled to our current frame): about the
+ * one-way latency in frames plus 1.5. Delay k rises to
+ * k + 1 when the lag reaches raise_at[k]; delay k + 1 falls to k when it drops
+ * to lower_at[k]; it moves one step at a time, and only when two windows in
+ * a row agree. The lag of a window is a trimmed mean (jitter bursts do not
+ * move it). In lockstep (max_prediction 0) a frame cannot run before every
+ * input is in, so the delay covers the whole lag (its ceiling, never less
+ * than the worst round trip implies; raise max_frames for long links) and
+ * the thresholds are not used.
+ * The first value comes from the worst ping of the handshake. Changes follow
+ * tempo_session_set_input_delay's rule. */
+typedef struct tempo_auto_delay_config {
+    bool enabled;                  /* default false: delays stay as set */
+    /* 0..TEMPO_MAX_AUTO_DELAY, default 4; when enabled and max_prediction > 0,
+     * at most max_prediction. */
+    int max_frames;
+    int window_frames;             /* >= 1, default 60 */
+    /* Frame lags, for k below max_frames: lower_at[k] < raise_at[k] (the
+     * hysteresis needs a gap). Defaults 2, 3, 6, 8 and 1, 2, 5, 7 (INVERSUS),
+     * then steps of 2. */
+    double raise_at[TEMPO_MAX_AUTO_DELAY];
+    double lower_at[TEMPO_MAX_AUTO_DELAY];
+} tempo_auto_delay_config;
+
+typedef struct tempo_config {
+    int num_players;    /* 1..TEMPO_MAX_PLAYERS */
+    int input_size;     /* bytes per player per frame, 1..TEMPO_MAX_INPUT_SIZE */
+    int max_prediction; /* 0..TEMPO_MAX_PREDICTION frames, default 8; 0 = lockstep */
+    tempo_save_policy save_policy; /* either value above; default TEMPO_SAVE_EVERY_FRAME */
+
+    /* Arena mode: when arena is non-NULL, tempo keeps the game state itself.
+     * The game keeps ALL of its simulation state in this one block; tempo
+     * copies it on SAVE, restores it on LOAD and checksums it with
+     * tempo_checksum, and tempo_session_next hands the game only ADVANCE
+     * requests. The block must stay valid for the session's life.
+     * arena_size: its size in bytes, > 0 with an arena and 0 without. */
+    void *arena;
+    size_t arena_size;
+
+    tempo_predict_fn predict; /* NULL: repeat the last real input */
+    void *predict_ctx;
+
+    tempo_allocator allocator; /* both hooks set, or both NULL */
+    tempo_log_fn log; /* NULL: no logging */
+    void *log_ctx;
+    tempo_log_level log_level; /* one of tempo_log_level; default TEMPO_LOG_WARN */
+
+    /* Desync detection: every desync_interval frames, the checksum of that
+     * confirmed frame is compared across peers. >= 0; 0 turns it off.
+     * Default 60. */
+    int desync_interval;
+
+    /* ---- network sessions (ignored by local and synctest sessions) ---- */
+    /* Every machine of a match uses the same id; datagrams carrying another
+     * are dropped. Pick it at matchmaking (nonzero). Default 1. */
+    uint32_t session_id;
+    /* Seeds the handshake nonces. Give a random value (e.g. from the OS) in
+     * real matches; tests pass a fixed one to be reproducible. */
+    uint64_t random_seed;
+    /* Silence before an INTERRUPTED event: >= 1, default 500. */
+    uint32_t disconnect_notify_ms;
+    /* Silence before the endpoint is dropped: >= disconnect_notify_ms,
+     * default 3000. */
+    uint32_t disconnect_timeout_ms;
+    int max_spectators;             /* 0..TEMPO_MAX_SPECTATORS, default 32 */
+    /* Frames a spectator may fall behind the host before it is dropped; the
+     * host keeps this many frames of confirmed input. 64..1048576, default
+     * 1024 (17 s at 60 Hz). */
+    int spectator_buffer_frames;
+    /* Spectator side: frames kept in hand before playing (a jitter buffer),
+     * 0..600, default 3; and most frames played in one tick to catch up,
+     * 1..60, default 2 (bounded so a catching-up spectator still plays
+     * smoothly). */
+    int spectator_lead_frames;
+    int spectator_catchup_frames;
+    tempo_timesync_config timesync;
+    tempo_auto_delay_config auto_delay;
+    /* The simulation's frame rate, for turning milliseconds into frames
+     * (time sync, automatic delay). 1..1000, default 60. */
+    int frames_per_second;
+} tempo_config;
+
+/* Fill cfg with defaults: 2 players, 4-byte input, max_prediction 8, every-
+ * frame saving, no arena, default predictor, malloc, no log, desync checks
+ * every 60 frames; network: session id 1, interrupted after 500 ms,
+ * disconnected after 3000 ms, up to 32 spectators. Override fields, then
+ * create a session. */
+TEMPO_API void tempo_config_default(tempo_config *cfg);
+
+/* ---- sessions --------------------------------------------------------- */
+
+typedef struct tempo_session tempo_session;
+
+/* Create a rollback session whose remote inputs the caller delivers with
+ * tempo_session_add_remote_input: use it to run tempo over your own transport,
+ * or to test a game against delayed inputs without a network.
+ * On success *out owns the session; free it with tempo_session_destroy.
+ * Errors: TEMPO_E_INVALID_ARG (a config field out of range, NULL pointer),
+ * TEMPO_E_NO_MEMORY. */
+TEMPO_API tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out);
+
+/* Create a synctest session: every player is local (declared already:
+ * tempo_session_add_local_player is accepted and changes nothing, input
+ * delays may be set at once); each tick advances one
+ * frame, then rolls back check_distance frames (1..max_prediction), resimulates
+ * and compares each state's checksum with the one first computed. A mismatch
+ * makes tempo_session_advance return TEMPO_E_DESYNC and fills the report of
+ * tempo_session_synctest_report. Checksums come from the game's SAVE handling
+ * or, in arena mode, from tempo. Errors as tempo_session_create_local. */
+TEMPO_API tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_distance,
+                                                     tempo_session **out);
+
+/* Create a peer-to-peer rollback session that talks through `transport`
+ * (copied; its ctx must outlive the session). Declare local players, remote
+ * players at their machines' addresses (players sharing an address share a
+ * machine) and spectators; the first tempo_session_poll starts the handshake
+ * with every endpoint. Frames run once every peer is synchronized (ticks
+ * before say TEMPO_TICK_SYNCHRONIZING). Local players of one machine send
+ * their inputs together: the frames sent are those every local player has.
+ * Errors as tempo_session_create_local, and TEMPO_E_INVALID_ARG for a NULL
+ * transport or a zero session id. */
+TEMPO_API tempo_result tempo_session_create_p2p(const tempo_config *cfg,
+                                                const tempo_transport *transport,
+                                                tempo_session **out);
+
+/* Create a spectator session: it declares no players, receives every
+ * player's confirmed inputs from the machine at `host` (which added this one
+ * with tempo_session_add_spectator) and plays them spectator_lead_frames
+ * behind, catching up at most spectator_catchup_frames per tick. It never
+ * predicts and never rolls back. Errors as tempo_session_create_p2p. */
+TEMPO_API tempo_result tempo_session_create_spectator(const tempo_config *cfg,
+                                                      const tempo_transport *transport,
+                                                      const tempo_address *host,
+                                                      tempo_session **out);
+
+/* Free the session and everything it owns. NULL is allowed. Network
+ * sessions send nothing more: call tempo_session_leave first to tell peers. */
+TEMPO_API void tempo_session_destroy(tempo_session *s);
+
+/* ---- players ---------------------------------------------------------- */
+
+/* Players are numbered 0..num_players-1 and are declared before the first
+ * tick (for network sessions, before the first poll). A local player's input
+ * is given by this game; a remote player's input arrives from elsewhere.
+ * Errors: TEMPO_E_INVALID_ARG (s is NULL), TEMPO_E_PLAYER (out of range),
+ * TEMPO_E_ALREADY (declared before, also once play started),
+ * TEMPO_E_STATE (an undeclared player once play started),
+ * TEMPO_E_UNSUPPORTED (a spectator session). A synctest session declares
+ * every player local itself and answers TEMPO_OK. */
+TEMPO_API tempo_result tempo_session_add_local_player(tempo_session *s, int player);
+/* addr: where the player's machine is, for network sessions (copied); NULL
+ * for a local session, whose caller delivers the inputs. Errors as above,
+ * and TEMPO_E_INVALID_ARG if addr is NULL or of family NONE in a network
+ * session, TEMPO_E_ALREADY if addr is a spectator's, TEMPO_E_UNSUPPORTED in
+ * synctest and spectator sessions. */
+TEMPO_API tempo_result tempo_session_add_remote_player(tempo_session *s, int player,
+                                                       const tempo_address *addr);
+
+/* Let the spectator at addr (copied) watch (p2p sessions, before the first
+ * poll). A spectator that falls more than spectator_buffer_frames behind, or
+ * goes silent, is dropped without slowing the match. Errors: TEMPO_E_FULL
+ * (max_spectators reached), TEMPO_E_ALREADY (addr already in the match),
+ * TEMPO_E_UNSUPPORTED (not a p2p session), TEMPO_E_STATE (after the first
+ * poll), TEMPO_E_INVALID_ARG (s or addr NULL, addr of family NONE). */
+TEMPO_API tempo_result tempo_session_add_spectator(tempo_session *s, const tempo_address *addr);
+
+/* Input delay of a local player: input given at a tick applies `frames`
+ * frames later. 0..max_prediction (a lockstep session, max_prediction 0,
+ * accepts 0..TEMPO_MAX_PREDICTION). Callable at any time, including before
+ * the first tick; the change never leaves a frame without input, never uses
+ * an input twice and never drops one:
+ *   - an increase by k makes the next k ticks stall (status STALLED, no
+ *     ADVANCE) while the player's queue fills; their inputs are taken, one
+ *     per tick. A delay k from the start works the same way: the first k
+ *     ticks stall, and frames 0..k-1 get the inputs of those ticks;
+ *   - a decrease by k leaves k inputs more queued than the delay needs: the
+ *     next tick runs k + 1 frames at once, or, when the prediction window or
+ *     another local player's queue allows fewer, the extra frames run over
+ *     the next ticks, every queued input in order.
+ * Other local players' inputs given during such a stall are not taken
+ * (tempo_tick.inputs_taken says so).
+ * Errors: TEMPO_E_INVALID_ARG (s NULL, frames out of range),
+ * TEMPO_E_PLAYER (not a local player). */
+TEMPO_API tempo_result tempo_session_set_input_delay(tempo_session *s, int player, int frames);
+/* The delay in effect for a local player, or a negative tempo_result:
+ * TEMPO_E_INVALID_ARG (s NULL), TEMPO_E_PLAYER (not a local player). */
+TEMPO_API int tempo_session_input_delay(const tempo_session *s, int player);
+
+/* ---- the tick --------------------------------------------------------- */
+
+/* Give the session the current time (microseconds, any origin, never going
+ * back). Network sessions send and receive here and run their timers; a local
+ * session only records the time. Errors: TEMPO_E_INVALID_ARG. */
+TEMPO_API tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us);
+
+/* After tempo_session_poll: true if the coming tempo_session_advance will be
+ * a time-sync stall: no frame runs and no input is taken, so the game need
+ * not sample input for it (an input given is dropped, and the tick says it
+ * was not taken). False for stalls that fill a grown input delay: those
+ * take input. False for a NULL session. */
+TEMPO_API bool tempo_session_will_stall(const tempo_session *s);
+
+/* Give this tick's input of a local player (size must equal input_size; the
+ * bytes are copied). Call once per local player per tick, before
+ * tempo_session_advance; a second call in the same tick replaces the first.
+ * The next tempo_session_advance either takes the input or drops it, and
+ * says which in tempo_tick.inputs_taken and tempo_tick.input_frame, so a
+ * game can keep a short press for the next tick. One rule for every tick:
+ *   - a tick that runs at least one new frame (ADVANCED) takes it;
+ *   - a tick that runs no frame (time-sync stall, WAITING, NEEDS_INPUT,
+ *     SYNCHRONIZING) does not, except that a player whose queue is shorter
+ *     than its input delay (the delay grew, or the match starts with one)
+ *     always has its input taken while the queue fills;
+ *   - a taken input lands on the frame after the player's previous one, so
+ *     every frame of a local player gets exactly one input the game gave, in
+ *     the order given.
+ * A local player without input at advance time holds the session, unless
+ * its queue already holds the frames to run: the tick yields no ADVANCE
+ * (status TEMPO_TICK_NEEDS_INPUT).
+ * Errors: TEMPO_E_INVALID_ARG (s or input NULL, size wrong),
+ * TEMPO_E_PLAYER (not a local player). */
+TEMPO_API tempo_result tempo_session_add_local_input(tempo_session *s, int player,
+                                                     const void *input, size_t size);
+
+/* Give a remote player's real input for one frame, for local sessions (with
+ * network sessions the transport delivers them; calling this is
+ * TEMPO_E_UNSUPPORTED). Inputs may come late, in bursts and out of order; a
+ * repeat of a known frame is ignored. If the frame was already simulated with
+ * a different prediction, the next advance rolls back to it.
+ * Errors: TEMPO_E_PLAYER (not remote), TEMPO_E_FRAME (negative, older than
+ * the history kept below the confirmed frame, or too far ahead to hold;
+ * frames up to 3 * max_prediction + 192 past the current frame are always
+ * held), TEMPO_E_INVALID_ARG (size, NULL). */
+TEMPO_API tempo_result tempo_session_add_remote_input(tempo_session *s, int player, int32_t frame,
+                                                      const void *input, size_t size);
+
+typedef enum tempo_request_kind {
+    TEMPO_REQUEST_SAVE = 1,
+    TEMPO_REQUEST_LOAD = 2,
+    TEMPO_REQUEST_ADVANCE = 3
+} tempo_request_kind;
+
+/* What the game used for a player's input in an ADVANCE. CONFIRMED and
+ * PREDICTED are for presentation only (say, a "lagging" icon): the simulation
+ * must play them the same, because a guess that proves right is never
+ * resimulated. DISCONNECTED may change the simulation (remove the player). */
+typedef enum tempo_input_status {
+    TEMPO_INPUT_CONFIRMED = 0,   /* the player's real input */
+    TEMPO_INPUT_PREDICTED = 1,   /* a guess; a rollback corrects it if wrong */
+    TEMPO_INPUT_DISCONNECTED = 2 /* the player has left; input is all zero */
+} tempo_input_status;
+
+typedef struct tempo_request {
+    tempo_request_kind kind;
+    int32_t frame; /* SAVE/LOAD: the state's frame; ADVANCE: the frame stepped */
+    /* SAVE/LOAD: where to keep the state, 0..tempo_session_save_slots()-1.
+     * A LOAD names a slot that a SAVE of the same frame filled. */
+    int slot;
+    /* SAVE: write the checksum of the saved state here (or leave 0 if you do
+     * not checksum; desync detection and synctest then see nothing). */
+    uint64_t *checksum;
+    /* ADVANCE: num_players * input_size bytes, player 0's input first. */
+    const uint8_t *inputs;
+    /* ADVANCE: num_players entries of tempo_input_status. */
+    const uint8_t *status;
+    /* ADVANCE: true when this frame is being resimulated by a rollback (mute
+     * one-shot effects such as sounds that already played). */
+    bool resimulating;
+} tempo_request;
+
+typedef enum tempo_tick_status {
+    TEMPO_TICK_ADVANCED = 0,       /* one or more new frames */
+    TEMPO_TICK_STALLED = 1,        /* no new frame: time sync or input delay growing */
+    TEMPO_TICK_WAITING = 2,        /* no new frame: prediction window full (see waiting_for) */
+    TEMPO_TICK_NEEDS_INPUT = 3,    /* no new frame: a local player gave no input */
+    TEMPO_TICK_SYNCHRONIZING = 4   /* no new frame: handshake not finished */
+} tempo_tick_status;
+
+/* A frame number that names no frame (tempo_tick.input_frame). */
+#define TEMPO_FRAME_NONE (-1)
+
+typedef struct tempo_tick {
+    tempo_tick_status status;
+    /* The ordered requests of this tick, owned by the session, valid until
+     * the next tempo_session_advance. In arena mode they include the SAVE and
+     * LOAD that tempo carries out itself: iterate with tempo_session_next. */
+    const tempo_request *requests;
+    int num_requests;
+    int frames_advanced;  /* new frames this tick (0 on a stall or wait) */
+    int rollback_depth;   /* frames resimulated to correct a prediction, 0 if none */
+    uint32_t waiting_for; /* WAITING: bit p set if player p's input is awaited */
+    int32_t frame;        /* the current frame once the requests are carried out */
+    /* What became of each local player's input given for this tick (see
+     * tempo_session_add_local_input): bit p set if it was taken, and then
+     * input_frame[p] is the frame it applies at (it is in this tick's
+     * ADVANCE of that frame, or in a later tick's when input delay holds it
+     * back). A local player's input that was given but not taken was
+     * dropped; input_frame[p] is TEMPO_FRAME_NONE for it and for every
+     * player who is not local or gave nothing. */
+    uint32_t inputs_taken;
+    int32_t input_frame[TEMPO_MAX_PLAYERS];
+} tempo_tick;
+
+/* Plan this tick: apply corrections that arrived (rollback), take or drop
+ * the local inputs given since the last call, then advance. Fills *tick; the
+ * requests stay valid until the next call. Every request of the previous
+ * tick must have been carried out before this call.
+ * Errors: TEMPO_E_INVALID_ARG (s or tick NULL; *tick untouched);
+ * TEMPO_E_STATE (a player is undeclared, the session left the match, or in
+ * arena mode the previous tick's requests were not all taken with
+ * tempo_session_next): the call changes nothing, inputs given stay held,
+ * and *tick says nothing ran (no request, no input taken, status STALLED);
+ * TEMPO_E_DESYNC from a synctest session that found a mismatch in the
+ * requests of the previous tick (see tempo_session_synctest_report; the
+ * session stays usable): *tick says nothing ran and the inputs given were
+ * not taken. */
+TEMPO_API tempo_result tempo_session_advance(tempo_session *s, tempo_tick *tick);
+
+/* Hand out the next request of this tick: returns 1 and sets *req, or 0 when
+ * the tick's requests are all handed out. In arena mode SAVE and LOAD are
+ * carried out here by tempo, so only ADVANCE requests come out; arena mode
+ * games must iterate with this function. *req is valid until the next
+ * tempo_session_advance. Errors: TEMPO_E_INVALID_ARG (s or req NULL). */
+TEMPO_API int tempo_session_next(tempo_session *s, const tempo_request **req);
+
+/* ---- state of the session ---------------------------------------------- */
+
+/* The current frame: the next frame to simulate (state `frame` is current).
+ * TEMPO_E_INVALID_ARG if s is NULL. */
+TEMPO_API int32_t tempo_session_frame(const tempo_session *s);
+/* The confirmed frame count: every frame below it has every player's real
+ * input (or is disconnected) and will never be rolled back. At most the
+ * current frame. TEMPO_E_INVALID_ARG if s is NULL. */
+TEMPO_API int32_t tempo_session_confirmed_frame(const tempo_session *s);
+/* How many SAVE slots the game needs (slot numbers are below this).
+ * TEMPO_E_INVALID_ARG if s is NULL. */
+TEMPO_API int tempo_session_save_slots(const tempo_session *s);
+
+/* Mark a remote player disconnected: from the first frame whose input has
+ * not arrived, the player's input is zero with status DISCONNECTED. In a p2p
+ * session the peers first agree on that frame; TEMPO_EVENT_DISCONNECTED
+ * follows. Errors: TEMPO_E_INVALID_ARG (s NULL), TEMPO_E_PLAYER (local, out
+ * of range, or a spectator session), TEMPO_E_ALREADY (already dropped or
+ * being dropped). */
+TEMPO_API tempo_result tempo_session_disconnect_player(tempo_session *s, int player);
+
+/* Leave the match: tell every endpoint that this machine's players are gone
+ * (sending first any inputs of a dropped player only we hold). The message
+ * goes now and again on the next two polls (datagrams get lost: keep polling
+ * a few ticks before destroying the session). The session then stops
+ * ticking (TEMPO_E_STATE). Errors: TEMPO_E_INVALID_ARG (s NULL),
+ * TEMPO_E_UNSUPPORTED (not a network session), TEMPO_E_STATE (already
+ * left). */
+TEMPO_API tempo_result tempo_session_leave(tempo_session *s);
+
+/* ---- events ------------------------------------------------------------ */
+
+typedef enum tempo_event_kind {
+    TEMPO_EVENT_CONNECTED = 1,      /* first answer from an endpoint */
+    TEMPO_EVENT_SYNCHRONIZING,      /* handshake progress: u.sync */
+    TEMPO_EVENT_SYNCHRONIZED,       /* handshake with an endpoint done */
+    TEMPO_EVENT_RUNNING,            /* every endpoint synchronized; frames start */
+    TEMPO_EVENT_INTERRUPTED,        /* an endpoint went silent: u.interrupted */
+    TEMPO_EVENT_RESUMED,            /* it spoke again */
+    TEMPO_EVENT_DISCONNECTED,       /* a player left: u.disconnected */
+    TEMPO_EVENT_DESYNC,             /* checksums differ: u.desync */
+    TEMPO_EVENT_WAITING,            /* prediction window full: u.waiting */
+    TEMPO_EVENT_WAITING_OVER,       /* frames run again */
+    TEMPO_EVENT_TIMESYNC,           /* time sync decided to stall: u.timesync */
+    TEMPO_EVENT_INPUT_DELAY         /* automatic input delay set (at the start) or changed: u.input_delay */
+} tempo_event_kind;
+
+typedef struct tempo_event {
+    tempo_event_kind kind;
+    int player; /* the player concerned, or -1 (spectator or whole session) */
+    union {
+        struct { int done, total; } sync;
+        struct { uint32_t disconnect_in_ms; } interrupted;
+        /* DISCONNECTED of a player: the first frame whose input is
+         * DISCONNECTED, raised when that frame is final (agreed by the
+         * peers). Of a spectator (player -1): this session's frame when the
+         * spectator was dropped. */
+        struct { int32_t frame; } disconnected;
+        struct { int32_t frame; uint64_t local, remote; } desync;
+        struct { uint32_t players; } waiting; /* bit p: waiting for player p */
+        struct { int stall_frames; } timesync;
+        struct { int frames; } input_delay;
+    } u;
+} tempo_event;
+
+/* Take the oldest pending event: returns 1 and fills *ev, or 0 if none.
+ * The queue holds 64 events; when full, the oldest are dropped (counted in
+ * tempo_session_stats.events_dropped). Errors: TEMPO_E_INVALID_ARG (s or ev
+ * NULL). */
+TEMPO_API int tempo_session_poll_event(tempo_session *s, tempo_event *ev);
+
+/* ---- statistics -------------------------------------------------------- */
+
+typedef struct tempo_session_stats {
+    int32_t frame;             /* current frame */
+    int32_t confirmed_frame;   /* see tempo_session_confirmed_frame */
+    uint64_t ticks;            /* tempo_session_advance calls */
+    uint64_t frames_advanced;  /* new frames (not resimulated) */
+    uint64_t rollbacks;        /* ticks that rolled back */
+    uint64_t resim_frames;     /* frames resimulated by rollbacks */
+    int max_rollback_depth;    /* deepest correction */
+    uint64_t rollback_depth_sum; /* sum of depths: mean = sum / rollbacks */
+    uint64_t mispredicted_frames; /* (player, frame) pairs whose last guess, when the
+                                     real input came, was wrong */
+    uint64_t saves, loads;     /* SAVE and LOAD requests */
+    uint64_t stall_ticks;      /* ticks stalled by time sync or delay changes */
+    uint64_t waiting_ticks;    /* ticks waiting with a full prediction window */
+    uint64_t events_dropped;   /* events lost to a full queue */
+    /* network sessions */
+    uint64_t desync_checks;    /* checksums compared with a peer's */
+    uint64_t desyncs;          /* frames whose checksums differed */
+    uint64_t dropped_malformed;   /* datagrams that failed to decode */
+    uint64_t dropped_unknown;     /* datagrams from addresses not in the match */
+    uint64_t dropped_session;     /* datagrams carrying another session id */
+    uint64_t send_errors;         /* transport sends that failed */
+    /* time sync */
+    uint64_t timesync_stalls;  /* ticks stalled by time sync (part of stall_ticks) */
+    double frame_advantage;    /* frames this machine runs ahead of the peer furthest
+                                  behind, as estimated (the largest over peers) */
+    int input_delay;           /* current delay of the local players (the largest) */
+    uint32_t startup_delay_ms; /* how long the start was held back */
+} tempo_session_stats;
+
+/* What one remote endpoint (a peer machine or a spectator) looks like from
+ * here. Times in milliseconds; rates over the last second or so. */
+typedef struct tempo_endpoint_stats {
+    bool synchronized;        /* handshake done */
+    bool interrupted;         /* silent for disconnect_notify_ms */
+    bool disconnected;        /* dropped */
+    uint32_t players;         /* bit p: it hosts player p (0 for a spectator) */
+    double rtt_ms;            /* smoothed round trip (RFC 6298 style) */
+    double jitter_ms;         /* smoothed deviation of the round trip */
+    double loss;              /* fraction of its datagrams that never arrived */
+    uint64_t packets_sent, packets_received;
+    uint64_t bytes_sent, bytes_received;        /* UDP payload bytes */
+    double send_bytes_per_s;  /* payload bytes per second we send it, recent */
+    int32_t local_frame_lag;  /* frames of its input we are predicting now */
+    int32_t remote_frame_lag; /* frames of ours it was predicting, as it last said */
+    int32_t acked_frame;      /* next frame of ours it asked for */
+} tempo_endpoint_stats;
+
+/* Stats of the endpoint hosting remote player `player`.
+ * Errors: TEMPO_E_INVALID_ARG (s or out NULL), TEMPO_E_PLAYER (not a remote player),
+ * TEMPO_E_UNSUPPORTED (not a network session). */
+TEMPO_API tempo_result tempo_session_get_endpoint_stats(const tempo_session *s, int player,
+                                                        tempo_endpoint_stats *out);
+/* Stats of spectator `index` (0.., in the order they were added); on a
+ * spectator session, index 0 is its host. Errors: TEMPO_E_INVALID_ARG (s or out NULL),
+ * TEMPO_E_PLAYER (no such spectator), TEMPO_E_UNSUPPORTED. */
+TEMPO_API tempo_result tempo_session_get_spectator_stats(const tempo_session *s, int index,
+                                                         tempo_endpoint_stats *out);
+
+/* Copy the session's counters. Errors: TEMPO_E_INVALID_ARG (s or out NULL). */
+TEMPO_API tempo_result tempo_session_get_stats(const tempo_session *s, tempo_session_stats *out);
+
+/* ---- synctest ---------------------------------------------------------- */
+
+typedef struct tempo_synctest_report {
+    uint64_t checks;           /* checksums compared */
+    uint64_t mismatches;       /* comparisons that differed */
+    int32_t first_mismatch_frame; /* state whose checksum first differed; -1 if none */
+    uint64_t first_checksum;   /* its checksum when first computed */
+    uint64_t resim_checksum;   /* its checksum when resimulated */
+} tempo_synctest_report;
+
+/* The synctest findings so far. Errors: TEMPO_E_INVALID_ARG (s or out
+ * NULL), TEMPO_E_UNSUPPORTED (not a synctest session). */
+TEMPO_API tempo_result tempo_session_synctest_report(const tempo_session *s,
+                                                     tempo_synctest_report *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEMPO_SESSION_H */

@@ -1,0 +1,156 @@
+/*
+ * input_queue.c — one player's inputs by frame (see input_queue.h).
+ *
+ * Invariants: frames in [base, base + capacity) map to slot frame & (capacity
+ * - 1); a slot's flags describe only the frame currently mapped to it (slots
+ * are cleared when base moves past them); every frame in [base, known_end) is
+ * IQ_REAL; a real input is never overwritten.
+ */
+#include "rollback/input_queue.h"
+
+#include <string.h>
+
+static int slot_of(const input_queue *q, int32_t frame)
+{
+    return (int)((uint32_t)frame & (uint32_t)(q->capacity - 1));
+}
+
+tempo_result iq_init(input_queue *q, const tempo_allocator *a, int player, int input_size,
+                     int capacity, tempo_predict_fn predict, void *predict_ctx)
+{
+    memset(q, 0, sizeof *q);
+    TEMPO_ASSERT(capacity > 0 && (capacity & (capacity - 1)) == 0);
+    q->player = player;
+    q->input_size = input_size;
+    q->capacity = capacity;
+    q->disconnect_frame = IQ_NO_FRAME;
+    q->predict = predict;
+    q->predict_ctx = predict_ctx;
+    q->inputs = tempo__calloc(a, (size_t)capacity, (size_t)input_size);
+    q->guesses = tempo__calloc(a, (size_t)capacity, (size_t)input_size);
+    q->flags = tempo__calloc(a, (size_t)capacity, 1);
+    if (!q->inputs || !q->guesses || !q->flags) {
+        iq_free(q, a);
+        return TEMPO_E_NO_MEMORY;
+    }
+    return TEMPO_OK;
+}
+
+void iq_free(input_queue *q, const tempo_allocator *a)
+{
+    tempo__free(a, q->inputs);
+    tempo__free(a, q->guesses);
+    tempo__free(a, q->flags);
+    q->inputs = q->guesses = q->flags = NULL;
+}
+
+bool iq_holds(const input_queue *q, int32_t frame)
+{
+    return frame >= q->base && (int64_t)frame < (int64_t)q->base + q->capacity;
+}
+
+int iq_add(input_queue *q, int32_t frame, const uint8_t *input)
+{
+    if (!iq_holds(q, frame))
+        return TEMPO_E_FRAME;
+    if (frame >= q->disconnect_frame)
+        return IQ_DUPLICATE;
+    int s = slot_of(q, frame);
+    if (q->flags[s] & IQ_REAL)
+        return IQ_DUPLICATE;
+    uint8_t *dst = q->inputs + (size_t)s * (size_t)q->input_size;
+    memcpy(dst, input, (size_t)q->input_size);
+    int result = IQ_ADDED;
+    if ((q->flags[s] & IQ_GUESSED) &&
+        memcmp(dst, q->guesses + (size_t)s * (size_t)q->input_size, (size_t)q->input_size) != 0)
+        result = IQ_MISPREDICTED;
+    q->flags[s] = IQ_REAL;
+    while (q->known_end < q->disconnect_frame && iq_holds(q, q->known_end) &&
+           (q->flags[slot_of(q, q->known_end)] & IQ_REAL))
+        q->known_end++;
+    return result;
+}
+
+bool iq_real(const input_queue *q, int32_t frame, uint8_t *out)
+{
+    if (!iq_holds(q, frame) || frame >= q->disconnect_frame)
+        return false;
+    int s = slot_of(q, frame);
+    if (!(q->flags[s] & IQ_REAL))
+        return false;
+    memcpy(out, q->inputs + (size_t)s * (size_t)q->input_size, (size_t)q->input_size);
+    return true;
+}
+
+bool iq_known(const input_queue *q, int32_t frame)
+{
+    if (frame >= q->disconnect_frame)
+        return true;
+    return iq_holds(q, frame) && (q->flags[slot_of(q, frame)] & IQ_REAL);
+}
+
+int32_t iq_known_end(const input_queue *q)
+{
+    /* Disconnected frames count as known once the real run reaches them. */
+    if (q->known_end >= q->disconnect_frame)
+        return IQ_NO_FRAME;
+    return q->known_end;
+}
+
+int iq_get(input_queue *q, int32_t frame, uint8_t *out)
+{
+    size_t n = (size_t)q->input_size;
+    if (frame >= q->disconnect_frame) {
+        memset(out, 0, n);
+        return TEMPO_INPUT_DISCONNECTED;
+    }
+    TEMPO_ASSERT(iq_holds(q, frame));
+    int s = slot_of(q, frame);
+    if (q->flags[s] & IQ_REAL) {
+        memcpy(out, q->inputs + (size_t)s * n, n);
+        return TEMPO_INPUT_CONFIRMED;
+    }
+    /* Guess from the newest input of the contiguous real run. */
+    uint8_t last[TEMPO_MAX_INPUT_SIZE];
+    int32_t last_frame = q->known_end - 1;
+    if (last_frame >= q->base && last_frame >= 0)
+        memcpy(last, q->inputs + (size_t)slot_of(q, last_frame) * n, n);
+    else {
+        memset(last, 0, n);
+        if (last_frame < q->base)
+            last_frame = -1;
+    }
+    uint8_t *guess = q->guesses + (size_t)s * n;
+    if (q->predict)
+        q->predict(q->predict_ctx, q->player, frame, last, last_frame, guess, q->input_size);
+    else
+        memcpy(guess, last, n);
+    q->flags[s] |= IQ_GUESSED;
+    memcpy(out, guess, n);
+    return TEMPO_INPUT_PREDICTED;
+}
+
+int32_t iq_disconnect(input_queue *q, int32_t frame, int32_t simulated_end)
+{
+    TEMPO_ASSERT(frame >= q->base);
+    q->disconnect_frame = frame;
+    if (q->known_end > frame)
+        q->known_end = frame;
+    /* Frames from here on change status (and maybe input): any simulated one
+     * must be simulated again. */
+    return frame < simulated_end ? frame : IQ_NO_FRAME;
+}
+
+void iq_discard_before(input_queue *q, int32_t frame)
+{
+    if (frame <= q->base)
+        return;
+    /* Only frames every player has confirmed are ever forgotten. */
+    TEMPO_ASSERT(frame <= q->known_end || q->known_end >= q->disconnect_frame);
+    int32_t stop = frame;
+    if ((int64_t)stop - q->base > q->capacity)
+        stop = q->base + q->capacity;
+    for (int32_t f = q->base; f < stop; f++)
+        q->flags[slot_of(q, f)] = 0;
+    q->base = frame;
+}

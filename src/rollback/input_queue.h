@@ -1,0 +1,80 @@
+/*
+ * input_queue.h — one player's inputs, real and predicted, by frame.
+ *
+ * A ring of `capacity` frames starting at `base`. Real inputs may arrive out
+ * of order; `known_end` is the end of the contiguous run of real inputs
+ * (every frame below it is real). A frame the game simulated without its real
+ * input remembers the guess it was given, so when the real input arrives the
+ * queue can say whether the guess was wrong. Real inputs never change once
+ * stored. From `disconnect_frame` on, the player's input is zero and
+ * DISCONNECTED.
+ */
+#ifndef TEMPO_ROLLBACK_INPUT_QUEUE_H
+#define TEMPO_ROLLBACK_INPUT_QUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/common.h"
+#include "tempo/session.h"
+
+#define IQ_NO_FRAME INT32_MAX
+
+typedef struct input_queue {
+    int input_size;
+    int capacity;             /* power of two */
+    int32_t base;             /* oldest frame held */
+    int32_t known_end;        /* frames below are all real */
+    int32_t disconnect_frame; /* IQ_NO_FRAME while connected */
+    uint8_t *inputs;          /* capacity * input_size: real inputs */
+    uint8_t *guesses;         /* capacity * input_size: the prediction last used */
+    uint8_t *flags;           /* capacity: IQ_REAL | IQ_GUESSED */
+    tempo_predict_fn predict;
+    void *predict_ctx;
+    int player;
+} input_queue;
+
+enum { IQ_REAL = 1, IQ_GUESSED = 2 };
+
+/* What iq_add found. */
+typedef enum iq_add_result {
+    IQ_ADDED = 0,      /* stored */
+    IQ_DUPLICATE = 1,  /* frame already held (or disconnected): ignored */
+    IQ_MISPREDICTED = 2 /* stored, and the guess the game used for it was wrong */
+} iq_add_result;
+
+/* Allocate the ring. Returns TEMPO_OK or TEMPO_E_NO_MEMORY. */
+tempo_result iq_init(input_queue *q, const tempo_allocator *a, int player, int input_size,
+                     int capacity, tempo_predict_fn predict, void *predict_ctx);
+void iq_free(input_queue *q, const tempo_allocator *a);
+
+/* Store the real input of `frame`. Returns an iq_add_result, or
+ * TEMPO_E_FRAME if the frame is below base or beyond base + capacity. */
+int iq_add(input_queue *q, int32_t frame, const uint8_t *input);
+
+/* True if the queue can hold `frame` (base <= frame < base + capacity). */
+bool iq_holds(const input_queue *q, int32_t frame);
+
+/* The input the game should use at `frame` (base <= frame): real,
+ * disconnected (zero) or a guess, which is remembered. Returns the
+ * tempo_input_status. */
+int iq_get(input_queue *q, int32_t frame, uint8_t *out);
+
+/* The stored real input of frame, if any (for sending and delta references). */
+bool iq_real(const input_queue *q, int32_t frame, uint8_t *out);
+
+/* True if `frame` counts as known: real, or at/after the disconnect frame. */
+bool iq_known(const input_queue *q, int32_t frame);
+
+/* End of the contiguous known frames, counting disconnected frames as known
+ * (IQ_NO_FRAME if every frame from here on is known). */
+int32_t iq_known_end(const input_queue *q);
+
+/* Mark the player disconnected from `frame` (>= base). Returns the first frame
+ * the game simulated with a guess that is now wrong, or IQ_NO_FRAME. */
+int32_t iq_disconnect(input_queue *q, int32_t frame, int32_t simulated_end);
+
+/* Forget frames below `frame` (they will never be read again). */
+void iq_discard_before(input_queue *q, int32_t frame);
+
+#endif /* TEMPO_ROLLBACK_INPUT_QUEUE_H */

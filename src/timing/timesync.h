@@ -1,0 +1,105 @@
+/*
+ * timesync.h — keeping peers in step: frame advantage and stall planning
+ * (INVERSUS, GGPO, lead-based), automatic input delay, start-up delay.
+ *
+ * It sees the network only through numbers the session feeds it:
+ *   - at each tick, per live peer, the local lag L: our frame minus the frame
+ *     that peer was on when it sent its newest input;
+ *   - per INPUT received, the remote lag R: the sender's frame minus our frame
+ *     as the sender last heard of it, and the frame lag (our frame minus the
+ *     sender's frame at arrival) for the automatic input delay;
+ *   - GGPO's quality reports.
+ * L and R are measured in frames of simulation, not of input, so the input
+ * delays of either side do not bias them; when both run in step, L - R
+ * averages to 0 and half of it is how far ahead we are.
+ */
+#ifndef TEMPO_TIMING_TIMESYNC_H
+#define TEMPO_TIMING_TIMESYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/common.h"
+#include "tempo/session.h"
+
+#define TIMESYNC_MAX_PEERS TEMPO_MAX_PLAYERS
+#define TIMESYNC_WINDOW_MAX 256      /* largest averaging window, frames */
+/* Lags beyond this are no real network's (frames): a lying or broken peer's
+ * numbers, ignored. */
+#define TIMESYNC_LAG_LIMIT (2 * TEMPO_MAX_PREDICTION + 64)
+/* Most stalls queued at once: a correction larger than this is done in
+ * several decisions, so one wrong estimate costs half a second at most. */
+#define TIMESYNC_MAX_QUEUED 30
+
+typedef struct timesync_peer {
+    bool live;
+    /* The newest window_frames samples of L and R, rings. */
+    float win_local[TIMESYNC_WINDOW_MAX], win_remote[TIMESYNC_WINDOW_MAX];
+    int n_local, n_remote;        /* samples held */
+    int head_local, head_remote;  /* next slot to write */
+    double ewma_local, ewma_remote; /* lead method */
+    bool ewma_init;
+    double ggpo_remote_adv;       /* its last quality report */
+    bool has_quality;
+    double ggpo_local[TIMESYNC_WINDOW_MAX]; /* our advantage samples, a ring */
+    int ggpo_count, ggpo_head;
+    float lags[TIMESYNC_WINDOW_MAX]; /* frame lag samples of the delay window */
+    int lag_n;
+} timesync_peer;
+
+typedef struct tempo_timesync {
+    tempo_timesync_config cfg;    /* window resolved */
+    tempo_auto_delay_config ad;
+    int fps;
+    bool lockstep;                /* max_prediction 0: delay covers the whole lag */
+    timesync_peer peer[TIMESYNC_MAX_PEERS];
+    uint64_t ticks;
+    int window_ticks;
+    /* INVERSUS */
+    int stall_queue;
+    int since_stall;
+    int32_t ggpo_next_frame;      /* GGPO: no recommendation before this frame */
+    /* LEAD */
+    int cooldown;
+    double advantage;             /* estimate: frames we run ahead of the slowest peer */
+    /* automatic input delay */
+    int delay;
+    int delay_ticks;
+    int delay_want;               /* direction the last window wanted: -1, 0, 1 */
+    uint64_t stalls;
+} tempo_timesync;
+
+void timesync_init(tempo_timesync *t, const tempo_config *cfg);
+
+/* Per tick, for each live peer p: L, and GGPO's local advantage estimate. */
+void timesync_on_local(tempo_timesync *t, int p, double local_lag, double ggpo_local_adv);
+/* Per INPUT received from p. */
+void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double frame_lag);
+/* GGPO quality report from p: its local advantage. */
+void timesync_on_quality(tempo_timesync *t, int p, double remote_adv);
+void timesync_peer_lost(tempo_timesync *t, int p);
+
+/* Decide whether the coming tick stalls. Call once per tick. */
+bool timesync_decide(tempo_timesync *t, int32_t frame);
+
+/* Automatic input delay. timesync_initial_delay picks the first value from
+ * the worst round trip (ms); timesync_delay_tick returns the delay wanted
+ * after this tick (evaluated once per window, on the trimmed mean of the
+ * frame lags; never below lag_floor, e.g. timesync_rtt_lag of the worst
+ * round trip in lockstep, where everyone waits and the measured lag cannot
+ * see the latency). */
+int timesync_initial_delay(tempo_timesync *t, double worst_rtt_ms);
+int timesync_delay_tick(tempo_timesync *t, double lag_floor);
+/* The frame lag a round trip of rtt_ms implies. */
+double timesync_rtt_lag(const tempo_timesync *t, double rtt_ms);
+
+/* Start-up: machines 0..n-1 (one of them `self`). heard_us[i]: when we
+ * learned machine i was ready (our clock; for self, when we became ready).
+ * owd_us[i * n + k]: one-way delay between machines i and k (half the round
+ * trip; 0 if unknown). Returns how long after `now_us` (when the last of them
+ * was heard) to hold the first frame, so that every machine starts at the
+ * moment the last one learns that everyone is ready. */
+uint64_t timesync_startup_wait(int n, int self, const uint64_t *heard_us, const double *owd_us,
+                               uint64_t now_us);
+
+#endif /* TEMPO_TIMING_TIMESYNC_H */

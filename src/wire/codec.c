@@ -1,0 +1,633 @@
+/*
+ * codec.c — tempo messages <-> datagrams; docs/PROTOCOL.md is the spec and
+ * this file follows it field by field.
+ *
+ * Invariant: the encoder writes only canonical forms the decoder accepts
+ * (decode(encode(m)) == m for every valid m), and the decoder accepts only
+ * what it can range-check: every field is checked before use, loops run on
+ * checked counts, and nothing outside [data, data + size) is read.
+ */
+#include "wire/codec.h"
+
+#include <string.h>
+
+#include "wire/bitpack.h"
+
+#define MAGIC 0x16u /* 10110b: the high 5 bits of byte 0 */
+#define PROTOCOL_BYTE ((MAGIC << 3) | TEMPO_PROTOCOL_VERSION)
+#define MIN_DATAGRAM 8 /* the 7-byte header and the byte holding the type */
+
+/* Varint group widths, one per kind of field (PROTOCOL.md, "Varints"). */
+enum {
+    G_OFFSET = 4, /* INPUT: a frame as a zigzag offset from the base frame */
+    G_COUNT = 3,  /* INPUT: count - 1 */
+    G_FLIPS = 2,  /* INPUT: flipped bits - 1 of a sparse delta */
+    G_FRAME = 7,  /* an absolute frame number */
+    G_RTT = 5,    /* SYNC: rtt_ms + 1, 0 meaning unknown */
+    G_Q8 = 6      /* QUALITY: frames * 256, zigzag */
+};
+
+#define RTT_UNKNOWN 0xFFFFu
+
+/* The sender's reference input of every player at start - 1. A struct so a
+ * const pointer to it converts cleanly. */
+typedef struct input_refs {
+    uint8_t b[TEMPO_MAX_PLAYERS][TEMPO_MAX_INPUT_SIZE];
+} input_refs;
+
+const char *tempo_drop_reason_name(tempo_drop_reason r)
+{
+    switch (r) {
+    case TEMPO_DROP_NONE: return "none";
+    case TEMPO_DROP_TOO_SHORT: return "too_short";
+    case TEMPO_DROP_TOO_LONG: return "too_long";
+    case TEMPO_DROP_BAD_MAGIC: return "bad_magic";
+    case TEMPO_DROP_BAD_VERSION: return "bad_version";
+    case TEMPO_DROP_BAD_TYPE: return "bad_type";
+    case TEMPO_DROP_TRUNCATED: return "truncated";
+    case TEMPO_DROP_BAD_VALUE: return "bad_value";
+    case TEMPO_DROP_NO_REFERENCE: return "no_reference";
+    case TEMPO_DROP_TRAILING: return "trailing";
+    default: return "unknown";
+    }
+}
+
+static bool ctx_ok(const tempo_codec_ctx *c)
+{
+    return c != NULL && c->input_size >= 1 && c->input_size <= TEMPO_MAX_INPUT_SIZE &&
+           c->num_players >= 1 && c->num_players <= TEMPO_MAX_PLAYERS;
+}
+
+static bool mask_ok(uint32_t mask, int num_players) { return (mask >> num_players) == 0; }
+
+static int popcount8(uint32_t v)
+{
+    int n = 0;
+    for (; v != 0; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* ---- validation of what the caller asks to encode ---- */
+
+static bool input_valid(const tempo_msg_input *in, const tempo_codec_ctx *ctx)
+{
+    if (!ctx_ok(ctx) || in->count < 0 || in->count > TEMPO_MSG_MAX_FRAMES ||
+        !mask_ok(in->player_mask, ctx->num_players) ||
+        !mask_ok(in->disconnected_mask, ctx->num_players) || in->start < 0 ||
+        (int64_t)in->start + in->count > INT32_MAX || in->ack < 0 || in->sender_frame < 0)
+        return false;
+    for (int p = 0; p < ctx->num_players; p++)
+        if (((in->disconnected_mask >> p) & 1u) &&
+            (in->disconnect_frame[p] < 0 || in->have_until[p] < 0))
+            return false;
+    return true;
+}
+
+static bool msg_valid(const tempo_msg *m, const tempo_codec_ctx *ctx)
+{
+    switch (m->type) {
+    case TEMPO_MSG_SYNC_REQUEST:
+    case TEMPO_MSG_SYNC_REPLY: {
+        const tempo_msg_sync *s = &m->u.sync;
+        return s->num_players >= 1 && s->num_players <= TEMPO_MAX_PLAYERS &&
+               s->input_size >= 1 && s->input_size <= TEMPO_MAX_INPUT_SIZE &&
+               mask_ok(s->player_mask, s->num_players) && mask_ok(s->ready_mask, s->num_players);
+    }
+    case TEMPO_MSG_INPUT: return input_valid(&m->u.input, ctx);
+    case TEMPO_MSG_INPUT_ACK: return m->u.input_ack.ack >= 0 && m->u.input_ack.sender_frame >= 0;
+    case TEMPO_MSG_QUALITY: return m->u.quality.frame >= 0;
+    case TEMPO_MSG_CHECKSUM: return m->u.checksum.frame >= 0;
+    case TEMPO_MSG_DISCONNECT:
+        return m->u.disconnect.reason <= TEMPO_DISCONNECT_PLAYER_DROPPED &&
+               m->u.disconnect.player < TEMPO_MAX_PLAYERS && m->u.disconnect.frame >= 0;
+    case TEMPO_MSG_PING:
+    case TEMPO_MSG_PONG:
+    case TEMPO_MSG_KEEPALIVE: return true;
+    default: return false;
+    }
+}
+
+/* ---- writing ---- */
+
+static void put_offset(tempo_bitwriter *w, int32_t base, int32_t frame)
+{
+    tempo_bitwriter_svarint(w, (int32_t)((int64_t)frame - base), G_OFFSET);
+}
+
+/* One frame of one player, coded against the previous frame (PROTOCOL.md,
+ * "Input deltas"): 0 = unchanged; 1 then the cheaper of a sparse list of
+ * flipped bit positions (selector 0) or per-byte change bits with the XOR of
+ * each changed byte (selector 1); a tie goes to the bytes. */
+static void put_delta(tempo_bitwriter *w, const uint8_t *prev, const uint8_t *cur, int is,
+                      int posw)
+{
+    int flips = 0, bytes = 0;
+    for (int b = 0; b < is; b++) {
+        flips += popcount8((uint32_t)(prev[b] ^ cur[b]));
+        bytes += prev[b] != cur[b];
+    }
+    if (bytes == 0) {
+        tempo_bitwriter_bits(w, 0, 1);
+        return;
+    }
+    int sparse = tempo_bitpack_uvarint_bits((uint32_t)flips - 1, G_FLIPS) + flips * posw;
+    int dense = is + 8 * bytes;
+    if (sparse < dense) {
+        tempo_bitwriter_bits(w, 1u, 2); /* changed, selector 0 */
+        tempo_bitwriter_uvarint(w, (uint32_t)flips - 1, G_FLIPS);
+        for (int b = 0; b < is; b++)
+            for (uint32_t x = (uint32_t)(prev[b] ^ cur[b]); x != 0; x &= x - 1)
+                tempo_bitwriter_bits(w, (uint32_t)(b * 8 + popcount8((x & -x) - 1)), posw);
+    } else {
+        tempo_bitwriter_bits(w, 3u, 2); /* changed, selector 1 */
+        for (int b = 0; b < is; b++) {
+            uint32_t x = (uint32_t)(prev[b] ^ cur[b]);
+            if (x != 0)
+                tempo_bitwriter_bits(w, 1u | (x << 1), 9);
+            else
+                tempo_bitwriter_bits(w, 0, 1);
+        }
+    }
+}
+
+/* The INPUT body with the first `count` frames of each player. */
+static void put_input(tempo_bitwriter *w, const tempo_msg_input *in, const tempo_codec_ctx *ctx,
+                      const input_refs *refs, int count)
+{
+    int np = ctx->num_players, is = ctx->input_size;
+    uint32_t mask = count > 0 ? in->player_mask : 0;
+    tempo_bitwriter_bits(w, (uint32_t)in->start & 0xFFFFu, 16);
+    put_offset(w, in->start, in->ack);
+    put_offset(w, in->start, in->sender_frame);
+    tempo_bitwriter_bits(w, mask, np);
+    if (mask != 0)
+        tempo_bitwriter_uvarint(w, (uint32_t)count - 1, G_COUNT);
+    tempo_bitwriter_bits(w, in->disconnected_mask != 0, 1);
+    if (in->disconnected_mask != 0) {
+        tempo_bitwriter_bits(w, in->disconnected_mask, np);
+        for (int p = 0; p < np; p++) {
+            if ((in->disconnected_mask >> p) & 1u) {
+                put_offset(w, in->start, in->disconnect_frame[p]);
+                put_offset(w, in->start, in->have_until[p]);
+            }
+        }
+    }
+    int posw = tempo_bitpack_bits_required((uint32_t)is * 8 - 1);
+    for (int p = 0, i = 0; p < np; p++) {
+        if (!((mask >> p) & 1u))
+            continue;
+        const uint8_t *prev = refs->b[p];
+        for (int f = 0; f < count; f++) {
+            const uint8_t *cur = in->data + ((size_t)i * (size_t)in->count + (size_t)f) * (size_t)is;
+            put_delta(w, prev, cur, is, posw);
+            prev = cur;
+        }
+        i++;
+    }
+}
+
+static void put_sync(tempo_bitwriter *w, const tempo_msg_sync *s)
+{
+    tempo_bitwriter_bits(w, s->nonce, 32);
+    tempo_bitwriter_bits(w, s->config_hash, 32);
+    tempo_bitwriter_ranged(w, s->num_players, 1, TEMPO_MAX_PLAYERS);
+    tempo_bitwriter_ranged(w, s->input_size, 1, TEMPO_MAX_INPUT_SIZE);
+    tempo_bitwriter_bits(w, s->player_mask, s->num_players);
+    tempo_bitwriter_bits(w, s->ready_mask, s->num_players);
+    tempo_bitwriter_bits(w, s->ready ? 1u : 0u, 1);
+    for (int p = 0; p < s->num_players; p++)
+        tempo_bitwriter_uvarint(w, (s->rtt_ms[p] + 1u) & 0xFFFFu, G_RTT);
+}
+
+static void put_body(tempo_bitwriter *w, const tempo_msg *m)
+{
+    switch (m->type) {
+    case TEMPO_MSG_SYNC_REQUEST:
+    case TEMPO_MSG_SYNC_REPLY: put_sync(w, &m->u.sync); break;
+    case TEMPO_MSG_INPUT_ACK:
+        tempo_bitwriter_uvarint(w, (uint32_t)m->u.input_ack.ack, G_FRAME);
+        tempo_bitwriter_uvarint(w, (uint32_t)m->u.input_ack.sender_frame, G_FRAME);
+        break;
+    case TEMPO_MSG_PING:
+    case TEMPO_MSG_PONG: tempo_bitwriter_bits(w, m->u.ping.time_us, 32); break;
+    case TEMPO_MSG_QUALITY:
+        tempo_bitwriter_uvarint(w, (uint32_t)m->u.quality.frame, G_FRAME);
+        tempo_bitwriter_svarint(w, m->u.quality.advantage_q8, G_Q8);
+        tempo_bitwriter_svarint(w, m->u.quality.lead_q8, G_Q8);
+        break;
+    case TEMPO_MSG_CHECKSUM:
+        tempo_bitwriter_uvarint(w, (uint32_t)m->u.checksum.frame, G_FRAME);
+        tempo_bitwriter_bits(w, (uint32_t)m->u.checksum.checksum, 32);
+        tempo_bitwriter_bits(w, (uint32_t)(m->u.checksum.checksum >> 32), 32);
+        break;
+    case TEMPO_MSG_DISCONNECT:
+        tempo_bitwriter_ranged(w, m->u.disconnect.reason, 0, TEMPO_DISCONNECT_PLAYER_DROPPED);
+        tempo_bitwriter_ranged(w, m->u.disconnect.player, 0, TEMPO_MAX_PLAYERS - 1);
+        tempo_bitwriter_uvarint(w, (uint32_t)m->u.disconnect.frame, G_FRAME);
+        break;
+    default: break; /* KEEPALIVE: no body */
+    }
+}
+
+/* Write the whole datagram (INPUT with `count` frames per player) into buf,
+ * or only measure it when buf is NULL. True if it fits in cap bytes. */
+static bool emit(const tempo_msg *m, const tempo_codec_ctx *ctx, const input_refs *refs,
+                 int count, uint8_t *buf, size_t cap, size_t *size)
+{
+    tempo_bitwriter w;
+    tempo_bitwriter_init(&w, buf, cap);
+    tempo_bitwriter_bits(&w, PROTOCOL_BYTE, 8);
+    tempo_bitwriter_bits(&w, m->session_id, 32);
+    tempo_bitwriter_bits(&w, m->sequence, 16);
+    tempo_bitwriter_bits(&w, m->type, 4);
+    if (m->type == TEMPO_MSG_INPUT)
+        put_input(&w, &m->u.input, ctx, refs, count);
+    else
+        put_body(&w, m);
+    *size = tempo_bitwriter_bytes_written(&w);
+    return !w.failed;
+}
+
+/* The sender's input of each carried player at start - 1 (zero at frame 0). */
+static bool fetch_refs(const tempo_msg_input *in, const tempo_codec_ctx *ctx, input_refs *refs)
+{
+    for (int p = 0; p < ctx->num_players; p++) {
+        if (in->count == 0 || !((in->player_mask >> p) & 1u))
+            continue;
+        if (in->start == 0)
+            memset(refs->b[p], 0, (size_t)ctx->input_size);
+        else if (ctx->reference == NULL ||
+                 !ctx->reference(ctx->reference_ctx, p, in->start - 1, refs->b[p]))
+            return false;
+    }
+    return true;
+}
+
+/* Keep the first `count` frames of each player, re-laid-out for the new count.
+ * Each player's block moves down, never over a block not yet moved. */
+static void shrink_input(tempo_msg_input *in, int input_size, int count)
+{
+    size_t old_stride = (size_t)in->count * (size_t)input_size;
+    size_t new_stride = (size_t)count * (size_t)input_size;
+    int players = popcount8(in->player_mask);
+    for (int i = 1; i < players; i++)
+        memmove(in->data + (size_t)i * new_stride, in->data + (size_t)i * old_stride, new_stride);
+    in->count = count;
+    if (count == 0)
+        in->player_mask = 0;
+}
+
+int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf, size_t capacity)
+{
+    if (msg == NULL || buf == NULL || !msg_valid(msg, ctx))
+        return TEMPO_E_INVALID_ARG;
+    size_t cap = capacity < TEMPO_MAX_DATAGRAM ? capacity : TEMPO_MAX_DATAGRAM, size;
+    input_refs refs;
+    int count = 0;
+    if (msg->type == TEMPO_MSG_INPUT) {
+        if (msg->u.input.count == 0 || msg->u.input.player_mask == 0)
+            msg->u.input.count = 0, msg->u.input.player_mask = 0;
+        if (!fetch_refs(&msg->u.input, ctx, &refs))
+            return TEMPO_E_INVALID_ARG;
+        count = msg->u.input.count;
+    }
+    if (emit(msg, ctx, &refs, count, buf, cap, &size))
+        return (int)size;
+    if (msg->type != TEMPO_MSG_INPUT || !emit(msg, ctx, &refs, 0, NULL, cap, &size))
+        return TEMPO_E_FULL;
+    /* The size never shrinks as frames are added, so bisect for the largest
+     * count that fits, measuring without writing. */
+    int lo = 0, hi = count - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (emit(msg, ctx, &refs, mid, NULL, cap, &size))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    shrink_input(&msg->u.input, ctx->input_size, lo);
+    return emit(msg, ctx, &refs, lo, buf, cap, &size) ? (int)size : TEMPO_E_FULL;
+}
+
+/* ---- reading ---- */
+
+static tempo_drop_reason reader_reason(const tempo_bitreader *r)
+{
+    switch (r->error) {
+    case TEMPO_BITREAD_OK: return TEMPO_DROP_NONE;
+    case TEMPO_BITREAD_END: return TEMPO_DROP_TRUNCATED;
+    default: return TEMPO_DROP_BAD_VALUE;
+    }
+}
+
+/* A frame in [0, INT32_MAX] as an offset from base; 0 once poisoned. */
+static int32_t get_offset(tempo_bitreader *r, int64_t base)
+{
+    int32_t off;
+    if (!tempo_bitreader_svarint(r, G_OFFSET, &off))
+        return 0;
+    int64_t f = base + off;
+    if (f >= 0 && f <= INT32_MAX)
+        return (int32_t)f;
+    tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+    return 0;
+}
+
+/* An absolute frame in [0, INT32_MAX]; 0 once poisoned. */
+static int32_t get_frame(tempo_bitreader *r)
+{
+    uint32_t v;
+    if (tempo_bitreader_uvarint(r, G_FRAME, &v) && v > INT32_MAX)
+        tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+    return r->error == TEMPO_BITREAD_OK ? (int32_t)v : 0;
+}
+
+/* A zigzag q8 value that must fit in 16 bits; 0 once poisoned. */
+static int16_t get_q8(tempo_bitreader *r)
+{
+    int32_t v;
+    if (tempo_bitreader_svarint(r, G_Q8, &v) && (v < INT16_MIN || v > INT16_MAX))
+        tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+    return r->error == TEMPO_BITREAD_OK ? (int16_t)v : 0;
+}
+
+static uint32_t get_bits(tempo_bitreader *r, int n)
+{
+    uint32_t v;
+    tempo_bitreader_bits(r, n, &v);
+    return v;
+}
+
+/* The frame nearest hint whose low 16 bits are b16; a tie (distance 32768)
+ * goes to the older frame. */
+static int64_t unwrap16(uint32_t b16, int32_t hint)
+{
+    int32_t d = (int32_t)((b16 - ((uint32_t)hint & 0xFFFFu)) & 0xFFFFu);
+    if (d >= 0x8000)
+        d -= 0x10000;
+    return (int64_t)hint + d;
+}
+
+/* Inverse of put_delta: cur = prev with the coded bits flipped. */
+static bool get_delta(tempo_bitreader *r, const uint8_t *prev, uint8_t *cur, int is, int posw)
+{
+    memcpy(cur, prev, (size_t)is);
+    if (get_bits(r, 1) == 0)
+        return r->error == TEMPO_BITREAD_OK;
+    if (get_bits(r, 1) == 0) {
+        uint32_t n1;
+        if (!tempo_bitreader_uvarint(r, G_FLIPS, &n1))
+            return false;
+        if (n1 >= (uint32_t)is * 8)
+            return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+        for (uint32_t k = 0, last = 0; k <= n1; k++) {
+            uint32_t pos = get_bits(r, posw);
+            /* strictly ascending, so no flip cancels another */
+            if (r->error != TEMPO_BITREAD_OK || pos >= (uint32_t)is * 8 || (k > 0 && pos <= last))
+                return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+            cur[pos >> 3] ^= (uint8_t)(1u << (pos & 7u));
+            last = pos;
+        }
+        return true;
+    }
+    bool any = false;
+    for (int b = 0; b < is && r->error == TEMPO_BITREAD_OK; b++) {
+        if (get_bits(r, 1) == 0)
+            continue;
+        uint32_t x = get_bits(r, 8);
+        if (x == 0)
+            return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+        cur[b] ^= (uint8_t)x;
+        any = true;
+    }
+    return any ? r->error == TEMPO_BITREAD_OK : tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+}
+
+static tempo_drop_reason get_input(tempo_bitreader *r, const tempo_codec_ctx *ctx,
+                                   tempo_msg_input *in)
+{
+    if (ctx == NULL)
+        return TEMPO_DROP_NO_REFERENCE;
+    int np = ctx->num_players, is = ctx->input_size;
+    int64_t start = unwrap16(get_bits(r, 16), ctx->frame_hint);
+    if (start < 0 || start > INT32_MAX) {
+        tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+        start = 0;
+    }
+    in->start = (int32_t)start;
+    in->ack = get_offset(r, start);
+    in->sender_frame = get_offset(r, start);
+    uint32_t mask = get_bits(r, np);
+    in->player_mask = (uint8_t)mask;
+    in->count = 0;
+    if (mask != 0) {
+        uint32_t c1;
+        if (tempo_bitreader_uvarint(r, G_COUNT, &c1) &&
+            (c1 >= TEMPO_MSG_MAX_FRAMES || start + c1 + 1 > INT32_MAX))
+            tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+        in->count = r->error == TEMPO_BITREAD_OK ? (int)c1 + 1 : 0;
+    }
+    in->disconnected_mask = 0;
+    memset(in->disconnect_frame, 0, sizeof in->disconnect_frame);
+    memset(in->have_until, 0, sizeof in->have_until);
+    if (get_bits(r, 1) != 0) {
+        in->disconnected_mask = (uint8_t)get_bits(r, np);
+        if (in->disconnected_mask == 0) /* the flag said there was one */
+            tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+        for (int p = 0; p < np; p++) {
+            if ((in->disconnected_mask >> p) & 1u) {
+                in->disconnect_frame[p] = get_offset(r, start);
+                in->have_until[p] = get_offset(r, start);
+            }
+        }
+    }
+    if (r->error != TEMPO_BITREAD_OK)
+        return reader_reason(r);
+    int posw = tempo_bitpack_bits_required((uint32_t)is * 8 - 1);
+    uint8_t ref[TEMPO_MAX_INPUT_SIZE];
+    for (int p = 0, i = 0; p < np; p++) {
+        if (!((mask >> p) & 1u))
+            continue;
+        if (in->start == 0)
+            memset(ref, 0, sizeof ref);
+        else if (ctx->reference == NULL ||
+                 !ctx->reference(ctx->reference_ctx, p, in->start - 1, ref))
+            return TEMPO_DROP_NO_REFERENCE;
+        const uint8_t *prev = ref;
+        for (int f = 0; f < in->count; f++) {
+            uint8_t *cur = in->data + ((size_t)i * (size_t)in->count + (size_t)f) * (size_t)is;
+            if (!get_delta(r, prev, cur, is, posw))
+                return reader_reason(r);
+            prev = cur;
+        }
+        i++;
+    }
+    return TEMPO_DROP_NONE;
+}
+
+static void get_sync(tempo_bitreader *r, tempo_msg_sync *s)
+{
+    int32_t np, is;
+    s->nonce = get_bits(r, 32);
+    s->config_hash = get_bits(r, 32);
+    tempo_bitreader_ranged(r, 1, TEMPO_MAX_PLAYERS, &np);
+    tempo_bitreader_ranged(r, 1, TEMPO_MAX_INPUT_SIZE, &is);
+    s->num_players = (uint8_t)np;
+    s->input_size = (uint8_t)is;
+    int n = r->error == TEMPO_BITREAD_OK ? np : 1; /* bits() needs >= 1 */
+    s->player_mask = (uint8_t)get_bits(r, n);
+    s->ready_mask = (uint8_t)get_bits(r, n);
+    s->ready = get_bits(r, 1) != 0;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++) {
+        uint32_t v = 0;
+        if (p < np && tempo_bitreader_uvarint(r, G_RTT, &v) && v > 0xFFFFu)
+            tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+        s->rtt_ms[p] = (uint16_t)(v == 0 ? RTT_UNKNOWN : v - 1);
+    }
+}
+
+static tempo_drop_reason get_body(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    int32_t v;
+    switch (m->type) {
+    case TEMPO_MSG_SYNC_REQUEST:
+    case TEMPO_MSG_SYNC_REPLY: get_sync(r, &m->u.sync); break;
+    case TEMPO_MSG_INPUT: return get_input(r, ctx, &m->u.input);
+    case TEMPO_MSG_INPUT_ACK:
+        m->u.input_ack.ack = get_frame(r);
+        m->u.input_ack.sender_frame = get_frame(r);
+        break;
+    case TEMPO_MSG_PING:
+    case TEMPO_MSG_PONG: m->u.ping.time_us = get_bits(r, 32); break;
+    case TEMPO_MSG_QUALITY:
+        m->u.quality.frame = get_frame(r);
+        m->u.quality.advantage_q8 = get_q8(r);
+        m->u.quality.lead_q8 = get_q8(r);
+        break;
+    case TEMPO_MSG_CHECKSUM:
+        m->u.checksum.frame = get_frame(r);
+        m->u.checksum.checksum = get_bits(r, 32);
+        m->u.checksum.checksum |= (uint64_t)get_bits(r, 32) << 32;
+        break;
+    case TEMPO_MSG_DISCONNECT:
+        tempo_bitreader_ranged(r, 0, TEMPO_DISCONNECT_PLAYER_DROPPED, &v);
+        m->u.disconnect.reason = (uint8_t)v;
+        tempo_bitreader_ranged(r, 0, TEMPO_MAX_PLAYERS - 1, &v);
+        m->u.disconnect.player = (uint8_t)v;
+        m->u.disconnect.frame = get_frame(r);
+        break;
+    default: break; /* KEEPALIVE */
+    }
+    return reader_reason(r);
+}
+
+/* Header checks in the order of PROTOCOL.md, "Receiving"; leaves r after the type. */
+static tempo_drop_reason get_header(tempo_bitreader *r, const uint8_t *data, size_t size,
+                                    uint32_t *session_id, uint16_t *sequence, uint8_t *type)
+{
+    if (size > TEMPO_MAX_DATAGRAM)
+        return TEMPO_DROP_TOO_LONG;
+    if (size < MIN_DATAGRAM)
+        return TEMPO_DROP_TOO_SHORT;
+    if ((data[0] >> 3) != MAGIC)
+        return TEMPO_DROP_BAD_MAGIC;
+    if ((data[0] & 7u) != TEMPO_PROTOCOL_VERSION)
+        return TEMPO_DROP_BAD_VERSION;
+    tempo_bitreader_init(r, data, size);
+    (void)get_bits(r, 8);
+    *session_id = get_bits(r, 32);
+    *sequence = (uint16_t)get_bits(r, 16);
+    *type = (uint8_t)get_bits(r, 4);
+    if (*type == 0 || *type >= TEMPO_MSG_TYPE_COUNT_)
+        return TEMPO_DROP_BAD_TYPE;
+    return TEMPO_DROP_NONE;
+}
+
+int tempo_codec_decode(const uint8_t *data, size_t size, const tempo_codec_ctx *ctx,
+                       tempo_msg *out, tempo_drop_reason *reason)
+{
+    tempo_drop_reason unused;
+    if (reason == NULL)
+        reason = &unused;
+    *reason = TEMPO_DROP_NONE;
+    if ((data == NULL && size != 0) || out == NULL || (ctx != NULL && !ctx_ok(ctx)))
+        return TEMPO_E_INVALID_ARG;
+    tempo_bitreader r;
+    *reason = get_header(&r, data, size, &out->session_id, &out->sequence, &out->type);
+    if (*reason == TEMPO_DROP_NONE)
+        *reason = get_body(&r, ctx, out);
+    if (*reason == TEMPO_DROP_NONE && !tempo_bitreader_at_end(&r))
+        *reason = TEMPO_DROP_TRAILING;
+    return *reason == TEMPO_DROP_NONE ? TEMPO_OK : TEMPO_E_MALFORMED;
+}
+
+int tempo_codec_peek_header(const uint8_t *data, size_t size, uint32_t *session_id,
+                            uint16_t *sequence, uint8_t *type, tempo_drop_reason *reason)
+{
+    tempo_drop_reason unused;
+    if (reason == NULL)
+        reason = &unused;
+    *reason = TEMPO_DROP_NONE;
+    if ((data == NULL && size != 0) || session_id == NULL || sequence == NULL || type == NULL)
+        return TEMPO_E_INVALID_ARG;
+    tempo_bitreader r;
+    *reason = get_header(&r, data, size, session_id, sequence, type);
+    return *reason == TEMPO_DROP_NONE ? TEMPO_OK : TEMPO_E_MALFORMED;
+}
+
+/* ---- comparison ---- */
+
+static bool input_equal(const tempo_msg_input *a, const tempo_msg_input *b, int input_size)
+{
+    if (a->player_mask != b->player_mask || a->start != b->start || a->count != b->count ||
+        a->ack != b->ack || a->sender_frame != b->sender_frame ||
+        a->disconnected_mask != b->disconnected_mask)
+        return false;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        if (((a->disconnected_mask >> p) & 1u) && (a->disconnect_frame[p] != b->disconnect_frame[p] ||
+                                                    a->have_until[p] != b->have_until[p]))
+            return false;
+    size_t n = (size_t)popcount8(a->player_mask) * (size_t)a->count * (size_t)input_size;
+    return n <= sizeof a->data && memcmp(a->data, b->data, n) == 0;
+}
+
+static bool sync_equal(const tempo_msg_sync *a, const tempo_msg_sync *b)
+{
+    if (a->nonce != b->nonce || a->config_hash != b->config_hash ||
+        a->num_players != b->num_players || a->input_size != b->input_size ||
+        a->player_mask != b->player_mask || a->ready_mask != b->ready_mask || a->ready != b->ready)
+        return false;
+    for (int p = 0; p < a->num_players && p < TEMPO_MAX_PLAYERS; p++)
+        if (a->rtt_ms[p] != b->rtt_ms[p])
+            return false;
+    return true;
+}
+
+bool tempo_codec_msg_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    if (a->session_id != b->session_id || a->sequence != b->sequence || a->type != b->type)
+        return false;
+    switch (a->type) {
+    case TEMPO_MSG_SYNC_REQUEST:
+    case TEMPO_MSG_SYNC_REPLY: return sync_equal(&a->u.sync, &b->u.sync);
+    case TEMPO_MSG_INPUT: return input_equal(&a->u.input, &b->u.input, input_size);
+    case TEMPO_MSG_INPUT_ACK:
+        return a->u.input_ack.ack == b->u.input_ack.ack &&
+               a->u.input_ack.sender_frame == b->u.input_ack.sender_frame;
+    case TEMPO_MSG_PING:
+    case TEMPO_MSG_PONG: return a->u.ping.time_us == b->u.ping.time_us;
+    case TEMPO_MSG_QUALITY:
+        return a->u.quality.frame == b->u.quality.frame &&
+               a->u.quality.advantage_q8 == b->u.quality.advantage_q8 &&
+               a->u.quality.lead_q8 == b->u.quality.lead_q8;
+    case TEMPO_MSG_CHECKSUM:
+        return a->u.checksum.frame == b->u.checksum.frame &&
+               a->u.checksum.checksum == b->u.checksum.checksum;
+    case TEMPO_MSG_DISCONNECT:
+        return a->u.disconnect.reason == b->u.disconnect.reason &&
+               a->u.disconnect.player == b->u.disconnect.player &&
+               a->u.disconnect.frame == b->u.disconnect.frame;
+    default: return true;
+    }
+}

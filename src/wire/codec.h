@@ -1,0 +1,202 @@
+/*
+ * codec.h — tempo's messages and their wire form (specified byte by byte in
+ * docs/PROTOCOL.md).
+ *
+ * A datagram holds one message: a fixed header (protocol byte, session id,
+ * sequence) and a bit-packed body. Every byte that arrives is hostile: the
+ * decoder is bounds-checked, never allocates, never reads past the buffer,
+ * range-checks every field, and says why it rejected a datagram.
+ *
+ * Frames on the wire are relative: an INPUT message carries its base frame as
+ * 16 bits, unwrapped by the receiver near a frame it expects, and every other
+ * frame in the message as a small signed offset from the base.
+ */
+#ifndef TEMPO_WIRE_CODEC_H
+#define TEMPO_WIRE_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tempo/base.h"
+#include "tempo/transport.h"
+
+#define TEMPO_PROTOCOL_VERSION 1
+/* Most frames one INPUT message carries per player. */
+#define TEMPO_MSG_MAX_FRAMES 64
+/* Bytes of input one INPUT message holds at most (all players, all frames). */
+#define TEMPO_MSG_MAX_INPUT_BYTES (TEMPO_MAX_PLAYERS * TEMPO_MSG_MAX_FRAMES * TEMPO_MAX_INPUT_SIZE)
+
+typedef enum tempo_msg_type {
+    TEMPO_MSG_SYNC_REQUEST = 1,
+    TEMPO_MSG_SYNC_REPLY = 2,
+    TEMPO_MSG_INPUT = 3,
+    TEMPO_MSG_INPUT_ACK = 4,
+    TEMPO_MSG_PING = 5,
+    TEMPO_MSG_PONG = 6,
+    TEMPO_MSG_QUALITY = 7,
+    TEMPO_MSG_CHECKSUM = 8,
+    TEMPO_MSG_DISCONNECT = 9,
+    TEMPO_MSG_KEEPALIVE = 10,
+    TEMPO_MSG_TYPE_COUNT_ = 11
+} tempo_msg_type;
+
+/* SYNC_REQUEST / SYNC_REPLY: the handshake. The request carries a random
+ * nonce; the reply echoes it. Both carry what start-up needs. */
+typedef struct tempo_msg_sync {
+    uint32_t nonce;
+    uint32_t config_hash;  /* hash of the match settings both sides must share */
+    uint8_t num_players;   /* 1..TEMPO_MAX_PLAYERS */
+    uint8_t input_size;    /* 1..TEMPO_MAX_INPUT_SIZE */
+    uint8_t player_mask;   /* players the sender hosts (0: a spectator) */
+    uint8_t ready_mask;    /* players whose machines the sender has finished the handshake with */
+    bool ready;            /* the sender has finished the handshake with everyone */
+    /* the sender's round-trip estimate to the machine of each player, in
+     * milliseconds; 0xFFFF = unknown (the ping mesh for start-up). */
+    uint16_t rtt_ms[TEMPO_MAX_PLAYERS];
+} tempo_msg_sync;
+
+/* INPUT: the sender's inputs for frames [start, start + count) of each player
+ * in player_mask (ascending player order), plus acks and time-sync values. */
+typedef struct tempo_msg_input {
+    uint8_t player_mask;   /* players whose inputs follow; may be 0 (count must then be 0) */
+    int32_t start;         /* first frame carried (the base frame of the message) */
+    int count;             /* frames carried, 0..TEMPO_MSG_MAX_FRAMES */
+    int32_t ack;           /* next frame the sender wants from the receiver */
+    int32_t sender_frame;  /* the sender's current frame (time sync) */
+    /* Disconnect gossip: bit p set if the sender holds player p disconnected;
+     * disconnect_frame[p] is the first frame without p's input in the
+     * sender's view, have_until[p] the end of p's inputs the sender holds. */
+    uint8_t disconnected_mask;
+    int32_t disconnect_frame[TEMPO_MAX_PLAYERS];
+    int32_t have_until[TEMPO_MAX_PLAYERS];
+    /* Inputs, players in ascending order, each player's frames in order:
+     * input of the i-th player of the mask at frame start + f is at
+     * data[(i * count + f) * input_size]. */
+    uint8_t data[TEMPO_MSG_MAX_INPUT_BYTES];
+} tempo_msg_input;
+
+/* INPUT_ACK: acknowledgement without inputs (spectators, idle senders). */
+typedef struct tempo_msg_input_ack {
+    int32_t ack;
+    int32_t sender_frame;
+} tempo_msg_input_ack;
+
+/* PING carries the sender's clock; PONG echoes it so the sender gets the RTT. */
+typedef struct tempo_msg_ping {
+    uint32_t time_us; /* sender's time, low 32 bits (RTT uses wrapping subtraction) */
+} tempo_msg_ping;
+
+/* QUALITY: the time-sync report of the sender. */
+typedef struct tempo_msg_quality {
+    int32_t frame;          /* sender's current frame */
+    int16_t advantage_q8;   /* sender's frame advantage over the receiver, frames * 256 */
+    int16_t lead_q8;        /* sender's average lead over the receiver, frames * 256 */
+} tempo_msg_quality;
+
+/* CHECKSUM: the checksum of a confirmed frame, for desync detection. */
+typedef struct tempo_msg_checksum {
+    int32_t frame;
+    uint64_t checksum;
+} tempo_msg_checksum;
+
+typedef enum tempo_disconnect_reason {
+    TEMPO_DISCONNECT_LEAVING = 0,        /* the sender is leaving the match */
+    TEMPO_DISCONNECT_PLAYER_DROPPED = 1  /* the sender dropped `player` at `frame` */
+} tempo_disconnect_reason;
+
+typedef struct tempo_msg_disconnect {
+    uint8_t reason;  /* tempo_disconnect_reason */
+    uint8_t player;  /* < TEMPO_MAX_PLAYERS */
+    int32_t frame;   /* LEAVING: the sender's first frame without input */
+} tempo_msg_disconnect;
+
+typedef struct tempo_msg {
+    uint32_t session_id;
+    uint16_t sequence;
+    uint8_t type; /* tempo_msg_type */
+    union {
+        tempo_msg_sync sync;            /* SYNC_REQUEST, SYNC_REPLY */
+        tempo_msg_input input;          /* INPUT */
+        tempo_msg_input_ack input_ack;  /* INPUT_ACK */
+        tempo_msg_ping ping;            /* PING, PONG */
+        tempo_msg_quality quality;      /* QUALITY */
+        tempo_msg_checksum checksum;    /* CHECKSUM */
+        tempo_msg_disconnect disconnect;/* DISCONNECT */
+    } u;                                /* KEEPALIVE has no body */
+} tempo_msg;
+
+/* Why a datagram was rejected. Counted per reason by the session. */
+typedef enum tempo_drop_reason {
+    TEMPO_DROP_NONE = 0,
+    TEMPO_DROP_TOO_SHORT,      /* shorter than the header */
+    TEMPO_DROP_TOO_LONG,       /* longer than TEMPO_MAX_DATAGRAM */
+    TEMPO_DROP_BAD_MAGIC,      /* not a tempo datagram */
+    TEMPO_DROP_BAD_VERSION,    /* another protocol version */
+    TEMPO_DROP_BAD_TYPE,       /* unknown message type */
+    TEMPO_DROP_TRUNCATED,      /* the body ends early */
+    TEMPO_DROP_BAD_VALUE,      /* a field out of range */
+    TEMPO_DROP_NO_REFERENCE,   /* INPUT delta base unknown to the receiver */
+    TEMPO_DROP_TRAILING,       /* bytes left after the body */
+    TEMPO_DROP_REASON_COUNT_
+} tempo_drop_reason;
+
+/* Short name of a reason ("truncated"...), static. */
+const char *tempo_drop_reason_name(tempo_drop_reason r);
+
+/* What the receiver knows, needed to decode an INPUT message. */
+typedef struct tempo_codec_ctx {
+    int input_size;        /* bytes per player per frame, 1..TEMPO_MAX_INPUT_SIZE */
+    int num_players;       /* players in the match; mask bits at or above are rejected */
+    /* Frame near which a 16-bit base frame is unwrapped (the receiver's
+     * expectation, e.g. the next frame it wants from the sender). */
+    int32_t frame_hint;
+    /* Fill out (input_size bytes) with the receiver's input of `player` at
+     * `frame` (frame >= 0), the reference of the first delta-coded frame.
+     * Return false if unknown: the datagram is dropped (NO_REFERENCE).
+     * May be NULL when no INPUT message is expected. */
+    bool (*reference)(void *ctx, int player, int32_t frame, uint8_t *out);
+    void *reference_ctx;
+} tempo_codec_ctx;
+
+/* Encode msg into buf (capacity bytes, at most TEMPO_MAX_DATAGRAM used).
+ * For INPUT, `reference` gives the sender's input of each player at
+ * start - 1 (the receiver already has it); if the inputs do not fit,
+ * msg->u.input.count is reduced (the oldest frames are kept, data is
+ * re-laid-out for the new count) and the message still encodes. An INPUT
+ * with no player or no frame carries neither: player_mask and count are
+ * both set to 0.
+ * ctx is needed (valid, with a reference unless every carried frame starts
+ * at 0) only for INPUT; other types ignore it. Every frame must be >= 0,
+ * and INPUT frames within the receiver's unwrap window (PROTOCOL.md).
+ * Returns the size written (> 0), or TEMPO_E_INVALID_ARG (a field out of
+ * range, NULL, the reference unknown), TEMPO_E_FULL (even an empty message
+ * does not fit). */
+int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf, size_t capacity);
+
+/* Decode one datagram into *out. Returns TEMPO_OK, or TEMPO_E_MALFORMED with
+ * *reason set (reason may be NULL). ctx may be NULL when no INPUT message is
+ * expected: an INPUT is then dropped as NO_REFERENCE. TEMPO_E_INVALID_ARG for
+ * NULL data (with size > 0) or out, or a ctx with fields out of range.
+ * Never reads outside [data, data + size), never allocates. Only the fields
+ * of out's type are written, and of INPUT data only the bytes carried. */
+int tempo_codec_decode(const uint8_t *data, size_t size, const tempo_codec_ctx *ctx,
+                       tempo_msg *out, tempo_drop_reason *reason);
+
+/* Read only the header (session id, sequence, type) without the body.
+ * Same errors as tempo_codec_decode, except those only the body shows. */
+int tempo_codec_peek_header(const uint8_t *data, size_t size, uint32_t *session_id,
+                            uint16_t *sequence, uint8_t *type, tempo_drop_reason *reason);
+
+/* True if a and b carry the same message: the fields the wire carries for
+ * their type (SYNC rtt_ms only below num_players, INPUT data only the bytes
+ * carried, input_size per player and frame). For tests and fuzzers. */
+bool tempo_codec_msg_equal(const tempo_msg *a, const tempo_msg *b, int input_size);
+
+/* Sequence numbers wrap: true if a is newer than b (RFC 1982 style). */
+static inline bool tempo_seq_greater(uint16_t a, uint16_t b)
+{
+    return (uint16_t)(a - b) != 0 && (uint16_t)(a - b) < 0x8000u;
+}
+
+#endif /* TEMPO_WIRE_CODEC_H */

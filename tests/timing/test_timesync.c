@@ -1,0 +1,346 @@
+/*
+ * test_timesync.c — keeping peers in step. Units for the pure parts (stall
+ * spreading, GGPO's rules, the automatic delay's hysteresis, the start-up
+ * formula) and the issue's targets as scenarios over several seeds: clock
+ * drift, start skew, three peers, automatic delay, and the comparison of
+ * methods. Frame skew is measured from outside, as the true difference of
+ * the machines' frames at the same virtual instant.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "p2p_harness.h"
+#include "timing/timesync.h"
+
+static harness h;
+
+static tempo_config cfg_for(int players, tempo_timesync_method method)
+{
+    tempo_config c;
+    tempo_config_default(&c);
+    c.num_players = players;
+    c.desync_interval = 60;
+    c.timesync.method = method;
+    return c;
+}
+
+static double skew_of(int i)
+{
+    return h.peer[i].skew_n ? h.peer[i].skew_sum / (double)h.peer[i].skew_n : 0.0;
+}
+
+/* ---- units ---------------------------------------------------------------- */
+
+static void queued_stalls_are_spread_out_more_densely_as_the_queue_grows(void **state)
+{
+    (void)state;
+    tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
+    tempo_timesync t;
+    for (int queued = 1; queued <= 12; queued++) {
+        timesync_init(&t, &c);
+        t.stall_queue = queued;
+        int first = -1;
+        for (int tick = 1; tick <= 20 && first < 0; tick++)
+            if (timesync_decide(&t, tick))
+                first = tick;
+        int expect = queued >= 10 ? 1 : 11 - queued;
+        assert_int_equal(first, expect);
+    }
+}
+
+static void inversus_stalls_half_the_advantage_when_ahead(void **state)
+{
+    (void)state;
+    tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
+    tempo_timesync t;
+    timesync_init(&t, &c);
+    int stalls = 0;
+    /* we run 6 frames ahead: L = owd + 6, R = owd - 6 -> advantage 6 */
+    for (int tick = 0; tick < 40; tick++) {
+        timesync_on_local(&t, 0, 3.0 + 6.0, 0);
+        timesync_on_remote(&t, 0, 3.0 - 6.0, 3.0);
+        stalls += timesync_decide(&t, tick);
+    }
+    assert_true(t.advantage > 5.9 && t.advantage < 6.1);
+    for (int tick = 40; tick < 200; tick++)
+        stalls += timesync_decide(&t, tick);
+    assert_int_equal(stalls, 6);
+    /* behind: never stalls */
+    timesync_init(&t, &c);
+    stalls = 0;
+    for (int tick = 0; tick < 400; tick++) {
+        timesync_on_local(&t, 0, 3.0 - 4.0, 0);
+        timesync_on_remote(&t, 0, 3.0 + 4.0, 3.0);
+        stalls += timesync_decide(&t, tick);
+    }
+    assert_int_equal(stalls, 0);
+}
+
+static void ggpo_waits_for_three_frames_and_240_between(void **state)
+{
+    (void)state;
+    tempo_config c = cfg_for(2, TEMPO_TIMESYNC_GGPO);
+    tempo_timesync t;
+    timesync_init(&t, &c);
+    int stalls = 0;
+    for (int f = 0; f < 600; f++) { /* 2 frames ahead: below GGPO's minimum */
+        timesync_on_local(&t, 0, 0, -2.0);
+        timesync_on_quality(&t, 0, 2.0);
+        stalls += timesync_decide(&t, f);
+    }
+    assert_int_equal(stalls, 0);
+    timesync_init(&t, &c);
+    int first = -1, count = 0;
+    for (int f = 0; f < 600; f++) { /* 4 frames ahead: sleep 4, then wait 240 */
+        timesync_on_local(&t, 0, 0, -4.0);
+        timesync_on_quality(&t, 0, 4.0);
+        if (timesync_decide(&t, f)) {
+            if (first < 0)
+                first = f;
+            count++;
+        }
+    }
+    assert_int_equal(first, 39); /* once 40 samples filled the window */
+    assert_int_equal(count, 12); /* at frames 39, 279, 519: 4 each */
+}
+
+static void automatic_delay_has_hysteresis(void **state)
+{
+    (void)state;
+    tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
+    c.auto_delay.enabled = true;
+    tempo_timesync t;
+    timesync_init(&t, &c);
+    assert_int_equal(timesync_initial_delay(&t, 0.0), 0);
+    assert_int_equal(timesync_initial_delay(&t, 150.0), 3); /* 4.5 + 1.5 = 6 frames */
+    assert_int_equal(timesync_initial_delay(&t, 1000.0), 4); /* capped at max_frames */
+    timesync_initial_delay(&t, 0.0);
+    double lags[] = {2.5, 3.5, 6.5, 9.0, 7.5, 5.5, 4.0, 2.5, 1.5, 0.5};
+    int expect[] = {1, 2, 3, 4, 4, 3, 2, 2, 1, 0};
+    /* between thresholds it holds: 7.5 stays at 4 (lower at 7.0), 2.5 at 2
+     * (lower at 2.0); one step only after two windows agree */
+    for (int k = 0; k < 10; k++) {
+        int d = 0;
+        for (int tick = 0; tick < c.auto_delay.window_frames; tick++) {
+            timesync_on_remote(&t, 0, 0, lags[k]);
+            d = timesync_delay_tick(&t, 0.0);
+        }
+        if (k > 0 && expect[k] != expect[k - 1])
+            assert_int_equal(d, expect[k - 1]); /* one window is not enough */
+        for (int tick = 0; tick < c.auto_delay.window_frames; tick++) {
+            timesync_on_remote(&t, 0, 0, lags[k]);
+            d = timesync_delay_tick(&t, 0.0);
+        }
+        assert_int_equal(d, expect[k]);
+    }
+    /* a burst in one window is not a trend: the trimmed mean ignores it */
+    for (int w = 0; w < 4; w++)
+        for (int tick = 0; tick < c.auto_delay.window_frames; tick++) {
+            timesync_on_remote(&t, 0, 0, tick < 8 ? 20.0 : 0.5);
+            assert_int_equal(timesync_delay_tick(&t, 0.0), 0);
+        }
+    /* lockstep: the floor from the round trip raises it though lags are small */
+    int d = 0;
+    for (int tick = 0; tick < 6 * c.auto_delay.window_frames; tick++) {
+        timesync_on_remote(&t, 0, 0, 1.0);
+        d = timesync_delay_tick(&t, timesync_rtt_lag(&t, 150.0));
+    }
+    assert_int_equal(d, 3);
+}
+
+static void startup_wait_equalizes_when_everyone_learns_readiness(void **state)
+{
+    (void)state;
+    /* Three machines in a line: 0 -10ms- 1 -10ms- 2 (0-2 is 20 ms). We are
+     * 0; everyone became ready at t = 100 ms. We hear of 1 at 110, of 2 at
+     * 120: machine 2 hears of us at 120 and of 1 at 110, so nobody learns
+     * later than us, no wait. */
+    double owd[9] = {0, 10000, 20000, 10000, 0, 10000, 20000, 10000, 0};
+    uint64_t heard[3] = {100000, 110000, 120000};
+    assert_int_equal(timesync_startup_wait(3, 0, heard, owd, 120000), 0);
+    /* Machine 2 became ready last, at 150: we hear at 170; machine 1 hears at
+     * 160; so does 2 itself at 150... all learn by 170: no wait for us. But
+     * machine 1 (hearing at 160) must wait 10 ms. */
+    uint64_t heard1[3] = {110000, 100000, 160000}; /* machine 1's view */
+    assert_int_equal(timesync_startup_wait(3, 1, heard1, owd, 160000), 10000);
+}
+
+/* ---- scenarios: the targets of the issue ------------------------------------ */
+
+static void one_percent_slow_clock_keeps_half_a_frame_of_skew(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
+        uint32_t m[2] = {1, 2};
+        harness_init(&h, &c, 2, m, 0, "broadband", seed);
+        harness_drift(&h, 1, -1.0);
+        h.skew_from_us = 2000000;
+        harness_run(&h, 3600, 200000000);
+        for (int i = 0; i < 2; i++) {
+            assert_true(skew_of(i) <= 0.5);
+            assert_true(h.peer[i].stall_ticks <= 3600 / 60);
+        }
+        /* the fast machine does the stalling, about 1% of its frames */
+        assert_true(h.peer[0].stall_ticks >= 30);
+        assert_true(h.peer[1].stall_ticks <= 6);
+        harness_free(&h);
+    }
+}
+
+/* Two machines in step but out of phase: whole-frame lags read exactly half
+ * a frame of advantage on both sides in turn. Nobody may stall for it. */
+static void machines_in_step_do_not_trade_stalls(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
+        uint32_t m[2] = {1, 2};
+        harness_init(&h, &c, 2, m, 0, seed % 2 ? "lan" : "perfect", seed);
+        harness_run(&h, 1800, 200000000);
+        assert_true(h.peer[0].stall_ticks + h.peer[1].stall_ticks <= 2);
+        harness_free(&h);
+    }
+}
+
+static void start_skew_is_corrected_within_5_s_with_spread_stalls(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
+        uint32_t m[2] = {1, 2};
+        harness_init(&h, &c, 2, m, 0, "broadband", seed);
+        h.peer[1].hiccup_frame = 1; /* machine 1 starts 200 ms late */
+        h.peer[1].hiccup_us = 200000;
+        harness_run(&h, 300, 200000000); /* 5 s */
+        h.skew_from_us = h.now_us;
+        harness_run(&h, 600, 200000000);
+        assert_true(skew_of(0) <= 0.6);
+        for (int i = 0; i < 2; i++)
+            assert_true(h.peer[i].max_stalls_in_3 <= 1);
+        assert_true(h.peer[0].stall_ticks >= 4); /* it really had to correct */
+        harness_free(&h);
+    }
+}
+
+static void three_peers_one_slow_stay_within_a_frame_without_oscillation(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        tempo_config c = cfg_for(3, TEMPO_TIMESYNC_INVERSUS);
+        uint32_t m[3] = {1, 2, 4};
+        harness_init(&h, &c, 3, m, 0, "broadband", seed);
+        harness_drift(&h, 2, -2.0);
+        h.skew_from_us = 2000000;
+        harness_run(&h, 3600, 200000000);
+        double required = 3600 * 0.02; /* frames the drift makes the fast ones gain */
+        for (int i = 0; i < 3; i++)
+            assert_true(skew_of(i) <= 1.0);
+        for (int i = 0; i < 2; i++)
+            assert_true(h.peer[i].stall_ticks <= 1.5 * required);
+        assert_true(h.peer[2].stall_ticks <= 0.1 * required);
+        harness_free(&h);
+    }
+}
+
+static void automatic_delay_settles_on_transatlantic(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
+        c.auto_delay.enabled = true;
+        uint32_t m[2] = {1, 2};
+        harness_init(&h, &c, 2, m, 0, "transatlantic", seed);
+        harness_run(&h, 3600, 200000000);
+        for (int i = 0; i < 2; i++) {
+            tempo_session_stats st;
+            tempo_session_get_stats(h.peer[i].s, &st);
+            assert_true(st.input_delay >= 2 && st.input_delay <= 3);
+            assert_true((double)st.rollback_depth_sum / (double)st.rollbacks <= 3.0);
+        }
+        int32_t checked;
+        assert_true(harness_converged(&h, false, &checked));
+        harness_free(&h);
+    }
+}
+
+static void inversus_beats_ggpo_and_none_on_skew(void **state)
+{
+    (void)state;
+    double skew[4] = {0};
+    for (int method = 0; method < 4; method++) {
+        for (uint64_t seed = 1; seed <= 2; seed++) {
+            tempo_config c = cfg_for(2, (tempo_timesync_method)method);
+            uint32_t m[2] = {1, 2};
+            harness_init(&h, &c, 2, m, 0, "broadband", seed);
+            harness_drift(&h, 1, -1.0);
+            h.skew_from_us = 2000000;
+            harness_run(&h, 3600, 200000000);
+            skew[method] += skew_of(0);
+            harness_free(&h);
+        }
+    }
+    assert_true(skew[TEMPO_TIMESYNC_INVERSUS] < skew[TEMPO_TIMESYNC_GGPO]);
+    assert_true(skew[TEMPO_TIMESYNC_INVERSUS] < skew[TEMPO_TIMESYNC_NONE]);
+    assert_true(skew[TEMPO_TIMESYNC_LEAD] < skew[TEMPO_TIMESYNC_NONE]);
+}
+
+/* Uneven links: 0 and 1 are far apart, 2 is close to both. Machine 2
+ * learns that everyone is ready a one-way trip before the others do, and
+ * would start that much ahead; the start-up delay holds it back. */
+static double early_skew(bool startup_delay, uint64_t seed)
+{
+    tempo_config c = cfg_for(3, TEMPO_TIMESYNC_NONE);
+    c.timesync.startup_delay = startup_delay;
+    uint32_t m[3] = {1, 2, 4};
+    harness_init(&h, &c, 3, m, 0, "lan", seed);
+    tempo_link_params far;
+    tempo_link_profile("transatlantic", &far);
+    far.loss = 0;
+    tempo_simnet_set_link(h.net, &h.peer[0].addr, &h.peer[1].addr, &far);
+    tempo_simnet_set_link(h.net, &h.peer[1].addr, &h.peer[0].addr, &far);
+    h.skew_from_us = 1;
+    harness_run(&h, 40, 200000000);
+    double s = (skew_of(0) + skew_of(1) + skew_of(2)) / 3.0;
+    tempo_session_stats st;
+    tempo_session_get_stats(h.peer[2].s, &st);
+    if (startup_delay)
+        assert_true(st.startup_delay_ms > 40); /* about the 75 ms one way */
+    harness_free(&h);
+    return s;
+}
+
+static void startup_delay_reduces_the_initial_skew(void **state)
+{
+    (void)state;
+    double with = 0, without = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        with += early_skew(true, seed);
+        without += early_skew(false, seed);
+    }
+    assert_true(with < 0.6 * without);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(queued_stalls_are_spread_out_more_densely_as_the_queue_grows),
+        cmocka_unit_test(inversus_stalls_half_the_advantage_when_ahead),
+        cmocka_unit_test(ggpo_waits_for_three_frames_and_240_between),
+        cmocka_unit_test(automatic_delay_has_hysteresis),
+        cmocka_unit_test(startup_wait_equalizes_when_everyone_learns_readiness),
+        cmocka_unit_test(one_percent_slow_clock_keeps_half_a_frame_of_skew),
+        cmocka_unit_test(machines_in_step_do_not_trade_stalls),
+        cmocka_unit_test(start_skew_is_corrected_within_5_s_with_spread_stalls),
+        cmocka_unit_test(three_peers_one_slow_stay_within_a_frame_without_oscillation),
+        cmocka_unit_test(automatic_delay_settles_on_transatlantic),
+        cmocka_unit_test(inversus_beats_ggpo_and_none_on_skew),
+        cmocka_unit_test(startup_delay_reduces_the_initial_skew),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
