@@ -28,8 +28,8 @@ struct tempo_session {
     bool started;
     bool waiting;       /* last tick was WAITING (for WAITING_OVER) */
     /* The session clock: monotonic, advanced by each poll's step of the
-     * caller's time, except that a step back or a leap forward (see
-     * tempo_session_poll) counts as a nominal step. Every timer runs on it. */
+     * caller's time, except that a step back counts as none and a leap
+     * forward (see tempo_session_poll) as one frame. Every timer runs on it. */
     uint64_t now_us;
     uint64_t raw_us;       /* the caller's time at the last poll */
     bool has_time;

@@ -363,16 +363,17 @@ TEMPO_API int tempo_session_input_delay(const tempo_session *s, int player);
  *   - a step forward longer than disconnect_notify_ms (the machine slept, a
  *     debugger stopped it, a load held the loop) counts as this machine's
  *     own pause: one frame of time passes, the datagrams that waited are
- *     heard, and every peer gets its full disconnect timeout from here
- *     before it is dropped; round trips begun before the pause are not
- *     measured. The others saw the silence too: if it outlasted their
+ *     heard first, and the pause adds nothing to any peer's silence; round
+ *     trips begun before it are not measured. If the machine really
+ *     stopped, the others saw the silence: if it outlasted their
  *     disconnect_timeout_ms, they dropped this machine, and it drops them
- *     when their silence reaches its timeout;
+ *     when their silence (counted without the pause) reaches its timeout;
  *   - a step back counts as no time passing: the poll does its usual work
  *     and later steps are measured from the new value;
  * both are counted in tempo_session_stats.clock_jumps. Polls further apart
  * than disconnect_notify_ms thus slow every network timer down.
- * Errors: TEMPO_E_INVALID_ARG (s is NULL). */
+ * Errors: TEMPO_E_INVALID_ARG (s is NULL), TEMPO_E_STATE (a network
+ * session with a player not declared). */
 TEMPO_API tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us);
 
 /* After tempo_session_poll: true if the coming tempo_session_advance will be
