@@ -57,6 +57,9 @@ bad 2 'players 2\nlink 0-1 nosuch\n'
 bad 2 'players 2\nblackout 0-1 from 10s to 5s\n'
 bad 2 'players 2\nhiccup 1 at 60 for 300\n'
 bad 2 'players 2\ndrop 3 at 60\n'
+bad 2 'players 2\nclock-jump 1 at 60 by 10\n'
+bad 2 'players 2\nclock-jump 1 at 60 for 10s\n'
+bad 3 'players 2\n\nclock-jump 2 at 60 by -1s\n'
 bad 3 'players 2\nseed 1\nseed 2\n'
 bad 2 'players 2\ninput-delay 9\nmax-prediction 8\n'
 bad 1 'players 3\npeer 0 players 0\npeer 1 players 1\n'
@@ -83,6 +86,25 @@ for seed in 1 2 3 4 5; do
     "$sim" --scenario "$(dirname "$0")/scenarios/partition-no-false-desync.scenario" --seed $seed \
         --quiet --json "$dir/partition.json"
     [ $? -eq 0 ] || fail "partition scenario, seed $seed: exit $? (a false DESYNC?)"
+done
+# A machine's clock leaps forward (10 s; 60 s and a step back with three
+# peers) while the network carries on: every peer ends together, no desync.
+# A silence the others really saw past the timeout (a blackout, a freeze)
+# still drops that machine: it ends cut off, and the others together.
+here=$(dirname "$0")/scenarios
+for name in clock-jump-10s clock-jump-60s blackout-drops-peer freeze-drops-peer; do
+    "$sim" --scenario "$here/$name.scenario" --quiet --json "$dir/$name.json"
+    [ $? -eq 0 ] || fail "$name did not exit 0"
+    [ "$(value converged "$dir/$name.json")" = true ] || fail "$name did not converge"
+    [ "$(value soak_check "$dir/$name.json")" = null ] || fail "$name failed a soak check"
+    [ "$(grep -c '"desyncs": 0' "$dir/$name.json")" -eq "$(grep -c '"desyncs":' "$dir/$name.json")" ] ||
+        fail "$name raised a DESYNC"
+    cut=$(grep -c '"cut_off": true,' "$dir/$name.json")
+    case $name in
+    clock-jump-*) [ "$cut" -eq 0 ] && ! grep -q '"dropped": true,' "$dir/$name.json" ||
+        fail "$name: a peer was dropped" ;;
+    *) [ "$cut" -eq 1 ] || fail "$name: $cut peers cut off, expected 1" ;;
+    esac
 done
 
 echo "sim_scenario: ok ($n scenarios)"

@@ -260,9 +260,27 @@ TEMPO_API int tempo_session_input_delay(const tempo_session *s, int player);
 
 /* ---- the tick --------------------------------------------------------- */
 
-/* Give the session the current time (microseconds, any origin, never going
- * back). Network sessions send and receive here and run their timers; a local
- * session only records the time. Errors: TEMPO_E_INVALID_ARG. */
+/* Give the session the current time (microseconds, any origin). Network
+ * sessions receive what is waiting, run their timers, then send; a local
+ * session only records the time. Call it every tick.
+ * Pass a monotonic clock (CLOCK_MONOTONIC, QueryPerformanceCounter,
+ * mach_absolute_time), never the wall clock. The session keeps its own
+ * clock from the steps between polls, so that a clock that misbehaves ends
+ * no match that the network carried:
+ *   - a step forward longer than disconnect_notify_ms (the machine slept, a
+ *     debugger stopped it, a load held the loop) counts as this machine's
+ *     own pause: one frame of time passes, the datagrams that waited are
+ *     heard first, and the pause adds nothing to any peer's silence; round
+ *     trips begun before it are not measured. If the machine really
+ *     stopped, the others saw the silence: if it outlasted their
+ *     disconnect_timeout_ms, they dropped this machine, and it drops them
+ *     when their silence (counted without the pause) reaches its timeout;
+ *   - a step back counts as no time passing: the poll does its usual work
+ *     and later steps are measured from the new value;
+ * both are counted in tempo_session_stats.clock_jumps. Polls further apart
+ * than disconnect_notify_ms thus slow every network timer down.
+ * Errors: TEMPO_E_INVALID_ARG (s is NULL), TEMPO_E_STATE (a network
+ * session with a player not declared). */
 TEMPO_API tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us);
 
 /* After tempo_session_poll: true if the coming tempo_session_advance will be
@@ -496,6 +514,8 @@ typedef struct tempo_session_stats {
                                   behind, as estimated (the largest over peers) */
     int input_delay;           /* current delay of the local players (the largest) */
     uint32_t startup_delay_ms; /* how long the start was held back */
+    uint64_t clock_jumps;      /* polls whose time went back or leapt forward (see
+                                  tempo_session_poll) */
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from

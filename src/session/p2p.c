@@ -288,7 +288,8 @@ static void on_sync(tempo_session *s, tempo_endpoint *e, const tempo_msg *m)
             slot = i;
     if (slot < 0 || e->synchronized)
         return; /* a repeat, or not ours */
-    endpoint_rtt_sample(e, s->now_us - e->nonce_sent_us[slot]);
+    if (!session_spans_jump(s, e->nonce_sent_us[slot]))
+        endpoint_rtt_sample(e, s->now_us - e->nonce_sent_us[slot]);
     e->nonces[slot] = 0;
     e->sync_rounds++;
     tempo_event ev;
@@ -331,7 +332,8 @@ static void on_message(tempo_session *s, tempo_endpoint *e, int peer, tempo_msg 
     }
     case TEMPO_MSG_PONG: {
         uint32_t rtt = (uint32_t)s->now_us - m->u.ping.time_us;
-        if (rtt < 10000000u) /* older than 10 s: a stray */
+        /* older than 10 s: a stray */
+        if (rtt < 10000000u && !session_spans_jump(s, s->now_us - rtt))
             endpoint_rtt_sample(e, rtt);
         break;
     }

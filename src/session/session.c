@@ -267,14 +267,33 @@ int tempo_session_input_delay(const tempo_session *s, int player)
 
 static tempo_result start(tempo_session *s);
 
+/* Move the session clock by the caller's step. A step forward longer than
+ * the interruption time is this machine's own pause (sleep, breakpoint, a
+ * long load): the network carried on without it, so it counts as one frame
+ * and nobody's silence grows by it. A step back counts as no time. */
+static void clock_step(tempo_session *s, uint64_t now_us)
+{
+    if (!s->has_time) {
+        s->now_us = now_us;
+    } else if (now_us < s->raw_us) {
+        s->clock_jumps++;
+        s->resumed_us = s->now_us;
+    } else if (now_us - s->raw_us > (uint64_t)s->cfg.disconnect_notify_ms * 1000u) {
+        s->now_us += 1000000u / (uint64_t)s->cfg.frames_per_second;
+        s->clock_jumps++;
+        s->resumed_us = s->now_us;
+    } else {
+        s->now_us += now_us - s->raw_us;
+    }
+    s->raw_us = now_us;
+    s->has_time = true;
+}
+
 tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us)
 {
     if (!s)
         return TEMPO_E_INVALID_ARG;
-    if (s->has_time && now_us < s->now_us)
-        return TEMPO_E_INVALID_ARG;
-    s->now_us = now_us;
-    s->has_time = true;
+    clock_step(s, now_us);
     if (s->net) {
         if (!s->net->started) {
             tempo_result r = start(s);
@@ -491,6 +510,7 @@ tempo_result tempo_session_get_stats(const tempo_session *s, tempo_session_stats
         out->frame_advantage = s->net->ts.advantage;
         out->startup_delay_ms = s->net->startup_delay_ms;
     }
+    out->clock_jumps = s->clock_jumps;
     return TEMPO_OK;
 }
 

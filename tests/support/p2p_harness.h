@@ -3,9 +3,10 @@
  * virtual time, each running the toy game, for network session tests.
  *
  * Peer i sits at 10.0.0.(i+1):7000 and hosts the players given to it; every
- * machine ticks at 60 Hz of its own clock. After a run, harness_converged()
- * checks that all live peers computed the same state after every frame they
- * all confirmed.
+ * machine ticks at 60 Hz of its own clock. A test may make a machine's clock
+ * jump (clock_offset_us) or make it deaf (its datagrams wait in the network).
+ * After a run, harness_converged() checks that all live peers computed the
+ * same state after every frame they all confirmed.
  */
 #ifndef TEMPO_TESTS_P2P_HARNESS_H
 #define TEMPO_TESTS_P2P_HARNESS_H
@@ -21,7 +22,9 @@
 typedef struct h_peer {
     tempo_session *s;
     tempo_address addr;
-    tempo_transport tr;
+    tempo_transport tr;    /* simnet's transport of the node */
+    tempo_transport ears;  /* what the session uses: tr, unless deaf */
+    bool deaf;             /* its session's receives find nothing */
     toy_driver *d;
     uint32_t local_mask;
     bool spectator;
@@ -34,6 +37,8 @@ typedef struct h_peer {
     int recent_stalls;     /* bit history of the last ticks' stalls */
     int32_t hiccup_frame;  /* freeze when reaching this frame (-1: never) ... */
     uint64_t hiccup_us;    /* ... for this long */
+    int64_t clock_offset_us; /* added to its clock: its jumps so far (negative: back) */
+    int poll_errors;       /* polls that did not return TEMPO_OK */
     uint32_t samples;      /* inputs given so far */
     int delay;
     uint64_t corrupt_at;   /* >0: corrupt the state after ADVANCE of this frame */
@@ -80,6 +85,19 @@ static inline void harness_one_each(uint32_t *mask, int n)
         mask[i] = 1u << i;
 }
 
+/* The transport a harness session uses: the node's, deaf on demand. */
+static inline int h_ears_send(void *ctx, const tempo_address *to, const uint8_t *data, size_t size)
+{
+    h_peer *p = ctx;
+    return p->tr.send(p->tr.ctx, to, data, size);
+}
+
+static inline int h_ears_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
+{
+    h_peer *p = ctx;
+    return p->deaf ? 0 : p->tr.recv(p->tr.ctx, from, buf, capacity);
+}
+
 /* players_of[i]: the player mask hosted by peer i. nspect: spectators after
  * the peers, watching peer 0. profile: link profile of every link. */
 static inline void harness_init(harness *h, const tempo_config *cfg, int npeers,
@@ -105,6 +123,9 @@ static inline void harness_init(harness *h, const tempo_config *cfg, int npeers,
         p->period_us = H_TICK_US;
         p->hiccup_frame = -1;
         assert_int_equal(tempo_simnet_add_node(h->net, &p->addr, &p->tr), TEMPO_OK);
+        p->ears.send = h_ears_send;
+        p->ears.recv = h_ears_recv;
+        p->ears.ctx = p;
         p->d = calloc(1, sizeof *p->d);
         assert_non_null(p->d);
         toy_driver_init(p->d, h->players, cfg->input_size);
@@ -113,7 +134,7 @@ static inline void harness_init(harness *h, const tempo_config *cfg, int npeers,
         h_peer *p = &h->peer[i];
         tempo_config c = *cfg;
         c.random_seed = seed * 31 + (uint64_t)i;
-        assert_int_equal(tempo_session_create_p2p(&c, &p->tr, &p->s), TEMPO_OK);
+        assert_int_equal(tempo_session_create_p2p(&c, &p->ears, &p->s), TEMPO_OK);
         p->local_mask = players_of[i];
         for (int pl = 0; pl < h->players; pl++) {
             if (players_of[i] & (1u << pl)) {
@@ -131,7 +152,7 @@ static inline void harness_init(harness *h, const tempo_config *cfg, int npeers,
         h_peer *p = &h->peer[npeers + k];
         p->spectator = true;
         tempo_address host = h_addr(0);
-        assert_int_equal(tempo_session_create_spectator(cfg, &p->tr, &host, &p->s), TEMPO_OK);
+        assert_int_equal(tempo_session_create_spectator(cfg, &p->ears, &host, &p->s), TEMPO_OK);
         assert_int_equal(tempo_session_add_spectator(h->peer[0].s, &p->addr), TEMPO_OK);
     }
 }
@@ -145,10 +166,10 @@ static inline void harness_free(harness *h)
     tempo_simnet_destroy(h->net);
 }
 
-/* A machine's clock: virtual time scaled by its drift (local µs). */
+/* A machine's clock: virtual time scaled by its drift, plus its jumps (local µs). */
 static inline uint64_t harness_clock(const h_peer *p, uint64_t now_us)
 {
-    return (uint64_t)((double)now_us * (H_TICK_US / p->period_us));
+    return (uint64_t)((int64_t)((double)now_us * (H_TICK_US / p->period_us)) + p->clock_offset_us);
 }
 
 /* Make machine i's clock run `pct` percent fast (negative: slow). */
@@ -159,7 +180,8 @@ static inline void harness_drift(harness *h, int i, double pct)
 
 static inline void harness_tick(harness *h, h_peer *p)
 {
-    tempo_session_poll(p->s, harness_clock(p, h->now_us));
+    if (tempo_session_poll(p->s, harness_clock(p, h->now_us)) != TEMPO_OK)
+        p->poll_errors++;
     for (int pl = 0; pl < h->players; pl++)
         if (p->local_mask & (1u << pl)) {
             uint8_t in[TEMPO_MAX_INPUT_SIZE];

@@ -50,6 +50,15 @@ typedef struct sim_fault {
     uint32_t ms; /* hiccups: how long the machine freezes */
 } sim_fault;
 
+/* A scenario's clock jump: when machine `peer` reaches `frame`, its clock
+ * leaps by `us` (negative: back) between two of its ticks; it keeps ticking
+ * at its pace and the network carries on. */
+typedef struct sim_clock_jump {
+    int peer;
+    int32_t frame;
+    int64_t us;
+} sim_clock_jump;
+
 /* --link A-B:PROFILE (or a scenario's link line); b < 0 means every other
  * machine ("A-*"). Both directions get params. */
 typedef struct sim_link_override {
@@ -101,6 +110,8 @@ typedef struct sim_options {
     int num_drops;
     sim_fault hiccups[SIM_MAX_FAULTS];
     int num_hiccups;
+    sim_clock_jump clock_jumps[SIM_MAX_FAULTS];
+    int num_clock_jumps;
     double clock_drift_pct[SIM_MAX_MACHINES]; /* negative: slow clock */
     uint32_t start_skew_ms[SIM_MAX_MACHINES];
     sim_blackout blackouts[SIM_MAX_BLACKOUTS];

@@ -5,8 +5,11 @@
  * phase, since real machines' ticks are never in step) and its clock runs at
  * `rate` times virtual time (a quartz 1% slow has rate 0.99). The game on it
  * ticks whenever its own clock passes a multiple of 1/60 s, so a slow clock
- * ticks less often in virtual time. Invariant: tick_vt is increasing in k and
- * local_us is non-decreasing in vt, so a session never sees time go back.
+ * ticks less often in virtual time. A clock jump (a scenario's clock-jump)
+ * shifts what the clock reads from then on, as a wall clock set by hand or a
+ * machine resumed from sleep does; the ticks keep their pace. Invariant:
+ * tick_vt is increasing in k, and local_us is non-decreasing in vt between
+ * jumps.
  */
 #include <math.h>
 
@@ -16,13 +19,15 @@ void sim_clock_init(sim_clock *c, uint64_t start_us, double drift_pct)
 {
     c->start_us = start_us;
     c->rate = 1.0 + drift_pct / 100.0;
+    c->jump_us = 0;
 }
 
 uint64_t sim_clock_local_us(const sim_clock *c, uint64_t vt_us)
 {
     if (vt_us <= c->start_us)
         return 0;
-    return (uint64_t)((double)(vt_us - c->start_us) * c->rate);
+    int64_t local = (int64_t)((double)(vt_us - c->start_us) * c->rate) + c->jump_us;
+    return local > 0 ? (uint64_t)local : 0;
 }
 
 uint64_t sim_clock_tick_vt(const sim_clock *c, uint64_t k)

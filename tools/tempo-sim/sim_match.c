@@ -67,7 +67,7 @@ static int counted_send(void *ctx, const tempo_address *to, const uint8_t *data,
 static int counted_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
 {
     sim_machine *m = ctx;
-    return m->net.recv(m->net.ctx, from, buf, capacity);
+    return m->deaf ? 0 : m->net.recv(m->net.ctx, from, buf, capacity);
 }
 
 /* ---- building the match ------------------------------------------------------- */
@@ -312,6 +312,7 @@ static void machine_tick(sim_match *mt, sim_machine *m)
 {
     const sim_options *o = mt->o;
     tempo_session_poll(m->s, sim_clock_local_us(&m->clock, mt->vt));
+    m->deaf = false;
     /* A person's input is read only for ticks that will make a frame. */
     if (m->num_local > 0 && !tempo_session_will_stall(m->s))
         for (int p = 0; p < o->players; p++)
@@ -413,6 +414,20 @@ static void check_faults(sim_match *mt, sim_machine *m)
         m->tick_k = sim_clock_first_tick_from(&m->clock, mt->vt + (uint64_t)h->ms * 1000u);
         m->next_vt = sim_clock_tick_vt(&m->clock, m->tick_k);
         snprintf(label, sizeof label, "peer %d froze %" PRIu32 " ms", m->index, h->ms);
+        if (mt->tl)
+            sim_timeline_mark(mt->tl, (double)mt->vt / 1e6, SIM_MARK_HICCUP, m->index, label);
+    }
+    for (int k = 0; k < o->num_clock_jumps; k++) {
+        const sim_clock_jump *j = &o->clock_jumps[k];
+        if (mt->jump_fired[k] || j->peer != m->index || m->frame < j->frame)
+            continue;
+        mt->jump_fired[k] = true;
+        /* Only its clock moves, unseen by the network. The poll that feels it
+         * finds nothing waiting (what arrived stays for the poll after): the
+         * harder case, where only its own clock speaks of the time. */
+        m->clock.jump_us += j->us;
+        m->deaf = true;
+        snprintf(label, sizeof label, "peer %d's clock jumped %+.3f s", m->index, (double)j->us / 1e6);
         if (mt->tl)
             sim_timeline_mark(mt->tl, (double)mt->vt / 1e6, SIM_MARK_HICCUP, m->index, label);
     }

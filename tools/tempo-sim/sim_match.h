@@ -33,11 +33,14 @@
 
 /* ---- sim_clock.c ---------------------------------------------------------- */
 
-/* A machine's clock: local(vt) = (vt - start_us) * rate for vt >= start_us,
- * rate = 1 + drift / 100. Tick k falls at local time k * SIM_TICK_PERIOD_US. */
+/* A machine's clock: local(vt) = (vt - start_us) * rate + jump_us for
+ * vt >= start_us (never below 0), rate = 1 + drift / 100. Tick k falls at
+ * (vt - start_us) * rate = k * SIM_TICK_PERIOD_US: jumps move what the clock
+ * reads, not when the game ticks. */
 typedef struct sim_clock {
     uint64_t start_us;
     double rate;
+    int64_t jump_us;  /* the clock jumps so far (negative: back) */
 } sim_clock;
 
 void sim_clock_init(sim_clock *c, uint64_t start_us, double drift_pct);
@@ -96,6 +99,7 @@ typedef struct sim_machine {
     tempo_transport net;     /* simnet's transport of this node */
     tempo_transport counted; /* the same, counting what the session sends */
     sim_clock clock;
+    bool deaf;               /* its next poll receives nothing (after a clock jump) */
     uint64_t tick_k;         /* next tick number */
     uint64_t next_vt;        /* when the next tick falls */
     arena_state game;
@@ -131,6 +135,7 @@ typedef struct sim_match {
     uint64_t sample_us;      /* time between samples */
     sim_timeline *tl;        /* NULL: no timeline */
     bool hiccup_fired[SIM_MAX_FAULTS];
+    bool jump_fired[SIM_MAX_FAULTS];
     bool drop_fired[SIM_MAX_FAULTS];
     uint8_t blackout_state[SIM_MAX_BLACKOUTS]; /* 0 ahead, 1 under way, 2 over */
     uint64_t fault_end_vt;   /* when the latest fault begun so far ends */

@@ -145,7 +145,7 @@ typedef struct parser {
     bool peer_given;
     int spectator_line[SIM_MAX_MACHINES]; /* the line that made each spectator */
     int link_line[SIM_MAX_LINKS], blackout_line[SIM_MAX_BLACKOUTS];
-    int hiccup_line[SIM_MAX_FAULTS], drop_line[SIM_MAX_FAULTS];
+    int hiccup_line[SIM_MAX_FAULTS], drop_line[SIM_MAX_FAULTS], jump_line[SIM_MAX_FAULTS];
     int clock_line[SIM_MAX_MACHINES]; /* clock-drift or start-skew of that machine */
 } parser;
 
@@ -435,6 +435,30 @@ static bool d_hiccup(parser *ps, int argc, char **argv)
     return true;
 }
 
+/* clock-jump M at MOMENT by [-]TIME */
+static bool d_clock_jump(parser *ps, int argc, char **argv)
+{
+    sim_options *o = ps->o;
+    int m = 0;
+    int64_t f = 0;
+    uint64_t us;
+    if (argc != 6 || strcmp(argv[2], "at") != 0 || strcmp(argv[4], "by") != 0)
+        return fail(ps, ps->line, "expected: clock-jump MACHINE at FRAME by TIME");
+    if (o->num_clock_jumps >= SIM_MAX_FAULTS)
+        return fail(ps, ps->line, "too many clock jumps (at most %d)", SIM_MAX_FAULTS);
+    if (!machine(ps, argv[1], &m))
+        return false;
+    if (!parse_moment(argv[3], INT32_MAX, &f))
+        return fail(ps, ps->line, "bad moment '%s' (a frame, or seconds as 10s)", argv[3]);
+    bool back = argv[5][0] == '-';
+    if (!parse_span(argv[5] + back, 3600000000u, &us) || us == 0)
+        return fail(ps, ps->line, "bad clock jump '%s' (a time with a unit, -1h..1h, not 0: 10s, -1s)",
+                    argv[5]);
+    o->clock_jumps[o->num_clock_jumps] = (sim_clock_jump){m, (int32_t)f, back ? -(int64_t)us : (int64_t)us};
+    ps->jump_line[o->num_clock_jumps++] = ps->line;
+    return true;
+}
+
 /* drop M at MOMENT */
 static bool d_drop(parser *ps, int argc, char **argv)
 {
@@ -570,6 +594,7 @@ static const directive directives[] = {
     {"link", d_link, false},          {"clock-drift", d_clock_drift, false},
     {"start-skew", d_start_skew, false}, {"hiccup", d_hiccup, false},
     {"drop", d_drop, false},          {"blackout", d_blackout, false},
+    {"clock-jump", d_clock_jump, false},
     {"input-delay", d_input_delay, true}, {"timesync", d_timesync, true},
     {"max-prediction", d_max_prediction, true}, {"save-policy", d_save_policy, true},
     {"desync-interval", d_desync_interval, true}, {"desync-at", d_desync_at, true},
@@ -651,6 +676,9 @@ static bool check_whole(parser *ps)
     for (int k = 0; k < o->num_hiccups; k++)
         if (o->hiccups[k].peer >= machines)
             return fail(ps, ps->hiccup_line[k], "no such machine (machines are 0..%d)", machines - 1);
+    for (int k = 0; k < o->num_clock_jumps; k++)
+        if (o->clock_jumps[k].peer >= machines)
+            return fail(ps, ps->jump_line[k], "no such machine (machines are 0..%d)", machines - 1);
     for (int k = 0; k < o->num_drops; k++)
         if (o->drops[k].peer >= machines)
             return fail(ps, ps->drop_line[k], "no such machine (machines are 0..%d)", machines - 1);

@@ -128,6 +128,12 @@ void sim_scenario_write(FILE *f, const sim_options *o)
     for (int k = 0; k < o->num_hiccups; k++)
         fprintf(f, "hiccup %d at %" PRId32 " for %" PRIu32 "ms\n", o->hiccups[k].peer, o->hiccups[k].frame,
                 o->hiccups[k].ms);
+    for (int k = 0; k < o->num_clock_jumps; k++) {
+        const sim_clock_jump *j = &o->clock_jumps[k];
+        fprintf(f, "clock-jump %d at %" PRId32 " by %s", j->peer, j->frame, j->us < 0 ? "-" : "");
+        put_span(f, (uint64_t)(j->us < 0 ? -j->us : j->us));
+        fputc('\n', f);
+    }
     for (int k = 0; k < o->num_blackouts; k++) {
         fputs("blackout ", f);
         put_pair(f, o->blackouts[k].a, o->blackouts[k].b);

@@ -82,6 +82,9 @@ void sim_describe(const sim_options *o, char *buf, size_t size)
     for (int k = 0; k < o->num_hiccups; k++)
         add(buf, size, "; peer %d freezes %" PRIu32 " ms at frame %" PRId32, o->hiccups[k].peer,
             o->hiccups[k].ms, o->hiccups[k].frame);
+    for (int k = 0; k < o->num_clock_jumps; k++)
+        add(buf, size, "; peer %d's clock jumps %+.3f s at frame %" PRId32, o->clock_jumps[k].peer,
+            (double)o->clock_jumps[k].us / 1e6, o->clock_jumps[k].frame);
     for (int k = 0; k < o->num_drops; k++)
         add(buf, size, "; peer %d drops at frame %" PRId32, o->drops[k].peer, o->drops[k].frame);
     for (int k = 0; k < o->num_blackouts; k++) {

@@ -18,7 +18,7 @@
 #define SIM_MAX_MARKERS 256
 
 typedef enum sim_marker_kind {
-    SIM_MARK_HICCUP = 1,      /* a peer froze */
+    SIM_MARK_HICCUP = 1,      /* a peer froze, or its clock jumped */
     SIM_MARK_BLACKOUT_START,  /* a link started dropping everything */
     SIM_MARK_BLACKOUT_END,
     SIM_MARK_DISCONNECT,      /* a peer was dropped */
