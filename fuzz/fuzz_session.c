@@ -182,7 +182,8 @@ static void build(tempo_msg *m, const uint8_t *b, size_t n)
         break;
     case TEMPO_MSG_CHECKSUM:
         m->u.checksum.frame = i32(b, n, 1) / 60 * 60;
-        m->u.checksum.checksum = (uint64_t)i32(b, n, 5);
+        m->u.checksum.checksum = m->u.checksum.frame ? (uint64_t)i32(b, n, 5) : 0;
+        m->u.checksum.ack = i32(b, n, 9) / 60 * 60;
         break;
     case TEMPO_MSG_DISCONNECT:
         m->u.disconnect.reason = at_(b, n, 1) & 1;
@@ -258,7 +259,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             push_msg(from, &m);
         } else {
             uint8_t d[TEMPO_MAX_DATAGRAM];
-            d[0] = 0xB1;
+            d[0] = 0xB0 | TEMPO_PROTOCOL_VERSION; /* magic and version */
             d[1] = 7, d[2] = d[3] = d[4] = 0; /* session id 7 */
             d[5] = (uint8_t)net.seq, d[6] = (uint8_t)(net.seq++ >> 8);
             size_t m = n < sizeof d - 7 ? n : sizeof d - 7;

@@ -3,7 +3,8 @@
 # (clean match converges with every per-peer key; a planted desync is seen by
 # every peer at the next check and exits 3; a dropped peer leaves the others
 # converging), spectators, --compare, the default scenario's files, exact
-# reproducibility, and usage errors (exit 2).
+# reproducibility, every desync check made on lossy links, and usage errors
+# (exit 2).
 # usage: sim_network.sh <tempo-sim> <work dir>
 set -u
 sim=$1
@@ -78,7 +79,21 @@ done
 [ -s "$dir/tempo-report.html" ] || fail "default scenario wrote no report"
 [ "$(wc -l <"$dir/tl.csv")" -gt 20 ] || fail "CSV has too few samples"
 
-# 8. Usage errors exit 2.
+# 8. Desync checks survive loss: on mobile and terrible links every check frame
+# two live partners confirmed is compared (made = expected), none missed.
+for profile in mobile terrible; do
+    for seed in 1 2 3; do
+        f="$dir/checks_${profile}_$seed.json"
+        "$sim" --players 3 --spectators 1 --profile $profile --frames 1800 --seed $seed \
+            --desync-interval 20 --json "$f" --quiet || fail "$profile seed $seed did not exit 0"
+        made=$(value checks_made "$f")
+        want=$(value checks_expected "$f")
+        [ "$want" -gt 0 ] && [ "$made" = "$want" ] || fail "$profile seed $seed: $made of $want desync checks made"
+        [ "$(count desync_checks_missed 0 "$f")" -eq 4 ] || fail "$profile seed $seed: a check was missed"
+    done
+done
+
+# 9. Usage errors exit 2.
 for args in "--players 1" "--players 4 --local-per-peer 4" "--players 2 --spectators 8" \
             "--players 2 --link 0-5:lan" "--players 2 --link 0-1:nosuch" "--timesync fast" \
             "--input-delay soon" "--hiccup 1@5" "--players 2 --drop-peer 4@10" \

@@ -516,6 +516,16 @@ typedef struct tempo_session_stats {
     uint32_t startup_delay_ms; /* how long the start was held back */
     uint64_t clock_jumps;      /* polls whose time went back or leapt forward (see
                                   tempo_session_poll) */
+    /* desync checks, continued. Each check frame gives one comparison with
+     * every peer (a spectator: with its host); desync_checks counts those
+     * made, this those that became impossible: the peer's checksum came
+     * after ours had left the log of the last 256 (or was never computed
+     * here), ours left it before the peer's came, or the peer was dropped
+     * while owing or holding one (docs/NETWORK.md, "Desync checks"). */
+    uint64_t desync_checks_missed;
+    uint64_t checksums_ignored; /* CHECKSUMs no honest peer sends (a frame that is no
+                                   check frame or lies beyond what we can hold, an ack
+                                   of a frame we never sent): that part is ignored */
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from

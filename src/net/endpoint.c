@@ -19,7 +19,6 @@ void endpoint_init(tempo_endpoint *e, const tempo_address *addr, endpoint_role r
     e->players = players;
     e->remote_lag = 0;
     e->sent_ack = -1;
-    e->checked_frame = -1;
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
         e->mesh_rtt_ms[p] = 0xFFFF;
 }

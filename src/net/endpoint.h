@@ -80,8 +80,12 @@ typedef struct tempo_endpoint {
     int32_t remote_frame;      /* its current frame, as last said */
     int32_t remote_lag;        /* frames of ours it was predicting, as last said */
     int32_t sent_ack;          /* the ack we last sent it */
-    int32_t checked_frame;     /* newest frame whose checksum we compared with it */
-    int32_t sum_first, sum_second; /* next own check frame to send it, first and second time */
+
+    /* our checksums to it, resent until acknowledged (0: no frame yet) */
+    int32_t sum_acked;         /* it holds every check frame of ours up to this */
+    int32_t sum_next;          /* next check frame of ours to send it */
+    int32_t sum_sent_max;      /* newest check frame of ours ever sent to it */
+    uint64_t sum_timer_us;     /* when the oldest unacknowledged one was last sent */
 
     /* disconnect gossip it sent us */
     uint8_t gossip_mask;

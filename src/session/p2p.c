@@ -338,8 +338,7 @@ static void on_message(tempo_session *s, tempo_endpoint *e, int peer, tempo_msg 
         break;
     }
     case TEMPO_MSG_CHECKSUM:
-        if (peer >= 0)
-            p2p_on_checksum(s, e, peer, &m->u.checksum);
+        p2p_on_checksum(s, e, peer, &m->u.checksum);
         break;
     case TEMPO_MSG_DISCONNECT:
         if (m->u.disconnect.reason == TEMPO_DISCONNECT_LEAVING)
@@ -428,8 +427,7 @@ void p2p_lose_endpoint(tempo_session *s, tempo_endpoint *e)
     e->disconnected = true;
     e->interrupted = false;
     if (e >= s->net->peers && e < s->net->peers + P2P_MAX_PEERS) /* its checksums are moot */
-        for (int k = 0; k < P2P_PENDING_SUMS; k++)
-            s->net->pending[e - s->net->peers][k].frame = -1;
+        p2p_forget_sums(s, (int)(e - s->net->peers));
     if (e->role == ENDPOINT_PEER && e >= s->net->peers && e < s->net->peers + P2P_MAX_PEERS)
         timesync_peer_lost(&s->net->ts, (int)(e - s->net->peers));
     if (e->role == ENDPOINT_PEER) {

@@ -20,6 +20,7 @@
 #define P2P_SUM_LOG 256         /* own checksums kept for sending and comparison */
 #define P2P_PENDING_SUMS 32     /* peers' checksums waiting for ours */
 #define P2P_SUMS_PER_TICK 4     /* CHECKSUM datagrams per endpoint per tick, at most */
+#define P2P_SUM_RESEND_US 100000u /* unacknowledged checksums go again after this, or the RTO if longer */
 #define P2P_KEEPALIVE_US 100000u
 
 enum { DROP_NONE = 0, DROP_PENDING = 1, DROP_FINAL = 2 };
@@ -28,6 +29,16 @@ typedef struct p2p_pending_sum {
     int32_t frame; /* -1: empty */
     uint64_t sum;
 } p2p_pending_sum;
+
+/* The check frames of one peer's we hold (compared, waiting for ours, or
+ * given up as missed): all up to `held`, and of the P2P_SUM_LOG after it,
+ * those whose bit is set. `held` is the ack we send it. */
+typedef struct p2p_sum_window {
+    int32_t held;
+    int32_t newest;        /* newest check frame of its that came */
+    uint64_t bits[P2P_SUM_LOG / 64]; /* bit k: held + (k + 1) * interval */
+    bool ack_owed;         /* a checksum came since we last sent it one */
+} p2p_sum_window;
 
 typedef struct tempo_p2p {
     tempo_transport transport;
@@ -65,7 +76,9 @@ typedef struct tempo_p2p {
 
     /* desync checks */
     sync_sum own_sums[P2P_SUM_LOG];  /* by frame / interval % P2P_SUM_LOG */
+    int32_t own_newest;              /* newest own check frame computed (0: none) */
     p2p_pending_sum pending[P2P_MAX_PEERS][P2P_PENDING_SUMS];
+    p2p_sum_window sum_in[P2P_MAX_PEERS];
     int32_t desync_reported[8];      /* frames already reported, ring */
     int desync_head;
 
@@ -122,6 +135,9 @@ void p2p_fill_gossip(const tempo_session *s, tempo_msg_input *m, bool final_only
 void p2p_send_relays(tempo_session *s);
 void p2p_take_checksums(tempo_session *s);
 void p2p_send_checksums(tempo_session *s);
+/* A CHECKSUM from e (peer: its index in peers, -1 for a spectator). */
 void p2p_on_checksum(tempo_session *s, tempo_endpoint *e, int peer, const tempo_msg_checksum *m);
+/* Peer `peer` is lost: the comparisons still owed with it are missed. */
+void p2p_forget_sums(tempo_session *s, int peer);
 
 #endif /* TEMPO_SESSION_P2P_H */

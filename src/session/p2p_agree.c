@@ -26,10 +26,21 @@
  * rarer.
  *
  * Desync checks. Each peer sends the checksum of every desync_interval-th
- * confirmed frame, twice (on two ticks, for loss), to every endpoint, at
- * most a few per tick in frame order; a received checksum is compared with
- * our own when both are known. A mismatch raises one DESYNC event per frame,
- * however many peers disagree.
+ * confirmed frame (a check frame) to every endpoint until it is
+ * acknowledged: in frame order, at most a few per tick, never more than
+ * P2P_SUM_LOG check frames past the acknowledged one, and when the oldest
+ * unacknowledged one has waited an RTO (100 ms at least), all of them again
+ * (go-back-N). Every CHECKSUM carries the receiver's cumulative ack: the
+ * sender holds all its check frames up to that one. A peer owing an ack and
+ * having no checksum to send sends the ack alone; spectators only ack.
+ *
+ * A received checksum is compared with our own once both are known, exactly
+ * once per peer and frame: a window of held frames turns repeats away. A
+ * comparison that can no longer happen (ours gone from the log of the last
+ * P2P_SUM_LOG, never computed here, or the peer dropped) is counted as
+ * missed, once, when that becomes known. A mismatch raises one DESYNC event
+ * per frame, however many peers disagree. Frames and acks no honest peer
+ * sends are ignored and counted.
  */
 #include "session/p2p.h"
 
@@ -238,96 +249,230 @@ static sync_sum *own_slot(tempo_session *s, int32_t frame)
     return &s->net->own_sums[(frame / interval) % P2P_SUM_LOG];
 }
 
+/* Window position of check frame f (f > w->held): 0 .. P2P_SUM_LOG - 1, or
+ * -1 beyond the window. */
+static int window_bit(const p2p_sum_window *w, int32_t f, int interval)
+{
+    int64_t k = ((int64_t)f - w->held) / interval - 1;
+    return k < P2P_SUM_LOG ? (int)k : -1;
+}
+
+static bool is_held(const p2p_sum_window *w, int32_t f, int interval)
+{
+    if (f <= w->held)
+        return true;
+    int k = window_bit(w, f, interval);
+    return k >= 0 && (w->bits[k / 64] >> (k % 64)) & 1u;
+}
+
+/* Hold check frame f (within the window), then move `held` over every
+ * frame now held in a row. */
+static void hold(p2p_sum_window *w, int32_t f, int interval)
+{
+    int k = window_bit(w, f, interval);
+    if (f <= w->held || k < 0)
+        return;
+    w->bits[k / 64] |= (uint64_t)1u << (k % 64);
+    while (w->bits[0] & 1u) {
+        for (int i = 0; i < P2P_SUM_LOG / 64; i++)
+            w->bits[i] = (w->bits[i] >> 1) | (i + 1 < P2P_SUM_LOG / 64 ? w->bits[i + 1] << 63 : 0);
+        w->held += interval;
+    }
+}
+
+static void unhold(p2p_sum_window *w, int32_t f, int interval)
+{
+    int k = window_bit(w, f, interval);
+    if (f > w->held && k >= 0)
+        w->bits[k / 64] &= ~((uint64_t)1u << (k % 64));
+}
+
+/* Our check frame `gone` leaves the log: every live peer that has not
+ * delivered its checksum of that frame will never be compared with. */
+static void own_sum_leaves(tempo_session *s, int32_t gone)
+{
+    tempo_p2p *n = s->net;
+    int interval = s->cfg.desync_interval;
+    for (int i = 0; i < n->npeers; i++) {
+        p2p_sum_window *w = &n->sum_in[i];
+        if (n->peers[i].disconnected || is_held(w, gone, interval) || window_bit(w, gone, interval) < 0)
+            continue;
+        s->sync.stats.desync_checks_missed++;
+        hold(w, gone, interval);
+    }
+}
+
 void p2p_take_checksums(tempo_session *s)
 {
     tempo_p2p *n = s->net;
     sync_sum c;
     while (sync_take_checksum(&s->sync, &c)) {
-        *own_slot(s, c.frame) = c;
+        sync_sum *slot = own_slot(s, c.frame);
+        if (slot->frame >= 0 && slot->frame != c.frame)
+            own_sum_leaves(s, slot->frame);
+        *slot = c;
+        if (c.frame > n->own_newest)
+            n->own_newest = c.frame;
         for (int i = 0; i < n->npeers; i++)
             for (int k = 0; k < P2P_PENDING_SUMS && !n->peers[i].disconnected; k++) {
-                /* a dropped peer's frames part from ours after the drop:
-                 * its checksums, even those that came before, prove nothing */
                 p2p_pending_sum *ps = &n->pending[i][k];
-                if (ps->frame != c.frame)
+                if (ps->frame < 0 || ps->frame > c.frame)
                     continue;
-                compare(s, i, c.frame, c.checksum, ps->sum);
-                if (c.frame > n->peers[i].checked_frame)
-                    n->peers[i].checked_frame = c.frame;
+                if (ps->frame == c.frame)
+                    compare(s, i, c.frame, c.checksum, ps->sum);
+                else /* ours come in frame order: this one was never computed here */
+                    s->sync.stats.desync_checks_missed++;
                 ps->frame = -1;
             }
     }
 }
 
-static void send_sum(tempo_session *s, tempo_endpoint *e, const sync_sum *c)
+void p2p_forget_sums(tempo_session *s, int peer)
+{
+    tempo_p2p *n = s->net;
+    int interval = s->cfg.desync_interval;
+    for (int k = 0; k < P2P_PENDING_SUMS; k++)
+        if (n->pending[peer][k].frame >= 0) {
+            /* a dropped peer's frames part from ours after the drop: its
+             * checksums, even those that came before, prove nothing */
+            s->sync.stats.desync_checks_missed++;
+            n->pending[peer][k].frame = -1;
+        }
+    p2p_sum_window *w = &n->sum_in[peer];
+    if (interval <= 0)
+        return;
+    /* it computed every check frame below the newest it sent */
+    for (int32_t f = w->held + interval; f > 0 && f <= w->newest; f += interval)
+        if (!is_held(w, f, interval))
+            s->sync.stats.desync_checks_missed++;
+    w->held = w->newest;
+    memset(w->bits, 0, sizeof w->bits);
+}
+
+static void send_sum(tempo_session *s, tempo_endpoint *e, int peer, const sync_sum *c)
 {
     tempo_p2p *n = s->net;
     n->msg.type = TEMPO_MSG_CHECKSUM;
-    n->msg.u.checksum.frame = c->frame;
-    n->msg.u.checksum.checksum = c->checksum;
+    n->msg.u.checksum.frame = c ? c->frame : 0;
+    n->msg.u.checksum.checksum = c ? c->checksum : 0;
+    n->msg.u.checksum.ack = 0;
+    if (peer >= 0) {
+        n->msg.u.checksum.ack = n->sum_in[peer].held;
+        n->sum_in[peer].ack_owed = false;
+    }
     p2p_send(s, e, &n->msg, NULL);
 }
 
-/* Walk an endpoint's cursor over our log: send what is there, skip what was
- * overwritten before its turn, stop at what is not computed yet. */
-static int send_from(tempo_session *s, tempo_endpoint *e, int32_t *cursor, int32_t stop, int budget)
+/* Resend after the retransmission timeout of the link, at least 100 ms. */
+static uint64_t resend_after(const tempo_endpoint *e)
 {
+    double rto = e->has_rtt ? e->srtt_us + 4.0 * e->rttvar_us : 0.0;
+    return rto > P2P_SUM_RESEND_US ? (uint64_t)rto : P2P_SUM_RESEND_US;
+}
+
+/* Our checksums to e, in frame order from the oldest it has not
+ * acknowledged, at most P2P_SUM_LOG check frames past its ack; when the
+ * oldest has gone unacknowledged for resend_after(), all of them again.
+ * Frames we never computed or no longer hold are skipped. */
+static void send_sums_to(tempo_session *s, tempo_endpoint *e, int peer)
+{
+    tempo_p2p *n = s->net;
     int interval = s->cfg.desync_interval;
-    while (budget > 0 && *cursor < stop) {
-        const sync_sum *c = own_slot(s, *cursor);
-        if (c->frame < *cursor)
-            break; /* not computed yet */
-        if (c->frame > *cursor) { /* overwritten: on to the oldest still held */
+    if (e->sum_next < e->sum_acked + interval)
+        e->sum_next = e->sum_acked + interval;
+    if (e->sum_next > e->sum_acked + interval && s->now_us - e->sum_timer_us >= resend_after(e)) {
+        e->sum_next = e->sum_acked + interval; /* go back */
+        e->sum_timer_us = s->now_us;
+    }
+    int64_t limit = (int64_t)e->sum_acked + (int64_t)P2P_SUM_LOG * interval;
+    int budget = P2P_SUMS_PER_TICK;
+    while (budget > 0 && e->sum_next <= limit && e->sum_next <= n->own_newest) {
+        const sync_sum *c = own_slot(s, e->sum_next);
+        if (c->frame != e->sum_next) { /* overwritten, or never computed */
             int32_t oldest = c->frame - (P2P_SUM_LOG - 1) * interval;
-            *cursor = oldest > *cursor ? oldest : *cursor + interval;
+            e->sum_next = c->frame > e->sum_next && oldest > e->sum_next ? oldest : e->sum_next + interval;
             continue;
         }
-        send_sum(s, e, c);
+        if (e->sum_next == e->sum_acked + interval)
+            e->sum_timer_us = s->now_us;
+        send_sum(s, e, peer, c);
         budget--;
-        *cursor += interval;
+        if (c->frame > e->sum_sent_max)
+            e->sum_sent_max = c->frame;
+        e->sum_next += interval;
     }
-    return budget;
+    if (peer >= 0 && n->sum_in[peer].ack_owed)
+        send_sum(s, e, peer, NULL);
 }
 
 void p2p_send_checksums(tempo_session *s)
 {
     tempo_p2p *n = s->net;
-    int interval = s->cfg.desync_interval;
-    if (n->spectating || interval <= 0)
+    if (s->cfg.desync_interval <= 0)
         return;
     for (int i = 0; i < n->npeers + n->nspecs; i++) {
-        tempo_endpoint *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
+        bool peer = i < n->npeers;
+        tempo_endpoint *e = peer ? &n->peers[i] : &n->specs[i - n->npeers];
         if (e->disconnected || !e->synchronized)
             continue;
-        if (e->sum_first == 0)
-            e->sum_first = e->sum_second = interval;
-        /* Each checksum twice, on two ticks: repeats first, then news. */
-        int budget = send_from(s, e, &e->sum_second, e->sum_first, P2P_SUMS_PER_TICK);
-        send_from(s, e, &e->sum_first, INT32_MAX - interval, budget);
+        if (!n->spectating)
+            send_sums_to(s, e, peer ? i : -1);
+        else if (n->sum_in[i].ack_owed) /* a spectator only acknowledges */
+            send_sum(s, e, i, NULL);
     }
+}
+
+/* The acknowledgement of our checksums in a CHECKSUM from e. */
+static void on_sum_ack(tempo_session *s, tempo_endpoint *e, int32_t ack)
+{
+    if (ack == 0 || ack <= e->sum_acked)
+        return;
+    if (ack % s->cfg.desync_interval != 0 || ack > e->sum_sent_max) {
+        s->sync.stats.checksums_ignored++;
+        return;
+    }
+    e->sum_acked = ack;
+    e->sum_timer_us = s->now_us; /* the next oldest is timed from now */
 }
 
 void p2p_on_checksum(tempo_session *s, tempo_endpoint *e, int peer, const tempo_msg_checksum *m)
 {
     tempo_p2p *n = s->net;
     int interval = s->cfg.desync_interval;
-    if (interval <= 0 || m->frame <= e->checked_frame || m->frame <= 0 || m->frame % interval)
+    if (interval <= 0) {
+        s->sync.stats.checksums_ignored++;
         return;
+    }
+    on_sum_ack(s, e, m->ack);
+    if (m->frame == 0)
+        return;
+    p2p_sum_window *w = peer >= 0 ? &n->sum_in[peer] : NULL;
+    if (!w || m->frame % interval != 0 || (!is_held(w, m->frame, interval) && window_bit(w, m->frame, interval) < 0)) {
+        s->sync.stats.checksums_ignored++; /* spectators send none; no honest peer sends these */
+        return;
+    }
+    w->ack_owed = true;
+    if (is_held(w, m->frame, interval))
+        return; /* a repeat */
+    if (m->frame > w->newest)
+        w->newest = m->frame;
     const sync_sum *own = own_slot(s, m->frame);
     if (own->frame == m->frame) {
         compare(s, peer, m->frame, own->checksum, m->checksum);
-        e->checked_frame = m->frame;
+        hold(w, m->frame, interval);
         return;
     }
-    if (own->frame > m->frame)
-        return; /* ours is gone from the log: too old to compare */
-    /* Keep it until ours is final: in a free slot, else over the newest (the
-     * oldest is the one our engine reaches first). */
+    if (m->frame <= n->own_newest) { /* ours left the log, or was never computed */
+        s->sync.stats.desync_checks_missed++;
+        hold(w, m->frame, interval);
+        return;
+    }
+    /* Keep it until ours is computed: in a free slot, else over the newest
+     * (the oldest is the one our engine reaches first), which is then no
+     * longer held and comes again. */
     int slot = -1, newest = 0;
     for (int k = 0; k < P2P_PENDING_SUMS; k++) {
         int32_t f = n->pending[peer][k].frame;
-        if (f == m->frame)
-            return;
         if (f < 0 && slot < 0)
             slot = k;
         if (f > n->pending[peer][newest].frame)
@@ -335,9 +480,11 @@ void p2p_on_checksum(tempo_session *s, tempo_endpoint *e, int peer, const tempo_
     }
     if (slot < 0) {
         if (m->frame > n->pending[peer][newest].frame)
-            return; /* newer than all we keep: it comes again */
+            return; /* newer than all we keep: not held, so it comes again */
         slot = newest;
+        unhold(w, n->pending[peer][slot].frame, interval);
     }
     n->pending[peer][slot].frame = m->frame;
     n->pending[peer][slot].sum = m->checksum;
+    hold(w, m->frame, interval);
 }

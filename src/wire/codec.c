@@ -97,7 +97,9 @@ static bool msg_valid(const tempo_msg *m, const tempo_codec_ctx *ctx)
     case TEMPO_MSG_INPUT: return input_valid(&m->u.input, ctx);
     case TEMPO_MSG_INPUT_ACK: return m->u.input_ack.ack >= 0 && m->u.input_ack.sender_frame >= 0;
     case TEMPO_MSG_QUALITY: return m->u.quality.frame >= 0;
-    case TEMPO_MSG_CHECKSUM: return m->u.checksum.frame >= 0;
+    case TEMPO_MSG_CHECKSUM:
+        return m->u.checksum.frame >= 0 && m->u.checksum.ack >= 0 &&
+               (m->u.checksum.frame != 0 || m->u.checksum.checksum == 0);
     case TEMPO_MSG_DISCONNECT:
         return m->u.disconnect.reason <= TEMPO_DISCONNECT_PLAYER_DROPPED &&
                m->u.disconnect.player < TEMPO_MAX_PLAYERS && m->u.disconnect.frame >= 0;
@@ -218,8 +220,11 @@ static void put_body(tempo_bitwriter *w, const tempo_msg *m)
         break;
     case TEMPO_MSG_CHECKSUM:
         tempo_bitwriter_uvarint(w, (uint32_t)m->u.checksum.frame, G_FRAME);
-        tempo_bitwriter_bits(w, (uint32_t)m->u.checksum.checksum, 32);
-        tempo_bitwriter_bits(w, (uint32_t)(m->u.checksum.checksum >> 32), 32);
+        if (m->u.checksum.frame != 0) {
+            tempo_bitwriter_bits(w, (uint32_t)m->u.checksum.checksum, 32);
+            tempo_bitwriter_bits(w, (uint32_t)(m->u.checksum.checksum >> 32), 32);
+        }
+        tempo_bitwriter_uvarint(w, (uint32_t)m->u.checksum.ack, G_FRAME);
         break;
     case TEMPO_MSG_DISCONNECT:
         tempo_bitwriter_ranged(w, m->u.disconnect.reason, 0, TEMPO_DISCONNECT_PLAYER_DROPPED);
@@ -507,8 +512,12 @@ static tempo_drop_reason get_body(tempo_bitreader *r, const tempo_codec_ctx *ctx
         break;
     case TEMPO_MSG_CHECKSUM:
         m->u.checksum.frame = get_frame(r);
-        m->u.checksum.checksum = get_bits(r, 32);
-        m->u.checksum.checksum |= (uint64_t)get_bits(r, 32) << 32;
+        m->u.checksum.checksum = 0;
+        if (m->u.checksum.frame != 0) {
+            m->u.checksum.checksum = get_bits(r, 32);
+            m->u.checksum.checksum |= (uint64_t)get_bits(r, 32) << 32;
+        }
+        m->u.checksum.ack = get_frame(r);
         break;
     case TEMPO_MSG_DISCONNECT:
         tempo_bitreader_ranged(r, 0, TEMPO_DISCONNECT_PLAYER_DROPPED, &v);
@@ -623,7 +632,7 @@ bool tempo_codec_msg_equal(const tempo_msg *a, const tempo_msg *b, int input_siz
                a->u.quality.lead_q8 == b->u.quality.lead_q8;
     case TEMPO_MSG_CHECKSUM:
         return a->u.checksum.frame == b->u.checksum.frame &&
-               a->u.checksum.checksum == b->u.checksum.checksum;
+               a->u.checksum.checksum == b->u.checksum.checksum && a->u.checksum.ack == b->u.checksum.ack;
     case TEMPO_MSG_DISCONNECT:
         return a->u.disconnect.reason == b->u.disconnect.reason &&
                a->u.disconnect.player == b->u.disconnect.player &&

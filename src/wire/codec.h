@@ -21,7 +21,7 @@
 #include "tempo/base.h"
 #include "tempo/transport.h"
 
-#define TEMPO_PROTOCOL_VERSION 1
+#define TEMPO_PROTOCOL_VERSION 2
 /* Most frames one INPUT message carries per player. */
 #define TEMPO_MSG_MAX_FRAMES 64
 /* Bytes of input one INPUT message holds at most (all players, all frames). */
@@ -94,10 +94,14 @@ typedef struct tempo_msg_quality {
     int16_t lead_q8;        /* sender's average lead over the receiver, frames * 256 */
 } tempo_msg_quality;
 
-/* CHECKSUM: the checksum of a confirmed frame, for desync detection. */
+/* CHECKSUM: the checksum of a check frame, for desync detection, and the
+ * acknowledgement of the receiver's. frame 0 carries no checksum (checksum
+ * must then be 0): an acknowledgement alone. */
 typedef struct tempo_msg_checksum {
-    int32_t frame;
-    uint64_t checksum;
+    int32_t frame;         /* a check frame of the sender's, or 0 */
+    uint64_t checksum;     /* its checksum */
+    int32_t ack;           /* the sender holds every check frame of the receiver's
+                              up to this one (0: none yet) */
 } tempo_msg_checksum;
 
 typedef enum tempo_disconnect_reason {

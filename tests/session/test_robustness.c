@@ -238,6 +238,77 @@ static void every_confirmed_check_frame_is_compared(void **state)
     harness_free(&h);
 }
 
+/* A CHECKSUM as peer `sender` would send it to `victim`. */
+static void crafted_sum(int victim, int sender, tempo_msg *m, int32_t frame, uint64_t sum, int32_t ack)
+{
+    memset(m, 0, sizeof *m);
+    m->type = TEMPO_MSG_CHECKSUM;
+    m->sequence = (uint16_t)(endpoint_at(victim, sender)->seq_max + 1);
+    m->u.checksum.frame = frame;
+    m->u.checksum.checksum = frame ? sum : 0;
+    m->u.checksum.ack = ack;
+}
+
+/* Forged CHECKSUMs (a frame that is no check frame, frames and acks far
+ * beyond anything sent, a repeat of a compared frame with another sum) are
+ * ignored and counted one by one; none is compared, none raises a desync,
+ * none moves what we resend, and the match goes on checking every frame. */
+static void forged_checksums_are_ignored_and_counted(void **state)
+{
+    (void)state;
+    tempo_config c = harness_cfg(2);
+    uint32_t m[2];
+    harness_one_each(m, 2);
+    harness_init(&h, &c, 2, m, 0, "lan", 45);
+    harness_run(&h, 300, 60000000);
+    tempo_session_stats before, after;
+    tempo_session_get_stats(h.peer[0].s, &before);
+    assert_true(before.desync_checks >= 8);
+    const tempo_endpoint *e = endpoint_at(0, 1);
+    int32_t sent = e->sum_sent_max, top = INT32_MAX / 30 * 30;
+    tempo_msg msg;
+    struct { int32_t frame, ack; } forged[] = {
+        {31, 0},                /* no check frame */
+        {top, 0},               /* far beyond the window */
+        {0, top},               /* acks a frame never sent */
+        {0, sent + 30},         /* acks the next one, not sent yet */
+        {top - 30, sent + 300}, /* both at once: counted once per part */
+    };
+    int parts = 6;
+    for (size_t k = 0; k < sizeof forged / sizeof forged[0]; k++) {
+        crafted_sum(0, 1, &msg, forged[k].frame, 0xBADull, forged[k].ack);
+        send_crafted(1, 0, &msg);
+    }
+    uint64_t x = 46;
+    for (int k = 0; k < 200; k++, parts += 2) { /* random huge frames and acks */
+        int32_t f = (int32_t)(fz_next(&x) % (uint64_t)(INT32_MAX / 30 - 100000)) * 30 + 3000000;
+        crafted_sum(0, 1, &msg, f, fz_next(&x), f);
+        send_crafted(1, 0, &msg);
+    }
+    crafted_sum(0, 1, &msg, 30, 0xBADull, 0); /* a repeat: not compared again */
+    send_crafted(1, 0, &msg);
+    harness_run(&h, 330, 60000000);
+    tempo_session_get_stats(h.peer[0].s, &after);
+    assert_int_equal(after.checksums_ignored - before.checksums_ignored, parts);
+    assert_int_equal(after.desyncs, 0);
+    assert_int_equal(h.peer[0].desync_events, 0);
+    assert_true(e->sum_acked <= e->sum_sent_max);
+    assert_true(e->sum_sent_max <= tempo_session_confirmed_frame(h.peer[0].s));
+    harness_run(&h, 900, 60000000);
+    int32_t common = harness_common_confirmed(&h, false);
+    for (int i = 0; i < 2; i++) {
+        tempo_session_stats st;
+        tempo_session_get_stats(h.peer[i].s, &st);
+        assert_int_equal(st.desync_checks_missed, 0);
+        assert_int_equal(st.desyncs, 0);
+        assert_true(st.desync_checks + 2 >= (uint64_t)(common / 30)); /* all but the newest in flight */
+        assert_true(st.desync_checks <= (uint64_t)(common / 30));
+    }
+    assert_int_equal(tempo_session_get_stats(h.peer[1].s, &after), TEMPO_OK);
+    assert_int_equal(after.checksums_ignored, 0);
+    harness_free(&h);
+}
+
 /* ---- the engine's checksum log ------------------------------------------ */
 
 /* All 65 checksums of one catch-up tick are reported: a lockstep delay
@@ -891,6 +962,7 @@ int main(void)
         cmocka_unit_test(one_absurd_sender_frame_does_not_freeze_the_receiver),
         cmocka_unit_test(every_confirmed_check_frame_is_compared),
         cmocka_unit_test(checksums_of_a_65_frame_catch_up_are_all_reported),
+        cmocka_unit_test(forged_checksums_are_ignored_and_counted),
         cmocka_unit_test(synctest_players_take_an_input_delay_before_the_first_tick),
         cmocka_unit_test(remote_input_bounds_are_as_documented),
     };

@@ -140,8 +140,11 @@ static void random_msg(tempo_rng *rng, int type, const tempo_codec_ctx *ctx, tem
         m->u.quality.lead_q8 = (int16_t)tempo_rng_range(rng, -2000, 2000);
         break;
     case TEMPO_MSG_CHECKSUM:
-        m->u.checksum.frame = random_frame(rng);
-        m->u.checksum.checksum = (uint64_t)tempo_rng_next(rng) << 32 | tempo_rng_next(rng);
+        m->u.checksum.frame = tempo_rng_below(rng, 4) == 0 ? 0 : random_frame(rng);
+        m->u.checksum.checksum = m->u.checksum.frame == 0
+                                     ? 0
+                                     : (uint64_t)tempo_rng_next(rng) << 32 | tempo_rng_next(rng);
+        m->u.checksum.ack = random_frame(rng);
         break;
     case TEMPO_MSG_DISCONNECT:
         m->u.disconnect.reason = (uint8_t)tempo_rng_below(rng, 2);
@@ -242,23 +245,24 @@ static const struct {
     const char *name;
     const char *hex;
 } vectors[] = {
-    {"sync_request", "b1 78 56 34 12 01 00 d1 00 ef af 4c 30 20 10 90 21 00 00"},
-    {"sync_reply", "b1 78 56 34 12 02 00 d2 00 ef af 4c 30 20 10 b0 c3 7e 13 00 fb 01"},
-    {"input_lan", "b1 78 56 34 12 03 00 83 3e 20 40 00"},
-    {"input_target", "b1 78 56 34 12 04 00 83 38 81 9c 07 2c 61 29 00"},
-    {"input_changes", "b1 78 56 34 12 05 00 83 0c 30 54 26 00 23 df 43 c7 16 fe 5a d6 f7 81 03 03 06 00"},
-    {"input_players", "b1 78 56 34 12 06 00 03 17 41 c8 0a 82 07 66 61 0e 03"},
-    {"input_disconnect", "b1 78 56 34 12 07 00 93 03 23 44 22 73 c9 05"},
-    {"input_wrap", "b1 78 56 34 12 08 00 e3 ff 4f 4c 83 00 00"},
-    {"input_start0", "b1 78 56 34 12 09 00 03 00 00 c4 41 58 00"},
-    {"input_empty", "b1 78 56 34 12 0a 00 03 19 30 83 00"},
-    {"input_ack", "b1 78 56 34 12 0b 00 74 d8 ba a4 d8 ba 04"},
-    {"ping", "b1 78 56 34 12 0c 00 f5 de bc 9a 08"},
-    {"pong", "b1 78 56 34 12 0d 00 f6 de bc 9a 08"},
-    {"quality", "b1 78 56 34 12 0e 00 87 4d f0 5f 00 09"},
-    {"checksum", "b1 78 56 34 12 0f 00 88 4d f0 de bc 9a 78 56 34 12 00"},
-    {"disconnect", "b1 78 56 34 12 10 00 79 e1 21"},
-    {"keepalive", "b1 78 56 34 12 11 00 0a"},
+    {"sync_request", "b2 78 56 34 12 01 00 d1 00 ef af 4c 30 20 10 90 21 00 00"},
+    {"sync_reply", "b2 78 56 34 12 02 00 d2 00 ef af 4c 30 20 10 b0 c3 7e 13 00 fb 01"},
+    {"input_lan", "b2 78 56 34 12 03 00 83 3e 20 40 00"},
+    {"input_target", "b2 78 56 34 12 04 00 83 38 81 9c 07 2c 61 29 00"},
+    {"input_changes", "b2 78 56 34 12 05 00 83 0c 30 54 26 00 23 df 43 c7 16 fe 5a d6 f7 81 03 03 06 00"},
+    {"input_players", "b2 78 56 34 12 06 00 03 17 41 c8 0a 82 07 66 61 0e 03"},
+    {"input_disconnect", "b2 78 56 34 12 07 00 93 03 23 44 22 73 c9 05"},
+    {"input_wrap", "b2 78 56 34 12 08 00 e3 ff 4f 4c 83 00 00"},
+    {"input_start0", "b2 78 56 34 12 09 00 03 00 00 c4 41 58 00"},
+    {"input_empty", "b2 78 56 34 12 0a 00 03 19 30 83 00"},
+    {"input_ack", "b2 78 56 34 12 0b 00 74 d8 ba a4 d8 ba 04"},
+    {"ping", "b2 78 56 34 12 0c 00 f5 de bc 9a 08"},
+    {"pong", "b2 78 56 34 12 0d 00 f6 de bc 9a 08"},
+    {"quality", "b2 78 56 34 12 0e 00 87 4d f0 5f 00 09"},
+    {"checksum", "b2 78 56 34 12 0f 00 88 4d f0 de bc 9a 78 56 34 12 c0 49 00"},
+    {"disconnect", "b2 78 56 34 12 10 00 79 e1 21"},
+    {"keepalive", "b2 78 56 34 12 11 00 0a"},
+    {"checksum_ack", "b2 78 56 34 12 12 00 08 80 4d 00"},
 };
 #define VECTOR_COUNT ((int)(sizeof vectors / sizeof vectors[0]))
 
@@ -403,12 +407,17 @@ static void vector_msg(int i, tempo_msg *m, tempo_codec_ctx *ctx)
         m->type = TEMPO_MSG_CHECKSUM;
         m->u.checksum.frame = 600;
         m->u.checksum.checksum = 0x0123456789ABCDEFull;
+        m->u.checksum.ack = 540;
         break;
     case 15:
         m->type = TEMPO_MSG_DISCONNECT;
         m->u.disconnect.reason = TEMPO_DISCONNECT_PLAYER_DROPPED;
         m->u.disconnect.player = 3;
         m->u.disconnect.frame = 4321;
+        break;
+    case 17:
+        m->type = TEMPO_MSG_CHECKSUM;
+        m->u.checksum.ack = 600;
         break;
     default: m->type = TEMPO_MSG_KEEPALIVE; break;
     }
@@ -545,7 +554,7 @@ static void test_corrupted_datagrams_are_rejected_or_valid(void **state)
 static void craft(tempo_bitwriter *w, uint8_t *buf, size_t cap, int type)
 {
     tempo_bitwriter_init(w, buf, cap);
-    tempo_bitwriter_bits(w, 0xB1, 8);
+    tempo_bitwriter_bits(w, 0xB2, 8);
     tempo_bitwriter_bits(w, SESSION, 32);
     tempo_bitwriter_bits(w, 7, 16);
     tempo_bitwriter_bits(w, (uint32_t)type, 4);
@@ -597,6 +606,8 @@ static const struct {
      {{'b', 100, 16}, {'b', 0x15, 5}, {'b', 0, 5}, {'s', 0, 4}, {'b', 0, 3}}},
     {"a frame above 2^31 - 1", TEMPO_MSG_INPUT_ACK, {{'u', INT32_MIN, 7}, {'u', 0, 7}}},
     {"a q8 value outside int16", TEMPO_MSG_QUALITY, {{'u', 0, 7}, {'s', 40000, 6}, {'s', 0, 6}}},
+    {"a checksum's ack above 2^31 - 1", TEMPO_MSG_CHECKSUM,
+     {{'u', 600, 7}, {'b', 0, 32}, {'b', 0, 32}, {'u', INT32_MIN, 7}}},
     {"an rtt above 0xFFFE", TEMPO_MSG_SYNC_REQUEST,
      {{'b', 0, 32}, {'b', 0, 32}, {'r', 1, 8}, {'r', 4, 64}, {'b', 0, 3}, {'u', 0x10000, 5}}},
 };
@@ -641,7 +652,7 @@ static void test_each_drop_reason_from_a_crafted_datagram(void **state)
     EXPECT(TEMPO_DROP_TRAILING, ping); /* a padding bit set */
     buf[0] = 0x31;                     /* 00110 001 */
     EXPECT(TEMPO_DROP_BAD_MAGIC, ping);
-    buf[0] = 0xB2; /* 10110 010: version 2 */
+    buf[0] = 0xB1; /* 10110 001: version 1 */
     EXPECT(TEMPO_DROP_BAD_VERSION, ping);
     static const int bad_types[] = {0, 11, 12, 13, 14, 15};
     for (size_t i = 0; i < sizeof bad_types / sizeof bad_types[0]; i++) {

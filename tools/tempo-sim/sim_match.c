@@ -540,11 +540,13 @@ static void run(sim_match *mt, sim_result *out, sim_progress_fn progress, void *
                          (double)mt->vt / 1e6);
                 break;
             }
-        } else if (slowest(mt, true) >= o->frames) {
+        } else if (slowest(mt, true) >= o->frames && sim_measure_checks_settled(mt)) {
             break;
         } else if (mt->vt > drain_end) {
-            snprintf(out->problem, sizeof out->problem,
-                     "the last frame was not confirmed everywhere within %u s", SIM_DRAIN_US / 1000000u);
+            snprintf(out->problem, sizeof out->problem, "%s within %u s",
+                     slowest(mt, true) >= o->frames ? "desync checks still owed"
+                                                    : "the last frame was not confirmed everywhere",
+                     SIM_DRAIN_US / 1000000u);
             break;
         }
     }

@@ -169,6 +169,11 @@ typedef struct sim_peer_result {
     double frame_skew_abs_mean;        /* NAN for spectators */
     double frame_advantage_mean;       /* NAN if never sampled */
     uint64_t desync_checks, desync_checks_passed, desyncs;
+    /* Comparisons it should have made: over its partners (every other peer;
+     * a spectator's host), the check frames both confirmed; -1 when a
+     * partner or itself was dropped or cut off. */
+    int64_t desync_checks_expected;
+    uint64_t desync_checks_missed;     /* the library's count of impossible ones */
     int32_t first_desync_frame;        /* -1: none */
     uint32_t startup_delay_ms;
 } sim_peer_result;
@@ -181,6 +186,8 @@ typedef struct sim_result {
     int32_t compared_states; /* states 1..compared_states agree (or were compared) */
     int32_t first_divergent_state; /* -1: none */
     uint64_t desyncs;        /* DESYNC events, all machines together */
+    /* desync checks made and expected, over machines with expected checks */
+    uint64_t checks_made, checks_expected;
     double virtual_s;        /* virtual time of the whole run */
     double match_s;          /* virtual time until every live peer reached the last frame */
     /* The network healed: the end of the last fault (blackout, hiccup, drop)
@@ -228,6 +235,10 @@ void sim_measure_sample(sim_match *mt);
 /* Fill the per-machine results once the run is over (settles the
  * misprediction rings). */
 void sim_measure_finish(sim_match *mt, sim_result *out);
+/* Machine i's expected desync checks now (see sim_peer_result); -1 if none apply. */
+int64_t sim_measure_expected_checks(const sim_match *mt, int i);
+/* True when every machine with expected checks made or missed them all. */
+bool sim_measure_checks_settled(const sim_match *mt);
 
 /* ---- sim_summary.c ---------------------------------------------------------- */
 

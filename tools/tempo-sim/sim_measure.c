@@ -245,6 +245,52 @@ static void settle_all(sim_machine *m, int num_players)
         settle(m, &m->ring[k], num_players);
 }
 
+/* ---- desync checks made and expected ------------------------------------------------ */
+
+/* Frames of m whose check is final: confirmed (a spectator: played). */
+static int32_t checked_end(const sim_machine *m)
+{
+    int32_t c = tempo_session_confirmed_frame(m->s);
+    return m->frame < c ? m->frame : c;
+}
+
+static bool partners(const sim_machine *m, const sim_machine *o)
+{
+    return m->spectator ? o->index == m->host : o != m && !o->spectator;
+}
+
+int64_t sim_measure_expected_checks(const sim_match *mt, int i)
+{
+    const sim_machine *m = mt->mach[i];
+    int interval = mt->o->desync_interval;
+    if (interval <= 0 || m->dead || m->cut_off)
+        return -1;
+    int64_t n = 0;
+    for (int k = 0; k < mt->nmach; k++) {
+        const sim_machine *o = mt->mach[k];
+        if (!partners(m, o))
+            continue;
+        tempo_endpoint_stats es;
+        if (o->dead || o->cut_off || !link_stats(m, o, &es) || !link_stats(o, m, &es))
+            return -1; /* a partner gone or cut away: what was owed is unknowable */
+        int32_t a = checked_end(m), b = checked_end(o);
+        n += (a < b ? a : b) / interval;
+    }
+    return n;
+}
+
+bool sim_measure_checks_settled(const sim_match *mt)
+{
+    for (int i = 0; i < mt->nmach; i++) {
+        int64_t want = sim_measure_expected_checks(mt, i);
+        tempo_session_stats st;
+        tempo_session_get_stats(mt->mach[i]->s, &st);
+        if (want >= 0 && (int64_t)(st.desync_checks + st.desync_checks_missed) < want)
+            return false;
+    }
+    return true;
+}
+
 /* ---- results ----------------------------------------------------------------------------- */
 
 static double mean(double sum, uint64_t n) { return n ? sum / (double)n : NAN; }
@@ -286,6 +332,12 @@ void sim_measure_finish(sim_match *mt, sim_result *out)
         p->frame_advantage_mean = mean(mm->advantage_sum, mm->advantage_n);
         p->desync_checks = st.desync_checks;
         p->desync_checks_passed = st.desync_checks > mm->failed_checks ? st.desync_checks - mm->failed_checks : 0;
+        p->desync_checks_expected = sim_measure_expected_checks(mt, i);
+        p->desync_checks_missed = st.desync_checks_missed;
+        if (p->desync_checks_expected >= 0) {
+            out->checks_made += st.desync_checks;
+            out->checks_expected += (uint64_t)p->desync_checks_expected;
+        }
         p->desyncs = mm->desync_events;
         p->first_desync_frame = mm->first_desync_frame;
         p->startup_delay_ms = st.startup_delay_ms;

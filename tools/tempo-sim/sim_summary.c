@@ -104,7 +104,7 @@ void sim_describe(const sim_options *o, char *buf, size_t size)
 /* One row's cells as text; spectators and dropped peers show what applies. */
 typedef struct row_text {
     char name[40], delay[16], rollbacks[16], depth[16], mispredicted[16], stalls[16],
-        waiting[16], skew[16], advantage[16], rtt[16], bytes[16], checks[24];
+        waiting[16], skew[16], advantage[16], rtt[16], bytes[16], checks[48];
 } row_text;
 
 static void fmt_double(char *buf, size_t size, const char *fmt, double v)
@@ -142,14 +142,18 @@ static void row_cells(const sim_result *r, int i, row_text *t)
     fmt_double(t->advantage, sizeof t->advantage, "%+.2f", p->frame_advantage_mean);
     fmt_double(t->rtt, sizeof t->rtt, "%.1f", p->rtt_ms_mean);
     snprintf(t->bytes, sizeof t->bytes, "%.0f", p->payload_bytes_per_s);
-    snprintf(t->checks, sizeof t->checks, "%" PRIu64 " / %" PRIu64, p->desync_checks_passed,
-             p->desync_checks);
+    if (p->desync_checks_expected >= 0)
+        snprintf(t->checks, sizeof t->checks, "%" PRIu64 " / %" PRIu64 " of %" PRId64, p->desync_checks_passed,
+                 p->desync_checks, p->desync_checks_expected);
+    else
+        snprintf(t->checks, sizeof t->checks, "%" PRIu64 " / %" PRIu64, p->desync_checks_passed,
+                 p->desync_checks);
 }
 
 /* Short headings: the report page is narrow and has its own per-peer table. */
 static const char *const sim_headers[] = {
     "machine", "input delay mean / end", "rollbacks /s", "depth mean / max", "mispredicted",
-    "stalls", "waiting", "true skew", "advantage (est.)", "RTT ms", "bytes /s", "checks passed",
+    "stalls", "waiting", "true skew", "advantage (est.)", "RTT ms", "bytes /s", "checks passed / made of expected",
 };
 
 void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
@@ -162,7 +166,7 @@ void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
             "payload", "desync checks");
     fprintf(f, "%-18s %-12s %-11s %-12s %-12s %-6s %-7s %-6s %-6s %-7s %-8s %s\n", "machine",
             "mean / end", "per second", "depth mean/max", "frames", "ticks", "ticks", "skew",
-            "adv.", "ms", "bytes/s", "passed / all");
+            "adv.", "ms", "bytes/s", "passed / made of expected");
     for (int i = 0; i < r->nmach; i++) {
         row_text t;
         row_cells(r, i, &t);
@@ -183,6 +187,10 @@ void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
                    "(spectators: every frame they played)\n", o->frames);
     else
         fprintf(f, "\nconverged: NO - %s\n", r->problem);
+    if (r->checks_expected > 0)
+        fprintf(f, "desync checks: %" PRIu64 " made of %" PRIu64 " expected (%.1f%%): every check frame "
+                   "two live partners both confirmed\n",
+                r->checks_made, r->checks_expected, 100.0 * (double)r->checks_made / (double)r->checks_expected);
     fprintf(f, "desyncs: %" PRIu64 " DESYNC event%s", r->desyncs, r->desyncs == 1 ? "" : "s");
     for (int i = 0; i < r->nmach; i++)
         if (r->peer[i].first_desync_frame >= 0)
@@ -258,6 +266,11 @@ static void json_peer(sim_json *j, const sim_result *r, int i)
     sim_json_uint(j, "timesync_stalls", p->timesync_stalls);
     sim_json_uint(j, "desync_checks", p->desync_checks);
     sim_json_uint(j, "desync_checks_passed", p->desync_checks_passed);
+    if (p->desync_checks_expected >= 0)
+        sim_json_int(j, "desync_checks_expected", p->desync_checks_expected);
+    else
+        sim_json_null(j, "desync_checks_expected");
+    sim_json_uint(j, "desync_checks_missed", p->desync_checks_missed);
     sim_json_uint(j, "desyncs", p->desyncs);
     json_frame_or_null(j, "first_desync_frame", p->first_desync_frame);
     sim_json_int(j, "final_frame", p->final_frame);
@@ -277,6 +290,8 @@ void sim_json_match(sim_json *j, const sim_options *o, const sim_result *r)
     sim_json_uint(j, "seed", o->seed);
     sim_json_bool(j, "converged", r->converged);
     sim_json_uint(j, "desyncs", r->desyncs);
+    sim_json_uint(j, "checks_made", r->checks_made);
+    sim_json_uint(j, "checks_expected", r->checks_expected);
     if (o->hosts_set)
         sim_json_null(j, "local_per_peer");
     else
