@@ -1,5 +1,6 @@
 # tempo — front door. `make run` runs the main job, `make test` every test.
-# Both first make sure the build dependencies are installed (scripts/bootstrap.sh).
+# Both first make sure the build dependencies are installed
+# (scripts/bootstrap.sh); `make BOOTSTRAP=0 ...` skips that check.
 
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 RELEASE_DIR ?= build/release
@@ -11,17 +12,28 @@ SOAK_COUNT  ?= 2000
 CC_ASAN     ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo gcc)
 
 CMAKE_QUIET = -Wno-dev --log-level=WARNING
+BOOTSTRAP   ?= 1
 
-.PHONY: all run test test-gcc test-asan bench fuzz soak bootstrap release clean
+# Build quietly: the full log is printed only if the build fails.
+define quiet_build
+	@cmake --build $(1) -j $(JOBS) > $(1).log 2>&1 || { cat $(1).log; exit 1; }
+endef
+# One line per test, the output of failed ones in full.
+define run_tests
+	@cd $(1) && $(2) ctest --output-on-failure -j $(JOBS) 2>&1 | grep -v '^ *Start ' ; exit $${PIPESTATUS[0]}
+endef
+SHELL := /bin/bash
+
+.PHONY: all run test test-gcc test-asan bench fuzz soak bootstrap release dist clean
 
 all: release
 
 bootstrap:
-	@sh scripts/bootstrap.sh
+	@if [ "$(BOOTSTRAP)" != 0 ]; then sh scripts/bootstrap.sh; fi
 
 release: bootstrap
 	@cmake -S . -B $(RELEASE_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Release -DTEMPO_BUILD_TESTS=OFF -DTEMPO_NDEBUG_ASSERT=ON >/dev/null
-	@cmake --build $(RELEASE_DIR) -j $(JOBS) >/dev/null
+	$(call quiet_build,$(RELEASE_DIR))
 
 # The main job: a simulated match and a report of how it felt.
 run: release
@@ -32,14 +44,16 @@ test: bootstrap test-gcc test-asan
 	@echo "make test: all tests passed (gcc build and ASan+UBSan build)"
 
 test-gcc:
+	@echo "== gcc, -Werror"
 	@cmake -S . -B $(TEST_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DTEMPO_WERROR=ON >/dev/null
-	@cmake --build $(TEST_DIR) -j $(JOBS)
-	@cd $(TEST_DIR) && ctest --output-on-failure -j $(JOBS)
+	$(call quiet_build,$(TEST_DIR))
+	$(call run_tests,$(TEST_DIR),)
 
 test-asan:
+	@echo "== $(CC_ASAN), ASan + UBSan"
 	@cmake -S . -B $(ASAN_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=$(CC_ASAN) -DTEMPO_WERROR=ON -DTEMPO_SANITIZE=ON -DTEMPO_BUILD_BENCH=OFF >/dev/null
-	@cmake --build $(ASAN_DIR) -j $(JOBS)
-	@cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+	$(call quiet_build,$(ASAN_DIR))
+	$(call run_tests,$(ASAN_DIR),ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
 
 # Benchmark tables (medians over repeated runs), release build.
 bench: release
@@ -70,6 +84,13 @@ fuzz: bootstrap
 	    || { tail -n 40 $(FUZZ_DIR)/fuzz_$$t.log; exit 1; }; \
 	  grep -E '^#[0-9]+[[:space:]]+DONE|^Done |stat::number_of_executed_units' $(FUZZ_DIR)/fuzz_$$t.log; \
 	done
+
+# A source tarball of the committed tree, named by the version in base.h.
+VERSION = $(shell sed -n 's/^\#define TEMPO_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' include/tempo/base.h | paste -sd.)
+dist:
+	@mkdir -p build
+	@git archive --format=tar.gz --prefix=tempo-$(VERSION)/ -o build/tempo-$(VERSION).tar.gz HEAD
+	@echo "build/tempo-$(VERSION).tar.gz"
 
 clean:
 	rm -rf build

@@ -1,29 +1,117 @@
 #!/bin/sh
-# bootstrap.sh — install tempo's build dependencies on a Debian machine.
-# Quick when everything is present (one dpkg query). As root it installs what is
-# missing with apt-get; otherwise it prints the exact command and exits 1.
+# bootstrap.sh — make sure tempo's build dependencies are present.
+#
+# It looks for what the build needs (tools on the PATH, libraries through
+# pkg-config or a compile test), installs only what is missing with the
+# machine's package manager (apt-get, dnf, pacman, apk or brew), and
+# otherwise prints the exact list. Quick when everything is there. As root
+# (or with brew) it installs; as another user it prints the command and
+# exits 1. `make BOOTSTRAP=0 ...` skips it entirely.
+#
+# What each need is for: cmake, make and a C compiler build the library;
+# pkg-config finds the rest; cmocka runs the tests; xxhash.h gives the
+# checksum; clang with its sanitizer runtime builds the ASan+UBSan test run
+# and the fuzzers; SDL2 builds the demo window (optional for the library).
 set -eu
 
-# build tools, test framework, checksum header, sanitizer/fuzzer runtime,
-# SDL2 for the demo window.
-PACKAGES="cmake make gcc g++ clang libclang-rt-dev pkg-config libcmocka-dev libxxhash-dev libsdl2-dev"
+cc_ok() { # cc_ok COMPILER FLAGS...: can it compile and link a tiny program?
+    c=$1; shift
+    command -v "$c" >/dev/null 2>&1 || return 1
+    tmp=$(mktemp -d) || return 1
+    printf '%s\n' "$PROBE" > "$tmp/p.c"
+    "$c" "$@" "$tmp/p.c" -o "$tmp/p" >/dev/null 2>&1
+    rc=$?
+    rm -rf "$tmp"
+    return $rc
+}
+have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
 
 missing=""
-for p in $PACKAGES; do
-    status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-    [ "$status" = "installed" ] || missing="$missing $p"
-done
+need() { missing="$missing $1"; }
+
+PROBE='int main(void){return 0;}'
+command -v cmake >/dev/null 2>&1 || need cmake
+command -v make >/dev/null 2>&1 || need make
+cc_ok cc || cc_ok gcc || need cc
+command -v pkg-config >/dev/null 2>&1 || need pkg-config
+have_pc cmocka || need cmocka
+PROBE='#include <xxhash.h>
+int main(void){return (int)XXH_versionNumber() < 0;}'
+cc_ok cc -c || cc_ok gcc -c || need xxhash
+PROBE='int main(void){return 0;}'
+if command -v clang >/dev/null 2>&1; then
+    cc_ok clang -fsanitize=address,undefined || need clang-rt
+else
+    need clang
+    need clang-rt
+fi
+have_pc sdl2 || need sdl2
 
 [ -z "$missing" ] && exit 0
 
-if [ "$(id -u)" -ne 0 ]; then
-    echo "bootstrap: missing build dependencies:$missing" >&2
-    echo "bootstrap: run as root:  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
-    exit 1
+# The package of each need, per package manager.
+pkg() { # pkg MANAGER NEED
+    case "$1:$2" in
+    *:cmake) echo cmake ;;
+    *:make) echo make ;;
+    brew:cc) echo llvm ;;
+    *:cc) echo gcc ;;
+    apt:pkg-config|brew:pkg-config) echo pkg-config ;;
+    dnf:pkg-config) echo pkgconf-pkg-config ;;
+    *:pkg-config) echo pkgconf ;;
+    apt:cmocka) echo libcmocka-dev ;;
+    dnf:cmocka) echo libcmocka-devel ;;
+    apk:cmocka) echo cmocka-dev ;;
+    *:cmocka) echo cmocka ;;
+    apt:xxhash) echo libxxhash-dev ;;
+    dnf:xxhash) echo xxhash-devel ;;
+    apk:xxhash) echo xxhash-dev ;;
+    *:xxhash) echo xxhash ;;
+    brew:clang) echo llvm ;;
+    *:clang) echo clang ;;
+    apt:clang-rt) echo libclang-rt-dev ;;
+    brew:clang-rt) echo llvm ;;
+    *:clang-rt) echo compiler-rt ;;
+    apt:sdl2) echo libsdl2-dev ;;
+    dnf:sdl2) echo SDL2-devel ;;
+    apk:sdl2) echo sdl2-dev ;;
+    *:sdl2) echo sdl2 ;;
+    esac
+}
+
+manager=""
+for m in apt-get dnf pacman apk brew; do
+    if command -v "$m" >/dev/null 2>&1; then manager=$m; break; fi
+done
+short=$manager
+[ "$manager" = apt-get ] && short=apt
+packages=""
+if [ -n "$manager" ]; then
+    for n in $missing; do
+        p=$(pkg "$short" "$n")
+        case " $packages " in *" $p "*) ;; *) packages="$packages $p" ;; esac
+    done
 fi
 
-echo "bootstrap: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-# shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing
+case "$manager" in
+apt-get) cmd="apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends$packages" ;;
+dnf) cmd="dnf install -y$packages" ;;
+pacman) cmd="pacman -S --needed --noconfirm$packages" ;;
+apk) cmd="apk add$packages" ;;
+brew) cmd="brew install$packages" ;;
+*) cmd="" ;;
+esac
+
+if [ -z "$cmd" ]; then
+    echo "bootstrap: missing:$missing" >&2
+    echo "bootstrap: no known package manager here; install those, or run make with BOOTSTRAP=0" >&2
+    exit 1
+fi
+if [ "$manager" != brew ] && [ "$(id -u)" -ne 0 ]; then
+    echo "bootstrap: missing:$missing" >&2
+    echo "bootstrap: as root, run:  $cmd" >&2
+    echo "bootstrap: (or run make with BOOTSTRAP=0 to skip this check)" >&2
+    exit 1
+fi
+echo "bootstrap: installing$packages"
+sh -c "$cmd"

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Install tempo to a temporary prefix, then build and run a tiny consumer
-# twice: with CMake's find_package(tempo) and with pkg-config.
+# Install tempo to a temporary prefix given only at install time (configured
+# without one), then build and run a tiny consumer with CMake's
+# find_package(tempo) and with pkg-config.
 # usage: install_consumer.sh <source dir> <work dir> <C compiler>
 set -eu
 src=$1
@@ -10,9 +11,9 @@ rm -rf "$work"
 mkdir -p "$work/consumer"
 cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$cc" \
     -DTEMPO_BUILD_TESTS=OFF -DTEMPO_BUILD_TOOLS=OFF -DTEMPO_BUILD_EXAMPLES=OFF \
-    -DTEMPO_BUILD_BENCH=OFF -DTEMPO_BUILD_FUZZ=OFF -DCMAKE_INSTALL_PREFIX="$work/prefix" >/dev/null
+    -DTEMPO_BUILD_BENCH=OFF -DTEMPO_BUILD_FUZZ=OFF >/dev/null
 cmake --build "$work/build" -j 2 >/dev/null
-cmake --install "$work/build" >/dev/null
+cmake --install "$work/build" --prefix "$work/prefix" >/dev/null
 
 cat > "$work/consumer/main.c" <<'C'
 #include <stdio.h>
@@ -56,6 +57,30 @@ flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs tempo)
 "$cc" -std=c11 -o "$work/consumer/pc" "$work/consumer/main.c" $flags
 LD_LIBRARY_PATH="$libdir" "$work/consumer/pc"
 echo "install_consumer: ok"
+
+# Embedded with add_subdirectory: only the library is built (no tests, tools,
+# examples, benchmarks or fuzzers, so no cmocka or SDL2 needed), and a game
+# links tempo::tempo.
+mkdir -p "$work/embed"
+cp "$work/consumer/main.c" "$work/embed/main.c"
+cat > "$work/embed/CMakeLists.txt" <<C
+cmake_minimum_required(VERSION 3.16)
+project(game C)
+add_subdirectory("$src" tempo)
+add_executable(game main.c)
+target_link_libraries(game PRIVATE tempo::tempo)
+C
+cmake -S "$work/embed" -B "$work/embed/build" -DCMAKE_C_COMPILER="$cc" >/dev/null
+targets=$(cmake --build "$work/embed/build" --target help)
+for t in test_sync tempo-sim tempo-arena bench_engine fuzz_codec_replay; do
+    if printf '%s\n' "$targets" | grep -q "$t"; then
+        echo "install_consumer: embedded build defines $t" >&2
+        exit 1
+    fi
+done
+cmake --build "$work/embed/build" >/dev/null
+"$work/embed/build/game"
+echo "install_consumer: embedded ok"
 
 # The public headers compile as C++ (extern "C", no C-only constructs).
 if command -v c++ >/dev/null 2>&1; then
