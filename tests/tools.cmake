@@ -67,3 +67,13 @@ if(TARGET tempo-sim)
   add_test(NAME sim_soak COMMAND tempo-sim --soak 50 --seed 100000 --quiet)
   set_tests_properties(sim_soak PROPERTIES TIMEOUT 300)
 endif()
+
+# tempo-sim's settings table: documented ranges, each setting accepted at
+# its ends and refused just outside from the command line and from a file
+# with the same message, --help lists every setting, scenario round trip.
+if(TARGET tempo-sim)
+  add_test(NAME sim_settings
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_settings.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_BINARY_DIR}/sim_settings)
+  set_tests_properties(sim_settings PROPERTIES TIMEOUT 120)
+endif()

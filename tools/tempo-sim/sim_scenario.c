@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "sim_scenario.h"
+#include "sim_settings.h"
 
 #define MAX_TOKENS 40
 #define MAX_LINE 1024
@@ -53,15 +54,6 @@ uint32_t *sim_link_key_u32(tempo_link_params *p, const sim_link_key *k)
 double *sim_link_key_double(tempo_link_params *p, const sim_link_key *k)
 {
     return (double *)(void *)((char *)p + k->offset);
-}
-
-/* The profile's own static name string (so options own no memory), or NULL. */
-static const char *profile_name(const char *name)
-{
-    for (const char *const *n = tempo_link_profile_names(); *n; n++)
-        if (!strcmp(*n, name))
-            return *n;
-    return NULL;
 }
 
 /* ---- numbers and units ----------------------------------------------------------- */
@@ -139,7 +131,7 @@ typedef struct parser {
     const char *name;
     int line;
     sim_options *o;
-    int seen[24];                    /* single directives: line given on (0: not yet) */
+    int seen[SIM_NUM_SETTINGS];      /* plain settings: line given on (0: not yet) */
     int players_line, split_line, delay_line;
     int peer_line[TEMPO_MAX_PLAYERS]; /* the line of each peer's `peer` directive */
     bool peer_given;
@@ -192,64 +184,30 @@ static bool machine_pair(parser *ps, const char *s, int *a, int *b)
     return true;
 }
 
+/* A structured directive's number outside its row's range: the table's
+ * message, and how the file writes such a value. */
+static bool range_fail(parser *ps, sim_setting_id id, const char *text, const char *how)
+{
+    char msg[320];
+    sim_setting_error(&sim_settings[id], text, msg, sizeof msg);
+    return fail(ps, ps->line, "%s%s%s", msg, how ? "; " : "", how ? how : "");
+}
+
+/* The frame a fault fires at: a frame or seconds, in the drop row's range
+ * (the same frames --drop-peer and --hiccup take). */
+static bool moment(parser *ps, const char *text, int64_t *frame)
+{
+    const sim_setting *row = &sim_settings[SIM_SET_DROP];
+    if (!parse_moment(text, row->max, frame) || !sim_setting_check_int(row, *frame))
+        return fail(ps, ps->line, "bad moment '%s' (frame %" PRId64 "..%" PRId64 ", or seconds as 10s)", text,
+                    row->min, row->max);
+    return true;
+}
+
 static bool need_args(parser *ps, int argc, int lo, int hi, const char *usage)
 {
     if (argc - 1 < lo || argc - 1 > hi)
         return fail(ps, ps->line, "expected: %s", usage);
-    return true;
-}
-
-/* `NAME N` with N a whole number in lo..hi. */
-static bool one_int(parser *ps, int argc, char **argv, int64_t lo, int64_t hi, int64_t *v)
-{
-    if (argc != 2)
-        return fail(ps, ps->line, "expected: %s N", argv[0]);
-    if (!parse_int(argv[1], lo, hi, v))
-        return fail(ps, ps->line, "bad %s '%s' (%" PRId64 "..%" PRId64 ")", argv[0], argv[1], lo, hi);
-    return true;
-}
-
-static bool d_seed(parser *ps, int argc, char **argv)
-{
-    int64_t v = 0;
-    if (!one_int(ps, argc, argv, 0, INT64_MAX, &v))
-        return false;
-    ps->o->seed = (uint64_t)v;
-    return true;
-}
-
-static bool d_duration(parser *ps, int argc, char **argv)
-{
-    int64_t f = 0;
-    if (!need_args(ps, argc, 1, 2, "duration FRAMES | duration SECONDSs"))
-        return false;
-    if (argc == 3 && strcmp(argv[2], "frames") != 0)
-        return fail(ps, ps->line, "expected 'frames' after the number, not '%s'", argv[2]);
-    if (!parse_moment(argv[1], 100000000, &f) || f < 1 || (argc == 3 && strchr(argv[1], 's')))
-        return fail(ps, ps->line, "bad duration '%s' (frames, or seconds as 60s)", argv[1]);
-    ps->o->frames = (int)f;
-    return true;
-}
-
-static bool d_players(parser *ps, int argc, char **argv)
-{
-    int64_t v = 0;
-    if (!one_int(ps, argc, argv, 1, TEMPO_MAX_PLAYERS, &v))
-        return false;
-    ps->o->players = (int)v;
-    ps->players_line = ps->line;
-    return true;
-}
-
-static bool d_local_per_peer(parser *ps, int argc, char **argv)
-{
-    int64_t v = 0;
-    if (!one_int(ps, argc, argv, 1, TEMPO_MAX_PLAYERS, &v))
-        return false;
-    if (ps->peer_given)
-        return fail(ps, ps->line, "local-per-peer and peer lines both split the players");
-    ps->o->local_per_peer = (int)v;
-    ps->split_line = ps->line;
     return true;
 }
 
@@ -282,18 +240,6 @@ static bool d_peer(parser *ps, int argc, char **argv)
     return true;
 }
 
-static bool d_spectators(parser *ps, int argc, char **argv)
-{
-    int64_t v = 0;
-    if (!one_int(ps, argc, argv, 0, SIM_MAX_MACHINES - 2, &v))
-        return false;
-    ps->o->spectators = (int)v;
-    memset(ps->o->spectator_host, 0, sizeof ps->o->spectator_host);
-    for (int k = 0; k < SIM_MAX_MACHINES; k++)
-        ps->spectator_line[k] = k < v ? ps->line : 0;
-    return true;
-}
-
 /* spectator watches P */
 static bool d_spectator(parser *ps, int argc, char **argv)
 {
@@ -306,17 +252,6 @@ static bool d_spectator(parser *ps, int argc, char **argv)
         return fail(ps, ps->line, "too many spectators (at most %d machines)", SIM_MAX_MACHINES);
     ps->spectator_line[ps->o->spectators] = ps->line;
     ps->o->spectator_host[ps->o->spectators++] = (int8_t)q;
-    return true;
-}
-
-static bool d_profile(parser *ps, int argc, char **argv)
-{
-    if (!need_args(ps, argc, 1, 1, "profile NAME"))
-        return false;
-    const char *name = profile_name(argv[1]);
-    if (!name)
-        return fail(ps, ps->line, "unknown profile '%s'", argv[1]);
-    ps->o->profile = name;
     return true;
 }
 
@@ -369,7 +304,7 @@ static bool d_link(parser *ps, int argc, char **argv)
         return false;
     int k = 2;
     if (!strchr(argv[2], '=')) {
-        const char *name = profile_name(argv[2]);
+        const char *name = sim_profile_name(argv[2]);
         if (!name)
             return fail(ps, ps->line, "unknown profile '%s'", argv[2]);
         snprintf(l->profile, sizeof l->profile, "%s", name);
@@ -393,8 +328,9 @@ static bool d_clock_drift(parser *ps, int argc, char **argv)
     const char *v = argv[2];
     bool neg = v[0] == '-';
     double pct;
-    if (!parse_suffixed(v + (neg || v[0] == '+'), strchr(v, '%') ? "%" : "", &pct) || pct > 50.0)
-        return fail(ps, ps->line, "bad drift '%s' (percent, -50..50)", v);
+    if (!parse_suffixed(v + (neg || v[0] == '+'), strchr(v, '%') ? "%" : "", &pct) ||
+        !sim_setting_check_double(&sim_settings[SIM_SET_CLOCK_DRIFT], neg ? -pct : pct))
+        return range_fail(ps, SIM_SET_CLOCK_DRIFT, v, NULL);
     ps->o->clock_drift_pct[m] = neg ? -pct : pct;
     ps->clock_line[m] = ps->line;
     return true;
@@ -406,8 +342,10 @@ static bool d_start_skew(parser *ps, int argc, char **argv)
     uint64_t us;
     if (!need_args(ps, argc, 2, 2, "start-skew MACHINE TIME") || !machine(ps, argv[1], &m))
         return false;
-    if (!parse_span(argv[2], 600000000u, &us) || us % 1000u)
-        return fail(ps, ps->line, "bad start skew '%s' (whole milliseconds with a unit: 120ms, 1s)", argv[2]);
+    const sim_setting *row = &sim_settings[SIM_SET_START_SKEW];
+    if (!parse_span(argv[2], (uint64_t)row->max * 1000u, &us) || us % 1000u ||
+        !sim_setting_check_int(row, (int64_t)(us / 1000u)))
+        return range_fail(ps, SIM_SET_START_SKEW, argv[2], "whole milliseconds with a unit: 120ms, 1s");
     ps->o->start_skew_ms[m] = (uint32_t)(us / 1000u);
     ps->clock_line[m] = ps->line;
     return true;
@@ -426,10 +364,12 @@ static bool d_hiccup(parser *ps, int argc, char **argv)
         return fail(ps, ps->line, "too many hiccups (at most %d)", SIM_MAX_FAULTS);
     if (!machine(ps, argv[1], &m))
         return false;
-    if (!parse_moment(argv[3], INT32_MAX, &f))
-        return fail(ps, ps->line, "bad moment '%s' (a frame, or seconds as 10s)", argv[3]);
-    if (!parse_span(argv[5], 600000000u, &us) || us < 1000u || us % 1000u)
-        return fail(ps, ps->line, "bad hiccup length '%s' (whole milliseconds with a unit, 1ms..600s)", argv[5]);
+    if (!moment(ps, argv[3], &f))
+        return false;
+    const sim_setting *row = &sim_settings[SIM_SET_HICCUP];
+    if (!parse_span(argv[5], (uint64_t)row->max * 1000u, &us) || us % 1000u ||
+        !sim_setting_check_int(row, (int64_t)(us / 1000u)))
+        return range_fail(ps, SIM_SET_HICCUP, argv[5], "whole milliseconds with a unit: 300ms, 1s");
     o->hiccups[o->num_hiccups] = (sim_fault){m, (int32_t)f, (uint32_t)(us / 1000u)};
     ps->hiccup_line[o->num_hiccups++] = ps->line;
     return true;
@@ -448,12 +388,13 @@ static bool d_clock_jump(parser *ps, int argc, char **argv)
         return fail(ps, ps->line, "too many clock jumps (at most %d)", SIM_MAX_FAULTS);
     if (!machine(ps, argv[1], &m))
         return false;
-    if (!parse_moment(argv[3], INT32_MAX, &f))
-        return fail(ps, ps->line, "bad moment '%s' (a frame, or seconds as 10s)", argv[3]);
+    if (!moment(ps, argv[3], &f))
+        return false;
     bool back = argv[5][0] == '-';
-    if (!parse_span(argv[5] + back, 3600000000u, &us) || us == 0)
-        return fail(ps, ps->line, "bad clock jump '%s' (a time with a unit, -1h..1h, not 0: 10s, -1s)",
-                    argv[5]);
+    const sim_setting *row = &sim_settings[SIM_SET_CLOCK_JUMP];
+    if (!parse_span(argv[5] + back, (uint64_t)row->max, &us) || us == 0 ||
+        !sim_setting_check_int(row, back ? -(int64_t)us : (int64_t)us))
+        return range_fail(ps, SIM_SET_CLOCK_JUMP, argv[5], "a time with a unit: 10s, -1s");
     o->clock_jumps[o->num_clock_jumps] = (sim_clock_jump){m, (int32_t)f, back ? -(int64_t)us : (int64_t)us};
     ps->jump_line[o->num_clock_jumps++] = ps->line;
     return true;
@@ -471,8 +412,8 @@ static bool d_drop(parser *ps, int argc, char **argv)
         return fail(ps, ps->line, "too many drops (at most %d)", SIM_MAX_FAULTS);
     if (!machine(ps, argv[1], &m))
         return false;
-    if (!parse_moment(argv[3], INT32_MAX, &f))
-        return fail(ps, ps->line, "bad moment '%s' (a frame, or seconds as 10s)", argv[3]);
+    if (!moment(ps, argv[3], &f))
+        return false;
     o->drops[o->num_drops] = (sim_fault){m, (int32_t)f, 0};
     ps->drop_line[o->num_drops++] = ps->line;
     return true;
@@ -490,8 +431,11 @@ static bool d_blackout(parser *ps, int argc, char **argv)
     sim_blackout *b = &o->blackouts[o->num_blackouts];
     if (!machine_pair(ps, argv[1], &b->a, &b->b))
         return false;
-    if (!parse_span(argv[3], UINT64_C(1) << 50, &from) || !parse_span(argv[5], UINT64_C(1) << 50, &t))
-        return fail(ps, ps->line, "bad time (with a unit: 10s, 1500ms)");
+    uint64_t most = (uint64_t)sim_settings[SIM_SET_BLACKOUT].max;
+    if (!parse_span(argv[3], most, &from))
+        return range_fail(ps, SIM_SET_BLACKOUT, argv[3], "a time with a unit: 10s, 1500ms");
+    if (!parse_span(argv[5], most, &t))
+        return range_fail(ps, SIM_SET_BLACKOUT, argv[5], "a time with a unit: 10s, 1500ms");
     b->from_us = from;
     b->to_us = argv[4][0] == 'f' ? from + t : t;
     if (b->to_us <= b->from_us)
@@ -500,106 +444,73 @@ static bool d_blackout(parser *ps, int argc, char **argv)
     return true;
 }
 
-static bool d_input_delay(parser *ps, int argc, char **argv)
-{
-    int64_t v = 0;
-    if (!need_args(ps, argc, 1, 1, "input-delay FRAMES|auto"))
-        return false;
-    ps->o->input_delay_auto = !strcmp(argv[1], "auto");
-    ps->o->input_delay = 0;
-    if (!ps->o->input_delay_auto) {
-        if (!parse_int(argv[1], 0, TEMPO_MAX_PREDICTION, &v))
-            return fail(ps, ps->line, "bad input delay '%s' (0..%d or auto)", argv[1], TEMPO_MAX_PREDICTION);
-        ps->o->input_delay = (int)v;
-    }
-    ps->delay_line = ps->line;
-    return true;
-}
-
-/* timesync METHOD [window FRAMES] [threshold FRAMES] */
-static bool d_timesync(parser *ps, int argc, char **argv)
-{
-    sim_options *o = ps->o;
-    int m = TEMPO_TIMESYNC_INVERSUS;
-    if (argc < 2 || argc % 2)
-        return fail(ps, ps->line, "expected: timesync METHOD [window FRAMES] [threshold FRAMES]");
-    while (m <= TEMPO_TIMESYNC_NONE && strcmp(argv[1], sim_timesync_name(m)) != 0)
-        m++;
-    if (m > TEMPO_TIMESYNC_NONE)
-        return fail(ps, ps->line, "unknown time sync method '%s' (inversus, ggpo, lead, none)", argv[1]);
-    o->timesync = (tempo_timesync_method)m;
-    for (int k = 2; k < argc; k += 2) {
-        int64_t w;
-        double x;
-        if (!strcmp(argv[k], "window") && parse_int(argv[k + 1], 1, 256, &w))
-            o->timesync_window = (int)w;
-        else if (!strcmp(argv[k], "threshold") && parse_suffixed(argv[k + 1], "", &x) && x > 0 && x < 10)
-            o->stall_threshold = x;
-        else
-            return fail(ps, ps->line, "bad '%s %s' (window 1..256, threshold 0..10 frames)", argv[k], argv[k + 1]);
-    }
-    return true;
-}
-
-static bool d_max_prediction(parser *ps, int argc, char **argv)
-{
-    int64_t v = 0;
-    if (!one_int(ps, argc, argv, 0, TEMPO_MAX_PREDICTION, &v))
-        return false;
-    ps->o->max_prediction = (int)v;
-    return true;
-}
-
-static bool d_save_policy(parser *ps, int argc, char **argv)
-{
-    if (!need_args(ps, argc, 1, 1, "save-policy every|sparse"))
-        return false;
-    if (strcmp(argv[1], "every") && strcmp(argv[1], "sparse"))
-        return fail(ps, ps->line, "bad save policy '%s' (every or sparse)", argv[1]);
-    ps->o->save_policy = argv[1][0] == 's' ? TEMPO_SAVE_SPARSE : TEMPO_SAVE_EVERY_FRAME;
-    return true;
-}
-
-static bool d_desync_interval(parser *ps, int argc, char **argv)
-{
-    int64_t v = 0;
-    if (!one_int(ps, argc, argv, 0, 100000, &v))
-        return false;
-    ps->o->desync_interval = (int)v;
-    return true;
-}
-
-static bool d_desync_at(parser *ps, int argc, char **argv)
-{
-    int64_t f = 0;
-    if (!need_args(ps, argc, 1, 1, "desync-at FRAME"))
-        return false;
-    if (!parse_moment(argv[1], INT32_MAX, &f))
-        return fail(ps, ps->line, "bad frame '%s'", argv[1]);
-    ps->o->desync_at = (int32_t)f;
-    return true;
-}
-
+/* The structured directives: their own syntax, the table's ranges. Every
+ * other directive is a plain setting, read by plain() from the table. */
 typedef struct directive {
     const char *name;
     bool (*fn)(parser *, int, char **);
-    bool once; /* given at most once per file */
 } directive;
 
 static const directive directives[] = {
-    {"seed", d_seed, true},           {"local-per-peer", d_local_per_peer, true},
-    {"duration", d_duration, true},   {"players", d_players, true},
-    {"peer", d_peer, false},          {"spectators", d_spectators, true},
-    {"spectator", d_spectator, false}, {"profile", d_profile, true},
-    {"link", d_link, false},          {"clock-drift", d_clock_drift, false},
-    {"start-skew", d_start_skew, false}, {"hiccup", d_hiccup, false},
-    {"drop", d_drop, false},          {"blackout", d_blackout, false},
-    {"clock-jump", d_clock_jump, false},
-    {"input-delay", d_input_delay, true}, {"timesync", d_timesync, true},
-    {"max-prediction", d_max_prediction, true}, {"save-policy", d_save_policy, true},
-    {"desync-interval", d_desync_interval, true}, {"desync-at", d_desync_at, true},
+    {"peer", d_peer},           {"spectator", d_spectator}, {"link", d_link},
+    {"clock-drift", d_clock_drift}, {"start-skew", d_start_skew}, {"hiccup", d_hiccup},
+    {"drop", d_drop},           {"blackout", d_blackout},   {"clock-jump", d_clock_jump},
 };
-_Static_assert(sizeof directives / sizeof directives[0] <= 24, "parser.seen holds every directive");
+
+/* `NAME VALUE [KEY VALUE ...]`: a plain setting, and for a line that has
+ * keywords (timesync window N), the settings named "NAME KEY". Given at
+ * most once per file. */
+static bool plain(parser *ps, const sim_setting *s, int argc, char **argv)
+{
+    sim_options *o = ps->o;
+    sim_setting_id id = (sim_setting_id)(s - sim_settings);
+    char msg[320];
+    const char *arg = s->file_arg ? s->file_arg : s->cli_arg;
+    if (ps->seen[id])
+        return fail(ps, ps->line, "'%s' was already given on line %d", argv[0], ps->seen[id]);
+    ps->seen[id] = ps->line;
+    bool frames_word = s->kind == SIM_KIND_DURATION && argc == 3;
+    if (argc < 2 || (argc % 2 && !frames_word))
+        return fail(ps, ps->line, "expected: %s %s", s->directive, arg);
+    if (frames_word && strcmp(argv[2], "frames") != 0)
+        return fail(ps, ps->line, "expected 'frames' after the number, not '%s'", argv[2]);
+    if (frames_word && strchr(argv[1], 's')) {
+        sim_setting_error(s, argv[1], msg, sizeof msg);
+        return fail(ps, ps->line, "%s", msg);
+    }
+    if (!sim_setting_parse(s, argv[1], o, msg, sizeof msg))
+        return fail(ps, ps->line, "%s", msg);
+    for (int k = 2; k + 1 < argc && !frames_word; k += 2) {
+        char key[64];
+        snprintf(key, sizeof key, "%s %s", s->directive, argv[k]);
+        const sim_setting *sub = sim_setting_by_directive(key);
+        if (!sub)
+            return fail(ps, ps->line, "expected: %s %s", s->directive, arg);
+        if (!sim_setting_parse(sub, argv[k + 1], o, msg, sizeof msg))
+            return fail(ps, ps->line, "%s", msg);
+    }
+    switch (id) {
+    case SIM_SET_PLAYERS:
+        ps->players_line = ps->line;
+        break;
+    case SIM_SET_LOCAL_PER_PEER:
+        if (ps->peer_given)
+            return fail(ps, ps->line, "local-per-peer and peer lines both split the players");
+        ps->split_line = ps->line;
+        break;
+    case SIM_SET_SPECTATORS:
+        memset(o->spectator_host, 0, sizeof o->spectator_host);
+        for (int m = 0; m < SIM_MAX_MACHINES; m++)
+            ps->spectator_line[m] = m < o->spectators ? ps->line : 0;
+        break;
+    case SIM_SET_INPUT_DELAY:
+        ps->delay_line = ps->line;
+        break;
+    default:
+        break;
+    }
+    return true;
+}
 
 static bool parse_line(parser *ps, char *text)
 {
@@ -615,14 +526,12 @@ static bool parse_line(parser *ps, char *text)
     }
     if (argc == 0)
         return true;
-    for (size_t k = 0; k < sizeof directives / sizeof directives[0]; k++) {
-        if (strcmp(argv[0], directives[k].name) != 0)
-            continue;
-        if (directives[k].once && ps->seen[k])
-            return fail(ps, ps->line, "'%s' was already given on line %d", argv[0], ps->seen[k]);
-        ps->seen[k] = ps->line;
-        return directives[k].fn(ps, argc, argv);
-    }
+    for (size_t k = 0; k < sizeof directives / sizeof directives[0]; k++)
+        if (!strcmp(argv[0], directives[k].name))
+            return directives[k].fn(ps, argc, argv);
+    const sim_setting *s = sim_setting_by_directive(argv[0]);
+    if (s && s->kind != SIM_KIND_STRUCTURED)
+        return plain(ps, s, argc, argv);
     return fail(ps, ps->line, "unknown directive '%s'", argv[0]);
 }
 

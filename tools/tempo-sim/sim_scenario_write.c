@@ -13,16 +13,12 @@
 #include <string.h>
 
 #include "sim_scenario.h"
+#include "sim_settings.h"
 
-/* The shortest decimal that reads back as exactly v. */
 static void put_double(FILE *f, double v)
 {
     char buf[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
+    sim_format_double(v, buf, sizeof buf);
     fputs(buf, f);
 }
 
@@ -79,14 +75,9 @@ static void put_link(FILE *f, const sim_link_override *l)
     fputc('\n', f);
 }
 
-static void put_match(FILE *f, const sim_options *o)
+/* peer lines, or local-per-peer's split. */
+static void put_split(FILE *f, const sim_options *o)
 {
-    fprintf(f, "seed %" PRIu64 "\n", o->seed);
-    if (o->frames % 60 == 0)
-        fprintf(f, "duration %ds\n", o->frames / 60);
-    else
-        fprintf(f, "duration %d frames\n", o->frames);
-    fprintf(f, "players %d\n", o->players);
     if (o->hosts_set) {
         for (int q = 0; q < TEMPO_MAX_PLAYERS; q++) {
             bool any = false;
@@ -101,6 +92,11 @@ static void put_match(FILE *f, const sim_options *o)
     } else {
         fprintf(f, "local-per-peer %d\n", o->local_per_peer);
     }
+}
+
+/* `spectators N` when they all watch peer 0, else a spectator line each. */
+static void put_spectators(FILE *f, const sim_options *o)
+{
     bool all_zero = true;
     for (int k = 0; k < o->spectators; k++)
         all_zero = all_zero && o->spectator_host[k] == 0;
@@ -110,12 +106,9 @@ static void put_match(FILE *f, const sim_options *o)
         fprintf(f, "spectator watches %d\n", o->spectator_host[k]);
 }
 
-void sim_scenario_write(FILE *f, const sim_options *o)
+/* Each machine's clock: drift, then start skew. */
+static void put_clocks(FILE *f, const sim_options *o)
 {
-    put_match(f, o);
-    fprintf(f, "profile %s\n", o->profile);
-    for (int k = 0; k < o->num_links; k++)
-        put_link(f, &o->links[k]);
     for (int m = 0; m < SIM_MAX_MACHINES; m++) {
         if (o->clock_drift_pct[m] != 0.0) {
             fprintf(f, "clock-drift %d ", m);
@@ -125,16 +118,20 @@ void sim_scenario_write(FILE *f, const sim_options *o)
         if (o->start_skew_ms[m])
             fprintf(f, "start-skew %d %" PRIu32 "ms\n", m, o->start_skew_ms[m]);
     }
-    for (int k = 0; k < o->num_hiccups; k++)
+}
+
+static void put_faults(FILE *f, const sim_options *o, sim_setting_id id)
+{
+    for (int k = 0; id == SIM_SET_HICCUP && k < o->num_hiccups; k++)
         fprintf(f, "hiccup %d at %" PRId32 " for %" PRIu32 "ms\n", o->hiccups[k].peer, o->hiccups[k].frame,
                 o->hiccups[k].ms);
-    for (int k = 0; k < o->num_clock_jumps; k++) {
+    for (int k = 0; id == SIM_SET_CLOCK_JUMP && k < o->num_clock_jumps; k++) {
         const sim_clock_jump *j = &o->clock_jumps[k];
         fprintf(f, "clock-jump %d at %" PRId32 " by %s", j->peer, j->frame, j->us < 0 ? "-" : "");
         put_span(f, (uint64_t)(j->us < 0 ? -j->us : j->us));
         fputc('\n', f);
     }
-    for (int k = 0; k < o->num_blackouts; k++) {
+    for (int k = 0; id == SIM_SET_BLACKOUT && k < o->num_blackouts; k++) {
         fputs("blackout ", f);
         put_pair(f, o->blackouts[k].a, o->blackouts[k].b);
         fputs(" from ", f);
@@ -143,21 +140,61 @@ void sim_scenario_write(FILE *f, const sim_options *o)
         put_span(f, o->blackouts[k].to_us);
         fputc('\n', f);
     }
-    for (int k = 0; k < o->num_drops; k++)
+    for (int k = 0; id == SIM_SET_DROP && k < o->num_drops; k++)
         fprintf(f, "drop %d at %" PRId32 "\n", o->drops[k].peer, o->drops[k].frame);
-    if (o->input_delay_auto)
-        fputs("input-delay auto\n", f);
-    else
-        fprintf(f, "input-delay %d\n", o->input_delay);
-    fprintf(f, "timesync %s", sim_timesync_name(o->timesync));
-    if (o->timesync_window)
-        fprintf(f, " window %d", o->timesync_window);
-    if (o->stall_threshold > 0) {
-        fputs(" threshold ", f);
-        put_double(f, o->stall_threshold);
+}
+
+/* A plain setting's line, with the keywords the table files under it
+ * ("timesync inversus window 60"); nothing if its value means "not set". */
+static void put_plain(FILE *f, const sim_setting *s, const sim_options *o)
+{
+    char buf[64];
+    if (!sim_setting_format(s, o, buf, sizeof buf))
+        return;
+    fprintf(f, "%s %s", s->directive, buf);
+    size_t n = strlen(s->directive);
+    for (int k = 0; k < SIM_NUM_SETTINGS; k++) {
+        const sim_setting *sub = &sim_settings[k];
+        if (sub->directive && !strncmp(sub->directive, s->directive, n) && sub->directive[n] == ' ' &&
+            sim_setting_format(sub, o, buf, sizeof buf))
+            fprintf(f, " %s %s", sub->directive + n + 1, buf);
     }
-    fprintf(f, "\nmax-prediction %d\nsave-policy %s\ndesync-interval %d\n", o->max_prediction,
-            o->save_policy == TEMPO_SAVE_SPARSE ? "sparse" : "every", o->desync_interval);
-    if (o->desync_at >= 0)
-        fprintf(f, "desync-at %" PRId32 "\n", o->desync_at);
+    fputc('\n', f);
+}
+
+void sim_scenario_write(FILE *f, const sim_options *o)
+{
+    for (int k = 0; k < SIM_NUM_SETTINGS; k++) {
+        const sim_setting *s = &sim_settings[k];
+        if (!s->directive || strchr(s->directive, ' '))
+            continue; /* not in files, or written on its parent's line */
+        switch ((sim_setting_id)k) {
+        case SIM_SET_LOCAL_PER_PEER:
+            put_split(f, o);
+            break;
+        case SIM_SET_SPECTATORS:
+            put_spectators(f, o);
+            break;
+        case SIM_SET_LINK:
+            for (int j = 0; j < o->num_links; j++)
+                put_link(f, &o->links[j]);
+            break;
+        case SIM_SET_CLOCK_DRIFT:
+            put_clocks(f, o);
+            break;
+        case SIM_SET_HICCUP:
+        case SIM_SET_CLOCK_JUMP:
+        case SIM_SET_BLACKOUT:
+        case SIM_SET_DROP:
+            put_faults(f, o, (sim_setting_id)k);
+            break;
+        case SIM_SET_PEER:
+        case SIM_SET_SPECTATOR:
+        case SIM_SET_START_SKEW:
+            break; /* written with local-per-peer, spectators and clock-drift */
+        default:
+            put_plain(f, s, o);
+            break;
+        }
+    }
 }
