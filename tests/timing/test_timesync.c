@@ -1,10 +1,10 @@
 /*
  * test_timesync.c — keeping peers in step. Units for the pure parts (stall
  * spreading, GGPO's rules, the automatic delay's hysteresis, the start-up
- * formula) and the issue's targets as scenarios over several seeds: clock
- * drift, start skew, three peers, automatic delay, and the comparison of
- * methods. Frame skew is measured from outside, as the true difference of
- * the machines' frames at the same virtual instant.
+ * formula, bounds on what a peer claims) and its targets as scenarios over
+ * several seeds: clock drift, start skew, three peers, automatic delay, and
+ * the comparison of methods. Frame skew is measured from outside, as the
+ * true difference of the machines' frames at the same virtual instant.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -170,7 +170,7 @@ static void startup_wait_equalizes_when_everyone_learns_readiness(void **state)
     assert_int_equal(timesync_startup_wait(3, 1, heard1, owd, 160000), 10000);
 }
 
-/* ---- scenarios: the targets of the issue ------------------------------------ */
+/* ---- scenarios: skew and stalls the game can feel --------------------------- */
 
 static void one_percent_slow_clock_keeps_half_a_frame_of_skew(void **state)
 {
