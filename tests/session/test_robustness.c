@@ -27,20 +27,6 @@ static uint64_t fz_next(uint64_t *x)
     return toy_mix(*x, 0);
 }
 
-/* Send a crafted message from peer `from`'s address to peer `to`. */
-static void send_crafted(int from, int to, tempo_msg *m)
-{
-    tempo_codec_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.input_size = h.cfg.input_size;
-    ctx.num_players = h.players;
-    m->session_id = h.cfg.session_id;
-    uint8_t buf[TEMPO_MAX_DATAGRAM];
-    int n = tempo_codec_encode(m, &ctx, buf, sizeof buf);
-    assert_true(n > 0);
-    assert_int_equal(h.peer[from].tr.send(h.peer[from].tr.ctx, &h.peer[to].addr, buf, (size_t)n), 0);
-}
-
 /* The endpoint of `victim` that stands for peer `sender`. */
 static tempo_endpoint *endpoint_at(int victim, int sender)
 {
@@ -53,45 +39,6 @@ static tempo_endpoint *endpoint_at(int victim, int sender)
             return &n->specs[i];
     fail_msg("no such endpoint");
     return NULL;
-}
-
-/* An INPUT without inputs, as peer `sender` would send it to `victim`. */
-static void empty_input(int victim, int sender, tempo_msg *m)
-{
-    memset(m, 0, sizeof *m);
-    tempo_endpoint *e = endpoint_at(victim, sender);
-    m->type = TEMPO_MSG_INPUT;
-    m->sequence = (uint16_t)(e->seq_max + 1);
-    m->u.input.start = p2p_wanted_from(h.peer[victim].s, e);
-    m->u.input.ack = 0;
-    m->u.input.sender_frame = m->u.input.start;
-}
-
-/* ---- time sync ----------------------------------------------------------- */
-
-/* An absurd sender_frame (0, from a buggy or spoofed datagram whose
- * sequence keeps it "newest") is ignored. It once queued 327 stall ticks:
- * L was not range-checked like R and the stall count was unbounded. */
-static void one_absurd_sender_frame_does_not_freeze_the_receiver(void **state)
-{
-    (void)state;
-    tempo_config c = harness_cfg(2);
-    uint32_t m[2];
-    harness_one_each(m, 2);
-    harness_init(&h, &c, 2, m, 0, "lan", 43);
-    harness_run(&h, 1200, 60000000);
-    tempo_msg msg;
-    empty_input(0, 1, &msg);
-    msg.sequence = (uint16_t)(endpoint_at(0, 1)->seq_max + 1000);
-    msg.u.input.sender_frame = 0;
-    send_crafted(1, 0, &msg);
-    int32_t f0 = tempo_session_frame(h.peer[0].s);
-    harness_run(&h, f0 + 600, h.now_us + 30000000); /* 30 s for 10 s of frames */
-    tempo_session_stats st;
-    tempo_session_get_stats(h.peer[0].s, &st);
-    assert_true(st.timesync_stalls < 60);
-    assert_true(tempo_session_frame(h.peer[0].s) >= f0 + 600);
-    harness_free(&h);
 }
 
 /* ---- the engine's checksum log ------------------------------------------ */
@@ -526,7 +473,6 @@ int main(void)
         cmocka_unit_test(engine_keeps_its_invariants_under_random_scenarios),
         cmocka_unit_test(hostile_peer_messages_never_crash_or_assert),
         cmocka_unit_test(synctest_with_delay_changes_reports_no_false_desync),
-        cmocka_unit_test(one_absurd_sender_frame_does_not_freeze_the_receiver),
         cmocka_unit_test(checksums_of_a_65_frame_catch_up_are_all_reported),
         cmocka_unit_test(synctest_players_take_an_input_delay_before_the_first_tick),
     };
