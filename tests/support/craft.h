@@ -23,6 +23,16 @@ static inline uint64_t craft_rand(uint64_t *x)
     return toy_mix(*x, 0);
 }
 
+/* The reference inputs of a crafted INPUT's delta coding: all zero. */
+static inline bool craft_zero_reference(void *ctx, int player, int32_t frame, uint8_t *out)
+{
+    (void)ctx;
+    (void)player;
+    (void)frame;
+    memset(out, 0, TEMPO_MAX_INPUT_SIZE);
+    return true;
+}
+
 /* Encode `m` for the harness's match and send it from peer `from` to peer `to`. */
 static inline void send_crafted(harness *h, int from, int to, tempo_msg *m)
 {
@@ -30,6 +40,7 @@ static inline void send_crafted(harness *h, int from, int to, tempo_msg *m)
     memset(&ctx, 0, sizeof ctx);
     ctx.input_size = h->cfg.input_size;
     ctx.num_players = h->players;
+    ctx.reference = craft_zero_reference;
     m->session_id = h->cfg.session_id;
     uint8_t buf[TEMPO_MAX_DATAGRAM];
     int n = tempo_codec_encode(m, &ctx, buf, sizeof buf);
