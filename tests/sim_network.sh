@@ -1,10 +1,10 @@
 #!/bin/sh
-# tempo-sim network mode from the command line: the issue's done-when runs
-# (clean match converges with every per-peer key; a planted desync is seen by
-# every peer at the next check and exits 3; a dropped peer leaves the others
-# converging), spectators, --compare, the default scenario's files, exact
-# reproducibility, every desync check made on lossy links, and usage errors
-# (exit 2).
+# tempo-sim network mode from the command line: a clean match converges with
+# every per-peer key; a planted desync is seen by every peer at the next check
+# and exits 3; a dropped peer leaves the others converging; spectators,
+# --compare, the default scenario's files, exact reproducibility, every
+# desync check made on lossy links, usage errors (exit 2), and time sync's
+# skew and automatic delay as the simulator measures them.
 # usage: sim_network.sh <tempo-sim> <work dir>
 set -u
 sim=$1
@@ -102,7 +102,8 @@ for args in "--players 1" "--players 4 --local-per-peer 4" "--players 2 --specta
     "$sim" $args --quiet >/dev/null 2>&1
     [ $? -eq 2 ] || fail "'$args' did not exit 2"
 done
-# 7. Issue 5's targets, as the simulator measures them (seed 1).
+# 10. Time sync as the simulator measures it (seed 1): a 1% slow clock keeps
+# half a frame of skew; the automatic delay settles on transatlantic links.
 max_key() { # key file: the largest value of a per-peer key
     sed -n "s/^ *\"$1\": \([-0-9.e]*\),\{0,1\}$/\1/p" "$2" | awk 'NR == 1 || $1 > m { m = $1 } END { print m }'
 }

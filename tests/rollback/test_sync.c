@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "session/session.h"
 #include "toy.h"
 
 #define ISIZE 4
@@ -468,6 +469,224 @@ static void arena_mode_hands_out_only_advances_and_matches_game_saving(void **st
     }
 }
 
+/* ---- the checksum log, and the engine under random scenarios -------------- */
+
+/* All 65 checksums of one catch-up tick are reported: a lockstep delay
+ * decrease 64 -> 0 runs 65 confirmed frames in one tick with
+ * desync_interval 1, and the log holds a checksum for each of them. */
+static void checksums_of_a_65_frame_catch_up_are_all_reported(void **state)
+{
+    (void)state;
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.max_prediction = 0;
+    cfg.desync_interval = 1;
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    uint8_t b[4] = {0};
+    for (int f = 0; f < 300; f++)
+        assert_int_equal(tempo_session_add_remote_input(s, 1, f, b, 4), TEMPO_OK);
+    assert_int_equal(tempo_session_set_input_delay(s, 0, 64), TEMPO_OK);
+    toy_driver_init(&driver, 2, 4);
+    int reported = 0;
+    int32_t from = -1;
+    for (int tick = 0; tick < 200; tick++) {
+        if (tick == 150) {
+            assert_int_equal(tempo_session_set_input_delay(s, 0, 0), TEMPO_OK);
+            from = tempo_session_frame(s);
+        }
+        b[0] = (uint8_t)tick;
+        tempo_session_add_local_input(s, 0, b, 4);
+        tempo_tick t;
+        assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+        if (tick == 150)
+            assert_int_equal(t.frames_advanced, 65);
+        toy_driver_run(&driver, s);
+        assert_int_equal(driver.errors, 0);
+        sync_sum cs;
+        while (sync_take_checksum(&s->sync, &cs)) /* a network session takes them each tick */
+            if (from >= 0 && cs.frame >= from && cs.frame <= from + 64)
+                reported++;
+    }
+    assert_int_equal(reported, 65); /* states F .. F + 64, saved by the catch-up tick */
+    tempo_session_destroy(s);
+}
+
+#define RC_MAXF 1400
+
+typedef struct random_case {
+    uint64_t seed;
+    int players, locals, max_pred, interval;
+    tempo_save_policy policy;
+    int frames;
+    int lat_max;
+    int delay_cap;       /* largest delay the fuzzer picks */
+    int delay_change_pct;
+    int disconnect_tick; /* -1: none */
+} random_case;
+
+static int rc_arrival[TEMPO_MAX_PLAYERS][RC_MAXF];
+static uint64_t rc_sum[RC_MAXF];
+static int rc_sum_count[RC_MAXF];
+
+/* A local session against remote inputs that arrive late, out of order and
+ * in bursts, with random input delay changes (increases, big decreases) and
+ * a disconnect. Checks the engine invariants of sync.h and DESIGN.md. */
+static void random_run(const random_case *fc)
+{
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.num_players = fc->players;
+    cfg.input_size = ISIZE;
+    cfg.max_prediction = fc->max_pred;
+    cfg.save_policy = fc->policy;
+    cfg.desync_interval = fc->interval;
+    tempo_session *s = NULL;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    for (int p = 0; p < fc->players; p++) {
+        if (p < fc->locals)
+            assert_int_equal(tempo_session_add_local_player(s, p), TEMPO_OK);
+        else
+            assert_int_equal(tempo_session_add_remote_player(s, p, NULL), TEMPO_OK);
+    }
+    int limit = fc->max_pred > 0 ? fc->max_pred : TEMPO_MAX_PREDICTION;
+    int cap = fc->delay_cap < limit ? fc->delay_cap : limit;
+    uint64_t r = fc->seed;
+    for (int p = 0; p < fc->locals; p++)
+        assert_int_equal(tempo_session_set_input_delay(s, p, (int)(rng_next(&r) % (uint64_t)(cap + 1))),
+                         TEMPO_OK);
+    for (int p = fc->locals; p < fc->players; p++)
+        for (int f = 0; f < RC_MAXF; f++) {
+            int lat = (int)(rng_next(&r) % (uint64_t)(fc->lat_max + 1));
+            rc_arrival[p][f] = f + lat + (rng_next(&r) % 9 == 0 ? (int)(rng_next(&r) % 4) * 5 : 0);
+        }
+    memset(rc_sum_count, 0, sizeof rc_sum_count);
+    toy_driver *d = &driver;
+    toy_driver_init(d, fc->players, ISIZE);
+    int32_t last_sample[TEMPO_MAX_PLAYERS];
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        last_sample[p] = -1;
+    int32_t disc_frame = -1;
+    int disc_player = fc->players - 1;
+    int heal_from = -1;
+    for (int tick = 0; tick < 30000; tick++) {
+        bool healing = tempo_session_frame(s) >= fc->frames;
+        if (healing && heal_from < 0)
+            heal_from = tick;
+        for (int p = fc->locals; p < fc->players; p++)
+            for (int f = 0; f < RC_MAXF; f++)
+                if (rc_arrival[p][f] >= 0 && (rc_arrival[p][f] <= tick || healing)) {
+                    uint8_t b[ISIZE];
+                    toy_true_input(fc->seed, p, f, b, ISIZE);
+                    tempo_result res = tempo_session_add_remote_input(s, p, f, b, ISIZE);
+                    assert_true(res == TEMPO_OK || res == TEMPO_E_FRAME);
+                    if (res == TEMPO_OK)
+                        rc_arrival[p][f] = -1;
+                }
+        if (!healing && fc->delay_change_pct > 0 &&
+            (int)(rng_next(&r) % 100) < fc->delay_change_pct) {
+            int p = (int)(rng_next(&r) % (uint64_t)fc->locals);
+            int to = (int)(rng_next(&r) % (uint64_t)(cap + 1));
+            assert_int_equal(tempo_session_set_input_delay(s, p, to), TEMPO_OK);
+        }
+        if (tick == fc->disconnect_tick && fc->players > fc->locals) {
+            assert_int_equal(tempo_session_disconnect_player(s, disc_player), TEMPO_OK);
+            disc_frame = s->sync.q[disc_player].disconnect_frame;
+        }
+        for (int p = 0; p < fc->locals; p++) {
+            uint8_t b[ISIZE];
+            uint32_t sample = (uint32_t)tick;
+            memcpy(b, &sample, ISIZE);
+            assert_int_equal(tempo_session_add_local_input(s, p, b, ISIZE), TEMPO_OK);
+        }
+        tempo_tick t;
+        assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+        const tempo_request *rq;
+        while (tempo_session_next(s, &rq) > 0) {
+            toy_driver_do(d, rq);
+            if (rq->kind == TEMPO_REQUEST_ADVANCE)
+                for (int p = 0; p < fc->locals; p++) /* a local player never lacks input */
+                    assert_int_equal(rq->status[p], TEMPO_INPUT_CONFIRMED);
+        }
+        assert_int_equal(d->errors, 0);
+        assert_true(t.rollback_depth <= fc->max_pred);
+        int32_t F = tempo_session_frame(s), C = tempo_session_confirmed_frame(s);
+        assert_true(F - C <= fc->max_pred);
+        sync_sum cs;
+        while (sync_take_checksum(&s->sync, &cs)) {
+            assert_true(cs.frame > 0 && cs.frame < RC_MAXF && cs.frame % fc->interval == 0);
+            assert_true(cs.frame <= C); /* only final states are reported */
+            rc_sum[cs.frame] = cs.checksum;
+            rc_sum_count[cs.frame]++;
+        }
+        if (healing && C == F && tick > heal_from + 2 * TEMPO_MAX_PREDICTION + 8)
+            break;
+    }
+    int32_t F = tempo_session_frame(s);
+    assert_true(F >= fc->frames);
+    assert_int_equal(tempo_session_confirmed_frame(s), F);
+    for (int32_t f = 0; f < F; f++) {
+        for (int p = 0; p < fc->locals; p++) {
+            uint32_t idx;
+            memcpy(&idx, d->used[f] + p * ISIZE, ISIZE);
+            assert_true((int64_t)idx > (int64_t)last_sample[p]); /* each input once, in order */
+            last_sample[p] = (int32_t)idx;
+        }
+        for (int p = fc->locals; p < fc->players; p++) {
+            uint8_t expect[ISIZE] = {0};
+            bool gone = disc_frame >= 0 && p == disc_player && f >= disc_frame;
+            if (!gone)
+                toy_true_input(fc->seed, p, f, expect, ISIZE);
+            assert_memory_equal(d->used[f] + p * ISIZE, expect, ISIZE);
+            assert_int_equal(d->used_status[f][p] == TEMPO_INPUT_DISCONNECTED, gone);
+        }
+    }
+    /* every check frame of the confirmed run: reported once, with its final state */
+    for (int32_t f = fc->interval; f + 1 < F && f < RC_MAXF; f += fc->interval) {
+        if (rc_sum_count[f] != 1)
+            fail_msg("seed %llu mp %d policy %d interval %d: check frame %d reported %d times",
+                     (unsigned long long)fc->seed, fc->max_pred, (int)fc->policy, fc->interval,
+                     (int)f, rc_sum_count[f]);
+        assert_true(rc_sum[f] == d->hash_after[f - 1]);
+    }
+    assert_int_equal(s->sync.checks_skipped, 0);
+    tempo_session_destroy(s);
+}
+
+static random_case random_case_for(uint64_t seed)
+{
+    static const int mps[] = {0, 1, 2, 3, 8, 16, 64};
+    static const int intervals[] = {2, 3, 7, 60}; /* 1: checksums_of_a_65_frame_catch_up_are_all_reported */
+    uint64_t x = seed * 7919u;
+    random_case fc;
+    memset(&fc, 0, sizeof fc);
+    fc.seed = seed;
+    fc.players = 2 + (int)(rng_next(&x) % 3);
+    fc.locals = 1 + (int)(rng_next(&x) % 2);
+    fc.max_pred = mps[rng_next(&x) % 7];
+    fc.interval = intervals[rng_next(&x) % 4];
+    fc.policy = rng_next(&x) % 2 ? TEMPO_SAVE_SPARSE : TEMPO_SAVE_EVERY_FRAME;
+    fc.frames = 500;
+    fc.lat_max = (int)(rng_next(&x) % (uint64_t)(fc.max_pred + 6));
+    fc.delay_cap = rng_next(&x) % 4 == 0 ? 64 : 6;
+    fc.delay_change_pct = (int)(rng_next(&x) % 6);
+    fc.disconnect_tick = rng_next(&x) % 3 == 0 ? 100 + (int)(rng_next(&x) % 300) : -1;
+    return fc;
+}
+
+/* The engine keeps its invariants under random scenarios, including max
+ * prediction 64, sparse saving and big delay decreases. */
+static void engine_keeps_its_invariants_under_random_scenarios(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        random_case fc = random_case_for(seed);
+        random_run(&fc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -480,6 +699,8 @@ int main(void)
         cmocka_unit_test(delay_increase_stalls_and_decrease_catches_up),
         cmocka_unit_test(full_window_reports_waiting_players_and_events),
         cmocka_unit_test(arena_mode_hands_out_only_advances_and_matches_game_saving),
+        cmocka_unit_test(checksums_of_a_65_frame_catch_up_are_all_reported),
+        cmocka_unit_test(engine_keeps_its_invariants_under_random_scenarios),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * test_synctest.c — the synctest session: silent on a deterministic game,
  * and catching an injected nondeterminism at the right frame, with both save
- * policies, in game-saving and arena mode.
+ * policies, in game-saving and arena mode; its players are local from create
+ * and take input delay changes of any size.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "fail_on_assert.h"
 #include "toy.h"
 
 static toy_driver driver;
@@ -140,6 +142,81 @@ static void check_distance_is_validated(void **state)
     tempo_session_destroy(s);
 }
 
+/* ---- input delays -------------------------------------------------------- */
+
+static uint64_t rng_next(uint64_t *x)
+{
+    *x += 0x9e3779b97f4a7c15ULL;
+    return toy_mix(*x, 0);
+}
+
+/* A fresh synctest session takes input delays: every player is local from
+ * create, before the first tick. */
+static void synctest_players_take_an_input_delay_before_the_first_tick(void **state)
+{
+    (void)state;
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_synctest(&cfg, 4, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_set_input_delay(s, 0, 2), TEMPO_OK);
+    assert_int_equal(tempo_session_input_delay(s, 0), 2);
+    tempo_session_destroy(s);
+}
+
+/* Synctest over random check distances up to 64, both save policies, with
+ * random input delay changes (a decrease by up to 64 runs 65 frames in one
+ * tick): a deterministic game is never reported, LOADs only name saved
+ * frames, and every input is used once, in order. */
+static void synctest_with_delay_changes_reports_no_false_desync(void **state)
+{
+    (void)state;
+    fail_on_assert(true);
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        uint64_t x = seed * 31;
+        tempo_config cfg;
+        tempo_config_default(&cfg);
+        cfg.num_players = 1 + (int)(rng_next(&x) % 3);
+        cfg.max_prediction = (int)(1 + rng_next(&x) % 64);
+        cfg.save_policy = rng_next(&x) % 2 ? TEMPO_SAVE_SPARSE : TEMPO_SAVE_EVERY_FRAME;
+        int cd = (int)(1 + rng_next(&x) % (uint64_t)cfg.max_prediction);
+        tempo_session *s;
+        assert_int_equal(tempo_session_create_synctest(&cfg, cd, &s), TEMPO_OK);
+        toy_driver_init(&driver, cfg.num_players, 4);
+        int32_t last = -1;
+        for (int tick = 0; tick < 600; tick++) {
+            if (tick > 0 && rng_next(&x) % 20 == 0)
+                for (int p = 0; p < cfg.num_players; p++)
+                    assert_int_equal(tempo_session_set_input_delay(s, p,
+                        (int)(rng_next(&x) % (uint64_t)(cfg.max_prediction + 1))), TEMPO_OK);
+            for (int p = 0; p < cfg.num_players; p++) {
+                uint32_t v = (uint32_t)tick;
+                uint8_t b[4];
+                memcpy(b, &v, 4);
+                assert_int_equal(tempo_session_add_local_input(s, p, b, 4), TEMPO_OK);
+            }
+            tempo_tick t;
+            assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+            const tempo_request *r;
+            while (tempo_session_next(s, &r) > 0)
+                toy_driver_do(&driver, r);
+            assert_int_equal(driver.errors, 0);
+        }
+        for (int32_t f = 0; f < tempo_session_frame(s); f++) {
+            uint32_t idx;
+            memcpy(&idx, driver.used[f], 4);
+            assert_true((int64_t)idx > (int64_t)last);
+            last = (int32_t)idx;
+        }
+        tempo_synctest_report rep;
+        assert_int_equal(tempo_session_synctest_report(s, &rep), TEMPO_OK);
+        assert_int_equal(rep.mismatches, 0);
+        assert_true(rep.checks > 0);
+        tempo_session_destroy(s);
+    }
+    fail_on_assert(false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +225,8 @@ int main(void)
         cmocka_unit_test(sparse_policy_catches_it_too),
         cmocka_unit_test(arena_mode_checksums_the_block_itself),
         cmocka_unit_test(check_distance_is_validated),
+        cmocka_unit_test(synctest_players_take_an_input_delay_before_the_first_tick),
+        cmocka_unit_test(synctest_with_delay_changes_reports_no_false_desync),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,10 @@
 /*
  * test_timesync.c — keeping peers in step. Units for the pure parts (stall
  * spreading, GGPO's rules, the automatic delay's hysteresis, the start-up
- * formula) and the issue's targets as scenarios over several seeds: clock
- * drift, start skew, three peers, automatic delay, and the comparison of
- * methods. Frame skew is measured from outside, as the true difference of
- * the machines' frames at the same virtual instant.
+ * formula, bounds on what a peer claims) and its targets as scenarios over
+ * several seeds: clock drift, start skew, three peers, automatic delay, and
+ * the comparison of methods. Frame skew is measured from outside, as the
+ * true difference of the machines' frames at the same virtual instant.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "craft.h"
 #include "p2p_harness.h"
 #include "timing/timesync.h"
 
@@ -170,7 +171,34 @@ static void startup_wait_equalizes_when_everyone_learns_readiness(void **state)
     assert_int_equal(timesync_startup_wait(3, 1, heard1, owd, 160000), 10000);
 }
 
-/* ---- scenarios: the targets of the issue ------------------------------------ */
+/* Lags no peer can show (at or beyond TIMESYNC_LAG_LIMIT either way: a
+ * spoofed or broken datagram) are ignored: after a second in step, a
+ * second of nothing but such samples queues no stall. */
+static void lags_beyond_the_limit_are_ignored(void **state)
+{
+    (void)state;
+    tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
+    tempo_timesync t;
+    timesync_init(&t, &c);
+    int stalls = 0;
+    for (int tick = 0; tick < 600; tick++) {
+        if (tick < 300) {
+            timesync_on_local(&t, 0, 3.0, 0);
+            timesync_on_remote(&t, 0, 3.0, 3.0);
+        } else if (tick % 2) {
+            timesync_on_local(&t, 0, TIMESYNC_LAG_LIMIT, 0);
+            timesync_on_remote(&t, 0, -TIMESYNC_LAG_LIMIT, 3.0);
+        } else {
+            timesync_on_local(&t, 0, 1200.0, 0);
+            timesync_on_remote(&t, 0, -1200.0, 3.0);
+        }
+        stalls += timesync_decide(&t, tick);
+    }
+    assert_int_equal(stalls, 0);
+    assert_true(t.advantage > -0.01 && t.advantage < 0.01);
+}
+
+/* ---- scenarios: skew and stalls the game can feel --------------------------- */
 
 static void one_percent_slow_clock_keeps_half_a_frame_of_skew(void **state)
 {
@@ -326,6 +354,40 @@ static void startup_delay_reduces_the_initial_skew(void **state)
     assert_true(with < 0.6 * without);
 }
 
+/* A datagram from a peer's address with the sequence of the newest and an
+ * absurd sender_frame (0, 1200 frames back) carries no believable lag: the
+ * receiver does not stall for it, and the two machines play on in step and
+ * agree. */
+static void one_absurd_sender_frame_does_not_freeze_the_receiver(void **state)
+{
+    (void)state;
+    tempo_config c = harness_cfg(2);
+    uint32_t m[2];
+    harness_one_each(m, 2);
+    harness_init(&h, &c, 2, m, 0, "lan", 43);
+    harness_run(&h, 1200, 60000000);
+    tempo_msg msg;
+    empty_input(&h, 0, 1, &msg);
+    msg.sequence = (uint16_t)(endpoint_at(&h, 0, 1)->seq_max + 1000);
+    msg.u.input.sender_frame = 0;
+    send_crafted(&h, 1, 0, &msg);
+    int32_t f0 = tempo_session_frame(h.peer[0].s);
+    harness_run(&h, f0 + 600, h.now_us + 30000000); /* 30 s for 10 s of frames */
+    tempo_session_stats st;
+    tempo_session_get_stats(h.peer[0].s, &st);
+    assert_true(st.timesync_stalls < 60);
+    assert_true(tempo_session_frame(h.peer[0].s) >= f0 + 600);
+    assert_true(tempo_session_frame(h.peer[1].s) >= f0 + 590);
+    int32_t checked;
+    assert_true(harness_converged(&h, false, &checked));
+    assert_true(checked >= f0 + 550);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(h.peer[i].disconnect_events, 0);
+        assert_int_equal(h.peer[i].desync_events, 0);
+    }
+    harness_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +396,7 @@ int main(void)
         cmocka_unit_test(ggpo_waits_for_three_frames_and_240_between),
         cmocka_unit_test(automatic_delay_has_hysteresis),
         cmocka_unit_test(startup_wait_equalizes_when_everyone_learns_readiness),
+        cmocka_unit_test(lags_beyond_the_limit_are_ignored),
         cmocka_unit_test(one_percent_slow_clock_keeps_half_a_frame_of_skew),
         cmocka_unit_test(machines_in_step_do_not_trade_stalls),
         cmocka_unit_test(start_skew_is_corrected_within_5_s_with_spread_stalls),
@@ -341,6 +404,7 @@ int main(void)
         cmocka_unit_test(automatic_delay_settles_on_transatlantic),
         cmocka_unit_test(inversus_beats_ggpo_and_none_on_skew),
         cmocka_unit_test(startup_delay_reduces_the_initial_skew),
+        cmocka_unit_test(one_absurd_sender_frame_does_not_freeze_the_receiver),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
