@@ -369,16 +369,24 @@ static void take(tempo_sync *s, int p)
 /* Decide what happens to each local player's held input, and how many new
  * frames run (at most `room`, what the prediction window leaves). One rule
  * for every tick:
+ *   - a tick that runs at least one new frame takes every held input; it
+ *     lands on the next free frame of the player's queue;
  *   - a queue shorter than its input delay (the delay grew, or the match
  *     starts) takes the input at once: the tick stalls while it fills;
- *   - otherwise the input is taken only if the tick runs at least one new
- *     frame, and then it lands on the next free frame of the queue;
+ *   - in lockstep (max_prediction 0), a tick that waits for other players
+ *     takes the input of a player whose queue reaches no further than its
+ *     delay: with no delay the others wait for exactly that input, and
+ *     would otherwise wait forever; later waiting ticks drop theirs. With a
+ *     prediction window of one frame or more, two machines can never wait
+ *     for each other (each would have to be a window ahead of the other),
+ *     so a waiting tick there takes nothing and a long wait piles up no
+ *     latency;
  *   - a time-sync stall (`stall`) takes nothing.
  * Whatever is not taken is dropped; the tick reports both (taken_mask,
- * taken_frame). A queue longer than its delay (the delay was cut) runs its
- * extra frames as soon as the window and the other local players allow, so
- * no input is ever replaced. Returns the frames to run, or SYNC_NO_LOCAL
- * without local players; *status says why none run. */
+ * taken_frame). A queue longer than its delay (the delay was cut, or a
+ * lockstep wait took one) runs its extra frames as soon as the window and the other local
+ * players allow, so no input is ever replaced. Returns the frames to run, or
+ * SYNC_NO_LOCAL without local players; *status says why none run. */
 int sync_take_local(tempo_sync *s, int64_t room, bool stall, tempo_tick_status *status)
 {
     reset_taken(s);
@@ -416,8 +424,6 @@ int sync_take_local(tempo_sync *s, int64_t room, bool stall, tempo_tick_status *
             if (s->kind[p] == SYNC_LOCAL && s->has_sample[p] &&
                 s->q[p].disconnect_frame == IQ_NO_FRAME)
                 take(s, p);
-    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
-        s->has_sample[p] = false; /* not taken: dropped, and reported so */
     if (n > 0)
         *status = TEMPO_TICK_ADVANCED;
     else if (stall)
@@ -428,6 +434,14 @@ int sync_take_local(tempo_sync *s, int64_t room, bool stall, tempo_tick_status *
         *status = TEMPO_TICK_STALLED;
     else
         *status = TEMPO_TICK_WAITING;
+    if (*status == TEMPO_TICK_WAITING && s->max_pred == 0)
+        for (int p = 0; p < s->num_players; p++)
+            if (s->kind[p] == SYNC_LOCAL && s->has_sample[p] &&
+                s->q[p].disconnect_frame == IQ_NO_FRAME &&
+                s->q[p].known_end - s->frame <= s->delay[p])
+                take(s, p);
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        s->has_sample[p] = false; /* not taken: dropped, and reported so */
     return (int)n;
 }
 

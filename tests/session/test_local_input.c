@@ -274,6 +274,39 @@ static void waiting_ticks_take_no_input_and_say_so(void **state)
     tempo_session_destroy(s);
 }
 
+/* Lockstep, remote input held back: the first waiting tick takes its input
+ * (the others may be waiting for it), the next drops its own, the tick that
+ * advances runs the queued input and takes its own for the next frame. */
+static void lockstep_waiting_takes_one_input_and_says_which(void **state)
+{
+    (void)state;
+    tempo_session *s = two_players(0, 1u);
+    bool gave[TEMPO_MAX_PLAYERS] = {true, false};
+    tempo_tick tk;
+    for (int t = 0; t < 3; t++) {
+        if (t == 2) {
+            uint8_t b[ISIZE] = {0};
+            tempo_session_add_remote_input(s, 1, 0, b, ISIZE);
+        }
+        uint32_t v = offered(0, t);
+        tempo_session_add_local_input(s, 0, &v, ISIZE);
+        assert_int_equal(tempo_session_advance(s, &tk), TEMPO_OK);
+        toy_driver_run(&driver, s);
+        note_tick(&tk, 1u, gave, t);
+        if (t == 0) {
+            assert_int_equal(tk.status, TEMPO_TICK_WAITING);
+            assert_int_equal(tk.input_frame[0], 0);
+        }
+        if (t == 1)
+            assert_int_equal(tk.inputs_taken, 0);
+    }
+    assert_int_equal(tk.status, TEMPO_TICK_ADVANCED);
+    assert_int_equal(tk.frames_advanced, 1);
+    assert_int_equal(tk.input_frame[0], 1);
+    check_replay(0, tempo_session_frame(s));
+    tempo_session_destroy(s);
+}
+
 /* The reproduction: two local players; player 0's delay grows 0 -> 2. Its
  * inputs fill its queue (taken); player 1's inputs of those stalled ticks are
  * not taken, and the tick says so. */
@@ -404,7 +437,7 @@ static void peers_apply_every_taken_input_once_under_loss_and_delay_changes(void
         uint64_t r = seed * 131;
         int npeers = 2 + (int)(seed % 2);
         tempo_config cfg = harness_cfg(npeers + 1);
-        cfg.max_prediction = (int)(rnd(&r) % 17);
+        cfg.max_prediction = seed <= 3 ? 0 : (int)(rnd(&r) % 17); /* lockstep first */
         uint32_t masks[3];
         harness_one_each(masks, npeers);
         masks[0] |= 1u << npeers; /* peer 0 has two local players */
@@ -446,14 +479,35 @@ static void peers_apply_every_taken_input_once_under_loss_and_delay_changes(void
     print_message("%d time-sync stalls, %d inputs not taken\n", stalls, not_taken);
 }
 
+/* Lockstep without input delay: a frame waits for every peer's input of that
+ * frame, so the waiting tick must take (and send) the local input, or both
+ * peers wait for each other forever. */
+static void lockstep_without_input_delay_takes_the_input_it_waits_with(void **state)
+{
+    (void)state;
+    tempo_config cfg = harness_cfg(2);
+    cfg.max_prediction = 0;
+    uint32_t masks[2];
+    harness_one_each(masks, 2);
+    harness *h = &net_h;
+    harness_init(h, &cfg, 2, masks, 0, "lan", 77);
+    harness_run(h, 300, 20000000u);
+    int32_t checked;
+    assert_true(harness_converged(h, false, &checked));
+    assert_true(checked >= 290);
+    harness_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(delay_cut_blocked_by_the_window_loses_no_input),
         cmocka_unit_test(waiting_ticks_take_no_input_and_say_so),
+        cmocka_unit_test(lockstep_waiting_takes_one_input_and_says_which),
         cmocka_unit_test(delay_growth_of_one_player_reports_the_others_inputs),
         cmocka_unit_test(random_delays_windows_and_waits_apply_every_taken_input_once),
         cmocka_unit_test(peers_apply_every_taken_input_once_under_loss_and_delay_changes),
+        cmocka_unit_test(lockstep_without_input_delay_takes_the_input_it_waits_with),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
