@@ -5,9 +5,10 @@
  *
  * The facade (session.c) owns what every session has: argument checks, the
  * config, the rollback engine, the session clock, the event queue, the
- * statistics and the tick's bookkeeping (start, arena checks, waiting
- * transitions). A backend (local.c, synctest.c, p2p.c, spectator.c) owns
- * how its kind of session gets inputs and plans ticks. It sees the facade
+ * statistics (a backend fills in only its own fields) and the tick's
+ * bookkeeping (start, arena checks, waiting transitions, the state). A
+ * backend (local.c, synctest.c, p2p.c, spectator.c) owns how its kind of
+ * session gets inputs and plans ticks. It sees the facade
  * only through its session_host: the config, the engine and the clock to
  * read and drive, and three calls back (push an event, mark a player
  * disconnected, report a planned tick). It never includes the facade's
