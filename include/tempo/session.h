@@ -426,6 +426,39 @@ TEMPO_API int32_t tempo_session_confirmed_frame(const tempo_session *s);
  * TEMPO_E_INVALID_ARG if s is NULL. */
 TEMPO_API int tempo_session_save_slots(const tempo_session *s);
 
+/* What a session is doing, as a game would show it to its players. Each
+ * state is a fact about the calls made so far:
+ *   - SYNCHRONIZING: a network session that runs no frame yet, from its
+ *     creation until every peer (for a spectator: its host) has finished the
+ *     handshake and the start-up delay has passed, that is until
+ *     TEMPO_EVENT_RUNNING; tempo_session_advance answers
+ *     TEMPO_TICK_SYNCHRONIZING meanwhile. Local and synctest sessions are
+ *     never in it.
+ *   - RUNNING: frames run when advanced: no tempo_session_advance was made
+ *     since the match started running, or the last one that succeeded
+ *     returned any status but TEMPO_TICK_WAITING (a stall or a tick that
+ *     needs input is the game's normal pace, not a wait).
+ *   - WAITING: the last tempo_session_advance that succeeded returned
+ *     TEMPO_TICK_WAITING: no frame could run for want of remote input (the
+ *     prediction window is full; a spectator has no confirmed frame to
+ *     play). The next advance that returns another status ends it.
+ *   - ENDED: a network session that has nobody left to play with: it left
+ *     the match (tempo_session_leave; advance then fails with
+ *     TEMPO_E_STATE), or every peer it had (a spectator: its host) was
+ *     dropped, so nothing more will arrive from the network. Frames may
+ *     still run: a dropped player's input is DISCONNECTED. A p2p session
+ *     without remote players ends only by leaving. Nothing leaves ENDED. */
+typedef enum tempo_session_state {
+    TEMPO_SESSION_SYNCHRONIZING = 1,
+    TEMPO_SESSION_RUNNING = 2,
+    TEMPO_SESSION_WAITING = 3,
+    TEMPO_SESSION_ENDED = 4
+} tempo_session_state;
+
+/* The session's state (see tempo_session_state) into *out.
+ * Errors: TEMPO_E_INVALID_ARG (s or out NULL). */
+TEMPO_API tempo_result tempo_session_get_state(const tempo_session *s, tempo_session_state *out);
+
 /* Mark a remote player disconnected: from the first frame whose input has
  * not arrived, the player's input is zero with status DISCONNECTED. In a p2p
  * session the peers first agree on that frame; TEMPO_EVENT_DISCONNECTED

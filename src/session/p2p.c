@@ -1,7 +1,9 @@
 /*
- * p2p.c — network sessions: endpoints, receiving and dispatching datagrams,
- * the handshake, start-up, liveness timers, pings, feeding time sync, and
- * per-endpoint stats (docs/NETWORK.md tells the whole behaviour).
+ * p2p.c — the p2p backend (its ops table is at the end) and the machinery
+ * it shares with the spectator backend: endpoints, receiving and
+ * dispatching datagrams, the handshake, start-up, liveness timers, pings,
+ * feeding time sync, the network part of each tick, and per-endpoint stats
+ * (docs/NETWORK.md tells the whole behaviour).
  *
  * A session talks to each remote machine (endpoint) on its own: it runs the
  * handshake (ENDPOINT_SYNC_ROUNDS nonce round trips, which also give the
@@ -12,11 +14,9 @@
  * by reason. Time sync decides once per tick, at the first poll after an
  * advance, so tempo_session_will_stall can answer before input is sampled.
  */
-#include "session/p2p.h"
+#include "session/network.h"
 
 #include <string.h>
-
-static tempo_p2p *net_of(tempo_session *s) { return s->net; }
 
 int p2p_first_player(uint32_t mask)
 {
@@ -26,13 +26,13 @@ int p2p_first_player(uint32_t mask)
     return -1;
 }
 
-void p2p_event(tempo_session *s, tempo_event_kind kind, int player)
+void p2p_event(tempo_p2p *n, tempo_event_kind kind, int player)
 {
     tempo_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = kind;
     ev.player = player;
-    session_push_event(s, &ev);
+    p2p_push_event(n, &ev);
 }
 
 static uint32_t config_hash(const tempo_config *c)
@@ -47,17 +47,21 @@ static uint32_t config_hash(const tempo_config *c)
     return (uint32_t)tempo_checksum(b, sizeof b);
 }
 
-tempo_result p2p_create(tempo_session *s, const tempo_transport *tr, const tempo_address *host)
+tempo_result p2p_open(const session_host *host, const session_args *args, tempo_p2p **out)
 {
-    tempo_p2p *n = tempo__calloc(&s->alloc, 1, sizeof *n);
+    const tempo_config *cfg = host->cfg;
+    tempo_p2p *n = tempo__calloc(&cfg->allocator, 1, sizeof *n);
+    *out = n;
     if (!n)
         return TEMPO_E_NO_MEMORY;
-    s->net = n;
-    n->transport = *tr;
-    n->spectating = host != NULL;
-    n->config_hash = config_hash(&s->cfg);
-    timesync_init(&n->ts, &s->cfg);
-    tempo_rng_seed(&n->rng, s->cfg.random_seed, s->cfg.session_id);
+    n->host = host;
+    n->cfg = cfg;
+    n->sync = host->sync;
+    n->clock = host->clock;
+    n->transport = *args->transport;
+    n->config_hash = config_hash(cfg);
+    timesync_init(&n->ts, cfg);
+    tempo_rng_seed(&n->rng, cfg->random_seed, cfg->session_id);
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
         n->player_peer[p] = -1;
     for (int i = 0; i < P2P_MAX_PEERS; i++)
@@ -67,37 +71,37 @@ tempo_result p2p_create(tempo_session *s, const tempo_transport *tr, const tempo
         n->own_sums[i].frame = -1;
     for (int i = 0; i < 8; i++)
         n->desync_reported[i] = -1;
-    if (n->spectating) {
-        uint32_t all = (1u << s->cfg.num_players) - 1u;
-        endpoint_init(&n->peers[0], host, ENDPOINT_HOST, all);
-        n->npeers = 1;
-        for (int p = 0; p < s->cfg.num_players; p++) {
-            n->player_peer[p] = 0;
-            sync_set_player(&s->sync, p, SYNC_REMOTE);
-        }
-        return TEMPO_OK;
-    }
-    n->max_specs = s->cfg.max_spectators;
+    return TEMPO_OK;
+}
+
+/* A peer: the spectators it may feed and the ring of confirmed inputs they
+ * are fed from, both sized now. */
+static tempo_result p2p_create(const session_host *host, const session_args *args, void **out)
+{
+    tempo_p2p *n;
+    tempo_result r = p2p_open(host, args, &n);
+    *out = n;
+    if (r != TEMPO_OK)
+        return r;
+    n->max_specs = n->cfg->max_spectators;
     if (n->max_specs > 0) {
-        n->specs = tempo__calloc(&s->alloc, (size_t)n->max_specs, sizeof *n->specs);
-        n->spec_cap = s->cfg.spectator_buffer_frames;
-        n->spec_ring = tempo__calloc(&s->alloc, (size_t)n->spec_cap,
-                                     (size_t)s->cfg.num_players * (size_t)s->cfg.input_size);
+        n->specs = tempo__calloc(&n->cfg->allocator, (size_t)n->max_specs, sizeof *n->specs);
+        n->spec_cap = n->cfg->spectator_buffer_frames;
+        n->spec_ring = tempo__calloc(&n->cfg->allocator, (size_t)n->spec_cap,
+                                     (size_t)n->cfg->num_players * (size_t)n->cfg->input_size);
         if (!n->specs || !n->spec_ring)
-            return TEMPO_E_NO_MEMORY; /* the caller destroys the session */
+            return TEMPO_E_NO_MEMORY; /* the facade destroys what was made */
     }
     return TEMPO_OK;
 }
 
-void p2p_destroy(tempo_session *s)
+void p2p_destroy(void *b)
 {
-    tempo_p2p *n = net_of(s);
-    if (!n)
-        return;
-    tempo__free(&s->alloc, n->specs);
-    tempo__free(&s->alloc, n->spec_ring);
-    tempo__free(&s->alloc, n);
-    s->net = NULL;
+    tempo_p2p *n = b;
+    const tempo_allocator *a = &n->cfg->allocator;
+    tempo__free(a, n->specs);
+    tempo__free(a, n->spec_ring);
+    tempo__free(a, n);
 }
 
 static tempo_endpoint *find(tempo_p2p *n, const tempo_address *a, int *peer_index)
@@ -114,14 +118,20 @@ static tempo_endpoint *find(tempo_p2p *n, const tempo_address *a, int *peer_inde
     return NULL;
 }
 
-tempo_result p2p_add_remote(tempo_session *s, int player, const tempo_address *addr)
+static tempo_result p2p_add_local(void *b, int player)
 {
-    tempo_p2p *n = net_of(s);
+    tempo_p2p *n = b;
+    return sync_set_player(n->sync, player, SYNC_LOCAL);
+}
+
+static tempo_result p2p_add_remote(void *b, int player, const tempo_address *addr)
+{
+    tempo_p2p *n = b;
     if (!addr || addr->family == TEMPO_ADDRESS_NONE)
         return TEMPO_E_INVALID_ARG;
-    if (player < 0 || player >= s->cfg.num_players)
+    if (player < 0 || player >= n->cfg->num_players)
         return TEMPO_E_PLAYER;
-    if (s->sync.kind[player] != SYNC_NONE)
+    if (n->sync->kind[player] != SYNC_NONE)
         return TEMPO_E_ALREADY;
     int idx;
     tempo_endpoint *e = find(n, addr, &idx);
@@ -134,7 +144,7 @@ tempo_result p2p_add_remote(tempo_session *s, int player, const tempo_address *a
         e = &n->peers[idx];
         endpoint_init(e, addr, ENDPOINT_PEER, 0);
     }
-    tempo_result r = sync_set_player(&s->sync, player, SYNC_REMOTE);
+    tempo_result r = sync_set_player(n->sync, player, SYNC_REMOTE);
     if (r != TEMPO_OK)
         return r;
     e->players |= 1u << player;
@@ -142,9 +152,9 @@ tempo_result p2p_add_remote(tempo_session *s, int player, const tempo_address *a
     return TEMPO_OK;
 }
 
-tempo_result p2p_add_spectator(tempo_session *s, const tempo_address *addr)
+static tempo_result p2p_add_spectator(void *b, const tempo_address *addr)
 {
-    tempo_p2p *n = net_of(s);
+    tempo_p2p *n = b;
     if (!addr || addr->family == TEMPO_ADDRESS_NONE)
         return TEMPO_E_INVALID_ARG;
     int idx;
@@ -158,36 +168,34 @@ tempo_result p2p_add_spectator(tempo_session *s, const tempo_address *addr)
 
 /* ---- sending ------------------------------------------------------------- */
 
-bool p2p_send(tempo_session *s, tempo_endpoint *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
+bool p2p_send(tempo_p2p *n, tempo_endpoint *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
 {
-    tempo_p2p *n = net_of(s);
-    msg->session_id = s->cfg.session_id;
+    msg->session_id = n->cfg->session_id;
     msg->sequence = e->send_seq;
     int size = tempo_codec_encode(msg, ctx, n->buf, TEMPO_MAX_DATAGRAM);
     if (size <= 0) {
-        tempo__log(&s->sync.log, TEMPO_LOG_ERROR, "tempo: cannot encode message type %d: %s",
+        tempo__log(&n->sync->log, TEMPO_LOG_ERROR, "tempo: cannot encode message type %d: %s",
                    msg->type, tempo_strerror(size));
         return false;
     }
     (void)endpoint_next_seq(e);
-    endpoint_on_send(e, s->now_us, (size_t)size);
+    endpoint_on_send(e, n->clock->now_us, (size_t)size);
     if (n->transport.send(n->transport.ctx, &e->addr, n->buf, (size_t)size) < 0) {
-        s->sync.stats.send_errors++;
+        n->count.send_errors++;
         return false;
     }
     return true;
 }
 
-static void fill_sync(tempo_session *s, tempo_msg *m, uint8_t type, uint32_t nonce)
+static void fill_sync(tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce)
 {
-    tempo_p2p *n = net_of(s);
     memset(&m->u.sync, 0, sizeof m->u.sync);
     m->type = type;
     tempo_msg_sync *y = &m->u.sync;
     y->nonce = nonce;
     y->config_hash = n->config_hash;
-    y->num_players = (uint8_t)s->cfg.num_players;
-    y->input_size = (uint8_t)s->cfg.input_size;
+    y->num_players = (uint8_t)n->cfg->num_players;
+    y->input_size = (uint8_t)n->cfg->input_size;
     y->player_mask = (uint8_t)n->local_mask;
     bool ready = true;
     uint8_t ready_mask = (uint8_t)n->local_mask;
@@ -214,12 +222,11 @@ static void fill_sync(tempo_session *s, tempo_msg *m, uint8_t type, uint32_t non
 
 /* SYNC_REQUESTs: the handshake's round trips, then, until the match runs,
  * announcements of our readiness and our round trips (the ping mesh). */
-static void handshake(tempo_session *s, tempo_endpoint *e)
+static void handshake(tempo_p2p *n, tempo_endpoint *e)
 {
-    tempo_p2p *n = net_of(s);
     if (e->disconnected || (e->synchronized && (n->running || e->role != ENDPOINT_PEER)))
         return;
-    uint64_t now = s->now_us;
+    uint64_t now = n->clock->now_us;
     if (e->sync_sent_us != 0 && now - e->sync_sent_us < ENDPOINT_SYNC_RETRY_US)
         return;
     if (!endpoint_may_send(e, now, n->start_us))
@@ -236,22 +243,22 @@ static void handshake(tempo_session *s, tempo_endpoint *e)
     e->nonces[slot] = nonce;
     e->nonce_sent_us[slot] = now;
     e->sync_sent_us = now > 0 ? now : 1;
-    fill_sync(s, &n->msg, TEMPO_MSG_SYNC_REQUEST, nonce);
-    p2p_send(s, e, &n->msg, NULL);
+    fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REQUEST, nonce);
+    p2p_send(n, e, &n->msg, NULL);
 }
 
 /* ---- receiving ------------------------------------------------------------ */
 
-static void drop(tempo_session *s, tempo_drop_reason why)
+static void drop(tempo_p2p *n, tempo_drop_reason why)
 {
-    net_of(s)->drops[why]++;
-    s->sync.stats.dropped_malformed++;
+    n->drops[why]++;
+    n->count.dropped_malformed++;
 }
 
-static bool sync_fits(tempo_session *s, const tempo_endpoint *e, const tempo_msg_sync *y)
+static bool sync_fits(tempo_p2p *n, const tempo_endpoint *e, const tempo_msg_sync *y)
 {
-    if (y->num_players != s->cfg.num_players || y->input_size != s->cfg.input_size ||
-        y->config_hash != net_of(s)->config_hash)
+    if (y->num_players != n->cfg->num_players || y->input_size != n->cfg->input_size ||
+        y->config_hash != n->config_hash)
         return false;
     switch (e->role) {
     case ENDPOINT_PEER: return y->player_mask == e->players;
@@ -261,25 +268,24 @@ static bool sync_fits(tempo_session *s, const tempo_endpoint *e, const tempo_msg
     return false;
 }
 
-static void on_sync(tempo_session *s, tempo_endpoint *e, const tempo_msg *m)
+static void on_sync(tempo_p2p *n, tempo_endpoint *e, const tempo_msg *m)
 {
-    tempo_p2p *n = net_of(s);
     const tempo_msg_sync *y = &m->u.sync;
-    if (!sync_fits(s, e, y)) {
-        tempo__log(&s->sync.log, TEMPO_LOG_WARN,
+    if (!sync_fits(n, e, y)) {
+        tempo__log(&n->sync->log, TEMPO_LOG_WARN,
                    "tempo: handshake from an endpoint whose match settings differ; ignored");
-        drop(s, TEMPO_DROP_BAD_VALUE);
+        drop(n, TEMPO_DROP_BAD_VALUE);
         return;
     }
     if (y->ready && !e->remote_ready) {
         e->remote_ready = true;
-        e->ready_heard_us = s->now_us;
+        e->ready_heard_us = n->clock->now_us;
     }
     memcpy(e->mesh_rtt_ms, y->rtt_ms, sizeof e->mesh_rtt_ms);
     if (m->type == TEMPO_MSG_SYNC_REQUEST) {
         uint32_t nonce = y->nonce;
-        fill_sync(s, &n->msg, TEMPO_MSG_SYNC_REPLY, nonce);
-        p2p_send(s, e, &n->msg, NULL);
+        fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REPLY, nonce);
+        p2p_send(n, e, &n->msg, NULL);
         return;
     }
     int slot = -1;
@@ -288,8 +294,8 @@ static void on_sync(tempo_session *s, tempo_endpoint *e, const tempo_msg *m)
             slot = i;
     if (slot < 0 || e->synchronized)
         return; /* a repeat, or not ours */
-    if (!session_spans_jump(s, e->nonce_sent_us[slot]))
-        endpoint_rtt_sample(e, s->now_us - e->nonce_sent_us[slot]);
+    if (!session_clock_spans_jump(n->clock, e->nonce_sent_us[slot]))
+        endpoint_rtt_sample(e, n->clock->now_us - e->nonce_sent_us[slot]);
     e->nonces[slot] = 0;
     e->sync_rounds++;
     tempo_event ev;
@@ -298,51 +304,50 @@ static void on_sync(tempo_session *s, tempo_endpoint *e, const tempo_msg *m)
     ev.player = p2p_first_player(e->players);
     ev.u.sync.done = e->sync_rounds;
     ev.u.sync.total = ENDPOINT_SYNC_ROUNDS;
-    session_push_event(s, &ev);
+    p2p_push_event(n, &ev);
     if (e->sync_rounds >= ENDPOINT_SYNC_ROUNDS) {
         e->synchronized = true;
-        e->next_ping_us = s->now_us + ENDPOINT_PING_US;
-        p2p_event(s, TEMPO_EVENT_SYNCHRONIZED, p2p_first_player(e->players));
+        e->next_ping_us = n->clock->now_us + ENDPOINT_PING_US;
+        p2p_event(n, TEMPO_EVENT_SYNCHRONIZED, p2p_first_player(e->players));
     } else {
         e->sync_sent_us = 0; /* next round trip at once */
-        handshake(s, e);
+        handshake(n, e);
     }
 }
 
-static void on_message(tempo_session *s, tempo_endpoint *e, int peer, tempo_msg *m)
+static void on_message(tempo_p2p *n, tempo_endpoint *e, int peer, tempo_msg *m)
 {
-    tempo_p2p *n = net_of(s);
     switch ((tempo_msg_type)m->type) {
     case TEMPO_MSG_SYNC_REQUEST:
     case TEMPO_MSG_SYNC_REPLY:
-        on_sync(s, e, m);
+        on_sync(n, e, m);
         break;
     case TEMPO_MSG_INPUT:
-        p2p_on_input(s, e, &m->u.input);
+        p2p_on_input(n, e, &m->u.input);
         break;
     case TEMPO_MSG_INPUT_ACK:
-        p2p_on_input_ack(s, e, &m->u.input_ack);
+        p2p_on_input_ack(n, e, &m->u.input_ack);
         break;
     case TEMPO_MSG_PING: {
         uint32_t t = m->u.ping.time_us;
         n->msg.type = TEMPO_MSG_PONG;
         n->msg.u.ping.time_us = t;
-        p2p_send(s, e, &n->msg, NULL);
+        p2p_send(n, e, &n->msg, NULL);
         break;
     }
     case TEMPO_MSG_PONG: {
-        uint32_t rtt = (uint32_t)s->now_us - m->u.ping.time_us;
+        uint32_t rtt = (uint32_t)n->clock->now_us - m->u.ping.time_us;
         /* older than 10 s: a stray */
-        if (rtt < 10000000u && !session_spans_jump(s, s->now_us - rtt))
+        if (rtt < 10000000u && !session_clock_spans_jump(n->clock, n->clock->now_us - rtt))
             endpoint_rtt_sample(e, rtt);
         break;
     }
     case TEMPO_MSG_CHECKSUM:
-        p2p_on_checksum(s, e, peer, &m->u.checksum);
+        p2p_on_checksum(n, e, peer, &m->u.checksum);
         break;
     case TEMPO_MSG_DISCONNECT:
         if (m->u.disconnect.reason == TEMPO_DISCONNECT_LEAVING)
-            p2p_lose_endpoint(s, e);
+            p2p_lose_endpoint(n, e);
         break;
     case TEMPO_MSG_QUALITY:
         if (peer >= 0 && e->role == ENDPOINT_PEER)
@@ -354,18 +359,17 @@ static void on_message(tempo_session *s, tempo_endpoint *e, int peer, tempo_msg 
     }
 }
 
-static void on_datagram(tempo_session *s, const tempo_address *from, size_t size)
+static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
 {
-    tempo_p2p *n = net_of(s);
     if (size > TEMPO_MAX_DATAGRAM) {
-        drop(s, TEMPO_DROP_TOO_LONG);
+        drop(n, TEMPO_DROP_TOO_LONG);
         return;
     }
     /* Strangers first: nothing of theirs is even parsed. */
     int peer;
     tempo_endpoint *e = find(n, from, &peer);
     if (!e) {
-        s->sync.stats.dropped_unknown++;
+        n->count.dropped_unknown++;
         return;
     }
     if (e->disconnected)
@@ -375,38 +379,37 @@ static void on_datagram(tempo_session *s, const tempo_address *from, size_t size
     uint8_t type;
     tempo_drop_reason why = TEMPO_DROP_NONE;
     if (tempo_codec_peek_header(n->buf, size, &sid, &seq, &type, &why) != TEMPO_OK) {
-        drop(s, why);
+        drop(n, why);
         return;
     }
-    if (sid != s->cfg.session_id) {
-        s->sync.stats.dropped_session++;
+    if (sid != n->cfg->session_id) {
+        n->count.dropped_session++;
         return;
     }
     tempo_codec_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    ctx.input_size = s->cfg.input_size;
-    ctx.num_players = s->cfg.num_players;
-    ctx.frame_hint = p2p_wanted_from(s, e);
+    ctx.input_size = n->cfg->input_size;
+    ctx.num_players = n->cfg->num_players;
+    ctx.frame_hint = p2p_wanted(n, e);
     ctx.reference = p2p_reference;
-    ctx.reference_ctx = s;
+    ctx.reference_ctx = n;
     if (tempo_codec_decode(n->buf, size, &ctx, &n->msg, &why) != TEMPO_OK) {
-        drop(s, why);
+        drop(n, why);
         return;
     }
     bool first = !e->heard;
-    endpoint_on_receive(e, s->now_us, seq, size);
+    endpoint_on_receive(e, n->clock->now_us, seq, size);
     if (first)
-        p2p_event(s, TEMPO_EVENT_CONNECTED, p2p_first_player(e->players));
+        p2p_event(n, TEMPO_EVENT_CONNECTED, p2p_first_player(e->players));
     if (e->interrupted) {
         e->interrupted = false;
-        p2p_event(s, TEMPO_EVENT_RESUMED, p2p_first_player(e->players));
+        p2p_event(n, TEMPO_EVENT_RESUMED, p2p_first_player(e->players));
     }
-    on_message(s, e, peer, &n->msg);
+    on_message(n, e, peer, &n->msg);
 }
 
-static void receive_all(tempo_session *s)
+static void receive_all(tempo_p2p *n)
 {
-    tempo_p2p *n = net_of(s);
     /* Bounded, so a flood cannot hold the game's tick hostage. */
     for (int i = 0; i < 4096; i++) {
         tempo_address from;
@@ -414,46 +417,46 @@ static void receive_all(tempo_session *s)
         int got = n->transport.recv(n->transport.ctx, &from, n->buf, sizeof n->buf);
         if (got <= 0)
             break;
-        on_datagram(s, &from, (size_t)got);
+        on_datagram(n, &from, (size_t)got);
     }
 }
 
 /* ---- timers ----------------------------------------------------------------- */
 
-void p2p_lose_endpoint(tempo_session *s, tempo_endpoint *e)
+void p2p_lose_endpoint(tempo_p2p *n, tempo_endpoint *e)
 {
     if (e->disconnected)
         return;
     e->disconnected = true;
     e->interrupted = false;
-    if (e >= s->net->peers && e < s->net->peers + P2P_MAX_PEERS) /* its checksums are moot */
-        p2p_forget_sums(s, (int)(e - s->net->peers));
-    if (e->role == ENDPOINT_PEER && e >= s->net->peers && e < s->net->peers + P2P_MAX_PEERS)
-        timesync_peer_lost(&s->net->ts, (int)(e - s->net->peers));
+    if (e >= n->peers && e < n->peers + P2P_MAX_PEERS) /* its checksums are moot */
+        p2p_forget_sums(n, (int)(e - n->peers));
+    if (e->role == ENDPOINT_PEER && e >= n->peers && e < n->peers + P2P_MAX_PEERS)
+        timesync_peer_lost(&n->ts, (int)(e - n->peers));
     if (e->role == ENDPOINT_PEER) {
-        p2p_restart_drops(s); /* the survivors changed: agree again */
+        p2p_restart_drops(n); /* the survivors changed: agree again */
         for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
             if (e->players & (1u << p))
-                p2p_begin_drop(s, p);
+                p2p_begin_drop(n, p);
     } else {
         tempo_event ev;
         memset(&ev, 0, sizeof ev);
         ev.kind = TEMPO_EVENT_DISCONNECTED;
         ev.player = -1;
-        ev.u.disconnected.frame = s->sync.frame;
-        session_push_event(s, &ev);
+        ev.u.disconnected.frame = n->sync->frame;
+        p2p_push_event(n, &ev);
     }
 }
 
-static void timers(tempo_session *s, tempo_endpoint *e)
+static void timers(tempo_p2p *n, tempo_endpoint *e)
 {
     if (!e->synchronized || e->disconnected)
         return;
-    uint64_t silence = endpoint_silence(e, s->now_us, net_of(s)->start_us);
-    uint64_t notify = (uint64_t)s->cfg.disconnect_notify_ms * 1000u;
-    uint64_t timeout = (uint64_t)s->cfg.disconnect_timeout_ms * 1000u;
+    uint64_t silence = endpoint_silence(e, n->clock->now_us, n->start_us);
+    uint64_t notify = (uint64_t)n->cfg->disconnect_notify_ms * 1000u;
+    uint64_t timeout = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
     if (silence >= timeout) {
-        p2p_lose_endpoint(s, e);
+        p2p_lose_endpoint(n, e);
     } else if (silence >= notify && !e->interrupted) {
         e->interrupted = true;
         tempo_event ev;
@@ -461,29 +464,28 @@ static void timers(tempo_session *s, tempo_endpoint *e)
         ev.kind = TEMPO_EVENT_INTERRUPTED;
         ev.player = p2p_first_player(e->players);
         ev.u.interrupted.disconnect_in_ms = (uint32_t)((timeout - silence) / 1000u);
-        session_push_event(s, &ev);
+        p2p_push_event(n, &ev);
     }
 }
 
-static void ping(tempo_session *s, tempo_endpoint *e)
+static void ping(tempo_p2p *n, tempo_endpoint *e)
 {
-    tempo_p2p *n = net_of(s);
-    if (!e->synchronized || e->disconnected || s->now_us < e->next_ping_us)
+    if (!e->synchronized || e->disconnected || n->clock->now_us < e->next_ping_us)
         return;
-    if (!endpoint_may_send(e, s->now_us, n->start_us))
+    if (!endpoint_may_send(e, n->clock->now_us, n->start_us))
         return;
-    e->next_ping_us = s->now_us + ENDPOINT_PING_US;
+    e->next_ping_us = n->clock->now_us + ENDPOINT_PING_US;
     n->msg.type = TEMPO_MSG_PING;
-    n->msg.u.ping.time_us = (uint32_t)s->now_us;
-    p2p_send(s, e, &n->msg, NULL);
+    n->msg.u.ping.time_us = (uint32_t)n->clock->now_us;
+    p2p_send(n, e, &n->msg, NULL);
 }
 
-static void service(tempo_session *s, tempo_endpoint *e)
+static void service(tempo_p2p *n, tempo_endpoint *e)
 {
-    endpoint_update(e, s->now_us);
-    handshake(s, e);
-    timers(s, e);
-    ping(s, e);
+    endpoint_update(e, n->clock->now_us);
+    handshake(n, e);
+    timers(n, e);
+    ping(n, e);
 }
 
 /* Half the round trip between machines i and k (index npeers = us), in us:
@@ -516,41 +518,39 @@ static double worst_rtt_ms(const tempo_p2p *n)
     return worst;
 }
 
-static void input_delay_event(tempo_session *s, int frames)
+static void input_delay_event(tempo_p2p *n, int frames)
 {
     tempo_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = TEMPO_EVENT_INPUT_DELAY;
     ev.player = -1;
     ev.u.input_delay.frames = frames;
-    session_push_event(s, &ev);
+    p2p_push_event(n, &ev);
 }
 
-static void start_running(tempo_session *s)
+static void start_running(tempo_p2p *n)
 {
-    tempo_p2p *n = net_of(s);
     n->running = true;
-    if (!n->spectating && s->cfg.auto_delay.enabled) {
+    if (!n->spectating && n->cfg->auto_delay.enabled) {
         int d = timesync_initial_delay(&n->ts, worst_rtt_ms(n));
-        for (int p = 0; p < s->cfg.num_players; p++)
+        for (int p = 0; p < n->cfg->num_players; p++)
             if (n->local_mask & (1u << p))
-                sync_set_delay(&s->sync, p, d);
-        input_delay_event(s, d); /* the first value, even if it is 0 */
+                sync_set_delay(n->sync, p, d);
+        input_delay_event(n, d); /* the first value, even if it is 0 */
     }
-    p2p_event(s, TEMPO_EVENT_RUNNING, -1);
+    p2p_event(n, TEMPO_EVENT_RUNNING, -1);
 }
 
 /* Frames run once every peer is ready (synchronized with everyone), held
  * back by the start-up delay so that every machine starts at about the
  * moment the last one learns that everyone is ready. */
-static void check_running(tempo_session *s)
+static void check_running(tempo_p2p *n)
 {
-    tempo_p2p *n = net_of(s);
     if (n->running)
         return;
     if (n->spectating) {
         if (n->peers[0].synchronized)
-            start_running(s);
+            start_running(n);
         return;
     }
     if (!n->ready) {
@@ -558,7 +558,7 @@ static void check_running(tempo_session *s)
             if (!n->peers[i].synchronized && !n->peers[i].disconnected)
                 return;
         n->ready = true;
-        n->ready_us = s->now_us;
+        n->ready_us = n->clock->now_us;
         for (int i = 0; i < n->npeers; i++) /* announce it at once */
             n->peers[i].sync_sent_us = 0;
     }
@@ -567,7 +567,7 @@ static void check_running(tempo_session *s)
             if (!n->peers[i].remote_ready && !n->peers[i].disconnected)
                 return;
         uint64_t wait = 0;
-        if (s->cfg.timesync.startup_delay && n->npeers > 0) {
+        if (n->cfg->timesync.startup_delay && n->npeers > 0) {
             int m = n->npeers + 1;
             uint64_t heard[P2P_MAX_PEERS + 1];
             double owd[(P2P_MAX_PEERS + 1) * (P2P_MAX_PEERS + 1)];
@@ -577,110 +577,108 @@ static void check_running(tempo_session *s)
             for (int i = 0; i < m; i++)
                 for (int k = 0; k < m; k++)
                     owd[i * m + k] = owd_between(n, i, k);
-            wait = timesync_startup_wait(m, n->npeers, heard, owd, s->now_us);
+            wait = timesync_startup_wait(m, n->npeers, heard, owd, n->clock->now_us);
             if (wait > 2000000u) /* never hold a match back for long on bad data */
                 wait = 2000000u;
         }
         n->run_scheduled = true;
-        n->run_at_us = s->now_us + wait;
+        n->run_at_us = n->clock->now_us + wait;
         n->startup_delay_ms = (uint32_t)(wait / 1000u);
     }
-    if (s->now_us >= n->run_at_us)
-        start_running(s);
+    if (n->clock->now_us >= n->run_at_us)
+        start_running(n);
 }
 
 /* GGPO's quality reports: our advantage estimate, once a second. */
-static double ggpo_local_advantage(const tempo_session *s, const tempo_endpoint *e)
+static double ggpo_local_advantage(const tempo_p2p *n, const tempo_endpoint *e)
 {
-    double owd_frames = e->has_rtt ? e->srtt_us / 2.0 * s->cfg.frames_per_second / 1e6 : 0.0;
-    return (double)e->remote_frame + owd_frames - (double)s->sync.frame;
+    double owd_frames = e->has_rtt ? e->srtt_us / 2.0 * n->cfg->frames_per_second / 1e6 : 0.0;
+    return (double)e->remote_frame + owd_frames - (double)n->sync->frame;
 }
 
-static void send_quality(tempo_session *s)
+static void send_quality(tempo_p2p *n)
 {
-    tempo_p2p *n = net_of(s);
-    if (s->cfg.timesync.method != TEMPO_TIMESYNC_GGPO || n->spectating || s->now_us < n->next_quality_us)
+    if (n->cfg->timesync.method != TEMPO_TIMESYNC_GGPO || n->spectating || n->clock->now_us < n->next_quality_us)
         return;
-    n->next_quality_us = s->now_us + 1000000u;
+    n->next_quality_us = n->clock->now_us + 1000000u;
     for (int i = 0; i < n->npeers; i++) {
         tempo_endpoint *e = &n->peers[i];
         if (e->disconnected || !e->synchronized)
             continue;
-        double adv = ggpo_local_advantage(s, e) * 256.0;
+        double adv = ggpo_local_advantage(n, e) * 256.0;
         n->msg.type = TEMPO_MSG_QUALITY;
-        n->msg.u.quality.frame = s->sync.frame;
+        n->msg.u.quality.frame = n->sync->frame;
         n->msg.u.quality.advantage_q8 = (int16_t)(adv > 32767 ? 32767 : adv < -32768 ? -32768 : adv);
         n->msg.u.quality.lead_q8 = 0;
-        p2p_send(s, e, &n->msg, NULL);
+        p2p_send(n, e, &n->msg, NULL);
     }
 }
 
-int p2p_local_delay(const tempo_session *s)
+int p2p_local_delay(const tempo_p2p *n)
 {
     int d = 0;
-    for (int p = 0; p < s->cfg.num_players; p++)
-        if ((s->net->local_mask & (1u << p)) && s->sync.delay[p] > d)
-            d = s->sync.delay[p];
+    for (int p = 0; p < n->cfg->num_players; p++)
+        if ((n->local_mask & (1u << p)) && n->sync->delay[p] > d)
+            d = n->sync->delay[p];
     return d;
 }
 
 /* After each planned tick: feed the lags of every live peer to time sync
  * and let the automatic input delay move. */
-static void timesync_after_tick(tempo_session *s)
+static void timesync_after_tick(tempo_p2p *n)
 {
-    tempo_p2p *n = net_of(s);
     if (n->spectating)
         return;
     for (int i = 0; i < n->npeers; i++) {
         const tempo_endpoint *e = &n->peers[i];
         if (e->disconnected || !e->synchronized || !e->heard)
             continue;
-        double local_lag = (double)s->sync.frame - (double)e->remote_frame;
-        timesync_on_local(&n->ts, i, local_lag, ggpo_local_advantage(s, e));
+        double local_lag = (double)n->sync->frame - (double)e->remote_frame;
+        timesync_on_local(&n->ts, i, local_lag, ggpo_local_advantage(n, e));
     }
-    if (!s->cfg.auto_delay.enabled)
+    if (!n->cfg->auto_delay.enabled)
         return;
-    int before = p2p_local_delay(s);
+    int before = p2p_local_delay(n);
     /* Lockstep: everyone waits for everyone, so the frame lag stays small
      * whatever the latency; the round trip sets the floor. */
-    double floor = s->cfg.max_prediction == 0 ? timesync_rtt_lag(&n->ts, worst_rtt_ms(n)) : 0.0;
+    double floor = n->cfg->max_prediction == 0 ? timesync_rtt_lag(&n->ts, worst_rtt_ms(n)) : 0.0;
     int d = timesync_delay_tick(&n->ts, floor);
     if (d == before)
         return;
-    for (int p = 0; p < s->cfg.num_players; p++)
+    for (int p = 0; p < n->cfg->num_players; p++)
         if (n->local_mask & (1u << p))
-            sync_set_delay(&s->sync, p, d);
-    input_delay_event(s, d);
+            sync_set_delay(n->sync, p, d);
+    input_delay_event(n, d);
 }
 
-static void send_leaving(tempo_session *s);
+static void send_leaving(tempo_p2p *n);
 
-void p2p_poll(tempo_session *s)
+void p2p_poll(void *b)
 {
-    tempo_p2p *n = net_of(s);
+    tempo_p2p *n = b;
     if (!n->started) {
         n->started = true;
-        n->start_us = s->now_us;
-        for (int p = 0; p < s->cfg.num_players; p++)
-            if (s->sync.kind[p] == SYNC_LOCAL)
+        n->start_us = n->clock->now_us;
+        for (int p = 0; p < n->cfg->num_players; p++)
+            if (n->sync->kind[p] == SYNC_LOCAL)
                 n->local_mask |= 1u << p;
     }
     if (n->left) {
         if (n->leave_repeats > 0) {
             n->leave_repeats--;
-            send_leaving(s);
+            send_leaving(n);
         }
         return;
     }
-    receive_all(s);
+    receive_all(n);
     for (int i = 0; i < n->npeers; i++)
-        service(s, &n->peers[i]);
+        service(n, &n->peers[i]);
     for (int i = 0; i < n->nspecs; i++)
-        service(s, &n->specs[i]);
-    p2p_try_finalize(s);
-    check_running(s);
+        service(n, &n->specs[i]);
+    p2p_try_finalize(n);
+    check_running(n);
     if (n->running && !n->decided && !n->spectating) {
-        n->stall_next = timesync_decide(&n->ts, s->sync.frame);
+        n->stall_next = timesync_decide(&n->ts, n->sync->frame);
         n->decided = true;
         if (n->stall_next) {
             tempo_event ev;
@@ -688,78 +686,74 @@ void p2p_poll(tempo_session *s)
             ev.kind = TEMPO_EVENT_TIMESYNC;
             ev.player = -1;
             ev.u.timesync.stall_frames = n->ts.stall_queue + 1;
-            session_push_event(s, &ev);
+            p2p_push_event(n, &ev);
         }
     }
-    send_quality(s);
+    send_quality(n);
     if (n->running) {
-        p2p_send_inputs(s, true);
-        p2p_feed_spectators(s, true);
+        p2p_send_inputs(n, true);
+        p2p_feed_spectators(n, true);
     }
+}
+
+bool p2p_will_stall(const void *b)
+{
+    const tempo_p2p *n = b;
+    return n->decided && n->stall_next;
 }
 
 /* ---- the tick ------------------------------------------------------------------ */
 
-/* Spectators play confirmed frames only, a few frames behind, catching up at
- * a bounded speed. Returns the frames to play this tick. */
-static int spectator_frames(tempo_session *s)
+bool p2p_tick_opens(tempo_p2p *n, tempo_tick *tick, tempo_result *r)
 {
-    int32_t c = sync_confirmed(&s->sync);
-    int64_t avail = (c == IQ_NO_FRAME ? (int64_t)s->sync.frame + 64 : (int64_t)c) - s->sync.frame;
-    int lead = s->cfg.spectator_lead_frames;
-    if (s->sync.frame == 0 && avail <= lead)
-        return 0; /* fill the jitter buffer first */
-    if (avail <= 0)
-        return 0;
-    if (avail > lead)
-        return (int)(avail - lead < s->cfg.spectator_catchup_frames ? avail - lead
-                                                                     : s->cfg.spectator_catchup_frames);
-    return 1;
+    *r = TEMPO_OK;
+    if (n->left) {
+        *r = TEMPO_E_STATE;
+        return false;
+    }
+    if (!n->started)
+        p2p_poll(n);
+    if (!n->running) {
+        sync_drop_held(n->sync); /* nothing runs before the match does */
+        tick->status = TEMPO_TICK_SYNCHRONIZING;
+        return false;
+    }
+    return true;
 }
 
-tempo_result p2p_advance(tempo_session *s, tempo_tick *tick)
+void p2p_tick_closes(tempo_p2p *n)
 {
-    tempo_p2p *n = net_of(s);
-    if (n->left)
-        return TEMPO_E_STATE;
-    if (!n->started)
-        p2p_poll(s);
-    if (!n->running) {
-        sync_drop_held(&s->sync); /* nothing runs before the match does */
-        tick->status = TEMPO_TICK_SYNCHRONIZING;
-        return TEMPO_OK;
-    }
+    p2p_take_checksums(n);
+    p2p_fill_spectator_ring(n);
+    p2p_send_inputs(n, false);
+    p2p_send_relays(n);
+    p2p_feed_spectators(n, false);
+    p2p_send_checksums(n);
+}
+
+/* Time sync decided at the tick's first poll whether this tick stalls. */
+static tempo_result p2p_advance(void *b, tempo_tick *tick)
+{
+    tempo_p2p *n = b;
+    tempo_result r;
+    if (!p2p_tick_opens(n, tick, &r))
+        return r;
+    if (!n->decided) /* the game skipped poll: decide now */
+        p2p_poll(n);
     sync_plan_opts o;
     memset(&o, 0, sizeof o);
-    tempo_result r;
-    if (n->spectating) {
-        int want = spectator_frames(s);
-        o.frames_wanted = want;
-        o.stall = want == 0;
-        r = session_plan(s, &o, tick);
-        if (want == 0 && tick->status == TEMPO_TICK_STALLED)
-            tick->status = TEMPO_TICK_WAITING;
-    } else {
-        if (!n->decided) /* the game skipped poll: decide now */
-            p2p_poll(s);
-        o.stall = n->stall_next;
-        r = session_plan(s, &o, tick);
-        n->decided = false;
-        n->stall_next = false;
-        timesync_after_tick(s);
-    }
-    p2p_take_checksums(s);
-    p2p_fill_spectator_ring(s);
-    p2p_send_inputs(s, false);
-    p2p_send_relays(s);
-    p2p_feed_spectators(s, false);
-    p2p_send_checksums(s);
+    o.stall = n->stall_next;
+    r = sync_plan(n->sync, &o, tick);
+    n->host->planned(n->host->ctx, tick);
+    n->decided = false;
+    n->stall_next = false;
+    timesync_after_tick(n);
+    p2p_tick_closes(n);
     return r;
 }
 
-static void send_leaving(tempo_session *s)
+static void send_leaving(tempo_p2p *n)
 {
-    tempo_p2p *n = net_of(s);
     for (int i = 0; i < n->npeers + n->nspecs; i++) {
         tempo_endpoint *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
         if (e->disconnected)
@@ -768,18 +762,18 @@ static void send_leaving(tempo_session *s)
         n->msg.u.disconnect.reason = TEMPO_DISCONNECT_LEAVING;
         int me = p2p_first_player(n->local_mask);
         n->msg.u.disconnect.player = (uint8_t)(me < 0 ? 0 : me);
-        n->msg.u.disconnect.frame = p2p_local_end(s);
-        p2p_send(s, e, &n->msg, NULL);
+        n->msg.u.disconnect.frame = p2p_local_end(n);
+        p2p_send(n, e, &n->msg, NULL);
     }
 }
 
-tempo_result p2p_leave(tempo_session *s)
+tempo_result p2p_leave(void *b)
 {
-    tempo_p2p *n = net_of(s);
+    tempo_p2p *n = b;
     if (n->left)
         return TEMPO_E_STATE;
-    p2p_send_relays(s); /* what only we hold of a dropped player goes first */
-    send_leaving(s);
+    p2p_send_relays(n); /* what only we hold of a dropped player goes first */
+    send_leaving(n);
     n->left = true;
     n->leave_repeats = 2; /* again on the next polls: one loss burst must not eat all */
     return TEMPO_OK;
@@ -804,3 +798,82 @@ void p2p_endpoint_stats(const tempo_endpoint *e, tempo_endpoint_stats *out)
     out->remote_frame_lag = e->remote_lag;
     out->acked_frame = e->remote_ack;
 }
+
+/* Remote players stop where the peers agree (p2p_agree.c): the
+ * DISCONNECTED event comes then. */
+static tempo_result p2p_disconnect_player(void *b, int player)
+{
+    tempo_p2p *n = b;
+    tempo_endpoint *e = &n->peers[n->player_peer[player]];
+    if (e->disconnected || n->drop_state[player] != DROP_NONE)
+        return TEMPO_E_ALREADY;
+    p2p_lose_endpoint(n, e);
+    return TEMPO_OK;
+}
+
+tempo_session_state p2p_state(const void *b)
+{
+    const tempo_p2p *n = b;
+    if (n->left)
+        return TEMPO_SESSION_ENDED;
+    bool anyone = n->npeers == 0; /* without peers, only leaving ends it */
+    for (int i = 0; i < n->npeers; i++)
+        if (!n->peers[i].disconnected)
+            anyone = true;
+    if (!anyone)
+        return TEMPO_SESSION_ENDED;
+    return n->running ? TEMPO_SESSION_RUNNING : TEMPO_SESSION_SYNCHRONIZING;
+}
+
+void p2p_stats(const void *b, tempo_session_stats *out)
+{
+    const tempo_p2p *n = b;
+    out->desync_checks = n->count.desync_checks;
+    out->desyncs = n->count.desyncs;
+    out->dropped_malformed = n->count.dropped_malformed;
+    out->dropped_unknown = n->count.dropped_unknown;
+    out->dropped_session = n->count.dropped_session;
+    out->send_errors = n->count.send_errors;
+    out->desync_checks_missed = n->count.desync_checks_missed;
+    out->checksums_ignored = n->count.checksums_ignored;
+    out->timesync_stalls = n->ts.stalls;
+    out->frame_advantage = n->ts.advantage;
+    out->startup_delay_ms = n->startup_delay_ms;
+}
+
+tempo_result p2p_player_stats(const void *b, int player, tempo_endpoint_stats *out)
+{
+    const tempo_p2p *n = b;
+    if (n->player_peer[player] < 0)
+        return TEMPO_E_PLAYER;
+    const tempo_endpoint *e = &n->peers[n->player_peer[player]];
+    p2p_endpoint_stats(e, out);
+    out->local_frame_lag = n->sync->frame - p2p_wanted(n, e);
+    return TEMPO_OK;
+}
+
+static tempo_result p2p_spectator_stats(const void *b, int index, tempo_endpoint_stats *out)
+{
+    const tempo_p2p *n = b;
+    if (index < 0 || index >= n->nspecs)
+        return TEMPO_E_PLAYER;
+    p2p_endpoint_stats(&n->specs[index], out);
+    return TEMPO_OK;
+}
+
+const session_backend_ops session_p2p_ops = {
+    .create = p2p_create,
+    .destroy = p2p_destroy,
+    .add_local = p2p_add_local,
+    .add_remote = p2p_add_remote,
+    .add_spectator = p2p_add_spectator,
+    .disconnect_player = p2p_disconnect_player,
+    .poll = p2p_poll,
+    .will_stall = p2p_will_stall,
+    .advance = p2p_advance,
+    .leave = p2p_leave,
+    .state = p2p_state,
+    .stats = p2p_stats,
+    .endpoint_stats = p2p_player_stats,
+    .spectator_stats = p2p_spectator_stats,
+};

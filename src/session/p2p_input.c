@@ -9,82 +9,79 @@
  * spectator_buffer_frames confirmed frames of every player in a ring of its
  * own, so a spectator that falls behind never holds the match's input queues.
  */
-#include "session/p2p.h"
+#include "session/network.h"
 
 #include <string.h>
 
-int32_t p2p_local_end(const tempo_session *s)
+int32_t p2p_local_end(const tempo_p2p *n)
 {
-    const tempo_p2p *n = s->net;
     int32_t end = INT32_MAX;
-    for (int p = 0; p < s->cfg.num_players; p++)
-        if ((n->local_mask & (1u << p)) && s->sync.q[p].known_end < end)
-            end = s->sync.q[p].known_end;
+    for (int p = 0; p < n->cfg->num_players; p++)
+        if ((n->local_mask & (1u << p)) && n->sync->q[p].known_end < end)
+            end = n->sync->q[p].known_end;
     return end == INT32_MAX ? 0 : end;
 }
 
-int32_t p2p_wanted_from(const tempo_session *s, const tempo_endpoint *e)
+int32_t p2p_wanted(const tempo_p2p *n, const tempo_endpoint *e)
 {
     if (e->role == ENDPOINT_SPECTATOR)
         return 0;
     int32_t want = INT32_MAX;
-    for (int p = 0; p < s->cfg.num_players; p++) {
+    for (int p = 0; p < n->cfg->num_players; p++) {
         if (!(e->players & (1u << p)))
             continue;
-        const input_queue *q = &s->sync.q[p];
+        const input_queue *q = &n->sync->q[p];
         if (q->known_end < q->disconnect_frame && q->known_end < want)
             want = q->known_end;
     }
-    return want == INT32_MAX ? s->sync.frame : want;
+    return want == INT32_MAX ? n->sync->frame : want;
 }
 
 bool p2p_reference(void *ctx, int player, int32_t frame, uint8_t *out)
 {
-    const tempo_session *s = ctx;
-    if (player < 0 || player >= s->cfg.num_players)
+    const tempo_p2p *n = ctx;
+    if (player < 0 || player >= n->cfg->num_players)
         return false;
-    const input_queue *q = &s->sync.q[player];
+    const input_queue *q = &n->sync->q[player];
     if (frame >= q->disconnect_frame) { /* a dropped player's input is zero, as sent */
-        memset(out, 0, (size_t)s->cfg.input_size);
+        memset(out, 0, (size_t)n->cfg->input_size);
         return true;
     }
     return iq_real(q, frame, out);
 }
 
-static uint8_t *ring_at(const tempo_session *s, int32_t frame, int player)
+static uint8_t *ring_at(const tempo_p2p *n, int32_t frame, int player)
 {
-    const tempo_p2p *n = s->net;
-    size_t per = (size_t)s->cfg.num_players * (size_t)s->cfg.input_size;
+    size_t per = (size_t)n->cfg->num_players * (size_t)n->cfg->input_size;
     return n->spec_ring + (size_t)(frame % n->spec_cap) * per +
-           (size_t)player * (size_t)s->cfg.input_size;
+           (size_t)player * (size_t)n->cfg->input_size;
 }
 
-static bool ring_holds(const tempo_session *s, int32_t frame)
+static bool ring_holds(const tempo_p2p *n, int32_t frame)
 {
-    const tempo_p2p *n = s->net;
     return frame >= 0 && frame < n->spec_end && frame >= n->spec_end - n->spec_cap;
 }
 
 static bool ring_reference(void *ctx, int player, int32_t frame, uint8_t *out)
 {
-    const tempo_session *s = ctx;
-    if (player < 0 || player >= s->cfg.num_players || !ring_holds(s, frame))
+    const tempo_p2p *n = ctx;
+    if (player < 0 || player >= n->cfg->num_players || !ring_holds(n, frame))
         return false;
-    memcpy(out, ring_at(s, frame, player), (size_t)s->cfg.input_size);
+    memcpy(out, ring_at(n, frame, player), (size_t)n->cfg->input_size);
     return true;
 }
 
-static void codec_ctx(const tempo_session *s, tempo_codec_ctx *ctx, bool ring)
+static void codec_ctx(const tempo_p2p *n, tempo_codec_ctx *ctx, bool ring)
 {
     memset(ctx, 0, sizeof *ctx);
-    ctx->input_size = s->cfg.input_size;
-    ctx->num_players = s->cfg.num_players;
+    ctx->input_size = n->cfg->input_size;
+    ctx->num_players = n->cfg->num_players;
     ctx->reference = ring ? ring_reference : p2p_reference;
-    ctx->reference_ctx = (void *)(uintptr_t)s;
+    ctx->reference_ctx = (void *)(uintptr_t)n;
 }
 
 /* Build an INPUT of `mask` players' inputs for [start, start + count). */
-static void build_input(tempo_session *s, tempo_msg *m, uint32_t mask, int32_t start, int count,
+static void build_input(tempo_p2p *n, tempo_msg *m, uint32_t mask, int32_t start, int count,
                         int32_t ack, bool from_ring)
 {
     tempo_msg_input *in = &m->u.input;
@@ -93,51 +90,50 @@ static void build_input(tempo_session *s, tempo_msg *m, uint32_t mask, int32_t s
     in->start = start;
     in->count = count;
     in->ack = ack < 0 ? 0 : ack;
-    in->sender_frame = s->sync.frame;
-    size_t size = (size_t)s->cfg.input_size;
+    in->sender_frame = n->sync->frame;
+    size_t size = (size_t)n->cfg->input_size;
     int i = 0;
-    for (int p = 0; p < s->cfg.num_players; p++) {
+    for (int p = 0; p < n->cfg->num_players; p++) {
         if (!(mask & (1u << p)))
             continue;
         for (int f = 0; f < count; f++) {
             uint8_t *dst = in->data + ((size_t)i * (size_t)count + (size_t)f) * size;
             if (from_ring)
-                memcpy(dst, ring_at(s, start + f, p), size);
-            else if (!iq_real(&s->sync.q[p], start + f, dst))
+                memcpy(dst, ring_at(n, start + f, p), size);
+            else if (!iq_real(&n->sync->q[p], start + f, dst))
                 memset(dst, 0, size);
         }
         i++;
     }
-    p2p_fill_gossip(s, in, from_ring);
+    p2p_fill_gossip(n, in, from_ring);
 }
 
-static bool due(const tempo_session *s, const tempo_endpoint *e, bool keepalive_only, bool news)
+static bool due(const tempo_p2p *n, const tempo_endpoint *e, bool keepalive_only, bool news)
 {
-    bool quiet = s->now_us - e->last_send_us >= P2P_KEEPALIVE_US || e->packets_sent == 0;
+    bool quiet = n->clock->now_us - e->last_send_us >= P2P_KEEPALIVE_US || e->packets_sent == 0;
     return keepalive_only ? quiet : (news || quiet);
 }
 
-void p2p_send_inputs(tempo_session *s, bool keepalive_only)
+void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
 {
-    tempo_p2p *n = s->net;
     tempo_codec_ctx ctx;
-    codec_ctx(s, &ctx, false);
+    codec_ctx(n, &ctx, false);
     if (n->spectating) {
         tempo_endpoint *h = &n->peers[0];
-        int32_t ack = p2p_wanted_from(s, h);
-        if (h->disconnected || !due(s, h, keepalive_only, ack != h->sent_ack))
+        int32_t ack = p2p_wanted(n, h);
+        if (h->disconnected || !due(n, h, keepalive_only, ack != h->sent_ack))
             return;
         n->msg.type = TEMPO_MSG_INPUT_ACK;
         n->msg.u.input_ack.ack = ack;
-        n->msg.u.input_ack.sender_frame = s->sync.frame;
-        if (p2p_send(s, h, &n->msg, &ctx))
+        n->msg.u.input_ack.sender_frame = n->sync->frame;
+        if (p2p_send(n, h, &n->msg, &ctx))
             h->sent_ack = ack;
         return;
     }
-    int32_t local_end = p2p_local_end(s);
+    int32_t local_end = p2p_local_end(n);
     for (int i = 0; i < n->npeers; i++) {
         tempo_endpoint *e = &n->peers[i];
-        if (e->disconnected || !e->synchronized || !endpoint_may_send(e, s->now_us, n->start_us))
+        if (e->disconnected || !e->synchronized || !endpoint_may_send(e, n->clock->now_us, n->start_us))
             continue;
         int32_t start = e->remote_ack < 0 ? 0 : e->remote_ack;
         int count = (int)(local_end - start);
@@ -145,11 +141,11 @@ void p2p_send_inputs(tempo_session *s, bool keepalive_only)
             count = TEMPO_MSG_MAX_FRAMES;
         if (count < 0)
             count = 0;
-        int32_t ack = p2p_wanted_from(s, e);
-        if (!due(s, e, keepalive_only, count > 0 || ack != e->sent_ack))
+        int32_t ack = p2p_wanted(n, e);
+        if (!due(n, e, keepalive_only, count > 0 || ack != e->sent_ack))
             continue;
-        build_input(s, &n->msg, count > 0 ? n->local_mask : 0, start, count, ack, false);
-        if (p2p_send(s, e, &n->msg, &ctx))
+        build_input(n, &n->msg, count > 0 ? n->local_mask : 0, start, count, ack, false);
+        if (p2p_send(n, e, &n->msg, &ctx))
             e->sent_ack = ack;
     }
 }
@@ -157,42 +153,41 @@ void p2p_send_inputs(tempo_session *s, bool keepalive_only)
 /* A spectator takes the host's word for final drops, before the inputs of
  * the same datagram: the host sends zeros for a dropped player's frames, and
  * they must play as DISCONNECTED, not as real input. */
-static void apply_host_drops(tempo_session *s, const tempo_msg_input *m)
+static void apply_host_drops(tempo_p2p *n, const tempo_msg_input *m)
 {
-    for (int x = 0; x < s->cfg.num_players; x++) {
-        input_queue *q = &s->sync.q[x];
+    for (int x = 0; x < n->cfg->num_players; x++) {
+        input_queue *q = &n->sync->q[x];
         if (!(m->disconnected_mask & (1u << x)) || q->disconnect_frame != IQ_NO_FRAME ||
             m->disconnect_frame[x] < q->known_end)
             continue; /* not news, or impossible: the host confirms nothing past it */
-        session_disconnect(s, x, m->disconnect_frame[x]);
+        p2p_disconnect(n, x, m->disconnect_frame[x]);
     }
 }
 
-void p2p_on_input(tempo_session *s, tempo_endpoint *e, const tempo_msg_input *m)
+void p2p_on_input(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input *m)
 {
-    tempo_p2p *n = s->net;
     if (e->role == ENDPOINT_SPECTATOR)
         return; /* spectators only acknowledge */
     uint32_t allowed = e->players;
     if (e->role == ENDPOINT_PEER) /* relays of dropped players come from anyone */
-        for (int x = 0; x < s->cfg.num_players; x++)
+        for (int x = 0; x < n->cfg->num_players; x++)
             if (n->drop_state[x] != DROP_NONE && !(n->local_mask & (1u << x)))
                 allowed |= 1u << x;
     if (m->player_mask & ~allowed) {
         n->drops[TEMPO_DROP_BAD_VALUE]++;
-        s->sync.stats.dropped_malformed++;
+        n->count.dropped_malformed++;
         return;
     }
     if (e->role == ENDPOINT_HOST)
-        apply_host_drops(s, m);
-    size_t size = (size_t)s->cfg.input_size;
+        apply_host_drops(n, m);
+    size_t size = (size_t)n->cfg->input_size;
     int i = 0;
-    for (int p = 0; p < s->cfg.num_players; p++) {
+    for (int p = 0; p < n->cfg->num_players; p++) {
         if (!(m->player_mask & (1u << p)))
             continue;
         for (int f = 0; f < m->count; f++) {
             const uint8_t *in = m->data + ((size_t)i * (size_t)m->count + (size_t)f) * size;
-            if (sync_add_remote_input(&s->sync, p, m->start + f, in) != TEMPO_OK)
+            if (sync_add_remote_input(n->sync, p, m->start + f, in) != TEMPO_OK)
                 break; /* beyond what we can hold: it comes again */
         }
         i++;
@@ -200,7 +195,7 @@ void p2p_on_input(tempo_session *s, tempo_endpoint *e, const tempo_msg_input *m)
     if (e->role == ENDPOINT_HOST)
         return;
     int32_t ack = m->ack;
-    int32_t local_end = p2p_local_end(s);
+    int32_t local_end = p2p_local_end(n);
     if (ack > local_end)
         ack = local_end; /* nobody acknowledges what we never sent */
     if (ack > e->remote_ack)
@@ -208,7 +203,7 @@ void p2p_on_input(tempo_session *s, tempo_endpoint *e, const tempo_msg_input *m)
     int peer = (int)(e - n->peers);
     if (!e->remote_ready) { /* it runs, so it was ready */
         e->remote_ready = true;
-        e->ready_heard_us = s->now_us;
+        e->ready_heard_us = n->clock->now_us;
     }
     if (e->fresh) { /* timing from the newest datagram only, not from stragglers */
         e->remote_frame = m->sender_frame;
@@ -216,19 +211,18 @@ void p2p_on_input(tempo_session *s, tempo_endpoint *e, const tempo_msg_input *m)
         e->remote_lag = (int32_t)(lag < -100000 ? -100000 : lag > 100000 ? 100000 : lag);
         /* R: its frame minus our frame as it last heard of it (when we send,
          * our inputs reach `delay` frames past our frame). */
-        double remote = (double)m->sender_frame - ((double)m->ack - p2p_local_delay(s));
+        double remote = (double)m->sender_frame - ((double)m->ack - p2p_local_delay(n));
         /* Frame lag: the input's age in frames when we first simulate with
          * it, counting both ends: it was sampled on the sender's frame
          * sender_frame - 1 and we use it on our current frame. */
-        double frame_lag = (double)s->sync.frame - (double)m->sender_frame + 2.0;
+        double frame_lag = (double)n->sync->frame - (double)m->sender_frame + 2.0;
         timesync_on_remote(&n->ts, peer, remote, frame_lag); /* it ignores the absurd */
     }
-    p2p_on_gossip(s, peer, m);
+    p2p_on_gossip(n, peer, m);
 }
 
-void p2p_on_input_ack(tempo_session *s, tempo_endpoint *e, const tempo_msg_input_ack *m)
+void p2p_on_input_ack(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input_ack *m)
 {
-    tempo_p2p *n = s->net;
     if (e->role != ENDPOINT_SPECTATOR)
         return;
     int32_t ack = m->ack < n->spec_end ? m->ack : n->spec_end;
@@ -237,34 +231,32 @@ void p2p_on_input_ack(tempo_session *s, tempo_endpoint *e, const tempo_msg_input
     e->remote_frame = m->sender_frame;
 }
 
-void p2p_fill_spectator_ring(tempo_session *s)
+void p2p_fill_spectator_ring(tempo_p2p *n)
 {
-    tempo_p2p *n = s->net;
     if (!n->spec_ring || n->nspecs == 0)
         return;
-    int32_t c = tempo__min32(sync_confirmed(&s->sync), s->sync.frame);
-    size_t size = (size_t)s->cfg.input_size;
+    int32_t c = tempo__min32(sync_confirmed(n->sync), n->sync->frame);
+    size_t size = (size_t)n->cfg->input_size;
     for (; n->spec_end < c; n->spec_end++)
-        for (int p = 0; p < s->cfg.num_players; p++) {
-            uint8_t *dst = ring_at(s, n->spec_end, p);
-            if (!iq_real(&s->sync.q[p], n->spec_end, dst))
+        for (int p = 0; p < n->cfg->num_players; p++) {
+            uint8_t *dst = ring_at(n, n->spec_end, p);
+            if (!iq_real(&n->sync->q[p], n->spec_end, dst))
                 memset(dst, 0, size); /* disconnected: zero, as the game saw it */
         }
 }
 
-void p2p_feed_spectators(tempo_session *s, bool keepalive_only)
+void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
 {
-    tempo_p2p *n = s->net;
     tempo_codec_ctx ctx;
-    codec_ctx(s, &ctx, true);
-    uint32_t all = (1u << s->cfg.num_players) - 1u;
+    codec_ctx(n, &ctx, true);
+    uint32_t all = (1u << n->cfg->num_players) - 1u;
     for (int i = 0; i < n->nspecs; i++) {
         tempo_endpoint *e = &n->specs[i];
-        if (e->disconnected || !e->synchronized || !endpoint_may_send(e, s->now_us, n->start_us))
+        if (e->disconnected || !e->synchronized || !endpoint_may_send(e, n->clock->now_us, n->start_us))
             continue;
         int32_t start = e->remote_ack < 0 ? 0 : e->remote_ack;
-        if (start > 0 && !ring_holds(s, start - 1)) {
-            p2p_lose_endpoint(s, e); /* too far behind to serve */
+        if (start > 0 && !ring_holds(n, start - 1)) {
+            p2p_lose_endpoint(n, e); /* too far behind to serve */
             continue;
         }
         int count = (int)(n->spec_end - start);
@@ -272,9 +264,9 @@ void p2p_feed_spectators(tempo_session *s, bool keepalive_only)
             count = TEMPO_MSG_MAX_FRAMES;
         if (count < 0)
             count = 0;
-        if (!due(s, e, keepalive_only, count > 0))
+        if (!due(n, e, keepalive_only, count > 0))
             continue;
-        build_input(s, &n->msg, count > 0 ? all : 0, start, count, 0, true);
-        p2p_send(s, e, &n->msg, &ctx);
+        build_input(n, &n->msg, count > 0 ? all : 0, start, count, 0, true);
+        p2p_send(n, e, &n->msg, &ctx);
     }
 }

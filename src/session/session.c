@@ -1,16 +1,19 @@
 /*
- * session.c — the public session API: argument checks, players, the tick,
- * events and statistics, for local and synctest sessions. The rollback
- * decisions themselves live in sync.c.
+ * session.c — the public session API, a facade over the backends
+ * (backend.h): it checks every argument, owns the config, the rollback
+ * engine, the session clock, the event queue and the statistics, fixes the
+ * players when play starts, and dispatches each call through the session's
+ * ops table. The backends (local.c, synctest.c, p2p.c, spectator.c) decide
+ * how inputs arrive and how a tick is planned; the rollback decisions
+ * themselves live in rollback/sync.c.
  *
  * Every public entry validates its arguments and returns a tempo_result; no
- * caller mistake reaches an assert.
+ * caller mistake reaches an assert. The facade calls backends only through
+ * their ops; they reach it only through the session_host it gives them.
  */
 #include "session/session.h"
 
 #include <string.h>
-
-#include "session/p2p.h"
 
 void tempo_config_default(tempo_config *cfg)
 {
@@ -94,9 +97,57 @@ tempo_result session_validate_config(const tempo_config *cfg)
     return TEMPO_OK;
 }
 
-static tempo_result create(const tempo_config *cfg, session_kind kind, int check_distance,
-                           const tempo_transport *tr, const tempo_address *host,
-                           tempo_session **out)
+/* ---- the host: what backends may ask of the facade ----------------------- */
+
+static void push_event(tempo_session *s, const tempo_event *ev)
+{
+    if (s->ev_count == SESSION_EVENT_QUEUE) {
+        s->ev_head = (s->ev_head + 1) % SESSION_EVENT_QUEUE;
+        s->ev_count--;
+        s->events_dropped++;
+    }
+    s->events[(s->ev_head + s->ev_count) % SESSION_EVENT_QUEUE] = *ev;
+    s->ev_count++;
+}
+
+static void host_push_event(void *ctx, const tempo_event *ev)
+{
+    push_event(ctx, ev);
+}
+
+static void host_disconnect(void *ctx, int player, int32_t frame)
+{
+    tempo_session *s = ctx;
+    sync_disconnect(&s->sync, player, frame);
+    tempo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = TEMPO_EVENT_DISCONNECTED;
+    ev.player = player;
+    ev.u.disconnected.frame = s->sync.q[player].disconnect_frame;
+    push_event(s, &ev);
+}
+
+/* WAITING when a plan first finds the window full, WAITING_OVER when one
+ * no longer does. */
+static void host_planned(void *ctx, const tempo_tick *t)
+{
+    tempo_session *s = ctx;
+    bool waiting = t->status == TEMPO_TICK_WAITING;
+    if (waiting == s->waiting)
+        return;
+    s->waiting = waiting;
+    tempo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = waiting ? TEMPO_EVENT_WAITING : TEMPO_EVENT_WAITING_OVER;
+    ev.player = -1;
+    ev.u.waiting.players = t->waiting_for;
+    push_event(s, &ev);
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static tempo_result create(const tempo_config *cfg, const session_backend_ops *ops,
+                           int check_distance, const session_args *args, tempo_session **out)
 {
     if (!out)
         return TEMPO_E_INVALID_ARG;
@@ -109,21 +160,26 @@ static tempo_result create(const tempo_config *cfg, session_kind kind, int check
         return TEMPO_E_NO_MEMORY;
     s->alloc = cfg->allocator;
     s->cfg = *cfg;
-    s->kind = kind;
+    s->ops = ops;
     tempo_config engine = *cfg;
-    if (kind == SESSION_SPECTATOR)
-        engine.max_prediction = 0; /* spectators play confirmed frames only */
+    if (ops->confirmed_only)
+        engine.max_prediction = 0;
     r = sync_init(&s->sync, &engine, check_distance);
     if (r != TEMPO_OK) {
         tempo__free(&s->alloc, s);
         return r;
     }
-    if (tr) {
-        r = p2p_create(s, tr, host);
-        if (r != TEMPO_OK) {
-            tempo_session_destroy(s);
-            return r;
-        }
+    s->host.cfg = &s->cfg;
+    s->host.sync = &s->sync;
+    s->host.clock = &s->clock;
+    s->host.ctx = s;
+    s->host.push_event = host_push_event;
+    s->host.disconnect = host_disconnect;
+    s->host.planned = host_planned;
+    r = ops->create(&s->host, args, &s->backend);
+    if (r != TEMPO_OK) {
+        tempo_session_destroy(s);
+        return r;
     }
     *out = s;
     return TEMPO_OK;
@@ -131,7 +187,8 @@ static tempo_result create(const tempo_config *cfg, session_kind kind, int check
 
 tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out)
 {
-    return create(cfg, SESSION_LOCAL, 0, NULL, NULL, out);
+    session_args args = {NULL, NULL};
+    return create(cfg, &session_local_ops, 0, &args, out);
 }
 
 static bool network_args_ok(const tempo_config *cfg, const tempo_transport *tr)
@@ -147,7 +204,8 @@ tempo_result tempo_session_create_p2p(const tempo_config *cfg, const tempo_trans
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    return create(cfg, SESSION_P2P, 0, transport, NULL, out);
+    session_args args = {transport, NULL};
+    return create(cfg, &session_p2p_ops, 0, &args, out);
 }
 
 tempo_result tempo_session_create_spectator(const tempo_config *cfg,
@@ -159,7 +217,8 @@ tempo_result tempo_session_create_spectator(const tempo_config *cfg,
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    return create(cfg, SESSION_SPECTATOR, 0, transport, host, out);
+    session_args args = {transport, host};
+    return create(cfg, &session_spectator_ops, 0, &args, out);
 }
 
 tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_distance,
@@ -170,11 +229,8 @@ tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_di
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    tempo_result r = create(cfg, SESSION_SYNCTEST, check_distance, NULL, NULL, out);
-    if (r == TEMPO_OK) /* every player is local: say so now, so delays can be set */
-        for (int p = 0; p < cfg->num_players; p++)
-            (*out)->sync.kind[p] = SYNC_LOCAL;
-    return r;
+    session_args args = {NULL, NULL};
+    return create(cfg, &session_synctest_ops, check_distance, &args, out);
 }
 
 void tempo_session_destroy(tempo_session *s)
@@ -182,24 +238,13 @@ void tempo_session_destroy(tempo_session *s)
     if (!s)
         return;
     tempo_allocator a = s->alloc;
-    p2p_destroy(s);
+    if (s->ops->destroy && s->backend)
+        s->ops->destroy(s->backend);
     sync_free(&s->sync);
     tempo__free(&a, s);
 }
 
 /* ---- players ---------------------------------------------------------- */
-
-static bool is_network(const tempo_session *s)
-{
-    return s->kind == SESSION_P2P || s->kind == SESSION_SPECTATOR;
-}
-
-/* Players and spectators are fixed once the match starts (first tick, or
- * for network sessions the first poll). */
-static bool players_fixed(const tempo_session *s)
-{
-    return s->started || (s->net && s->net->started);
-}
 
 /* Declaring a player once play started: a known one was declared already. */
 static tempo_result too_late(const tempo_session *s, int player)
@@ -213,38 +258,33 @@ tempo_result tempo_session_add_local_player(tempo_session *s, int player)
 {
     if (!s)
         return TEMPO_E_INVALID_ARG;
-    if (s->kind == SESSION_SPECTATOR)
+    if (!s->ops->add_local)
         return TEMPO_E_UNSUPPORTED;
-    if (s->kind == SESSION_SYNCTEST) /* all local already: accepting it is kinder */
-        return player >= 0 && player < s->sync.num_players ? TEMPO_OK : TEMPO_E_PLAYER;
-    if (players_fixed(s))
+    if (s->started && !s->ops->players_preset)
         return too_late(s, player);
-    return sync_set_player(&s->sync, player, SYNC_LOCAL);
+    return s->ops->add_local(s->backend, player);
 }
 
 tempo_result tempo_session_add_remote_player(tempo_session *s, int player, const tempo_address *addr)
 {
     if (!s)
         return TEMPO_E_INVALID_ARG;
-    if (s->kind == SESSION_SYNCTEST || s->kind == SESSION_SPECTATOR)
+    if (!s->ops->add_remote)
         return TEMPO_E_UNSUPPORTED;
-    if (players_fixed(s))
+    if (s->started)
         return too_late(s, player);
-    if (s->kind == SESSION_P2P)
-        return p2p_add_remote(s, player, addr);
-    /* a local session's caller delivers the inputs itself: addr unused */
-    return sync_set_player(&s->sync, player, SYNC_REMOTE);
+    return s->ops->add_remote(s->backend, player, addr);
 }
 
 tempo_result tempo_session_add_spectator(tempo_session *s, const tempo_address *addr)
 {
     if (!s || !addr)
         return TEMPO_E_INVALID_ARG;
-    if (s->kind != SESSION_P2P)
+    if (!s->ops->add_spectator)
         return TEMPO_E_UNSUPPORTED;
-    if (players_fixed(s))
+    if (s->started)
         return TEMPO_E_STATE;
-    return p2p_add_spectator(s, addr);
+    return s->ops->add_spectator(s->backend, addr);
 }
 
 tempo_result tempo_session_set_input_delay(tempo_session *s, int player, int frames)
@@ -265,49 +305,35 @@ int tempo_session_input_delay(const tempo_session *s, int player)
 
 /* ---- the tick --------------------------------------------------------- */
 
-static tempo_result start(tempo_session *s);
-
-/* Move the session clock by the caller's step. A step forward longer than
- * the interruption time is this machine's own pause (sleep, breakpoint, a
- * long load): the network carried on without it, so it counts as one frame
- * and nobody's silence grows by it. A step back counts as no time. */
-static void clock_step(tempo_session *s, uint64_t now_us)
+/* Play starts: every player must be declared, and none may be added after. */
+static tempo_result start(tempo_session *s)
 {
-    if (!s->has_time) {
-        s->now_us = now_us;
-    } else if (now_us < s->raw_us) {
-        s->clock_jumps++;
-        s->resumed_us = s->now_us;
-    } else if (now_us - s->raw_us > (uint64_t)s->cfg.disconnect_notify_ms * 1000u) {
-        s->now_us += 1000000u / (uint64_t)s->cfg.frames_per_second;
-        s->clock_jumps++;
-        s->resumed_us = s->now_us;
-    } else {
-        s->now_us += now_us - s->raw_us;
-    }
-    s->raw_us = now_us;
-    s->has_time = true;
+    if (s->started)
+        return TEMPO_OK;
+    for (int p = 0; p < s->sync.num_players; p++)
+        if (s->sync.kind[p] == SYNC_NONE)
+            return TEMPO_E_STATE;
+    s->started = true;
+    return TEMPO_OK;
 }
 
 tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us)
 {
     if (!s)
         return TEMPO_E_INVALID_ARG;
-    clock_step(s, now_us);
-    if (s->net) {
-        if (!s->net->started) {
-            tempo_result r = start(s);
-            if (r != TEMPO_OK)
-                return r;
-        }
-        p2p_poll(s);
+    session_clock_step(&s->clock, now_us, s->cfg.disconnect_notify_ms, s->cfg.frames_per_second);
+    if (s->ops->poll) {
+        tempo_result r = start(s);
+        if (r != TEMPO_OK)
+            return r;
+        s->ops->poll(s->backend);
     }
     return TEMPO_OK;
 }
 
 bool tempo_session_will_stall(const tempo_session *s)
 {
-    return s && s->net && s->net->decided && s->net->stall_next;
+    return s && s->ops->will_stall && s->ops->will_stall(s->backend);
 }
 
 tempo_result tempo_session_add_local_input(tempo_session *s, int player, const void *input,
@@ -328,43 +354,9 @@ tempo_result tempo_session_add_remote_input(tempo_session *s, int player, int32_
 {
     if (!s || !input || size != (size_t)s->cfg.input_size)
         return TEMPO_E_INVALID_ARG;
-    if (s->kind != SESSION_LOCAL)
+    if (!s->ops->add_remote_input)
         return TEMPO_E_UNSUPPORTED;
-    if (player < 0 || player >= s->sync.num_players || s->sync.kind[player] != SYNC_REMOTE)
-        return TEMPO_E_PLAYER;
-    if (frame < 0)
-        return TEMPO_E_FRAME;
-    return sync_add_remote_input(&s->sync, player, frame, input);
-}
-
-static tempo_result start(tempo_session *s)
-{
-    if (s->started)
-        return TEMPO_OK;
-    for (int p = 0; p < s->sync.num_players; p++) {
-        if (s->sync.kind[p] != SYNC_NONE)
-            continue;
-        if (s->kind != SESSION_SYNCTEST)
-            return TEMPO_E_STATE; /* every player must be declared */
-        s->sync.kind[p] = SYNC_LOCAL;
-    }
-    s->started = true;
-    return TEMPO_OK;
-}
-
-tempo_result session_plan(tempo_session *s, const sync_plan_opts *o, tempo_tick *tick);
-static void note_waiting(tempo_session *s, const tempo_tick *t)
-{
-    bool waiting = t->status == TEMPO_TICK_WAITING;
-    if (waiting == s->waiting)
-        return;
-    s->waiting = waiting;
-    tempo_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = waiting ? TEMPO_EVENT_WAITING : TEMPO_EVENT_WAITING_OVER;
-    ev.player = -1;
-    ev.u.waiting.players = t->waiting_for;
-    session_push_event(s, &ev);
+    return s->ops->add_remote_input(s->backend, player, frame, input);
 }
 
 /* A tick that did nothing: no request, no frame, no input taken. */
@@ -382,31 +374,16 @@ tempo_result tempo_session_advance(tempo_session *s, tempo_tick *tick)
     if (!s || !tick)
         return TEMPO_E_INVALID_ARG;
     tick_reset(s, tick);
-    if (!s->started) {
-        tempo_result r = start(s);
-        if (r != TEMPO_OK)
-            return r;
-    }
+    tempo_result r = start(s);
+    if (r != TEMPO_OK)
+        return r;
     /* Arena mode carries out SAVE/LOAD in tempo_session_next: skipping the
      * iteration would corrupt the state, so refuse. */
     if (s->sync.arena && s->sync.next_req < s->sync.nreqs)
         return TEMPO_E_STATE;
-    if (s->kind == SESSION_SYNCTEST) {
-        tempo_result r = sync_plan_synctest(&s->sync, tick);
-        note_waiting(s, tick);
-        return r;
-    }
-    if (is_network(s))
-        return p2p_advance(s, tick);
-    sync_plan_opts o;
-    memset(&o, 0, sizeof o);
-    return session_plan(s, &o, tick);
-}
-
-tempo_result session_plan(tempo_session *s, const sync_plan_opts *o, tempo_tick *tick)
-{
-    tempo_result r = sync_plan(&s->sync, o, tick);
-    note_waiting(s, tick);
+    r = s->ops->advance(s->backend, tick);
+    if (r == TEMPO_OK)
+        s->tick_waiting = tick->status == TEMPO_TICK_WAITING;
     return r;
 }
 
@@ -428,8 +405,8 @@ int32_t tempo_session_confirmed_frame(const tempo_session *s)
 {
     if (!s)
         return TEMPO_E_INVALID_ARG;
-    if (s->kind == SESSION_SYNCTEST)
-        return s->sync.frame;
+    if (s->ops->confirmed_frame)
+        return s->ops->confirmed_frame(s->backend);
     return tempo__min32(sync_confirmed(&s->sync), s->sync.frame);
 }
 
@@ -438,50 +415,37 @@ int tempo_session_save_slots(const tempo_session *s)
     return s ? s->sync.nslots : TEMPO_E_INVALID_ARG;
 }
 
+tempo_result tempo_session_get_state(const tempo_session *s, tempo_session_state *out)
+{
+    if (!s || !out)
+        return TEMPO_E_INVALID_ARG;
+    tempo_session_state st = s->ops->state ? s->ops->state(s->backend) : TEMPO_SESSION_RUNNING;
+    if (st == TEMPO_SESSION_RUNNING && s->tick_waiting)
+        st = TEMPO_SESSION_WAITING;
+    *out = st;
+    return TEMPO_OK;
+}
+
 tempo_result tempo_session_disconnect_player(tempo_session *s, int player)
 {
     if (!s)
         return TEMPO_E_INVALID_ARG;
     if (player < 0 || player >= s->sync.num_players || s->sync.kind[player] != SYNC_REMOTE ||
-        s->kind == SESSION_SPECTATOR)
+        !s->ops->disconnect_player)
         return TEMPO_E_PLAYER;
-    input_queue *q = &s->sync.q[player];
-    if (s->kind == SESSION_P2P) {
-        tempo_endpoint *e = &s->net->peers[s->net->player_peer[player]];
-        if (e->disconnected || s->net->drop_state[player] != DROP_NONE)
-            return TEMPO_E_ALREADY;
-        p2p_lose_endpoint(s, e); /* the DISCONNECTED event comes once peers agree */
-        return TEMPO_OK;
-    }
-    if (q->disconnect_frame != IQ_NO_FRAME)
-        return TEMPO_E_ALREADY;
-    session_disconnect(s, player, q->known_end);
-    return TEMPO_OK;
+    return s->ops->disconnect_player(s->backend, player);
+}
+
+tempo_result tempo_session_leave(tempo_session *s)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (!s->ops->leave)
+        return TEMPO_E_UNSUPPORTED;
+    return s->ops->leave(s->backend);
 }
 
 /* ---- events and stats --------------------------------------------------- */
-
-void session_disconnect(tempo_session *s, int player, int32_t frame)
-{
-    sync_disconnect(&s->sync, player, frame);
-    tempo_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = TEMPO_EVENT_DISCONNECTED;
-    ev.player = player;
-    ev.u.disconnected.frame = s->sync.q[player].disconnect_frame;
-    session_push_event(s, &ev);
-}
-
-void session_push_event(tempo_session *s, const tempo_event *ev)
-{
-    if (s->ev_count == SESSION_EVENT_QUEUE) {
-        s->ev_head = (s->ev_head + 1) % SESSION_EVENT_QUEUE;
-        s->ev_count--;
-        s->sync.stats.events_dropped++;
-    }
-    s->events[(s->ev_head + s->ev_count) % SESSION_EVENT_QUEUE] = *ev;
-    s->ev_count++;
-}
 
 int tempo_session_poll_event(tempo_session *s, tempo_event *ev)
 {
@@ -502,25 +466,14 @@ tempo_result tempo_session_get_stats(const tempo_session *s, tempo_session_stats
     *out = s->sync.stats;
     out->frame = s->sync.frame;
     out->confirmed_frame = tempo_session_confirmed_frame(s);
+    out->events_dropped = s->events_dropped;
     for (int p = 0; p < s->sync.num_players; p++)
         if (s->sync.kind[p] == SYNC_LOCAL && s->sync.delay[p] > out->input_delay)
             out->input_delay = s->sync.delay[p];
-    if (s->net) {
-        out->timesync_stalls = s->net->ts.stalls;
-        out->frame_advantage = s->net->ts.advantage;
-        out->startup_delay_ms = s->net->startup_delay_ms;
-    }
-    out->clock_jumps = s->clock_jumps;
+    if (s->ops->stats)
+        s->ops->stats(s->backend, out);
+    out->clock_jumps = s->clock.jumps;
     return TEMPO_OK;
-}
-
-tempo_result tempo_session_leave(tempo_session *s)
-{
-    if (!s)
-        return TEMPO_E_INVALID_ARG;
-    if (!is_network(s))
-        return TEMPO_E_UNSUPPORTED;
-    return p2p_leave(s);
 }
 
 tempo_result tempo_session_get_endpoint_stats(const tempo_session *s, int player,
@@ -528,14 +481,11 @@ tempo_result tempo_session_get_endpoint_stats(const tempo_session *s, int player
 {
     if (!s || !out)
         return TEMPO_E_INVALID_ARG;
-    if (!is_network(s))
+    if (!s->ops->endpoint_stats)
         return TEMPO_E_UNSUPPORTED;
-    if (player < 0 || player >= s->sync.num_players || s->net->player_peer[player] < 0)
+    if (player < 0 || player >= s->sync.num_players)
         return TEMPO_E_PLAYER;
-    const tempo_endpoint *e = &s->net->peers[s->net->player_peer[player]];
-    p2p_endpoint_stats(e, out);
-    out->local_frame_lag = s->sync.frame - p2p_wanted_from(s, e);
-    return TEMPO_OK;
+    return s->ops->endpoint_stats(s->backend, player, out);
 }
 
 tempo_result tempo_session_get_spectator_stats(const tempo_session *s, int index,
@@ -543,25 +493,16 @@ tempo_result tempo_session_get_spectator_stats(const tempo_session *s, int index
 {
     if (!s || !out)
         return TEMPO_E_INVALID_ARG;
-    if (!is_network(s))
+    if (!s->ops->spectator_stats)
         return TEMPO_E_UNSUPPORTED;
-    const tempo_endpoint *e;
-    if (s->kind == SESSION_SPECTATOR)
-        e = index == 0 ? &s->net->peers[0] : NULL;
-    else
-        e = index >= 0 && index < s->net->nspecs ? &s->net->specs[index] : NULL;
-    if (!e)
-        return TEMPO_E_PLAYER;
-    p2p_endpoint_stats(e, out);
-    return TEMPO_OK;
+    return s->ops->spectator_stats(s->backend, index, out);
 }
 
 tempo_result tempo_session_synctest_report(const tempo_session *s, tempo_synctest_report *out)
 {
     if (!s || !out)
         return TEMPO_E_INVALID_ARG;
-    if (s->kind != SESSION_SYNCTEST)
+    if (!s->ops->synctest_report)
         return TEMPO_E_UNSUPPORTED;
-    *out = s->sync.report;
-    return TEMPO_OK;
+    return s->ops->synctest_report(s->backend, out);
 }

@@ -1,6 +1,8 @@
 /*
- * session.h — the session object behind the public API, shared by the
- * session kinds (local, synctest, and the network sessions built on them).
+ * session.h — the session object behind the public API: what every session
+ * has (config, engine, clock, events, bookkeeping of the tick) and the
+ * backend it dispatches to. Only the facade (session.c) and the inspection
+ * seam for tests (inspect.c) see inside; backends see the session_host.
  * Internal: not installed.
  */
 #ifndef TEMPO_SESSION_SESSION_H
@@ -9,13 +11,8 @@
 #include "base/common.h"
 #include "tempo/session.h"
 #include "rollback/sync.h"
-
-typedef enum session_kind {
-    SESSION_LOCAL = 1,
-    SESSION_SYNCTEST = 2,
-    SESSION_P2P = 3,
-    SESSION_SPECTATOR = 4
-} session_kind;
+#include "session/backend.h"
+#include "session/clock.h"
 
 struct tempo_p2p;
 
@@ -24,42 +21,25 @@ struct tempo_p2p;
 struct tempo_session {
     tempo_allocator alloc;
     tempo_config cfg;
-    session_kind kind;
-    tempo_sync sync;
-    bool started;
-    bool waiting;       /* last tick was WAITING (for WAITING_OVER) */
-    /* The session clock: monotonic, advanced by each poll's step of the
-     * caller's time, except that a step back counts as none and a leap
-     * forward (see tempo_session_poll) as one frame. Every timer runs on it. */
-    uint64_t now_us;
-    uint64_t raw_us;       /* the caller's time at the last poll */
-    bool has_time;
-    uint64_t resumed_us;   /* session time of the last such step: round trips
-                              begun before it measure nothing */
-    uint64_t clock_jumps;
+    tempo_sync sync;          /* the rollback engine, driven by the backend */
+    session_clock clock;
+    session_host host;        /* what the backend sees of this session */
+    const session_backend_ops *ops;
+    union {
+        void *backend;        /* the backend's state, handed to every op */
+        /* The same pointer in p2p and spectator sessions. Tests inspect the
+         * network state through it; the facade never does. */
+        struct tempo_p2p *net;
+    };
+    bool started;             /* players fixed: first advance, or first poll
+                                 of a backend that polls */
+    bool waiting;             /* the engine's last plan was WAITING (events) */
+    bool tick_waiting;        /* the last successful advance said WAITING (state) */
 
     tempo_event events[SESSION_EVENT_QUEUE];
     int ev_head, ev_count;
-
-    struct tempo_p2p *net; /* network sessions only */
+    uint64_t events_dropped;
 };
-
-/* Plan a tick with the engine and report waiting transitions as events. */
-tempo_result session_plan(tempo_session *s, const sync_plan_opts *o, tempo_tick *tick);
-
-/* True if something sent at session time `sent_us` was in flight across a
- * step of the caller's clock that the session did not count as time. */
-static inline bool session_spans_jump(const tempo_session *s, uint64_t sent_us)
-{
-    return sent_us < s->resumed_us;
-}
-
-/* Queue an event (dropping the oldest when full). */
-void session_push_event(tempo_session *s, const tempo_event *ev);
-
-/* Make `player` disconnected from `frame` on (the engine may move it to the
- * end of its real inputs) and raise TEMPO_EVENT_DISCONNECTED with the frame. */
-void session_disconnect(tempo_session *s, int player, int32_t frame);
 
 /* Check a config; TEMPO_OK or TEMPO_E_INVALID_ARG. */
 tempo_result session_validate_config(const tempo_config *cfg);

@@ -395,6 +395,224 @@ static void every_call_in_every_state_returns_a_code(void **state)
     fail_on_assert(false);
 }
 
+/* ---- the session state ---------------------------------------------------- */
+
+static tempo_session_state state_of(const tempo_session *s)
+{
+    tempo_session_state st = 0;
+    assert_int_equal(tempo_session_get_state(s, &st), TEMPO_OK);
+    return st;
+}
+
+static tempo_result tick_local(tempo_session *s, tempo_tick *t)
+{
+    uint8_t in[4] = {1, 2, 3, 4};
+    assert_int_equal(tempo_session_add_local_input(s, 0, in, sizeof in), TEMPO_OK);
+    tempo_result r = tempo_session_advance(s, t);
+    const tempo_request *req;
+    while (tempo_session_next(s, &req) > 0)
+        if (req->kind == TEMPO_REQUEST_SAVE)
+            *req->checksum = 1;
+    return r;
+}
+
+static void state_query_validates_its_arguments(void **state)
+{
+    (void)state;
+    tempo_session *s = make(2, NULL);
+    tempo_session_state st = TEMPO_SESSION_ENDED;
+    assert_int_equal(tempo_session_get_state(NULL, &st), TEMPO_E_INVALID_ARG);
+    assert_int_equal(st, TEMPO_SESSION_ENDED);
+    assert_int_equal(tempo_session_get_state(s, NULL), TEMPO_E_INVALID_ARG);
+    tempo_session_destroy(s);
+}
+
+/* A local session runs from creation, waits while the prediction window is
+ * full, runs again once the remote input comes; a refused advance, a
+ * dropped player and a refused leave change nothing: it never synchronizes
+ * and never ends. */
+static void local_session_is_running_or_waiting_on_its_remote_player(void **state)
+{
+    (void)state;
+    tempo_config cfg;
+    tempo_session *s = make(2, &cfg);
+    assert_int_equal(state_of(s), TEMPO_SESSION_RUNNING);
+    assert_int_equal(tempo_session_add_local_player(s, 0), TEMPO_OK);
+    tempo_tick t;
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_E_STATE); /* player 1 undeclared */
+    assert_int_equal(state_of(s), TEMPO_SESSION_RUNNING);
+    assert_int_equal(tempo_session_add_remote_player(s, 1, NULL), TEMPO_OK);
+    for (int i = 0; i < cfg.max_prediction; i++) {
+        assert_int_equal(tick_local(s, &t), TEMPO_OK);
+        assert_int_equal(t.status, TEMPO_TICK_ADVANCED);
+        assert_int_equal(state_of(s), TEMPO_SESSION_RUNNING);
+    }
+    assert_int_equal(tick_local(s, &t), TEMPO_OK);
+    assert_int_equal(t.status, TEMPO_TICK_WAITING);
+    assert_int_equal(state_of(s), TEMPO_SESSION_WAITING);
+    assert_int_equal(tick_local(s, &t), TEMPO_OK);
+    assert_int_equal(state_of(s), TEMPO_SESSION_WAITING); /* still */
+    assert_int_equal(tempo_session_leave(s), TEMPO_E_UNSUPPORTED);
+    assert_int_equal(state_of(s), TEMPO_SESSION_WAITING);
+    uint8_t in[4] = {0};
+    for (int32_t f = 0; f < 4; f++)
+        assert_int_equal(tempo_session_add_remote_input(s, 1, f, in, sizeof in), TEMPO_OK);
+    assert_int_equal(tick_local(s, &t), TEMPO_OK);
+    assert_int_equal(t.status, TEMPO_TICK_ADVANCED);
+    assert_int_equal(state_of(s), TEMPO_SESSION_RUNNING);
+    assert_int_equal(tempo_session_disconnect_player(s, 1), TEMPO_OK);
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(tick_local(s, &t), TEMPO_OK);
+        assert_int_equal(t.status, TEMPO_TICK_ADVANCED);
+        assert_int_equal(state_of(s), TEMPO_SESSION_RUNNING);
+    }
+    tempo_session_destroy(s);
+}
+
+/* A synctest session runs from creation to the end, a found desync
+ * included. */
+static void synctest_session_is_always_running(void **state)
+{
+    (void)state;
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.num_players = 1;
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_synctest(&cfg, 2, &s), TEMPO_OK);
+    assert_int_equal(state_of(s), TEMPO_SESSION_RUNNING);
+    tempo_tick t;
+    int desyncs = 0;
+    for (int i = 0; i < 30; i++) {
+        uint8_t in[4] = {(uint8_t)i, 0, 0, 0};
+        assert_int_equal(tempo_session_add_local_input(s, 0, in, sizeof in), TEMPO_OK);
+        tempo_result r = tempo_session_advance(s, &t);
+        assert_true(r == TEMPO_OK || r == TEMPO_E_DESYNC);
+        desyncs += r == TEMPO_E_DESYNC;
+        const tempo_request *req;
+        int saves = 0;
+        while (tempo_session_next(s, &req) > 0)
+            if (req->kind == TEMPO_REQUEST_SAVE) /* a game whose state checksum wobbles */
+                *req->checksum = (uint64_t)(req->frame == 10 ? ++saves : 1);
+        assert_int_equal(state_of(s), TEMPO_SESSION_RUNNING);
+    }
+    assert_true(desyncs > 0);
+    assert_int_equal(tempo_session_leave(s), TEMPO_E_UNSUPPORTED);
+    assert_int_equal(state_of(s), TEMPO_SESSION_RUNNING);
+    tempo_session_destroy(s);
+}
+
+static harness sh;
+static int state_seen[H_MAX][TEMPO_SESSION_ENDED + 1];
+
+/* A harness tick that checks the state against what the tick said: until
+ * a session ends, SYNCHRONIZING exactly while ticks say so, WAITING exactly
+ * after a WAITING tick, RUNNING otherwise. */
+static void tick_checking_state(harness *hh, h_peer *p)
+{
+    harness_tick(hh, p);
+    tempo_session_state st = state_of(p->s);
+    tempo_session_state want = TEMPO_SESSION_RUNNING;
+    if (p->last.status == TEMPO_TICK_SYNCHRONIZING)
+        want = TEMPO_SESSION_SYNCHRONIZING;
+    if (p->last.status == TEMPO_TICK_WAITING)
+        want = TEMPO_SESSION_WAITING;
+    if (st != TEMPO_SESSION_ENDED)
+        assert_int_equal(st, want);
+    state_seen[p - hh->peer][st]++;
+}
+
+static void run_checking(int32_t frames, uint64_t for_us)
+{
+    harness_run_with(&sh, frames, sh.now_us + for_us, tick_checking_state);
+}
+
+/* Two peers and a spectator of peer 0: each synchronizes, then runs (the
+ * spectator waits while its jitter buffer fills); peer 0 leaves and ends
+ * at once, and the others, whose only peer or host it was, end when they
+ * hear it. */
+static void network_sessions_synchronize_run_and_end_when_their_peer_leaves(void **state)
+{
+    (void)state;
+    memset(state_seen, 0, sizeof state_seen);
+    tempo_config c = harness_cfg(2);
+    uint32_t m[2];
+    harness_one_each(m, 2);
+    harness_init(&sh, &c, 2, m, 1, "lan", 61);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(state_of(sh.peer[i].s), TEMPO_SESSION_SYNCHRONIZING);
+    run_checking(120, 10000000);
+    for (int i = 0; i < 3; i++) {
+        assert_true(state_seen[i][TEMPO_SESSION_SYNCHRONIZING] > 0);
+        assert_true(state_seen[i][TEMPO_SESSION_RUNNING] > 0);
+        assert_int_equal(state_seen[i][TEMPO_SESSION_ENDED], 0);
+    }
+    assert_true(state_seen[2][TEMPO_SESSION_WAITING] > 0);
+    assert_true(tempo_session_frame(sh.peer[2].s) > 60);
+
+    assert_int_equal(tempo_session_leave(sh.peer[0].s), TEMPO_OK);
+    assert_int_equal(state_of(sh.peer[0].s), TEMPO_SESSION_ENDED);
+    tempo_tick t;
+    assert_int_equal(tempo_session_advance(sh.peer[0].s, &t), TEMPO_E_STATE);
+    assert_int_equal(state_of(sh.peer[0].s), TEMPO_SESSION_ENDED);
+    sh.peer[0].dead = true;
+    run_checking(INT32_MAX, 1000000); /* well below the disconnect timeout */
+    assert_int_equal(state_of(sh.peer[1].s), TEMPO_SESSION_ENDED);
+    assert_int_equal(state_of(sh.peer[2].s), TEMPO_SESSION_ENDED);
+    assert_int_equal(state_of(sh.peer[0].s), TEMPO_SESSION_ENDED);
+    harness_free(&sh);
+}
+
+/* Three peers and a spectator of peer 0. Peer 0 dies: the others play on,
+ * its spectator ends once its host times out. Peer 2 dies: peer 1, alone,
+ * ends and still runs frames (its peers' input is DISCONNECTED). */
+static void network_sessions_end_when_every_peer_was_dropped(void **state)
+{
+    (void)state;
+    memset(state_seen, 0, sizeof state_seen);
+    tempo_config c = harness_cfg(3);
+    uint32_t m[3];
+    harness_one_each(m, 3);
+    harness_init(&sh, &c, 3, m, 1, "lan", 62);
+    run_checking(120, 10000000);
+    harness_kill(&sh, 0);
+    run_checking(INT32_MAX, 1000000);
+    assert_int_not_equal(state_of(sh.peer[3].s), TEMPO_SESSION_ENDED); /* not timed out yet */
+    run_checking(INT32_MAX, 4000000);
+    assert_int_equal(state_of(sh.peer[3].s), TEMPO_SESSION_ENDED);
+    for (int i = 1; i < 3; i++)
+        assert_int_equal(state_of(sh.peer[i].s), TEMPO_SESSION_RUNNING);
+    harness_kill(&sh, 2);
+    run_checking(INT32_MAX, 5000000);
+    assert_int_equal(state_of(sh.peer[1].s), TEMPO_SESSION_ENDED);
+    int32_t f = tempo_session_frame(sh.peer[1].s);
+    run_checking(INT32_MAX, 1000000);
+    assert_true(tempo_session_frame(sh.peer[1].s) > f + 30);
+    assert_int_equal(state_of(sh.peer[1].s), TEMPO_SESSION_ENDED);
+    harness_free(&sh);
+}
+
+/* A peer that hears nothing for a while fills its prediction window and
+ * waits; when it hears again it runs. */
+static void p2p_session_waits_while_its_window_is_full(void **state)
+{
+    (void)state;
+    memset(state_seen, 0, sizeof state_seen);
+    tempo_config c = harness_cfg(2);
+    uint32_t m[2];
+    harness_one_each(m, 2);
+    harness_init(&sh, &c, 2, m, 0, "lan", 63);
+    run_checking(120, 10000000);
+    assert_int_equal(state_seen[0][TEMPO_SESSION_WAITING], 0);
+    sh.peer[0].deaf = true;
+    run_checking(INT32_MAX, 300000); /* within disconnect_notify_ms */
+    assert_int_equal(state_of(sh.peer[0].s), TEMPO_SESSION_WAITING);
+    sh.peer[0].deaf = false;
+    run_checking(INT32_MAX, 300000);
+    assert_int_equal(state_of(sh.peer[0].s), TEMPO_SESSION_RUNNING);
+    assert_true(state_seen[0][TEMPO_SESSION_WAITING] > 0);
+    harness_free(&sh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +626,12 @@ int main(void)
         cmocka_unit_test(arena_mode_refuses_to_advance_over_unexecuted_requests),
         cmocka_unit_test(remote_input_bounds_are_as_documented),
         cmocka_unit_test(every_call_in_every_state_returns_a_code),
+        cmocka_unit_test(state_query_validates_its_arguments),
+        cmocka_unit_test(local_session_is_running_or_waiting_on_its_remote_player),
+        cmocka_unit_test(synctest_session_is_always_running),
+        cmocka_unit_test(network_sessions_synchronize_run_and_end_when_their_peer_leaves),
+        cmocka_unit_test(network_sessions_end_when_every_peer_was_dropped),
+        cmocka_unit_test(p2p_session_waits_while_its_window_is_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,180 @@
+/*
+ * network.h — the network backends' state and their shared machinery:
+ * endpoints, the handshake, input exchange, spectators, the disconnect
+ * agreement and desync checks. Two backends run on it: p2p (peers hosting
+ * players, feeding spectators) and spectator (one host endpoint).
+ *
+ * p2p.c         the p2p backend's ops; receive and dispatch, handshake,
+ *               timers, pings, start-up, time sync, stats
+ * p2p_input.c   INPUT messages out and in, the spectator feed and its ring
+ * p2p_agree.c   agreeing on a dropped player's last frame; desync checks
+ * spectator.c   the spectator backend's ops: create, the tick, the state
+ *
+ * The network state reaches its session only through the session_host
+ * (backend.h). Internal: not installed. All state is preallocated at create.
+ */
+#ifndef TEMPO_SESSION_NETWORK_H
+#define TEMPO_SESSION_NETWORK_H
+
+#include "wire/codec.h"
+#include "net/endpoint.h"
+#include "session/backend.h"
+#include "timing/timesync.h"
+
+#define P2P_MAX_PEERS TEMPO_MAX_PLAYERS
+#define P2P_SUM_LOG 256         /* own checksums kept for sending and comparison */
+#define P2P_PENDING_SUMS 32     /* peers' checksums waiting for ours */
+#define P2P_SUMS_PER_TICK 4     /* CHECKSUM datagrams per endpoint per tick, at most */
+#define P2P_SUM_RESEND_US 100000u /* unacknowledged checksums go again after this, or the RTO if longer */
+#define P2P_KEEPALIVE_US 100000u
+
+enum { DROP_NONE = 0, DROP_PENDING = 1, DROP_FINAL = 2 };
+
+typedef struct p2p_pending_sum {
+    int32_t frame; /* -1: empty */
+    uint64_t sum;
+} p2p_pending_sum;
+
+/* The check frames of one peer's we hold (compared, waiting for ours, or
+ * given up as missed): all up to `held`, and of the P2P_SUM_LOG after it,
+ * those whose bit is set. `held` is the ack we send it. */
+typedef struct p2p_sum_window {
+    int32_t held;
+    int32_t newest;        /* newest check frame of its that came */
+    uint64_t bits[P2P_SUM_LOG / 64]; /* bit k: held + (k + 1) * interval */
+    bool ack_owed;         /* a checksum came since we last sent it one */
+} p2p_sum_window;
+
+/* Counters of the network backends, reported in tempo_session_stats. */
+typedef struct p2p_counts {
+    uint64_t desync_checks, desyncs;
+    uint64_t dropped_malformed, dropped_unknown, dropped_session;
+    uint64_t send_errors;
+    uint64_t desync_checks_missed, checksums_ignored;
+} p2p_counts;
+
+typedef struct tempo_p2p {
+    const session_host *host;        /* the facade, through its narrow interface */
+    const tempo_config *cfg;         /* host->cfg, host->sync, host->clock, */
+    tempo_sync *sync;                /* at hand */
+    const session_clock *clock;
+    tempo_transport transport;
+    bool spectating;                 /* a spectator session (eps[0] is the host) */
+
+    tempo_endpoint peers[P2P_MAX_PEERS]; /* machines hosting players (or the host) */
+    int npeers;
+    tempo_endpoint *specs;           /* spectators we feed (max_spectators) */
+    int nspecs, max_specs;
+    int player_peer[TEMPO_MAX_PLAYERS]; /* peer index hosting player p, -1 local */
+    uint32_t local_mask;
+
+    bool started;                    /* first poll happened */
+    uint64_t start_us;
+    bool running, left;
+    int leave_repeats;               /* DISCONNECTs still to send on later polls */
+    /* start-up: ready = synchronized with every peer */
+    bool ready;
+    uint64_t ready_us;
+    bool run_scheduled;
+    uint64_t run_at_us;
+    uint32_t startup_delay_ms;
+    /* time sync */
+    tempo_timesync ts;
+    bool decided, stall_next;        /* this tick's stall, decided at its first poll */
+    uint64_t next_quality_us;
+    tempo_rng rng;                   /* handshake nonces */
+    uint32_t config_hash;
+
+    /* disconnect agreement, per player */
+    uint8_t drop_state[TEMPO_MAX_PLAYERS];
+    int32_t drop_frame[TEMPO_MAX_PLAYERS];      /* the frame agreed, or the candidate */
+    uint32_t drop_reported[TEMPO_MAX_PLAYERS];  /* peers (bit = index) that reported it this round */
+    uint64_t drop_waiting_since[TEMPO_MAX_PLAYERS]; /* final but inputs missing since, 0 none */
+
+    /* desync checks */
+    sync_sum own_sums[P2P_SUM_LOG];  /* by frame / interval % P2P_SUM_LOG */
+    int32_t own_newest;              /* newest own check frame computed (0: none) */
+    p2p_pending_sum pending[P2P_MAX_PEERS][P2P_PENDING_SUMS];
+    p2p_sum_window sum_in[P2P_MAX_PEERS];
+    int32_t desync_reported[8];      /* frames already reported, ring */
+    int desync_head;
+
+    /* host side: confirmed inputs of every player for spectators */
+    uint8_t *spec_ring;              /* spec_cap frames * num_players * input_size */
+    int spec_cap;
+    int32_t spec_end;                /* frames below are in the ring (the last spec_cap) */
+
+    uint64_t drops[TEMPO_DROP_REASON_COUNT_];
+    p2p_counts count;
+    tempo_msg msg;                   /* decode/encode scratch (large) */
+    uint8_t buf[TEMPO_MAX_DATAGRAM + 1];
+} tempo_p2p;
+
+static inline void p2p_push_event(const tempo_p2p *n, const tempo_event *ev)
+{
+    n->host->push_event(n->host->ctx, ev);
+}
+
+static inline void p2p_disconnect(const tempo_p2p *n, int player, int32_t frame)
+{
+    n->host->disconnect(n->host->ctx, player, frame);
+}
+
+/* ---- p2p.c: the machinery both network backends share ---- */
+/* Allocate the state (*out, NULL on failure) and set what every network
+ * session starts from; TEMPO_OK or TEMPO_E_NO_MEMORY. */
+tempo_result p2p_open(const session_host *host, const session_args *args, tempo_p2p **out);
+/* Ops shared by both backends (b: a tempo_p2p). */
+void p2p_destroy(void *b);
+void p2p_poll(void *b);
+bool p2p_will_stall(const void *b);
+tempo_result p2p_leave(void *b);
+tempo_session_state p2p_state(const void *b);
+void p2p_stats(const void *b, tempo_session_stats *out);
+tempo_result p2p_player_stats(const void *b, int player, tempo_endpoint_stats *out);
+/* A tick's network part before planning: false if the tick ends there
+ * (left: *r is TEMPO_E_STATE; not running yet: SYNCHRONIZING). */
+bool p2p_tick_opens(tempo_p2p *n, tempo_tick *tick, tempo_result *r);
+/* ...and after planning: checksums, the spectator ring, sending. */
+void p2p_tick_closes(tempo_p2p *n);
+/* Encode and send msg to e; counts bytes; returns false if it could not. */
+bool p2p_send(tempo_p2p *n, tempo_endpoint *e, tempo_msg *msg, const tempo_codec_ctx *ctx);
+/* The endpoint went silent for good or left: drop it and its players. */
+void p2p_lose_endpoint(tempo_p2p *n, tempo_endpoint *e);
+void p2p_event(tempo_p2p *n, tempo_event_kind kind, int player);
+int p2p_first_player(uint32_t mask);
+/* Fill the public stats of endpoint e. */
+void p2p_endpoint_stats(const tempo_endpoint *e, tempo_endpoint_stats *out);
+
+/* The input delay the local players use now (the largest). */
+int p2p_local_delay(const tempo_p2p *n);
+
+/* ---- p2p_input.c ---- */
+/* The frame end every local player has an input for (what we can send). */
+int32_t p2p_local_end(const tempo_p2p *n);
+/* The next frame we want from peer e (the lowest end over its players). */
+int32_t p2p_wanted(const tempo_p2p *n, const tempo_endpoint *e);
+void p2p_send_inputs(tempo_p2p *n, bool keepalive_only);
+void p2p_on_input(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input *m);
+void p2p_on_input_ack(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input_ack *m);
+void p2p_fill_spectator_ring(tempo_p2p *n);
+void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only);
+bool p2p_reference(void *ctx, int player, int32_t frame, uint8_t *out);
+
+/* ---- p2p_agree.c ---- */
+void p2p_begin_drop(tempo_p2p *n, int player);
+/* A survivor was lost: every drop collects reports again. */
+void p2p_restart_drops(tempo_p2p *n);
+void p2p_on_gossip(tempo_p2p *n, int peer, const tempo_msg_input *m);
+void p2p_try_finalize(tempo_p2p *n);
+/* Fill the gossip fields of an outgoing INPUT (final_only: for spectators). */
+void p2p_fill_gossip(const tempo_p2p *n, tempo_msg_input *m, bool final_only);
+void p2p_send_relays(tempo_p2p *n);
+void p2p_take_checksums(tempo_p2p *n);
+void p2p_send_checksums(tempo_p2p *n);
+/* A CHECKSUM from e (peer: its index in peers, -1 for a spectator). */
+void p2p_on_checksum(tempo_p2p *n, tempo_endpoint *e, int peer, const tempo_msg_checksum *m);
+/* Peer `peer` is lost: the comparisons still owed with it are missed. */
+void p2p_forget_sums(tempo_p2p *n, int peer);
+
+#endif /* TEMPO_SESSION_NETWORK_H */

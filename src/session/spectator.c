@@ -1,0 +1,95 @@
+/*
+ * spectator.c — the spectator backend: a network session with one endpoint,
+ * the host, which sends every player's confirmed inputs. It declares every
+ * player remote at that endpoint, never predicts (the engine runs with
+ * max_prediction 0) and plays spectator_lead_frames behind what it holds,
+ * catching up at most spectator_catchup_frames per tick.
+ *
+ * The endpoint machinery (handshake, receiving, acknowledging inputs and
+ * checksums, liveness) is the one p2p sessions use (p2p.c, p2p_input.c,
+ * p2p_agree.c); there the host's role (ENDPOINT_HOST) and the `spectating`
+ * flag select what a spectator sends (acks only) and skips (time sync,
+ * relays, the drop agreement: the host's word on drops is final).
+ */
+#include <string.h>
+
+#include "session/network.h"
+
+static tempo_result spectator_create(const session_host *host, const session_args *args, void **out)
+{
+    tempo_p2p *n;
+    tempo_result r = p2p_open(host, args, &n);
+    *out = n;
+    if (r != TEMPO_OK)
+        return r;
+    n->spectating = true;
+    uint32_t all = (1u << n->cfg->num_players) - 1u;
+    endpoint_init(&n->peers[0], args->host_addr, ENDPOINT_HOST, all);
+    n->npeers = 1;
+    for (int p = 0; p < n->cfg->num_players; p++) {
+        n->player_peer[p] = 0;
+        sync_set_player(n->sync, p, SYNC_REMOTE);
+    }
+    return TEMPO_OK;
+}
+
+/* The frames to play this tick: none until the jitter buffer holds
+ * spectator_lead_frames, then one a tick, more (bounded) when behind. */
+static int spectator_frames(const tempo_p2p *n)
+{
+    int32_t c = sync_confirmed(n->sync);
+    int64_t avail = (c == IQ_NO_FRAME ? (int64_t)n->sync->frame + 64 : (int64_t)c) - n->sync->frame;
+    int lead = n->cfg->spectator_lead_frames;
+    if (n->sync->frame == 0 && avail <= lead)
+        return 0; /* fill the jitter buffer first */
+    if (avail <= 0)
+        return 0;
+    if (avail > lead)
+        return (int)(avail - lead < n->cfg->spectator_catchup_frames ? avail - lead
+                                                                     : n->cfg->spectator_catchup_frames);
+    return 1;
+}
+
+/* A tick with nothing to play is WAITING (for the host), not a stall. */
+static tempo_result spectator_advance(void *b, tempo_tick *tick)
+{
+    tempo_p2p *n = b;
+    tempo_result r;
+    if (!p2p_tick_opens(n, tick, &r))
+        return r;
+    int want = spectator_frames(n);
+    sync_plan_opts o;
+    memset(&o, 0, sizeof o);
+    o.frames_wanted = want;
+    o.stall = want == 0;
+    r = sync_plan(n->sync, &o, tick);
+    n->host->planned(n->host->ctx, tick);
+    if (want == 0 && tick->status == TEMPO_TICK_STALLED)
+        tick->status = TEMPO_TICK_WAITING;
+    p2p_tick_closes(n);
+    return r;
+}
+
+/* Its one endpoint, the host, is index 0. */
+static tempo_result spectator_host_stats(const void *b, int index, tempo_endpoint_stats *out)
+{
+    const tempo_p2p *n = b;
+    if (index != 0)
+        return TEMPO_E_PLAYER;
+    p2p_endpoint_stats(&n->peers[0], out);
+    return TEMPO_OK;
+}
+
+const session_backend_ops session_spectator_ops = {
+    .confirmed_only = true,
+    .create = spectator_create,
+    .destroy = p2p_destroy,
+    .poll = p2p_poll,
+    .will_stall = p2p_will_stall,
+    .advance = spectator_advance,
+    .leave = p2p_leave,
+    .state = p2p_state,
+    .stats = p2p_stats,
+    .endpoint_stats = p2p_player_stats,
+    .spectator_stats = spectator_host_stats,
+};
