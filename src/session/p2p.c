@@ -80,10 +80,7 @@ tempo_result p2p_create(tempo_session *s, const tempo_transport *tr, const tempo
     n->max_specs = s->cfg.max_spectators;
     if (n->max_specs > 0) {
         n->specs = tempo__calloc(&s->alloc, (size_t)n->max_specs, sizeof *n->specs);
-        n->spec_cap = s->cfg.spectator_buffer_frames;
-        n->spec_ring = tempo__calloc(&s->alloc, (size_t)n->spec_cap,
-                                     (size_t)s->cfg.num_players * (size_t)s->cfg.input_size);
-        if (!n->specs || !n->spec_ring)
+        if (!n->specs)
             return TEMPO_E_NO_MEMORY; /* the caller destroys the session */
     }
     return TEMPO_OK;
@@ -95,7 +92,6 @@ void p2p_destroy(tempo_session *s)
     if (!n)
         return;
     tempo__free(&s->alloc, n->specs);
-    tempo__free(&s->alloc, n->spec_ring);
     tempo__free(&s->alloc, n);
     s->net = NULL;
 }
@@ -749,7 +745,6 @@ tempo_result p2p_advance(tempo_session *s, tempo_tick *tick)
         timesync_after_tick(s);
     }
     p2p_take_checksums(s);
-    p2p_fill_spectator_ring(s);
     p2p_send_inputs(s, false);
     p2p_send_relays(s);
     p2p_feed_spectators(s, false);

@@ -82,11 +82,6 @@ typedef struct tempo_p2p {
     int32_t desync_reported[8];      /* frames already reported, ring */
     int desync_head;
 
-    /* host side: confirmed inputs of every player for spectators */
-    uint8_t *spec_ring;              /* spec_cap frames * num_players * input_size */
-    int spec_cap;
-    int32_t spec_end;                /* frames below are in the ring (the last spec_cap) */
-
     uint64_t drops[TEMPO_DROP_REASON_COUNT_];
     tempo_msg msg;                   /* decode/encode scratch (large) */
     uint8_t buf[TEMPO_MAX_DATAGRAM + 1];
@@ -120,7 +115,6 @@ int32_t p2p_wanted_from(const tempo_session *s, const tempo_endpoint *e);
 void p2p_send_inputs(tempo_session *s, bool keepalive_only);
 void p2p_on_input(tempo_session *s, tempo_endpoint *e, const tempo_msg_input *m);
 void p2p_on_input_ack(tempo_session *s, tempo_endpoint *e, const tempo_msg_input_ack *m);
-void p2p_fill_spectator_ring(tempo_session *s);
 void p2p_feed_spectators(tempo_session *s, bool keepalive_only);
 bool p2p_reference(void *ctx, int player, int32_t frame, uint8_t *out);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "session/p2p.h"
+#include "session/session_match.h"
 
 void tempo_config_default(tempo_config *cfg)
 {
@@ -27,7 +28,7 @@ void tempo_config_default(tempo_config *cfg)
     cfg->disconnect_notify_ms = 500;
     cfg->disconnect_timeout_ms = 3000;
     cfg->max_spectators = 32;
-    cfg->spectator_buffer_frames = 1024;
+    cfg->input_log_frames = 1024;
     cfg->spectator_lead_frames = 3;
     cfg->spectator_catchup_frames = 2;
     cfg->timesync.method = TEMPO_TIMESYNC_INVERSUS;
@@ -67,7 +68,9 @@ tempo_result session_validate_config(const tempo_config *cfg)
         return TEMPO_E_INVALID_ARG;
     if (cfg->max_spectators < 0 || cfg->max_spectators > TEMPO_MAX_SPECTATORS)
         return TEMPO_E_INVALID_ARG;
-    if (cfg->spectator_buffer_frames < 64 || cfg->spectator_buffer_frames > (1 << 20))
+    if (cfg->input_log_frames < 64 || cfg->input_log_frames > (1 << 20))
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->start_frame < 0 || cfg->start_frame > (1 << 30))
         return TEMPO_E_INVALID_ARG;
     if (cfg->spectator_lead_frames < 0 || cfg->spectator_lead_frames > 600)
         return TEMPO_E_INVALID_ARG;
@@ -136,7 +139,7 @@ tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session *
 
 static bool network_args_ok(const tempo_config *cfg, const tempo_transport *tr)
 {
-    return cfg && tr && tr->send && tr->recv && cfg->session_id != 0;
+    return cfg && tr && tr->send && tr->recv && cfg->session_id != 0 && cfg->start_frame == 0;
 }
 
 tempo_result tempo_session_create_p2p(const tempo_config *cfg, const tempo_transport *transport,
@@ -217,6 +220,8 @@ tempo_result tempo_session_add_local_player(tempo_session *s, int player)
         return TEMPO_E_UNSUPPORTED;
     if (s->kind == SESSION_SYNCTEST) /* all local already: accepting it is kinder */
         return player >= 0 && player < s->sync.num_players ? TEMPO_OK : TEMPO_E_PLAYER;
+    if (session_slot_free(s, player))
+        return session_attach(s, player, SYNC_LOCAL);
     if (players_fixed(s))
         return too_late(s, player);
     return sync_set_player(&s->sync, player, SYNC_LOCAL);
@@ -228,6 +233,8 @@ tempo_result tempo_session_add_remote_player(tempo_session *s, int player, const
         return TEMPO_E_INVALID_ARG;
     if (s->kind == SESSION_SYNCTEST || s->kind == SESSION_SPECTATOR)
         return TEMPO_E_UNSUPPORTED;
+    if (session_slot_free(s, player))
+        return session_attach(s, player, SYNC_REMOTE);
     if (players_fixed(s))
         return too_late(s, player);
     if (s->kind == SESSION_P2P)
