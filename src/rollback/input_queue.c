@@ -138,6 +138,19 @@ int iq_get(input_queue *q, int32_t frame, uint8_t *out)
     return TEMPO_INPUT_PREDICTED;
 }
 
+int iq_known_input(const input_queue *q, int32_t frame, uint8_t *out)
+{
+    size_t n = (size_t)q->input_size;
+    if (frame >= q->disconnect_frame) {
+        memset(out, 0, n);
+        return TEMPO_INPUT_DISCONNECTED;
+    }
+    int s = slot_of(q, frame);
+    TEMPO_ASSERT(iq_holds(q, frame) && (q->flags[s] & IQ_REAL));
+    memcpy(out, q->inputs + (size_t)s * n, n);
+    return q->flags[s] & IQ_DISCONNECTED ? TEMPO_INPUT_DISCONNECTED : TEMPO_INPUT_CONFIRMED;
+}
+
 int32_t iq_disconnect(input_queue *q, int32_t frame, int32_t simulated_end)
 {
     TEMPO_ASSERT(frame >= q->base);

@@ -67,6 +67,10 @@ bool iq_holds(const input_queue *q, int32_t frame);
  * tempo_input_status. */
 int iq_get(input_queue *q, int32_t frame, uint8_t *out);
 
+/* The input of a known frame (iq_known), as the game plays it: copies it
+ * and returns TEMPO_INPUT_CONFIRMED or TEMPO_INPUT_DISCONNECTED. */
+int iq_known_input(const input_queue *q, int32_t frame, uint8_t *out);
+
 /* The stored real input of frame, if any (for sending and delta references). */
 bool iq_real(const input_queue *q, int32_t frame, uint8_t *out);
 

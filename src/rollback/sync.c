@@ -529,10 +529,8 @@ void sync_log_confirmed(tempo_sync *s)
         int32_t f = s->confirmed_log.end;
         uint8_t *status;
         uint8_t *in = input_log_begin(&s->confirmed_log, &status);
-        for (int p = 0; p < s->num_players; p++) {
-            TEMPO_ASSERT(iq_known(&s->q[p], f));
-            status[p] = (uint8_t)iq_get(&s->q[p], f, in + (size_t)p * size);
-        }
+        for (int p = 0; p < s->num_players; p++)
+            status[p] = (uint8_t)iq_known_input(&s->q[p], f, in + (size_t)p * size);
         input_log_commit(&s->confirmed_log);
     }
 }
