@@ -122,6 +122,20 @@ typedef struct tempo_config {
      * Default 60. */
     int desync_interval;
 
+    /* The first frame: frame numbers start here, and the game's state when
+     * the session is created (in arena mode, the arena's content) is the
+     * state of start_frame. A game joining a match in progress creates its
+     * session at the frame of the state it was given. 0..2^30 (2^30 frames
+     * are 207 days at 60 Hz, leaving int32 headroom for frame arithmetic),
+     * default 0. Network sessions take only 0 for now: their handshake does
+     * not carry it. */
+    int32_t start_frame;
+    /* Frames the confirmed-input log keeps (see "the confirmed-input log"
+     * below): a p2p host serves its spectators from it, so a spectator that
+     * falls further behind is dropped. 64..1048576, default 1024 (17 s at
+     * 60 Hz); memory: this many times num_players * (input_size + 1) bytes. */
+    int input_log_frames;
+
     /* ---- network sessions (ignored by local and synctest sessions) ---- */
     /* Every machine of a match uses the same id; datagrams carrying another
      * are dropped. Pick it at matchmaking (nonzero). Default 1. */
@@ -135,10 +149,6 @@ typedef struct tempo_config {
      * default 3000. */
     uint32_t disconnect_timeout_ms;
     int max_spectators;             /* 0..TEMPO_MAX_SPECTATORS, default 32 */
-    /* Frames a spectator may fall behind the host before it is dropped; the
-     * host keeps this many frames of confirmed input. 64..1048576, default
-     * 1024 (17 s at 60 Hz). */
-    int spectator_buffer_frames;
     /* Spectator side: frames kept in hand before playing (a jitter buffer),
      * 0..600, default 3; and most frames played in one tick to catch up,
      * 1..60, default 2 (bounded so a catching-up spectator still plays
@@ -190,7 +200,7 @@ TEMPO_API tempo_result tempo_session_create_synctest(const tempo_config *cfg, in
  * before say TEMPO_TICK_SYNCHRONIZING). Local players of one machine send
  * their inputs together: the frames sent are those every local player has.
  * Errors as tempo_session_create_local, and TEMPO_E_INVALID_ARG for a NULL
- * transport or a zero session id. */
+ * transport, a zero session id or a start_frame other than 0. */
 TEMPO_API tempo_result tempo_session_create_p2p(const tempo_config *cfg,
                                                 const tempo_transport *transport,
                                                 tempo_session **out);
@@ -214,6 +224,9 @@ TEMPO_API void tempo_session_destroy(tempo_session *s);
 /* Players are numbered 0..num_players-1 and are declared before the first
  * tick (for network sessions, before the first poll). A local player's input
  * is given by this game; a remote player's input arrives from elsewhere.
+ * An empty slot (tempo_session_add_empty_slot) or a dropped player's slot
+ * takes a player at any time instead: see "players joining a running match"
+ * below, which adds TEMPO_E_FRAME and TEMPO_E_UNSUPPORTED cases.
  * Errors: TEMPO_E_INVALID_ARG (s is NULL), TEMPO_E_PLAYER (out of range),
  * TEMPO_E_ALREADY (declared before, also once play started),
  * TEMPO_E_STATE (an undeclared player once play started),
@@ -229,7 +242,7 @@ TEMPO_API tempo_result tempo_session_add_remote_player(tempo_session *s, int pla
                                                        const tempo_address *addr);
 
 /* Let the spectator at addr (copied) watch (p2p sessions, before the first
- * poll). A spectator that falls more than spectator_buffer_frames behind, or
+ * poll). A spectator that falls more than input_log_frames behind, or
  * goes silent, is dropped without slowing the match. Errors: TEMPO_E_FULL
  * (max_spectators reached), TEMPO_E_ALREADY (addr already in the match),
  * TEMPO_E_UNSUPPORTED (not a p2p session), TEMPO_E_STATE (after the first
@@ -607,6 +620,109 @@ typedef struct tempo_synctest_report {
  * NULL), TEMPO_E_UNSUPPORTED (not a synctest session). */
 TEMPO_API tempo_result tempo_session_synctest_report(const tempo_session *s,
                                                      tempo_synctest_report *out);
+
+/* ---- external states ---------------------------------------------------
+ *
+ * A session can start at any frame (tempo_config.start_frame) and can take
+ * its state from outside while running: a server's snapshot that a client
+ * reconciles to, a state a peer sent. */
+
+/* Replace the game's state with an external state of `frame` and resimulate
+ * from it: the next tempo_session_advance hands out, first, SAVE(frame) (the
+ * state the game now holds becomes the saved state of `frame`), then SAVE
+ * and ADVANCE, flagged resimulating, for every frame from `frame` up to the
+ * current frame, with the inputs the session holds (real where known,
+ * predicted otherwise), saving as the save policy says; then the tick's new
+ * frames. No LOAD is handed out for it: the game loaded the state itself.
+ *   - Arena mode: tempo copies `state` (size == arena_size bytes, owned by
+ *     the caller, read during the call only) into the arena now.
+ *     Otherwise the game has already put that state in place and passes
+ *     state NULL and size 0.
+ *   - `frame` lies in [max(start_frame, F - max_prediction), F], F the
+ *     current frame (tempo_session_frame): every frame resimulated is one
+ *     the session still holds inputs for, and the resimulation is no deeper
+ *     than a rollback may be. `frame` == F replaces the current state and
+ *     resimulates nothing. To jump ahead of F, create a session with
+ *     start_frame at the state's frame: frames between would have no inputs.
+ *   - The external state stands for every frame before it: from then on no
+ *     rollback goes below `frame` (a late input that contradicts a guess
+ *     there resimulates from `frame`), and the saved states of frames after
+ *     it are replaced on the way. Inputs, the confirmed frame and the
+ *     confirmed-input log are unchanged; desync checksums of check frames
+ *     already compared are not sent again (in a p2p session, every peer
+ *     must load the same state at the same frame, or the next check
+ *     reports a desync).
+ *   - Call it between ticks, after every request of the last tick was
+ *     carried out. Until the next advance, the game's state is that of
+ *     `frame` while tempo_session_frame still says F. A second call before
+ *     the advance replaces the first.
+ * Errors: TEMPO_E_INVALID_ARG (s NULL; arena mode and state NULL or size
+ * not arena_size; otherwise state not NULL or size not 0), TEMPO_E_FRAME
+ * (frame outside the range above), TEMPO_E_STATE (arena mode, and the last
+ * tick's requests were not all taken with tempo_session_next),
+ * TEMPO_E_UNSUPPORTED (a synctest session). The session is unchanged on
+ * error. */
+TEMPO_API tempo_result tempo_session_load_state(tempo_session *s, int32_t frame, const void *state,
+                                                size_t size);
+
+/* ---- the confirmed-input log -------------------------------------------
+ *
+ * Every session keeps, for the newest input_log_frames confirmed frames,
+ * every player's input and status as the game played them: what a replay
+ * writer, a relay or a spectator feed reads. A frame enters the log once it
+ * is confirmed and simulated (at the end of tempo_session_advance), and its
+ * entry never changes after; the log's end is the confirmed frame (for a
+ * spectator session, the frame it played up to). */
+
+/* The frames the log holds now: [*oldest, *end). *end is
+ * tempo_session_confirmed_frame as of the last advance; *oldest is
+ * max(start_frame, *end - input_log_frames). Both equal start_frame before
+ * any frame is confirmed. Errors: TEMPO_E_INVALID_ARG (s, oldest or end
+ * NULL). */
+TEMPO_API tempo_result tempo_session_input_log_range(const tempo_session *s, int32_t *oldest,
+                                                     int32_t *end);
+
+/* Copy one logged frame: `inputs` gets num_players * input_size bytes
+ * (`size` must be exactly that), player 0's input first; `status`, unless
+ * NULL, gets num_players tempo_input_status values, each CONFIRMED or
+ * DISCONNECTED (a player whose guessed input the game played as PREDICTED
+ * and that proved right is CONFIRMED here: the input is the same). A
+ * DISCONNECTED player's input is all zero, as the game got it. Both
+ * buffers belong to the caller. Errors: TEMPO_E_INVALID_ARG (s or inputs
+ * NULL, size wrong), TEMPO_E_FRAME (frame not in the range above: not
+ * confirmed yet, or overwritten); nothing is written on error. */
+TEMPO_API tempo_result tempo_session_confirmed_inputs(const tempo_session *s, int32_t frame,
+                                                      void *inputs, size_t size, uint8_t *status);
+
+/* ---- players joining a running match -------------------------------------
+ *
+ * A slot may be empty (nobody plays it yet) and a player may leave
+ * (tempo_session_disconnect_player); either slot can take a player while
+ * the match runs. In a local session, tempo_session_add_local_player and
+ * tempo_session_add_remote_player do it at any time on such a slot: the
+ * player plays from frame A, the first frame the session holds no input of
+ * that slot for: the current frame (tempo_session_frame), or, for a dropped
+ * remote player whose inputs had arrived beyond it, the frame after them.
+ * Before A its input stays zero and DISCONNECTED (also in the log); from A
+ * on it is real: a local player's input is needed every tick from the next
+ * advance (TEMPO_TICK_NEEDS_INPUT otherwise, input delay 0 until set), a
+ * remote player's inputs are delivered from frame A on
+ * (tempo_session_add_remote_input; earlier frames are ignored as repeats)
+ * and predicted until they come. The slot's player may change kind (a
+ * dropped remote player's slot may go to a local player).
+ * Errors of those two calls on such a slot: TEMPO_E_UNSUPPORTED in network
+ * sessions (the peers must agree on the frame first; not yet provided), and
+ * in a synctest session as before. On an occupied slot they answer as
+ * before (TEMPO_E_ALREADY). */
+
+/* Declare `player` an empty slot: nobody plays it; its input is zero with
+ * status DISCONNECTED from start_frame until a player is added to it. Like
+ * the other declarations, before the first tick.
+ * Errors: TEMPO_E_INVALID_ARG (s NULL), TEMPO_E_PLAYER (out of range),
+ * TEMPO_E_ALREADY (declared before), TEMPO_E_STATE (an undeclared player
+ * once play started), TEMPO_E_UNSUPPORTED (synctest, p2p and spectator
+ * sessions). */
+TEMPO_API tempo_result tempo_session_add_empty_slot(tempo_session *s, int player);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
  * Invariants: frames in [base, base + capacity) map to slot frame & (capacity
  * - 1); a slot's flags describe only the frame currently mapped to it (slots
  * are cleared when base moves past them); every frame in [base, known_end) is
- * IQ_REAL; a real input is never overwritten.
+ * IQ_REAL; a real input is never overwritten. A frame flagged
+ * IQ_DISCONNECTED is also IQ_REAL, with a zero input.
  */
 #include "rollback/input_queue.h"
 
@@ -42,6 +43,13 @@ void iq_free(input_queue *q, const tempo_allocator *a)
     tempo__free(a, q->guesses);
     tempo__free(a, q->flags);
     q->inputs = q->guesses = q->flags = NULL;
+}
+
+void iq_start_at(input_queue *q, int32_t frame)
+{
+    TEMPO_ASSERT(frame >= 0);
+    q->base = frame;
+    q->known_end = frame;
 }
 
 bool iq_holds(const input_queue *q, int32_t frame)
@@ -108,7 +116,7 @@ int iq_get(input_queue *q, int32_t frame, uint8_t *out)
     int s = slot_of(q, frame);
     if (q->flags[s] & IQ_REAL) {
         memcpy(out, q->inputs + (size_t)s * n, n);
-        return TEMPO_INPUT_CONFIRMED;
+        return q->flags[s] & IQ_DISCONNECTED ? TEMPO_INPUT_DISCONNECTED : TEMPO_INPUT_CONFIRMED;
     }
     /* Guess from the newest input of the contiguous real run. */
     uint8_t last[TEMPO_MAX_INPUT_SIZE];
@@ -130,6 +138,19 @@ int iq_get(input_queue *q, int32_t frame, uint8_t *out)
     return TEMPO_INPUT_PREDICTED;
 }
 
+int iq_known_input(const input_queue *q, int32_t frame, uint8_t *out)
+{
+    size_t n = (size_t)q->input_size;
+    if (frame >= q->disconnect_frame) {
+        memset(out, 0, n);
+        return TEMPO_INPUT_DISCONNECTED;
+    }
+    int s = slot_of(q, frame);
+    TEMPO_ASSERT(iq_holds(q, frame) && (q->flags[s] & IQ_REAL));
+    memcpy(out, q->inputs + (size_t)s * n, n);
+    return q->flags[s] & IQ_DISCONNECTED ? TEMPO_INPUT_DISCONNECTED : TEMPO_INPUT_CONFIRMED;
+}
+
 int32_t iq_disconnect(input_queue *q, int32_t frame, int32_t simulated_end)
 {
     TEMPO_ASSERT(frame >= q->base);
@@ -139,6 +160,25 @@ int32_t iq_disconnect(input_queue *q, int32_t frame, int32_t simulated_end)
     /* Frames from here on change status (and maybe input): any simulated one
      * must be simulated again. */
     return frame < simulated_end ? frame : IQ_NO_FRAME;
+}
+
+void iq_attach(input_queue *q, int32_t frame)
+{
+    TEMPO_ASSERT(q->disconnect_frame != IQ_NO_FRAME && frame >= q->disconnect_frame);
+    TEMPO_ASSERT(iq_holds(q, frame));
+    size_t n = (size_t)q->input_size;
+    int32_t from = q->disconnect_frame > q->base ? q->disconnect_frame : q->base;
+    /* Every slot from the disconnect frame on: below `frame` a stored
+     * disconnection, from it on empty (inputs that came early before the
+     * drop belong to the player who left). */
+    for (int32_t f = from; f < q->base + q->capacity; f++) {
+        int s = slot_of(q, f);
+        q->flags[s] = f < frame ? (uint8_t)(IQ_REAL | IQ_DISCONNECTED) : 0;
+        if (f < frame)
+            memset(q->inputs + (size_t)s * n, 0, n);
+    }
+    q->disconnect_frame = IQ_NO_FRAME;
+    q->known_end = frame;
 }
 
 void iq_discard_before(input_queue *q, int32_t frame)

@@ -7,7 +7,10 @@
  * input remembers the guess it was given, so when the real input arrives the
  * queue can say whether the guess was wrong. Real inputs never change once
  * stored. From `disconnect_frame` on, the player's input is zero and
- * DISCONNECTED.
+ * DISCONNECTED. A player attached at frame A after a drop (or to a slot that
+ * was open) keeps the frames before A as stored zero inputs flagged
+ * IQ_DISCONNECTED, so they read DISCONNECTED forever while later frames are
+ * real again.
  */
 #ifndef TEMPO_ROLLBACK_INPUT_QUEUE_H
 #define TEMPO_ROLLBACK_INPUT_QUEUE_H
@@ -34,7 +37,7 @@ typedef struct input_queue {
     int player;
 } input_queue;
 
-enum { IQ_REAL = 1, IQ_GUESSED = 2 };
+enum { IQ_REAL = 1, IQ_GUESSED = 2, IQ_DISCONNECTED = 4 };
 
 /* What iq_add found. */
 typedef enum iq_add_result {
@@ -48,6 +51,10 @@ tempo_result iq_init(input_queue *q, const tempo_allocator *a, int player, int i
                      int capacity, tempo_predict_fn predict, void *predict_ctx);
 void iq_free(input_queue *q, const tempo_allocator *a);
 
+/* Make `frame` the first frame held and known_end: a session that starts
+ * there (nothing stored yet). */
+void iq_start_at(input_queue *q, int32_t frame);
+
 /* Store the real input of `frame`. Returns an iq_add_result, or
  * TEMPO_E_FRAME if the frame is below base or beyond base + capacity. */
 int iq_add(input_queue *q, int32_t frame, const uint8_t *input);
@@ -59,6 +66,10 @@ bool iq_holds(const input_queue *q, int32_t frame);
  * disconnected (zero) or a guess, which is remembered. Returns the
  * tempo_input_status. */
 int iq_get(input_queue *q, int32_t frame, uint8_t *out);
+
+/* The input of a known frame (iq_known), as the game plays it: copies it
+ * and returns TEMPO_INPUT_CONFIRMED or TEMPO_INPUT_DISCONNECTED. */
+int iq_known_input(const input_queue *q, int32_t frame, uint8_t *out);
 
 /* The stored real input of frame, if any (for sending and delta references). */
 bool iq_real(const input_queue *q, int32_t frame, uint8_t *out);
@@ -73,6 +84,13 @@ int32_t iq_known_end(const input_queue *q);
 /* Mark the player disconnected from `frame` (>= base). Returns the first frame
  * the game simulated with a guess that is now wrong, or IQ_NO_FRAME. */
 int32_t iq_disconnect(input_queue *q, int32_t frame, int32_t simulated_end);
+
+/* Give a disconnected player (or an open slot, disconnected from its first
+ * frame) real inputs again from `frame` on: the frames from the disconnect
+ * frame up to `frame` stay zero and DISCONNECTED, inputs stored beyond them
+ * before the drop are forgotten, and known_end becomes `frame`. `frame` must
+ * be at least the disconnect frame and held (iq_holds). */
+void iq_attach(input_queue *q, int32_t frame);
 
 /* Forget frames below `frame` (they will never be read again). */
 void iq_discard_before(input_queue *q, int32_t frame);

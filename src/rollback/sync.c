@@ -16,6 +16,22 @@
  * and saves the newest confirmed frame on the way (the rule GGRS uses for its
  * sparse saving mode).
  *
+ * External states. The game may replace its state with one from outside (a
+ * server's snapshot, a peer's) for a frame F - max_pred..F. The game holds
+ * that state when the next plan starts, so the plan needs no LOAD: it SAVEs
+ * the state under its frame and resimulates from it to the present, like a
+ * rollback of the same depth (the window bounds it as it bounds every
+ * rollback). Saved states of later frames are rewritten on the way; from
+ * then on no rollback goes below that frame (the load floor): the external
+ * state stands for every frame before it, so a correction there resimulates
+ * from the floor instead. Inputs and the confirmed frame are untouched.
+ *
+ * Players attached while running. A slot that is open, or whose player was
+ * disconnected, takes a player from a frame A no lower than the confirmed
+ * frame: frames before A stay DISCONNECTED (stored as such in the queue), so
+ * nothing confirmed or logged changes; frames from A that were simulated are
+ * resimulated at the next plan.
+ *
  * Desync checksums. The state of a check frame f (f % interval == 0) is final
  * once every frame below f is confirmed and every correction is applied. A
  * SAVE of f planned when f is confirmed is flagged FINAL; a save made earlier,
@@ -63,10 +79,18 @@ tempo_result sync_init(tempo_sync *s, const tempo_config *cfg, int check_distanc
     s->policy = cfg->save_policy;
     s->arena = cfg->arena;
     s->arena_size = cfg->arena ? cfg->arena_size : 0;
+    s->start_frame = cfg->start_frame;
+    s->frame = cfg->start_frame;
     s->first_incorrect = IQ_NO_FRAME;
+    s->external_frame = IQ_NO_FRAME;
+    s->load_floor = cfg->start_frame;
     s->sparse_frame = -1;
     s->desync_interval = cfg->desync_interval;
-    s->next_check = cfg->desync_interval;
+    /* the first check frame after the start (state start_frame is the game's) */
+    if (cfg->desync_interval > 0) {
+        int64_t first = ((int64_t)cfg->start_frame / cfg->desync_interval + 1) * cfg->desync_interval;
+        s->next_check = first < INT32_MAX ? (int32_t)first : INT32_MAX;
+    }
     s->check_distance = check_distance;
     s->report.first_mismatch_frame = -1;
     for (int i = 0; i < SYNC_FIRST_RING; i++)
@@ -77,7 +101,11 @@ tempo_result sync_init(tempo_sync *s, const tempo_config *cfg, int check_distanc
     for (int p = 0; p < s->num_players; p++) {
         if (iq_init(&s->q[p], a, p, s->input_size, cap, cfg->predict, cfg->predict_ctx) != TEMPO_OK)
             goto fail;
+        iq_start_at(&s->q[p], s->start_frame);
     }
+    if (input_log_init(&s->confirmed_log, a, cfg->input_log_frames, s->num_players, s->input_size,
+                       s->start_frame) != TEMPO_OK)
+        goto fail;
     s->nslots = s->policy == TEMPO_SAVE_SPARSE ? 2 : s->max_pred + 2;
     s->slots = tempo__calloc(a, (size_t)s->nslots, sizeof *s->slots);
     if (!s->slots)
@@ -109,6 +137,7 @@ void sync_free(tempo_sync *s)
     const tempo_allocator *a = &s->alloc;
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
         iq_free(&s->q[p], a);
+    input_log_free(&s->confirmed_log, a);
     tempo__free(a, s->slots);
     tempo__free(a, s->arena_store);
     tempo__free(a, s->reqs);
@@ -196,6 +225,51 @@ void sync_disconnect(tempo_sync *s, int player, int32_t frame)
     int32_t wrong = iq_disconnect(q, frame, s->frame);
     if (wrong != IQ_NO_FRAME)
         note_wrong(s, wrong);
+}
+
+tempo_result sync_open_slot(tempo_sync *s, int player)
+{
+    tempo_result r = sync_set_player(s, player, SYNC_OPEN);
+    if (r == TEMPO_OK)
+        iq_disconnect(&s->q[player], s->q[player].base, s->frame);
+    return r;
+}
+
+int32_t sync_attach_frame(const tempo_sync *s, int player)
+{
+    int32_t known = s->q[player].known_end;
+    return known > s->frame ? known : s->frame;
+}
+
+tempo_result sync_attach(tempo_sync *s, int player, int kind, int32_t frame)
+{
+    if (player < 0 || player >= s->num_players || s->kind[player] == SYNC_NONE)
+        return TEMPO_E_PLAYER;
+    input_queue *q = &s->q[player];
+    if (q->disconnect_frame == IQ_NO_FRAME)
+        return TEMPO_E_ALREADY;
+    /* Frames below the confirmed frame are final (and may be logged): the
+     * player's absence there stays. */
+    int32_t confirmed = tempo__min32(sync_confirmed(s), s->frame);
+    if (frame < confirmed || frame < q->disconnect_frame || frame < q->base || !iq_holds(q, frame))
+        return TEMPO_E_FRAME;
+    iq_attach(q, frame);
+    s->kind[player] = (uint8_t)kind;
+    if (frame < s->frame)
+        note_wrong(s, frame); /* simulated as DISCONNECTED: simulate again */
+    return TEMPO_OK;
+}
+
+tempo_result sync_load_state(tempo_sync *s, int32_t frame, const void *state)
+{
+    int32_t lowest = tempo__max32(s->start_frame, s->frame - s->max_pred);
+    if (frame < lowest || frame > s->frame)
+        return TEMPO_E_FRAME;
+    if (s->arena)
+        memcpy(s->arena, state, s->arena_size);
+    s->external_frame = frame;
+    s->load_floor = frame;
+    return TEMPO_OK;
 }
 
 int32_t sync_confirmed(const tempo_sync *s)
@@ -459,6 +533,22 @@ void sync_fill_tick(const tempo_sync *s, tempo_tick *t, tempo_tick_status status
     memcpy(t->input_frame, s->taken_frame, sizeof t->input_frame);
 }
 
+/* ---- the confirmed-input log ---------------------------------------------- */
+
+void sync_log_confirmed(tempo_sync *s)
+{
+    int32_t upto = tempo__min32(sync_confirmed(s), s->frame);
+    size_t size = (size_t)s->input_size;
+    while (s->confirmed_log.end < upto) {
+        int32_t f = s->confirmed_log.end;
+        uint8_t *status;
+        uint8_t *in = input_log_begin(&s->confirmed_log, &status);
+        for (int p = 0; p < s->num_players; p++)
+            status[p] = (uint8_t)iq_known_input(&s->q[p], f, in + (size_t)p * size);
+        input_log_commit(&s->confirmed_log);
+    }
+}
+
 /* ---- the plan ------------------------------------------------------------ */
 
 static bool is_check_frame(const tempo_sync *s, int32_t f)
@@ -466,22 +556,42 @@ static bool is_check_frame(const tempo_sync *s, int32_t f)
     return s->desync_interval > 0 && f > 0 && f % s->desync_interval == 0;
 }
 
-/* Save state f on the way through, if the policy wants it. */
-static void maybe_save(tempo_sync *s, int32_t f, int32_t confirmed, int32_t end)
+static bool is_final_check(const tempo_sync *s, int32_t f, int32_t confirmed)
 {
-    bool check = is_check_frame(s, f);
-    bool final = check && f <= confirmed && f >= s->next_check;
-    if (s->policy == TEMPO_SAVE_SPARSE) {
-        bool newest = f == tempo__min32(confirmed, end);
-        if (f <= s->sparse_frame || f > confirmed || !(newest || final))
-            return;
-        s->sparse_frame = f;
-    }
-    int flags = (check ? SYNC_REQ_NEED_SUM : 0) | (final ? SYNC_REQ_FINAL : 0);
+    return is_check_frame(s, f) && f <= confirmed && f >= s->next_check;
+}
+
+/* SAVE state f into its slot, asking for the checksum a check frame needs. */
+static void save_state(tempo_sync *s, int32_t f, int32_t confirmed)
+{
+    bool final = is_final_check(s, f, confirmed);
+    int flags = (is_check_frame(s, f) ? SYNC_REQ_NEED_SUM : 0) | (final ? SYNC_REQ_FINAL : 0);
     int slot = s->policy == TEMPO_SAVE_SPARSE ? 0 : (int)(f % s->nslots);
     sync_emit_save(s, f, slot, flags);
     if (final)
         s->next_check = f + s->desync_interval;
+}
+
+/* Save state f on the way through, if the policy wants it. */
+static void maybe_save(tempo_sync *s, int32_t f, int32_t confirmed, int32_t end)
+{
+    if (s->policy == TEMPO_SAVE_SPARSE) {
+        bool newest = f == tempo__min32(confirmed, end);
+        if (f <= s->sparse_frame || f > confirmed || !(newest || is_final_check(s, f, confirmed)))
+            return;
+        s->sparse_frame = f;
+    }
+    save_state(s, f, confirmed);
+}
+
+/* The external state of frame f, which the game holds now, becomes the
+ * base of every later rollback (sparse: the state in slot 0 even before f
+ * is confirmed; the usual rule takes over once a newer frame is). */
+static void save_external(tempo_sync *s, int32_t f, int32_t confirmed)
+{
+    if (s->policy == TEMPO_SAVE_SPARSE)
+        s->sparse_frame = f;
+    save_state(s, f, confirmed);
 }
 
 /* Check frames saved by earlier plans, while still predicted, that are now
@@ -570,10 +680,17 @@ tempo_result sync_plan(tempo_sync *s, const sync_plan_opts *o, tempo_tick *t)
     uint32_t waiting = status == TEMPO_TICK_WAITING ? blocking_players(s, C) : 0;
     const int32_t end = F + n;
 
-    /* Corrections: where to load from, if anywhere. */
-    int32_t wrong = s->first_incorrect < F ? s->first_incorrect : IQ_NO_FRAME;
-    int32_t load = wrong;
-    if (s->policy == TEMPO_SAVE_SPARSE) {
+    /* Corrections: where to load from, if anywhere. None reaches below the
+     * load floor; an external state is resimulated from, without a LOAD (the
+     * game holds it). */
+    const int32_t ext = s->external_frame;
+    int32_t wrong = tempo__max32(s->first_incorrect, s->load_floor);
+    if (ext != IQ_NO_FRAME)
+        wrong = ext;
+    if (wrong >= F)
+        wrong = IQ_NO_FRAME;
+    int32_t load = ext != IQ_NO_FRAME ? ext : wrong;
+    if (s->policy == TEMPO_SAVE_SPARSE && ext == IQ_NO_FRAME) {
         int32_t newest_confirmed = tempo__min32(C, F);
         bool stale = end - s->sparse_frame > s->max_pred;
         bool check_waiting = s->desync_interval > 0 && s->next_check > s->sparse_frame &&
@@ -583,12 +700,16 @@ tempo_result sync_plan(tempo_sync *s, const sync_plan_opts *o, tempo_tick *t)
             load = s->sparse_frame;
     }
 
-    finalize_checks(s, C, load != IQ_NO_FRAME ? load + 1 : F);
+    finalize_checks(s, C, ext != IQ_NO_FRAME ? ext : load != IQ_NO_FRAME ? load + 1 : F);
     int depth = wrong != IQ_NO_FRAME ? F - wrong : 0;
     if (load != IQ_NO_FRAME) {
-        TEMPO_ASSERT(load >= 0 && load < F);
-        int slot = s->policy == TEMPO_SAVE_SPARSE ? 0 : (int)(load % s->nslots);
-        sync_emit_load(s, load, slot);
+        if (ext != IQ_NO_FRAME) {
+            save_external(s, ext, C);
+        } else {
+            TEMPO_ASSERT(load >= s->load_floor && load < F);
+            int slot = s->policy == TEMPO_SAVE_SPARSE ? 0 : (int)(load % s->nslots);
+            sync_emit_load(s, load, slot);
+        }
         for (int32_t f = load; f < F; f++) {
             if (f > load)
                 maybe_save(s, f, C, end);
@@ -597,19 +718,22 @@ tempo_result sync_plan(tempo_sync *s, const sync_plan_opts *o, tempo_tick *t)
         count_rollback(s, depth, F - load);
     }
     for (int32_t f = F; f < end; f++) {
-        maybe_save(s, f, C, end);
+        if (f != ext) /* an external state of F is saved above */
+            maybe_save(s, f, C, end);
         sync_emit_advance(s, f, false);
     }
     if (s->policy == TEMPO_SAVE_SPARSE)
         maybe_save(s, end, C, end);
 
     s->first_incorrect = IQ_NO_FRAME;
+    s->external_frame = IQ_NO_FRAME;
     s->frame = end;
     s->stats.frames_advanced += (uint64_t)n;
     if (status == TEMPO_TICK_STALLED)
         s->stats.stall_ticks++;
     else if (status == TEMPO_TICK_WAITING)
         s->stats.waiting_ticks++;
+    sync_log_confirmed(s);
     discard_old_inputs(s, C);
     sync_fill_tick(s, t, status, n, depth, waiting);
     return TEMPO_OK;

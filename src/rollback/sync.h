@@ -7,7 +7,9 @@
  * is known into an ordered list of tempo_requests. Invariants (checked by the
  * tests): a LOAD names a frame a SAVE filled and nothing overwrote since;
  * rollback depth never exceeds max_prediction; frame - confirmed never
- * exceeds max_prediction; real inputs never change once stored.
+ * exceeds max_prediction; real inputs never change once stored; frames
+ * enter the confirmed-input log once confirmed and simulated, and the
+ * confirmed frame never goes back.
  */
 #ifndef TEMPO_ROLLBACK_SYNC_H
 #define TEMPO_ROLLBACK_SYNC_H
@@ -17,9 +19,12 @@
 
 #include "base/common.h"
 #include "tempo/session.h"
+#include "rollback/input_log.h"
 #include "rollback/input_queue.h"
 
-enum { SYNC_NONE = 0, SYNC_LOCAL = 1, SYNC_REMOTE = 2 };
+/* What a player slot holds. SYNC_OPEN: nobody yet; its input is zero and
+ * DISCONNECTED until a player is attached (sync_attach). */
+enum { SYNC_NONE = 0, SYNC_LOCAL = 1, SYNC_REMOTE = 2, SYNC_OPEN = 3 };
 
 /* Per-request bookkeeping the game does not see. */
 enum {
@@ -63,8 +68,16 @@ typedef struct tempo_sync {
     uint32_t taken_mask;
     int32_t taken_frame[TEMPO_MAX_PLAYERS];
 
+    int32_t start_frame;     /* the first frame: the game's state at creation is its state */
     int32_t frame;           /* next frame to simulate */
     int32_t first_incorrect; /* oldest simulated frame with a wrong guess, or IQ_NO_FRAME */
+    /* External state (sync_load_state): the frame whose state the game holds
+     * now, to save and resimulate from at the next plan, or IQ_NO_FRAME. */
+    int32_t external_frame;
+    /* No rollback reaches below this frame: the newest external state's
+     * frame (start_frame before any); a correction below it is applied from
+     * it, because the external state stands for everything before. */
+    int32_t load_floor;
 
     int nslots;
     sync_slot *slots;
@@ -88,6 +101,8 @@ typedef struct tempo_sync {
     sync_first first[SYNC_FIRST_RING];
     tempo_synctest_report report;
     bool report_new_mismatch;
+
+    input_log confirmed_log; /* confirmed frames, filled at the end of each plan */
 
     tempo_session_stats stats;
 } tempo_sync;
@@ -120,6 +135,28 @@ void sync_drop_held(tempo_sync *s);
 tempo_result sync_add_remote_input(tempo_sync *s, int player, int32_t frame, const uint8_t *input);
 /* Disconnect a player from `frame` on. */
 void sync_disconnect(tempo_sync *s, int player, int32_t frame);
+/* Declare `player` an open slot (before the first plan): zero and
+ * DISCONNECTED from start_frame until attached. TEMPO_E_PLAYER or
+ * TEMPO_E_ALREADY as sync_set_player. */
+tempo_result sync_open_slot(tempo_sync *s, int player);
+/* Attach a player of `kind` (SYNC_LOCAL or SYNC_REMOTE) to an open or
+ * disconnected slot from `frame` on: its input before `frame` stays zero and
+ * DISCONNECTED, from `frame` on it is real (given or predicted). A frame the
+ * engine already simulated is resimulated at the next plan. Errors:
+ * TEMPO_E_PLAYER (out of range, undeclared), TEMPO_E_ALREADY (the slot's
+ * player is connected), TEMPO_E_FRAME (`frame` below the confirmed frame or
+ * the slot's disconnect frame, or beyond what its queue holds). */
+tempo_result sync_attach(tempo_sync *s, int player, int kind, int32_t frame);
+/* The first frame sync_attach accepts for `player` now: the current frame,
+ * or later if the player's inputs reach further. */
+int32_t sync_attach_frame(const tempo_sync *s, int player);
+/* The game's state becomes the external state of `frame`, in
+ * [max(start_frame, F - max_prediction), F] for the current frame F: copied into the arena
+ * in arena mode (state, arena_size bytes), already loaded by the game
+ * otherwise (state NULL). The next plan saves it as `frame` and resimulates
+ * to the current frame; no rollback reaches below it after. Returns TEMPO_OK
+ * or TEMPO_E_FRAME. */
+tempo_result sync_load_state(tempo_sync *s, int32_t frame, const void *state);
 
 /* The confirmed frame count: every player's input is known below it (may be
  * ahead of the current frame when inputs arrive early). */
@@ -131,6 +168,10 @@ tempo_result sync_plan(tempo_sync *s, const sync_plan_opts *opts, tempo_tick *ti
 /* Synctest planner (synctest.c): advance one frame, roll back
  * check_distance frames, resimulate, compare. */
 tempo_result sync_plan_synctest(tempo_sync *s, tempo_tick *tick);
+
+/* Append to the confirmed-input log every frame confirmed and simulated
+ * since the last call (the end of each plan calls it). */
+void sync_log_confirmed(tempo_sync *s);
 
 /* Hand out the next request (arena mode: carry out SAVE/LOAD here). */
 int sync_next(tempo_sync *s, const tempo_request **out);

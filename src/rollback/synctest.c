@@ -79,7 +79,7 @@ tempo_result sync_plan_synctest(tempo_sync *s, tempo_tick *t)
     }
     int n = tempo__min_i(want, TEMPO_MAX_PREDICTION + 1);
     int32_t end = F + n;
-    int32_t back = tempo__max32(0, end - s->check_distance);
+    int32_t back = tempo__max32(s->start_frame, end - s->check_distance);
     int32_t from = back;
     if (s->policy == TEMPO_SAVE_SPARSE)
         from = s->sparse_frame < 0 ? F : s->sparse_frame;
@@ -96,6 +96,7 @@ tempo_result sync_plan_synctest(tempo_sync *s, tempo_tick *t)
     s->frame = end;
     s->stats.frames_advanced += (uint64_t)n;
 
+    sync_log_confirmed(s);
     /* The next tick rolls back to `back` at the earliest: forget older inputs
      * (but the one before, which a guess would repeat). */
     int32_t floor = back - 1;

@@ -60,6 +60,13 @@ typedef struct session_backend_ops {
     /* The engine never predicts (max_prediction 0 whatever the config):
      * the backend plays confirmed frames only (spectator). */
     bool confirmed_only;
+    /* A player may take an empty or dropped slot while the match runs
+     * (local: the caller alone decides; network backends need every peer
+     * to agree on the frame first). */
+    bool open_slots;
+    /* tempo_session_load_state is allowed (not synctest, whose planner
+     * rolls back on its own schedule). */
+    bool external_load;
 
     /* Build the backend's state into *out: TEMPO_OK or TEMPO_E_NO_MEMORY.
      * On failure *out is NULL or a state destroy frees. */

@@ -61,6 +61,8 @@ static tempo_result local_advance(void *b, tempo_tick *tick)
 }
 
 const session_backend_ops session_local_ops = {
+    .open_slots = true,
+    .external_load = true,
     .create = local_create,
     .add_local = local_add_local,
     .add_remote = local_add_remote,

@@ -99,10 +99,6 @@ typedef struct tempo_p2p {
     int32_t desync_reported[8];      /* frames already reported, ring */
     int desync_head;
 
-    /* host side: confirmed inputs of every player for spectators */
-    uint8_t *spec_ring;              /* spec_cap frames * num_players * input_size */
-    int spec_cap;
-    int32_t spec_end;                /* frames below are in the ring (the last spec_cap) */
 
     uint64_t drops[TEMPO_DROP_REASON_COUNT_];
     p2p_counts count;
@@ -157,7 +153,6 @@ int32_t p2p_wanted(const tempo_p2p *n, const tempo_endpoint *e);
 void p2p_send_inputs(tempo_p2p *n, bool keepalive_only);
 void p2p_on_input(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input *m);
 void p2p_on_input_ack(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input_ack *m);
-void p2p_fill_spectator_ring(tempo_p2p *n);
 void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only);
 bool p2p_reference(void *ctx, int player, int32_t frame, uint8_t *out);
 

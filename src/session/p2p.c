@@ -86,10 +86,7 @@ static tempo_result p2p_create(const session_host *host, const session_args *arg
     n->max_specs = n->cfg->max_spectators;
     if (n->max_specs > 0) {
         n->specs = tempo__calloc(&n->cfg->allocator, (size_t)n->max_specs, sizeof *n->specs);
-        n->spec_cap = n->cfg->spectator_buffer_frames;
-        n->spec_ring = tempo__calloc(&n->cfg->allocator, (size_t)n->spec_cap,
-                                     (size_t)n->cfg->num_players * (size_t)n->cfg->input_size);
-        if (!n->specs || !n->spec_ring)
+        if (!n->specs)
             return TEMPO_E_NO_MEMORY; /* the facade destroys what was made */
     }
     return TEMPO_OK;
@@ -100,7 +97,6 @@ void p2p_destroy(void *b)
     tempo_p2p *n = b;
     const tempo_allocator *a = &n->cfg->allocator;
     tempo__free(a, n->specs);
-    tempo__free(a, n->spec_ring);
     tempo__free(a, n);
 }
 
@@ -724,7 +720,6 @@ bool p2p_tick_opens(tempo_p2p *n, tempo_tick *tick, tempo_result *r)
 void p2p_tick_closes(tempo_p2p *n)
 {
     p2p_take_checksums(n);
-    p2p_fill_spectator_ring(n);
     p2p_send_inputs(n, false);
     p2p_send_relays(n);
     p2p_feed_spectators(n, false);
@@ -862,6 +857,7 @@ static tempo_result p2p_spectator_stats(const void *b, int index, tempo_endpoint
 }
 
 const session_backend_ops session_p2p_ops = {
+    .external_load = true,
     .create = p2p_create,
     .destroy = p2p_destroy,
     .add_local = p2p_add_local,

@@ -5,9 +5,10 @@
  * Every INPUT to a peer carries all of our local inputs it has not
  * acknowledged (up to TEMPO_MSG_MAX_FRAMES), so a lost datagram costs no
  * retransmission round trip: the next one repeats it. Acks only move
- * forward and never past what we have sent. The host keeps the last
- * spectator_buffer_frames confirmed frames of every player in a ring of its
- * own, so a spectator that falls behind never holds the match's input queues.
+ * forward and never past what we have sent. The host serves spectators
+ * from the engine's confirmed-input log (the last input_log_frames confirmed
+ * frames of every player), so a spectator that falls behind never holds the
+ * match's input queues.
  */
 #include "session/network.h"
 
@@ -50,39 +51,28 @@ bool p2p_reference(void *ctx, int player, int32_t frame, uint8_t *out)
     return iq_real(q, frame, out);
 }
 
-static uint8_t *ring_at(const tempo_p2p *n, int32_t frame, int player)
-{
-    size_t per = (size_t)n->cfg->num_players * (size_t)n->cfg->input_size;
-    return n->spec_ring + (size_t)(frame % n->spec_cap) * per +
-           (size_t)player * (size_t)n->cfg->input_size;
-}
-
-static bool ring_holds(const tempo_p2p *n, int32_t frame)
-{
-    return frame >= 0 && frame < n->spec_end && frame >= n->spec_end - n->spec_cap;
-}
-
-static bool ring_reference(void *ctx, int player, int32_t frame, uint8_t *out)
+static bool log_reference(void *ctx, int player, int32_t frame, uint8_t *out)
 {
     const tempo_p2p *n = ctx;
-    if (player < 0 || player >= n->cfg->num_players || !ring_holds(n, frame))
+    const uint8_t *in = input_log_input(&n->sync->confirmed_log, frame, player);
+    if (!in)
         return false;
-    memcpy(out, ring_at(n, frame, player), (size_t)n->cfg->input_size);
+    memcpy(out, in, (size_t)n->cfg->input_size);
     return true;
 }
 
-static void codec_ctx(const tempo_p2p *n, tempo_codec_ctx *ctx, bool ring)
+static void codec_ctx(const tempo_p2p *n, tempo_codec_ctx *ctx, bool from_log)
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->input_size = n->cfg->input_size;
     ctx->num_players = n->cfg->num_players;
-    ctx->reference = ring ? ring_reference : p2p_reference;
+    ctx->reference = from_log ? log_reference : p2p_reference;
     ctx->reference_ctx = (void *)(uintptr_t)n;
 }
 
 /* Build an INPUT of `mask` players' inputs for [start, start + count). */
 static void build_input(tempo_p2p *n, tempo_msg *m, uint32_t mask, int32_t start, int count,
-                        int32_t ack, bool from_ring)
+                        int32_t ack, bool from_log)
 {
     tempo_msg_input *in = &m->u.input;
     m->type = TEMPO_MSG_INPUT;
@@ -98,14 +88,14 @@ static void build_input(tempo_p2p *n, tempo_msg *m, uint32_t mask, int32_t start
             continue;
         for (int f = 0; f < count; f++) {
             uint8_t *dst = in->data + ((size_t)i * (size_t)count + (size_t)f) * size;
-            if (from_ring)
-                memcpy(dst, ring_at(n, start + f, p), size);
+            if (from_log)
+                memcpy(dst, input_log_input(&n->sync->confirmed_log, start + f, p), size);
             else if (!iq_real(&n->sync->q[p], start + f, dst))
                 memset(dst, 0, size);
         }
         i++;
     }
-    p2p_fill_gossip(n, in, from_ring);
+    p2p_fill_gossip(n, in, from_log);
 }
 
 static bool due(const tempo_p2p *n, const tempo_endpoint *e, bool keepalive_only, bool news)
@@ -225,24 +215,10 @@ void p2p_on_input_ack(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input_ack
 {
     if (e->role != ENDPOINT_SPECTATOR)
         return;
-    int32_t ack = m->ack < n->spec_end ? m->ack : n->spec_end;
+    int32_t ack = m->ack < n->sync->confirmed_log.end ? m->ack : n->sync->confirmed_log.end;
     if (ack > e->remote_ack)
         e->remote_ack = ack;
     e->remote_frame = m->sender_frame;
-}
-
-void p2p_fill_spectator_ring(tempo_p2p *n)
-{
-    if (!n->spec_ring || n->nspecs == 0)
-        return;
-    int32_t c = tempo__min32(sync_confirmed(n->sync), n->sync->frame);
-    size_t size = (size_t)n->cfg->input_size;
-    for (; n->spec_end < c; n->spec_end++)
-        for (int p = 0; p < n->cfg->num_players; p++) {
-            uint8_t *dst = ring_at(n, n->spec_end, p);
-            if (!iq_real(&n->sync->q[p], n->spec_end, dst))
-                memset(dst, 0, size); /* disconnected: zero, as the game saw it */
-        }
 }
 
 void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
@@ -255,11 +231,11 @@ void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
         if (e->disconnected || !e->synchronized || !endpoint_may_send(e, n->clock->now_us, n->start_us))
             continue;
         int32_t start = e->remote_ack < 0 ? 0 : e->remote_ack;
-        if (start > 0 && !ring_holds(n, start - 1)) {
+        if (start > 0 && !input_log_holds(&n->sync->confirmed_log, start - 1)) {
             p2p_lose_endpoint(n, e); /* too far behind to serve */
             continue;
         }
-        int count = (int)(n->spec_end - start);
+        int count = (int)(n->sync->confirmed_log.end - start);
         if (count > TEMPO_MSG_MAX_FRAMES)
             count = TEMPO_MSG_MAX_FRAMES;
         if (count < 0)

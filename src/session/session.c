@@ -15,6 +15,8 @@
 
 #include <string.h>
 
+#include "session/session_match.h"
+
 void tempo_config_default(tempo_config *cfg)
 {
     if (!cfg)
@@ -30,7 +32,7 @@ void tempo_config_default(tempo_config *cfg)
     cfg->disconnect_notify_ms = 500;
     cfg->disconnect_timeout_ms = 3000;
     cfg->max_spectators = 32;
-    cfg->spectator_buffer_frames = 1024;
+    cfg->input_log_frames = 1024;
     cfg->spectator_lead_frames = 3;
     cfg->spectator_catchup_frames = 2;
     cfg->timesync.method = TEMPO_TIMESYNC_INVERSUS;
@@ -70,7 +72,9 @@ tempo_result session_validate_config(const tempo_config *cfg)
         return TEMPO_E_INVALID_ARG;
     if (cfg->max_spectators < 0 || cfg->max_spectators > TEMPO_MAX_SPECTATORS)
         return TEMPO_E_INVALID_ARG;
-    if (cfg->spectator_buffer_frames < 64 || cfg->spectator_buffer_frames > (1 << 20))
+    if (cfg->input_log_frames < 64 || cfg->input_log_frames > (1 << 20))
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->start_frame < 0 || cfg->start_frame > (1 << 30))
         return TEMPO_E_INVALID_ARG;
     if (cfg->spectator_lead_frames < 0 || cfg->spectator_lead_frames > 600)
         return TEMPO_E_INVALID_ARG;
@@ -193,7 +197,7 @@ tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session *
 
 static bool network_args_ok(const tempo_config *cfg, const tempo_transport *tr)
 {
-    return cfg && tr && tr->send && tr->recv && cfg->session_id != 0;
+    return cfg && tr && tr->send && tr->recv && cfg->session_id != 0 && cfg->start_frame == 0;
 }
 
 tempo_result tempo_session_create_p2p(const tempo_config *cfg, const tempo_transport *transport,
@@ -260,6 +264,8 @@ tempo_result tempo_session_add_local_player(tempo_session *s, int player)
         return TEMPO_E_INVALID_ARG;
     if (!s->ops->add_local)
         return TEMPO_E_UNSUPPORTED;
+    if (!s->ops->players_preset && session_slot_free(s, player))
+        return session_attach(s, player, SYNC_LOCAL);
     if (s->started && !s->ops->players_preset)
         return too_late(s, player);
     return s->ops->add_local(s->backend, player);
@@ -271,6 +277,8 @@ tempo_result tempo_session_add_remote_player(tempo_session *s, int player, const
         return TEMPO_E_INVALID_ARG;
     if (!s->ops->add_remote)
         return TEMPO_E_UNSUPPORTED;
+    if (session_slot_free(s, player))
+        return session_attach(s, player, SYNC_REMOTE);
     if (s->started)
         return too_late(s, player);
     return s->ops->add_remote(s->backend, player, addr);

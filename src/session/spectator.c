@@ -81,6 +81,7 @@ static tempo_result spectator_host_stats(const void *b, int index, tempo_endpoin
 }
 
 const session_backend_ops session_spectator_ops = {
+    .external_load = true,
     .confirmed_only = true,
     .create = spectator_create,
     .destroy = p2p_destroy,

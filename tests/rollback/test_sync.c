@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "session/session.h"
 #include "toy.h"
+#include "session/session.h"
 
 #define ISIZE 4
 
@@ -35,7 +35,16 @@ typedef struct scenario {
     int blackout_at, blackout_len;
     int delay_change_at, delay_change_to;
     int disconnect_at, disconnect_player;
+    int32_t start_frame;  /* the session's first frame; its state is start_state */
 } scenario;
+
+/* The game's state at a start frame: any state, as long as the run and the
+ * reference begin from the same one. */
+static toy_state start_state(const scenario *sc)
+{
+    toy_state st = {sc->start_frame ? toy_mix(sc->seed, 0x5747u) : 0, sc->start_frame};
+    return st;
+}
 
 typedef struct outcome {
     uint64_t final_hash;
@@ -69,8 +78,10 @@ static outcome run(const scenario *sc)
     cfg.input_size = ISIZE;
     cfg.max_prediction = sc->max_pred;
     cfg.save_policy = sc->policy;
+    cfg.start_frame = sc->start_frame;
     tempo_session *s = NULL;
     assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_frame(s), sc->start_frame);
     assert_int_equal(tempo_session_add_local_player(s, 0), TEMPO_OK);
     for (int p = 1; p < sc->players; p++)
         assert_int_equal(tempo_session_add_remote_player(s, p, NULL), TEMPO_OK);
@@ -78,6 +89,7 @@ static outcome run(const scenario *sc)
 
     toy_driver *d = &driver;
     toy_driver_init(d, sc->players, ISIZE);
+    d->cur = start_state(sc);
     outcome out;
     memset(&out, 0, sizeof out);
     out.disconnect_frame = -1;
@@ -101,7 +113,7 @@ static outcome run(const scenario *sc)
     int32_t last_local = -1; /* newest sample index used so far, by frame order */
     int heal_from = -1;
     for (int tick = 0; tick < 20000; tick++) {
-        bool healing = tempo_session_frame(s) >= sc->frames;
+        bool healing = tempo_session_frame(s) >= sc->start_frame + sc->frames;
         if (healing && heal_from < 0)
             heal_from = tick;
         /* deliver remote inputs due now (all of them once healing) */
@@ -109,8 +121,9 @@ static outcome run(const scenario *sc)
             for (int f = 0; f < MAXF; f++)
                 if (arrival[p][f] == tick || (healing && arrival[p][f] > tick)) {
                     uint8_t b[ISIZE];
-                    toy_true_input(sc->seed, p, f, b, ISIZE);
-                    tempo_result res = tempo_session_add_remote_input(s, p, f, b, ISIZE);
+                    toy_true_input(sc->seed, p, sc->start_frame + f, b, ISIZE);
+                    tempo_result res =
+                        tempo_session_add_remote_input(s, p, sc->start_frame + f, b, ISIZE);
                     if (res == TEMPO_OK)
                         arrival[p][f] = -1;
                     else
@@ -159,12 +172,12 @@ static outcome run(const scenario *sc)
             break;
     }
     int32_t F = tempo_session_frame(s);
-    assert_true(F >= sc->frames);
+    assert_true(F >= sc->start_frame + sc->frames);
     assert_int_equal(tempo_session_confirmed_frame(s), F);
 
     /* every frame: true remote inputs, all confirmed (or disconnected) */
-    toy_state ref = {0, 0};
-    for (int32_t f = 0; f < F; f++) {
+    toy_state ref = start_state(sc);
+    for (int32_t f = sc->start_frame; f < F; f++) {
         uint8_t expect[TEMPO_MAX_PLAYERS * ISIZE];
         uint8_t status[TEMPO_MAX_PLAYERS];
         memcpy(expect, d->used[f], ISIZE); /* local: checked below */
@@ -469,6 +482,321 @@ static void arena_mode_hands_out_only_advances_and_matches_game_saving(void **st
     }
 }
 
+/* A session created at frame 1000 with the game's state of that frame runs
+ * like one created at 0: frames count from there, and the result equals the
+ * reference run from the same state with the true inputs. */
+static void session_started_at_frame_1000_matches_the_reference(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 700; seed < 724; seed++) {
+        scenario sc = base(seed);
+        sc.start_frame = seed % 3 == 0 ? 1000 : 1000 + (int32_t)seed;
+        sc.players = 2 + (int)(seed % 3);
+        sc.max_pred = 2 + (int)(seed % 8);
+        sc.lat_max = sc.max_pred + 2;
+        sc.delay = (int)(seed % 3);
+        sc.policy = seed % 2 ? TEMPO_SAVE_SPARSE : TEMPO_SAVE_EVERY_FRAME;
+        outcome o = run(&sc);
+        assert_true(o.rollbacks > 0);
+    }
+}
+
+/* ---- external states ---------------------------------------------------- */
+
+typedef struct load_case {
+    uint64_t seed;
+    int players;
+    int max_pred;
+    tempo_save_policy policy;
+    bool arena;
+    int32_t start;
+} load_case;
+
+static toy_state load_arena;
+
+/* Carry out the tick's requests: through the toy driver, or in arena mode
+ * with the driver stepping the arena for each ADVANCE tempo hands out. */
+static void carry_out(const load_case *lc, tempo_session *s, toy_driver *d)
+{
+    if (!lc->arena) {
+        toy_driver_run(d, s);
+        return;
+    }
+    const tempo_request *r;
+    while (tempo_session_next(s, &r) > 0) {
+        assert_int_equal(r->kind, TEMPO_REQUEST_ADVANCE);
+        d->cur = load_arena;
+        toy_driver_do(d, r);
+        load_arena = d->cur;
+    }
+}
+
+/* Remote inputs come 1..max_pred + 2 ticks late; now and then the game
+ * takes an external state X of a random frame S in [F - max_pred, F] (a
+ * state no simulation of this run would reach, so adopting it shows). The
+ * tick after: frames S..F are resimulated from X exactly, with the contract
+ * kept (the driver checks SAVE/LOAD/ADVANCE order and resimulation flags).
+ * At the end, with every input in: the state is the true-input simulation
+ * from the last external state, which no later correction undid. */
+static void run_loads(const load_case *lc)
+{
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.num_players = lc->players;
+    cfg.input_size = ISIZE;
+    cfg.max_prediction = lc->max_pred;
+    cfg.save_policy = lc->policy;
+    cfg.start_frame = lc->start;
+    toy_driver *d = &driver;
+    toy_driver_init(d, lc->players, ISIZE);
+    d->cur.frame = lc->start;
+    d->cur.hash = toy_mix(lc->seed, 1);
+    if (lc->arena) {
+        load_arena = d->cur;
+        cfg.arena = &load_arena;
+        cfg.arena_size = sizeof load_arena;
+    }
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_add_local_player(s, 0), TEMPO_OK);
+    for (int p = 1; p < lc->players; p++)
+        assert_int_equal(tempo_session_add_remote_player(s, p, NULL), TEMPO_OK);
+
+    enum { TICKS = 400, HELD = TICKS + 80 };
+    static int arrival[TEMPO_MAX_PLAYERS][HELD];
+    uint64_t r = lc->seed * 31u + 7u;
+    for (int p = 1; p < lc->players; p++)
+        for (int i = 0; i < HELD; i++)
+            arrival[p][i] = i + 1 + (int)(rng_next(&r) % (uint64_t)(lc->max_pred + 2));
+    toy_state last = d->cur; /* the newest external state, or the start */
+    int loads = 0, behind = 0;
+    int32_t local_next = lc->start;
+    for (int tick = 0; tick < TICKS + 60; tick++) {
+        bool healing = tick >= TICKS;
+        for (int p = 1; p < lc->players; p++)
+            for (int i = 0; i < HELD; i++)
+                if (arrival[p][i] >= 0 && (arrival[p][i] <= tick || healing)) {
+                    uint8_t b[ISIZE];
+                    toy_true_input(lc->seed, p, lc->start + i, b, ISIZE);
+                    tempo_result res = tempo_session_add_remote_input(s, p, lc->start + i, b, ISIZE);
+                    assert_true(res == TEMPO_OK || res == TEMPO_E_FRAME);
+                    if (res == TEMPO_OK)
+                        arrival[p][i] = -1;
+                }
+        int32_t F = tempo_session_frame(s), S = -1;
+        toy_state X = {0, 0};
+        if (!healing && tick > 10 && rng_next(&r) % 5 == 0) {
+            int32_t lo = F - lc->max_pred > lc->start ? F - lc->max_pred : lc->start;
+            S = lo + (int32_t)(rng_next(&r) % (uint64_t)(F - lo + 1));
+            X.hash = toy_mix(lc->seed ^ 0xe57u, (uint64_t)tick);
+            X.frame = S;
+            behind += S < tempo_session_confirmed_frame(s) ? 0 : 1;
+            if (lc->arena) {
+                assert_int_equal(tempo_session_load_state(s, S, &X, sizeof X), TEMPO_OK);
+                assert_true(load_arena.hash == X.hash); /* copied in at once */
+            } else {
+                d->cur = X; /* the game put the state in place itself */
+                assert_int_equal(tempo_session_load_state(s, S, NULL, 0), TEMPO_OK);
+            }
+            assert_int_equal(tempo_session_frame(s), F);
+            last = X;
+            loads++;
+        }
+        uint8_t b[ISIZE];
+        toy_true_input(lc->seed, 0, local_next, b, ISIZE);
+        tempo_session_add_local_input(s, 0, b, ISIZE);
+        tempo_tick t;
+        assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+        if (t.inputs_taken & 1u) {
+            assert_int_equal(t.input_frame[0], local_next);
+            local_next++;
+        }
+        assert_true(t.rollback_depth <= lc->max_pred);
+        carry_out(lc, s, d);
+        assert_int_equal(d->errors, 0);
+        int32_t now = tempo_session_frame(s);
+        assert_int_equal(d->cur.frame, now);
+        if (S >= 0) {
+            /* every frame from S was stepped again, from X */
+            toy_state chk = X;
+            for (int32_t f = S; f < now; f++) {
+                toy_step(&chk, d->used[f], d->used_status[f], lc->players, ISIZE);
+                assert_true(chk.hash == d->hash_after[f]);
+            }
+            assert_true(chk.hash == d->cur.hash);
+            assert_int_equal(t.rollback_depth, F - S);
+        }
+    }
+    int32_t F = tempo_session_frame(s);
+    assert_int_equal(tempo_session_confirmed_frame(s), F);
+    toy_state ref = last;
+    for (int32_t f = last.frame; f < F; f++) {
+        uint8_t in[TEMPO_MAX_PLAYERS * ISIZE], st[TEMPO_MAX_PLAYERS] = {0};
+        for (int p = 0; p < lc->players; p++)
+            toy_true_input(lc->seed, p, f, in + p * ISIZE, ISIZE);
+        toy_step(&ref, in, st, lc->players, ISIZE);
+    }
+    assert_true(ref.hash == d->cur.hash);
+    assert_true(loads > 20);
+    assert_true(behind > 0); /* some loads landed on frames still predicted */
+    tempo_session_destroy(s);
+}
+
+static void external_state_at_random_frames_gives_the_reference_state(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 32; seed++) {
+        load_case lc;
+        memset(&lc, 0, sizeof lc);
+        lc.seed = seed;
+        lc.players = 2 + (int)(seed % 3);
+        lc.max_pred = 1 + (int)((seed / 8) % 4) * 3; /* 1, 4, 7, 10 */
+        lc.policy = seed % 2 ? TEMPO_SAVE_SPARSE : TEMPO_SAVE_EVERY_FRAME;
+        lc.arena = (seed / 2) % 2 != 0;
+        lc.start = (seed / 4) % 2 ? 1000 : 0;
+        run_loads(&lc);
+    }
+}
+
+/* ---- players joining a running match -------------------------------------- */
+
+typedef struct join_case {
+    uint64_t seed;
+    bool dropped_first;   /* slot 2 starts remote and is dropped at tick 60 */
+    bool local;           /* the newcomer is local (else remote) */
+    tempo_save_policy policy;
+} join_case;
+
+/* Three slots: 0 local, 1 remote, 2 empty (or a remote player dropped at
+ * tick 60). At tick 150 a player takes slot 2 and plays from the frame A the
+ * session names; remote inputs are late. Every frame then has, for slot 2:
+ * before the drop its true input, from the drop (or from the start) to A
+ * zero and DISCONNECTED, from A its true input, both in what the game
+ * played last and in the log; the final state equals the reference. */
+static void run_join(const join_case *jc)
+{
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.num_players = 3;
+    cfg.input_size = ISIZE;
+    cfg.max_prediction = 6;
+    cfg.save_policy = jc->policy;
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_add_local_player(s, 0), TEMPO_OK);
+    assert_int_equal(tempo_session_add_remote_player(s, 1, NULL), TEMPO_OK);
+    if (jc->dropped_first)
+        assert_int_equal(tempo_session_add_remote_player(s, 2, NULL), TEMPO_OK);
+    else
+        assert_int_equal(tempo_session_add_empty_slot(s, 2), TEMPO_OK);
+    toy_driver *d = &driver;
+    toy_driver_init(d, 3, ISIZE);
+
+    enum { TICKS = 320 };
+    uint64_t r = jc->seed;
+    int32_t sent[3] = {0, 0, 0};   /* next frame to send, per remote player */
+    int32_t drop = -1, join = -1;  /* slot 2: first DISCONNECTED frame, first real frame */
+    int32_t local_next[3] = {0, 0, 0};
+    for (int tick = 0; tick < TICKS + 40; tick++) {
+        bool healing = tick >= TICKS;
+        int32_t F = tempo_session_frame(s);
+        for (int p = 1; p < 3; p++) {
+            bool remote2 = p == 2 && (jc->local ? join < 0 && jc->dropped_first
+                                                : (join >= 0 || jc->dropped_first));
+            if (p == 2 && (!remote2 || (drop >= 0 && join < 0)))
+                continue;
+            /* a remote sends up to a few frames behind our frame */
+            int32_t upto = healing ? F + 8 : F - (int32_t)(rng_next(&r) % 5);
+            for (; sent[p] < upto; sent[p]++) {
+                uint8_t b[ISIZE];
+                toy_true_input(jc->seed, p, sent[p], b, ISIZE);
+                assert_int_equal(tempo_session_add_remote_input(s, p, sent[p], b, ISIZE), TEMPO_OK);
+            }
+        }
+        if (jc->dropped_first && tick == 60) {
+            assert_int_equal(tempo_session_disconnect_player(s, 2), TEMPO_OK);
+            tempo_event ev;
+            while (tempo_session_poll_event(s, &ev) > 0)
+                if (ev.kind == TEMPO_EVENT_DISCONNECTED)
+                    drop = ev.u.disconnected.frame;
+            assert_int_equal(drop, sent[2]); /* from the first frame not given */
+        }
+        if (tick == 150) {
+            join = tempo_session_frame(s);
+            assert_int_equal(jc->local ? tempo_session_add_local_player(s, 2)
+                                       : tempo_session_add_remote_player(s, 2, NULL),
+                             TEMPO_OK);
+            /* now occupied */
+            assert_int_equal(tempo_session_add_remote_player(s, 2, NULL), TEMPO_E_ALREADY);
+            assert_int_equal(tempo_session_add_local_player(s, 2), TEMPO_E_ALREADY);
+            sent[2] = join;
+            local_next[2] = join;
+        }
+        for (int p = 0; p < 3; p += 2) {
+            if (p == 2 && !(jc->local && join >= 0))
+                continue;
+            uint8_t b[ISIZE];
+            toy_true_input(jc->seed, p, local_next[p], b, ISIZE);
+            assert_int_equal(tempo_session_add_local_input(s, p, b, ISIZE), TEMPO_OK);
+        }
+        tempo_tick t;
+        assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+        for (int p = 0; p < 3; p += 2)
+            if (t.inputs_taken & (1u << p)) {
+                assert_int_equal(t.input_frame[p], local_next[p]);
+                local_next[p]++;
+            }
+        toy_driver_run(d, s);
+        assert_int_equal(d->errors, 0);
+    }
+    int32_t F = tempo_session_frame(s);
+    assert_int_equal(tempo_session_confirmed_frame(s), F);
+    assert_true(F > join + 100);
+    int32_t absent_from = jc->dropped_first ? drop : 0;
+    toy_state ref = {0, 0};
+    for (int32_t f = 0; f < F; f++) {
+        uint8_t in[3 * ISIZE], st[3] = {0, 0, 0}, logged[3 * ISIZE], logged_st[3];
+        for (int p = 0; p < 3; p++)
+            toy_true_input(jc->seed, p, f, in + p * ISIZE, ISIZE);
+        if (f >= absent_from && f < join) {
+            memset(in + 2 * ISIZE, 0, ISIZE);
+            st[2] = TEMPO_INPUT_DISCONNECTED;
+        }
+        assert_memory_equal(d->used[f], in, sizeof in);
+        for (int p = 0; p < 3; p++)
+            assert_int_equal(d->used_status[f][p] == TEMPO_INPUT_DISCONNECTED,
+                             st[p] == TEMPO_INPUT_DISCONNECTED);
+        assert_int_equal(tempo_session_confirmed_inputs(s, f, logged, sizeof logged, logged_st),
+                         TEMPO_OK);
+        assert_memory_equal(logged, in, sizeof in);
+        assert_int_equal(logged_st[2], st[2] == TEMPO_INPUT_DISCONNECTED ? TEMPO_INPUT_DISCONNECTED
+                                                                         : TEMPO_INPUT_CONFIRMED);
+        toy_step(&ref, in, st, 3, ISIZE);
+    }
+    assert_true(ref.hash == d->cur.hash);
+    tempo_session_destroy(s);
+}
+
+static void player_added_to_an_empty_slot_mid_match_plays_from_the_next_frame(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 800; seed < 808; seed++) {
+        join_case jc = {seed, false, seed % 2 != 0,
+                        seed % 4 < 2 ? TEMPO_SAVE_EVERY_FRAME : TEMPO_SAVE_SPARSE};
+        run_join(&jc);
+    }
+}
+
+static void dropped_player_reattached_gets_real_inputs_again(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 900; seed < 908; seed++) {
+        join_case jc = {seed, true, seed % 2 != 0,
+                        seed % 4 < 2 ? TEMPO_SAVE_EVERY_FRAME : TEMPO_SAVE_SPARSE};
+        run_join(&jc);
+    }
+}
+
 /* ---- the checksum log, and the engine under random scenarios -------------- */
 
 /* All 65 checksums of one catch-up tick are reported: a lockstep delay
@@ -699,6 +1027,10 @@ int main(void)
         cmocka_unit_test(delay_increase_stalls_and_decrease_catches_up),
         cmocka_unit_test(full_window_reports_waiting_players_and_events),
         cmocka_unit_test(arena_mode_hands_out_only_advances_and_matches_game_saving),
+        cmocka_unit_test(session_started_at_frame_1000_matches_the_reference),
+        cmocka_unit_test(external_state_at_random_frames_gives_the_reference_state),
+        cmocka_unit_test(player_added_to_an_empty_slot_mid_match_plays_from_the_next_frame),
+        cmocka_unit_test(dropped_player_reattached_gets_real_inputs_again),
         cmocka_unit_test(checksums_of_a_65_frame_catch_up_are_all_reported),
         cmocka_unit_test(engine_keeps_its_invariants_under_random_scenarios),
     };

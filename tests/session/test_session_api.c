@@ -613,6 +613,258 @@ static void p2p_session_waits_while_its_window_is_full(void **state)
     harness_free(&sh);
 }
 
+/* ---- external states, the confirmed-input log, joining players ------------ */
+
+static int null_send(void *ctx, const tempo_address *to, const uint8_t *data, size_t size)
+{
+    (void)ctx, (void)to, (void)data;
+    return (int)size;
+}
+
+static int null_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
+{
+    (void)ctx, (void)from, (void)buf, (void)capacity;
+    return 0;
+}
+
+static void start_frame_and_log_size_are_range_checked(void **state)
+{
+    (void)state;
+    tempo_config c;
+    tempo_session *s = (tempo_session *)1;
+    int32_t bad_start[] = {-1, (1 << 30) + 1, INT32_MAX};
+    for (size_t i = 0; i < sizeof bad_start / sizeof bad_start[0]; i++) {
+        tempo_config_default(&c);
+        c.start_frame = bad_start[i];
+        assert_int_equal(tempo_session_create_local(&c, &s), TEMPO_E_INVALID_ARG);
+        assert_null(s);
+    }
+    int bad_log[] = {63, 0, -5, (1 << 20) + 1};
+    for (size_t i = 0; i < sizeof bad_log / sizeof bad_log[0]; i++) {
+        tempo_config_default(&c);
+        c.input_log_frames = bad_log[i];
+        assert_int_equal(tempo_session_create_local(&c, &s), TEMPO_E_INVALID_ARG);
+    }
+    tempo_config_default(&c);
+    assert_int_equal(c.start_frame, 0);
+    assert_true(c.input_log_frames >= 1024);
+    c.start_frame = 1 << 30;
+    c.input_log_frames = 64;
+    assert_int_equal(tempo_session_create_local(&c, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_frame(s), 1 << 30);
+    assert_int_equal(tempo_session_confirmed_frame(s), 1 << 30);
+    int32_t oldest = -1, end = -1;
+    assert_int_equal(tempo_session_input_log_range(s, &oldest, &end), TEMPO_OK);
+    assert_int_equal(oldest, 1 << 30);
+    assert_int_equal(end, 1 << 30);
+    tempo_session_destroy(s);
+    /* network sessions: only 0 for now */
+    tempo_transport tr = {null_send, null_recv, NULL};
+    tempo_address host = tempo_address_ipv4(127, 0, 0, 1, 9000);
+    tempo_config_default(&c);
+    c.start_frame = 10;
+    assert_int_equal(tempo_session_create_p2p(&c, &tr, &s), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_create_spectator(&c, &tr, &host, &s), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_create_synctest(&c, 2, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_frame(s), 10);
+    tempo_session_destroy(s);
+}
+
+static void run_ticks(tempo_session *s, int ticks)
+{
+    uint8_t in[4] = {0};
+    for (int i = 0; i < ticks; i++) {
+        int32_t f = tempo_session_frame(s);
+        tempo_session_add_remote_input(s, 1, f, in, 4);
+        tempo_session_add_local_input(s, 0, in, 4);
+        tempo_tick t;
+        assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+        const tempo_request *r;
+        while (tempo_session_next(s, &r) > 0)
+            if (r->kind == TEMPO_REQUEST_SAVE)
+                *r->checksum = 1;
+    }
+}
+
+static void load_state_checks_frame_buffer_and_session_kind(void **state)
+{
+    (void)state;
+    tempo_config cfg;
+    tempo_session *s = make(2, &cfg);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    uint8_t block[16] = {0};
+    assert_int_equal(tempo_session_load_state(NULL, 0, NULL, 0), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_load_state(s, 0, block, sizeof block), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_load_state(s, 0, NULL, 4), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_load_state(s, 0, NULL, 0), TEMPO_OK); /* the start itself */
+    assert_int_equal(tempo_session_load_state(s, 1, NULL, 0), TEMPO_E_FRAME);
+    run_ticks(s, 20);
+    assert_int_equal(tempo_session_frame(s), 20);
+    assert_int_equal(tempo_session_load_state(s, 21, NULL, 0), TEMPO_E_FRAME); /* ahead */
+    assert_int_equal(tempo_session_load_state(s, 20 - cfg.max_prediction - 1, NULL, 0),
+                     TEMPO_E_FRAME); /* deeper than the window */
+    assert_int_equal(tempo_session_load_state(s, -1, NULL, 0), TEMPO_E_FRAME);
+    assert_int_equal(tempo_session_load_state(s, 20 - cfg.max_prediction, NULL, 0), TEMPO_OK);
+    assert_int_equal(tempo_session_load_state(s, 20, NULL, 0), TEMPO_OK);
+    /* at the current frame: one SAVE of it, nothing resimulated */
+    uint8_t in[4] = {0};
+    tempo_session_add_remote_input(s, 1, 20, in, 4);
+    tempo_session_add_local_input(s, 0, in, 4);
+    tempo_tick t;
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+    assert_int_equal(t.rollback_depth, 0);
+    assert_int_equal(t.num_requests, 2);
+    assert_int_equal(t.requests[0].kind, TEMPO_REQUEST_SAVE);
+    assert_int_equal(t.requests[0].frame, 20);
+    assert_int_equal(t.requests[1].kind, TEMPO_REQUEST_ADVANCE);
+    tempo_session_destroy(s);
+
+    tempo_config_default(&cfg);
+    assert_int_equal(tempo_session_create_synctest(&cfg, 2, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_load_state(s, 0, NULL, 0), TEMPO_E_UNSUPPORTED);
+    tempo_session_destroy(s);
+
+    /* arena mode: the state's size, and no load over requests still to take */
+    cfg.arena = block;
+    cfg.arena_size = sizeof block;
+    cfg.start_frame = 100;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    uint8_t ext[16];
+    memset(ext, 7, sizeof ext);
+    assert_int_equal(tempo_session_load_state(s, 100, NULL, 0), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_load_state(s, 100, ext, 8), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_load_state(s, 99, ext, sizeof ext), TEMPO_E_FRAME);
+    assert_int_equal(block[0], 0); /* untouched on error */
+    assert_int_equal(tempo_session_load_state(s, 100, ext, sizeof ext), TEMPO_OK);
+    assert_memory_equal(block, ext, sizeof ext);
+    tempo_session_add_local_input(s, 0, in, 4);
+    assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+    assert_int_equal(tempo_session_load_state(s, 100, ext, sizeof ext), TEMPO_E_STATE);
+    const tempo_request *r;
+    while (tempo_session_next(s, &r) > 0)
+        ;
+    assert_int_equal(tempo_session_load_state(s, 100, ext, sizeof ext), TEMPO_OK);
+    tempo_session_destroy(s);
+}
+
+static void log_reads_check_their_arguments(void **state)
+{
+    (void)state;
+    tempo_config cfg;
+    tempo_session *s = make(2, &cfg);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    run_ticks(s, 5);
+    int32_t oldest, end;
+    uint8_t in[8], st[2];
+    assert_int_equal(tempo_session_input_log_range(NULL, &oldest, &end), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_input_log_range(s, NULL, &end), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_input_log_range(s, &oldest, NULL), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_input_log_range(s, &oldest, &end), TEMPO_OK);
+    assert_int_equal(oldest, 0);
+    assert_int_equal(end, 5);
+    assert_int_equal(tempo_session_confirmed_inputs(NULL, 0, in, 8, st), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_confirmed_inputs(s, 0, NULL, 8, st), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_confirmed_inputs(s, 0, in, 4, st), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_confirmed_inputs(s, 0, in, 9, st), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_confirmed_inputs(s, 5, in, 8, st), TEMPO_E_FRAME);
+    assert_int_equal(tempo_session_confirmed_inputs(s, -1, in, 8, st), TEMPO_E_FRAME);
+    assert_int_equal(tempo_session_confirmed_inputs(s, 4, in, 8, st), TEMPO_OK);
+    tempo_session_destroy(s);
+}
+
+static void empty_slots_and_joining_follow_the_session_kind(void **state)
+{
+    (void)state;
+    tempo_config cfg;
+    tempo_session *s = make(3, &cfg);
+    assert_int_equal(tempo_session_add_empty_slot(NULL, 2), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_add_empty_slot(s, 3), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_add_empty_slot(s, -1), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_add_empty_slot(s, 2), TEMPO_OK);
+    assert_int_equal(tempo_session_add_empty_slot(s, 2), TEMPO_E_ALREADY);
+    assert_int_equal(tempo_session_add_local_player(s, 0), TEMPO_OK);
+    assert_int_equal(tempo_session_add_empty_slot(s, 0), TEMPO_E_ALREADY);
+    assert_int_equal(tempo_session_add_remote_player(s, 1, NULL), TEMPO_OK);
+    run_ticks(s, 3); /* an empty slot counts as declared */
+    assert_int_equal(tempo_session_add_empty_slot(s, 1), TEMPO_E_ALREADY);
+    assert_int_equal(tempo_session_input_delay(s, 2), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_disconnect_player(s, 2), TEMPO_E_PLAYER);
+    uint8_t in[4] = {0};
+    assert_int_equal(tempo_session_add_remote_input(s, 2, 3, in, 4), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_add_local_input(s, 2, in, 4), TEMPO_E_PLAYER);
+    /* a player takes it while running; then it is occupied */
+    assert_int_equal(tempo_session_add_local_player(s, 2), TEMPO_OK);
+    assert_int_equal(tempo_session_add_local_player(s, 2), TEMPO_E_ALREADY);
+    assert_int_equal(tempo_session_add_local_input(s, 2, in, 4), TEMPO_OK);
+    assert_int_equal(tempo_session_set_input_delay(s, 2, 1), TEMPO_OK);
+    /* a dropped remote player's slot takes a new player */
+    assert_int_equal(tempo_session_disconnect_player(s, 1), TEMPO_OK);
+    assert_int_equal(tempo_session_add_remote_player(s, 1, NULL), TEMPO_OK);
+    assert_int_equal(tempo_session_add_remote_player(s, 1, NULL), TEMPO_E_ALREADY);
+    tempo_session_destroy(s);
+
+    tempo_config_default(&cfg);
+    assert_int_equal(tempo_session_create_synctest(&cfg, 2, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_add_empty_slot(s, 1), TEMPO_E_UNSUPPORTED);
+    tempo_session_destroy(s);
+    tempo_transport tr = {null_send, null_recv, NULL};
+    assert_int_equal(tempo_session_create_p2p(&cfg, &tr, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_add_empty_slot(s, 1), TEMPO_E_UNSUPPORTED);
+    tempo_session_destroy(s);
+}
+
+static void *counted_alloc(void *ctx, size_t size)
+{
+    ++*(int *)ctx;
+    return malloc(size);
+}
+
+static void counted_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+/* External loads, log reads and joining allocate nothing either. */
+static void openings_never_allocate(void **state)
+{
+    (void)state;
+    struct { int count; } fa = {0};
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.num_players = 3;
+    cfg.allocator.alloc = counted_alloc;
+    cfg.allocator.free = counted_free;
+    cfg.allocator.ctx = &fa.count;
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_local(&cfg, &s), TEMPO_OK);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    tempo_session_add_empty_slot(s, 2);
+    int after_create = fa.count;
+    run_ticks(s, 50);
+    assert_int_equal(tempo_session_add_remote_player(s, 2, NULL), TEMPO_OK);
+    for (int i = 0; i < 200; i++) {
+        if (i % 7 == 0)
+            assert_int_equal(tempo_session_load_state(s, tempo_session_frame(s) - 3, NULL, 0),
+                             TEMPO_OK);
+        uint8_t in[12];
+        int32_t oldest, end;
+        tempo_session_input_log_range(s, &oldest, &end);
+        if (end > oldest)
+            assert_int_equal(tempo_session_confirmed_inputs(s, end - 1, in, sizeof in, NULL),
+                             TEMPO_OK);
+        tempo_session_add_remote_input(s, 2, tempo_session_frame(s), in, 4);
+        run_ticks(s, 1);
+    }
+    assert_int_equal(fa.count, after_create);
+    tempo_session_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +884,11 @@ int main(void)
         cmocka_unit_test(network_sessions_synchronize_run_and_end_when_their_peer_leaves),
         cmocka_unit_test(network_sessions_end_when_every_peer_was_dropped),
         cmocka_unit_test(p2p_session_waits_while_its_window_is_full),
+        cmocka_unit_test(start_frame_and_log_size_are_range_checked),
+        cmocka_unit_test(load_state_checks_frame_buffer_and_session_kind),
+        cmocka_unit_test(log_reads_check_their_arguments),
+        cmocka_unit_test(empty_slots_and_joining_follow_the_session_kind),
+        cmocka_unit_test(openings_never_allocate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,52 @@
+/*
+ * input_log.h — the confirmed-input log: for each of the newest `capacity`
+ * confirmed frames, every player's input and status (CONFIRMED or
+ * DISCONNECTED), as the game played it.
+ *
+ * The engine appends a frame once it is confirmed (every input real or
+ * disconnected) and simulated; nothing in the log ever changes after. Readers
+ * (the public read API, the spectator feed, and later replays and relays)
+ * take frames from [oldest, end); older frames were overwritten.
+ */
+#ifndef TEMPO_ROLLBACK_INPUT_LOG_H
+#define TEMPO_ROLLBACK_INPUT_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/common.h"
+
+typedef struct input_log {
+    int capacity;         /* frames held, >= 1 */
+    int num_players, input_size;
+    size_t stride;        /* bytes per frame: inputs of every player, then statuses */
+    int32_t first;        /* the first frame the log ever held (the session's start) */
+    int32_t end;          /* frames below are logged; the last `capacity` are held */
+    uint8_t *data;        /* capacity * stride */
+} input_log;
+
+/* Allocate a log of `capacity` frames starting at frame `first`. Returns
+ * TEMPO_OK or TEMPO_E_NO_MEMORY. */
+tempo_result input_log_init(input_log *l, const tempo_allocator *a, int capacity, int num_players,
+                            int input_size, int32_t first);
+void input_log_free(input_log *l, const tempo_allocator *a);
+
+/* The oldest frame still held (end when the log is empty). */
+int32_t input_log_oldest(const input_log *l);
+
+/* True if frame lies in [oldest, end). */
+bool input_log_holds(const input_log *l, int32_t frame);
+
+/* The storage of frame `end`: inputs (num_players * input_size bytes) and
+ * *status (num_players bytes). The caller fills both, then calls
+ * input_log_commit. */
+uint8_t *input_log_begin(input_log *l, uint8_t **status);
+void input_log_commit(input_log *l);
+
+/* A held frame's input of one player, or NULL if the frame is not held. */
+const uint8_t *input_log_input(const input_log *l, int32_t frame, int player);
+/* A held frame's statuses (num_players bytes), or NULL if not held. */
+const uint8_t *input_log_status(const input_log *l, int32_t frame);
+
+#endif /* TEMPO_ROLLBACK_INPUT_LOG_H */
