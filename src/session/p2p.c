@@ -341,14 +341,12 @@ static void on_message(tempo_session *s, tempo_endpoint *e, int peer, tempo_msg 
         p2p_on_checksum(s, e, peer, &m->u.checksum);
         break;
     case TEMPO_MSG_DISCONNECT:
-        if (m->u.disconnect.reason == TEMPO_DISCONNECT_LEAVING)
-            p2p_lose_endpoint(s, e);
+        p2p_lose_endpoint(s, e);
         break;
     case TEMPO_MSG_QUALITY:
         if (peer >= 0 && e->role == ENDPOINT_PEER)
             timesync_on_quality(&n->ts, peer, m->u.quality.advantage_q8 / 256.0);
         break;
-    case TEMPO_MSG_KEEPALIVE:
     case TEMPO_MSG_TYPE_COUNT_:
         break;
     }
@@ -608,9 +606,7 @@ static void send_quality(tempo_session *s)
             continue;
         double adv = ggpo_local_advantage(s, e) * 256.0;
         n->msg.type = TEMPO_MSG_QUALITY;
-        n->msg.u.quality.frame = s->sync.frame;
         n->msg.u.quality.advantage_q8 = (int16_t)(adv > 32767 ? 32767 : adv < -32768 ? -32768 : adv);
-        n->msg.u.quality.lead_q8 = 0;
         p2p_send(s, e, &n->msg, NULL);
     }
 }
@@ -765,10 +761,6 @@ static void send_leaving(tempo_session *s)
         if (e->disconnected)
             continue;
         n->msg.type = TEMPO_MSG_DISCONNECT;
-        n->msg.u.disconnect.reason = TEMPO_DISCONNECT_LEAVING;
-        int me = p2p_first_player(n->local_mask);
-        n->msg.u.disconnect.player = (uint8_t)(me < 0 ? 0 : me);
-        n->msg.u.disconnect.frame = p2p_local_end(s);
         p2p_send(s, e, &n->msg, NULL);
     }
 }
