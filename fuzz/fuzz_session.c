@@ -139,7 +139,7 @@ static int32_t near(int32_t start, int8_t delta)
 static void build(tempo_msg *m, const uint8_t *b, size_t n)
 {
     memset(m, 0, sizeof *m);
-    m->type = (uint8_t)(1 + at_(b, n, 0) % 10);
+    m->type = (uint8_t)(1 + at_(b, n, 0) % (TEMPO_MSG_TYPE_COUNT_ - 1));
     switch (m->type) {
     case TEMPO_MSG_SYNC_REQUEST:
     case TEMPO_MSG_SYNC_REPLY:
@@ -177,18 +177,12 @@ static void build(tempo_msg *m, const uint8_t *b, size_t n)
         m->u.ping.time_us = (uint32_t)i32(b, n, 1);
         break;
     case TEMPO_MSG_QUALITY:
-        m->u.quality.frame = i32(b, n, 1);
         m->u.quality.advantage_q8 = (int16_t)(at_(b, n, 5) << 8 | at_(b, n, 6));
         break;
     case TEMPO_MSG_CHECKSUM:
         m->u.checksum.frame = i32(b, n, 1) / 60 * 60;
         m->u.checksum.checksum = m->u.checksum.frame ? (uint64_t)i32(b, n, 5) : 0;
         m->u.checksum.ack = i32(b, n, 9) / 60 * 60;
-        break;
-    case TEMPO_MSG_DISCONNECT:
-        m->u.disconnect.reason = at_(b, n, 1) & 1;
-        m->u.disconnect.player = n > 2 ? at_(b, n, 2) % 3 : 1;
-        m->u.disconnect.frame = i32(b, n, 3);
         break;
     default:
         break;

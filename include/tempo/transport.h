@@ -21,15 +21,23 @@ extern "C" {
 
 typedef enum tempo_address_family {
     TEMPO_ADDRESS_NONE = 0,
+    TEMPO_ADDRESS_OPAQUE = 1, /* a peer id of a transport that names peers itself */
     TEMPO_ADDRESS_IPV4 = 4,
     TEMPO_ADDRESS_IPV6 = 6
 } tempo_address_family;
 
+/* Longest opaque id: a Steam id, a WebRTC peer id, a relay's member id. */
+#define TEMPO_ADDRESS_ID_MAX 16
+
 /* A network address: a plain value, compared with tempo_address_equal.
- * IPv4 uses bytes[0..3]; IPv6 uses bytes[0..15]. port is in host order. */
+ * IPv4 uses bytes[0..3]; IPv6 uses bytes[0..15]; OPAQUE uses
+ * bytes[0..id_size-1], an id of 1..TEMPO_ADDRESS_ID_MAX bytes that tempo
+ * never interprets. port is in host order (for OPAQUE a channel, or 0);
+ * id_size is 0 for the other families. */
 typedef struct tempo_address {
     uint8_t family; /* tempo_address_family */
     uint8_t bytes[16];
+    uint8_t id_size;
     uint16_t port;
 } tempo_address;
 
@@ -37,19 +45,28 @@ typedef struct tempo_address {
  * ("[ffff:...:ffff]:65535"). */
 #define TEMPO_ADDRESS_STRLEN 48
 
-/* Parse "1.2.3.4:5678", "[::1]:5678" or, for IPv6 without a port, "::1"
- * (port 0). No name lookup. Returns TEMPO_OK (0), or TEMPO_E_ADDRESS for
- * malformed text (out is then zeroed), TEMPO_E_INVALID_ARG for NULL. */
+/* Parse "1.2.3.4:5678", "[::1]:5678", for IPv6 without a port "::1" (port
+ * 0), or an opaque id "id:0123abcd" (1..16 bytes as an even number of hex
+ * digits, port 0) or "id:0123abcd:7". No name lookup. Returns TEMPO_OK (0),
+ * or TEMPO_E_ADDRESS for malformed text (out is then zeroed),
+ * TEMPO_E_INVALID_ARG for NULL. */
 TEMPO_API int tempo_address_parse(tempo_address *out, const char *text);
 
-/* Write the address as text ("1.2.3.4:5678", "[::1]:5678", "none").
+/* Write the address as text ("1.2.3.4:5678", "[::1]:5678", "id:0a1b"
+ * (lowercase hex; ":port" follows when the port is not 0), "none").
  * Returns the length written (without terminator), or TEMPO_E_FULL if size is
  * too small (buf then holds a terminated prefix when size > 0),
  * TEMPO_E_INVALID_ARG for NULL. */
 TEMPO_API int tempo_address_format(const tempo_address *a, char *buf, size_t size);
 
-/* True when both have the same family, bytes (of that family) and port. */
+/* True when both have the same family, bytes (of that family; for OPAQUE the
+ * same id_size and id bytes) and port. */
 TEMPO_API bool tempo_address_equal(const tempo_address *a, const tempo_address *b);
+
+/* Build an opaque address from an id of `size` bytes (1..16) and a port;
+ * TEMPO_E_INVALID_ARG (out zeroed) for a NULL or a size out of range. */
+TEMPO_API int tempo_address_opaque(tempo_address *out, const uint8_t *id, size_t size,
+                                   uint16_t port);
 
 /* Build an IPv4 address from its four bytes and a port. */
 TEMPO_API tempo_address tempo_address_ipv4(uint8_t a, uint8_t b, uint8_t c, uint8_t d,

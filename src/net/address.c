@@ -4,7 +4,10 @@
  * Parsing is strict and never looks a name up: IPv4 is exactly four decimal
  * octets (0..255, no leading zeros, no other forms such as "127.1") and a
  * port; IPv6 is what inet_pton accepts (no zone ids), either bracketed with a
- * port or bare without one. A failed parse leaves *out all zero (family NONE).
+ * port or bare without one; an opaque id is "id:" and 2..32 hex digits (an
+ * even count), then optionally ":port". A failed parse leaves *out all zero
+ * (family NONE). Only an opaque address's first id_size bytes mean anything;
+ * the rest stay zero, so equal addresses are also equal bytes.
  */
 #include "base/common.h"
 #include "tempo/transport.h"
@@ -75,13 +78,58 @@ static bool parse_ipv6_bytes(const char *s, size_t len, tempo_address *out)
     return true;
 }
 
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* "0123abcd" or "0123abcd:port" after the "id:" prefix. */
+static bool parse_opaque(const char *s, tempo_address *out)
+{
+    size_t n = 0;
+    while (hex_digit(s[2 * n]) >= 0 && hex_digit(s[2 * n + 1]) >= 0) {
+        if (n == TEMPO_ADDRESS_ID_MAX)
+            return false;
+        out->bytes[n] = (uint8_t)(hex_digit(s[2 * n]) << 4 | hex_digit(s[2 * n + 1]));
+        n++;
+    }
+    s += 2 * n;
+    if (n == 0 || (*s != '\0' && !parse_port_suffix(s, &out->port)))
+        return false;
+    out->family = TEMPO_ADDRESS_OPAQUE;
+    out->id_size = (uint8_t)n;
+    return true;
+}
+
+int tempo_address_opaque(tempo_address *out, const uint8_t *id, size_t size, uint16_t port)
+{
+    if (!out)
+        return TEMPO_E_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    if (!id || size == 0 || size > TEMPO_ADDRESS_ID_MAX)
+        return TEMPO_E_INVALID_ARG;
+    out->family = TEMPO_ADDRESS_OPAQUE;
+    memcpy(out->bytes, id, size);
+    out->id_size = (uint8_t)size;
+    out->port = port;
+    return TEMPO_OK;
+}
+
 int tempo_address_parse(tempo_address *out, const char *text)
 {
     if (!out || !text)
         return TEMPO_E_INVALID_ARG;
     memset(out, 0, sizeof *out);
     bool ok;
-    if (text[0] == '[') {
+    if (strncmp(text, "id:", 3) == 0) {
+        ok = parse_opaque(text + 3, out);
+    } else if (text[0] == '[') {
         const char *close = strchr(text, ']');
         ok = close && parse_ipv6_bytes(text + 1, (size_t)(close - text - 1), out) &&
              parse_port_suffix(close + 1, &out->port);
@@ -114,6 +162,14 @@ int tempo_address_format(const tempo_address *a, char *buf, size_t size)
         if (!inet_ntop(AF_INET6, &in6, host, sizeof host))
             return TEMPO_E_ADDRESS;
         n = snprintf(tmp, sizeof tmp, "[%s]:%u", host, (unsigned)a->port);
+    } else if (a->family == TEMPO_ADDRESS_OPAQUE) {
+        if (a->id_size == 0 || a->id_size > TEMPO_ADDRESS_ID_MAX)
+            return TEMPO_E_INVALID_ARG;
+        n = snprintf(tmp, sizeof tmp, "id:");
+        for (int i = 0; i < a->id_size; i++)
+            n += snprintf(tmp + n, sizeof tmp - (size_t)n, "%02x", a->bytes[i]);
+        if (a->port != 0)
+            n += snprintf(tmp + n, sizeof tmp - (size_t)n, ":%u", (unsigned)a->port);
     } else if (a->family == TEMPO_ADDRESS_NONE) {
         n = snprintf(tmp, sizeof tmp, "none");
     } else {
@@ -138,6 +194,11 @@ bool tempo_address_equal(const tempo_address *a, const tempo_address *b)
     if (a->family != b->family || a->port != b->port)
         return false;
     size_t len = a->family == TEMPO_ADDRESS_IPV4 ? 4 : a->family == TEMPO_ADDRESS_IPV6 ? 16 : 0;
+    if (a->family == TEMPO_ADDRESS_OPAQUE) {
+        if (a->id_size != b->id_size || a->id_size > TEMPO_ADDRESS_ID_MAX)
+            return false;
+        len = a->id_size;
+    }
     return memcmp(a->bytes, b->bytes, len) == 0;
 }
 

@@ -342,14 +342,12 @@ static void on_message(tempo_p2p *n, tempo_endpoint *e, int peer, tempo_msg *m)
         p2p_on_checksum(n, e, peer, &m->u.checksum);
         break;
     case TEMPO_MSG_DISCONNECT:
-        if (m->u.disconnect.reason == TEMPO_DISCONNECT_LEAVING)
-            p2p_lose_endpoint(n, e);
+        p2p_lose_endpoint(n, e);
         break;
     case TEMPO_MSG_QUALITY:
         if (peer >= 0 && e->role == ENDPOINT_PEER)
             timesync_on_quality(&n->ts, peer, m->u.quality.advantage_q8 / 256.0);
         break;
-    case TEMPO_MSG_KEEPALIVE:
     case TEMPO_MSG_TYPE_COUNT_:
         break;
     }
@@ -603,9 +601,7 @@ static void send_quality(tempo_p2p *n)
             continue;
         double adv = ggpo_local_advantage(n, e) * 256.0;
         n->msg.type = TEMPO_MSG_QUALITY;
-        n->msg.u.quality.frame = n->sync->frame;
         n->msg.u.quality.advantage_q8 = (int16_t)(adv > 32767 ? 32767 : adv < -32768 ? -32768 : adv);
-        n->msg.u.quality.lead_q8 = 0;
         p2p_send(n, e, &n->msg, NULL);
     }
 }
@@ -754,10 +750,6 @@ static void send_leaving(tempo_p2p *n)
         if (e->disconnected)
             continue;
         n->msg.type = TEMPO_MSG_DISCONNECT;
-        n->msg.u.disconnect.reason = TEMPO_DISCONNECT_LEAVING;
-        int me = p2p_first_player(n->local_mask);
-        n->msg.u.disconnect.player = (uint8_t)(me < 0 ? 0 : me);
-        n->msg.u.disconnect.frame = p2p_local_end(n);
         p2p_send(n, e, &n->msg, NULL);
     }
 }

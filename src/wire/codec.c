@@ -6,16 +6,18 @@
  * (decode(encode(m)) == m for every valid m), and the decoder accepts only
  * what it can range-check: every field is checked before use, loops run on
  * checked counts, and nothing outside [data, data + size) is read.
+ *
+ * The registry (`registry[]` below) is the one list of message types: a
+ * type's number, name and body codec sit in one row, so adding a message is
+ * adding a row and its two functions.
  */
 #include "wire/codec.h"
 
 #include <string.h>
 
+#include "base/common.h"
 #include "wire/bitpack.h"
-
-#define MAGIC 0x16u /* 10110b: the high 5 bits of byte 0 */
-#define PROTOCOL_BYTE ((MAGIC << 3) | TEMPO_PROTOCOL_VERSION)
-#define MIN_DATAGRAM 8 /* the 7-byte header and the byte holding the type */
+#include "wire/fragment.h"
 
 /* Varint group widths, one per kind of field (PROTOCOL.md, "Varints"). */
 enum {
@@ -34,23 +36,6 @@ enum {
 typedef struct input_refs {
     uint8_t b[TEMPO_MAX_PLAYERS][TEMPO_MAX_INPUT_SIZE];
 } input_refs;
-
-const char *tempo_drop_reason_name(tempo_drop_reason r)
-{
-    switch (r) {
-    case TEMPO_DROP_NONE: return "none";
-    case TEMPO_DROP_TOO_SHORT: return "too_short";
-    case TEMPO_DROP_TOO_LONG: return "too_long";
-    case TEMPO_DROP_BAD_MAGIC: return "bad_magic";
-    case TEMPO_DROP_BAD_VERSION: return "bad_version";
-    case TEMPO_DROP_BAD_TYPE: return "bad_type";
-    case TEMPO_DROP_TRUNCATED: return "truncated";
-    case TEMPO_DROP_BAD_VALUE: return "bad_value";
-    case TEMPO_DROP_NO_REFERENCE: return "no_reference";
-    case TEMPO_DROP_TRAILING: return "trailing";
-    default: return "unknown";
-    }
-}
 
 static bool ctx_ok(const tempo_codec_ctx *c)
 {
@@ -96,17 +81,10 @@ static bool msg_valid(const tempo_msg *m, const tempo_codec_ctx *ctx)
     }
     case TEMPO_MSG_INPUT: return input_valid(&m->u.input, ctx);
     case TEMPO_MSG_INPUT_ACK: return m->u.input_ack.ack >= 0 && m->u.input_ack.sender_frame >= 0;
-    case TEMPO_MSG_QUALITY: return m->u.quality.frame >= 0;
     case TEMPO_MSG_CHECKSUM:
         return m->u.checksum.frame >= 0 && m->u.checksum.ack >= 0 &&
                (m->u.checksum.frame != 0 || m->u.checksum.checksum == 0);
-    case TEMPO_MSG_DISCONNECT:
-        return m->u.disconnect.reason <= TEMPO_DISCONNECT_PLAYER_DROPPED &&
-               m->u.disconnect.player < TEMPO_MAX_PLAYERS && m->u.disconnect.frame >= 0;
-    case TEMPO_MSG_PING:
-    case TEMPO_MSG_PONG:
-    case TEMPO_MSG_KEEPALIVE: return true;
-    default: return false;
+    default: return tempo_msg_type_known(m->type);
     }
 }
 
@@ -153,6 +131,20 @@ static void put_delta(tempo_bitwriter *w, const uint8_t *prev, const uint8_t *cu
     }
 }
 
+/* INPUT's player set: one player (the common case: a machine hosting one
+ * player) as a flag and its number, 2..4 bits; otherwise a flag and the
+ * mask. One player in mask form is not canonical. */
+static void put_players(tempo_bitwriter *w, uint32_t mask, int np)
+{
+    if (popcount8(mask) == 1) {
+        tempo_bitwriter_bits(w, 1u, 1);
+        tempo_bitwriter_ranged(w, popcount8((mask & -mask) - 1), 0, np - 1);
+    } else {
+        tempo_bitwriter_bits(w, 0u, 1);
+        tempo_bitwriter_bits(w, mask, np);
+    }
+}
+
 /* The INPUT body with the first `count` frames of each player. */
 static void put_input(tempo_bitwriter *w, const tempo_msg_input *in, const tempo_codec_ctx *ctx,
                       const input_refs *refs, int count)
@@ -162,7 +154,7 @@ static void put_input(tempo_bitwriter *w, const tempo_msg_input *in, const tempo
     tempo_bitwriter_bits(w, (uint32_t)in->start & 0xFFFFu, 16);
     put_offset(w, in->start, in->ack);
     put_offset(w, in->start, in->sender_frame);
-    tempo_bitwriter_bits(w, mask, np);
+    put_players(w, mask, np);
     if (mask != 0)
         tempo_bitwriter_uvarint(w, (uint32_t)count - 1, G_COUNT);
     tempo_bitwriter_bits(w, in->disconnected_mask != 0, 1);
@@ -202,57 +194,10 @@ static void put_sync(tempo_bitwriter *w, const tempo_msg_sync *s)
         tempo_bitwriter_uvarint(w, (s->rtt_ms[p] + 1u) & 0xFFFFu, G_RTT);
 }
 
-static void put_body(tempo_bitwriter *w, const tempo_msg *m)
-{
-    switch (m->type) {
-    case TEMPO_MSG_SYNC_REQUEST:
-    case TEMPO_MSG_SYNC_REPLY: put_sync(w, &m->u.sync); break;
-    case TEMPO_MSG_INPUT_ACK:
-        tempo_bitwriter_uvarint(w, (uint32_t)m->u.input_ack.ack, G_FRAME);
-        tempo_bitwriter_uvarint(w, (uint32_t)m->u.input_ack.sender_frame, G_FRAME);
-        break;
-    case TEMPO_MSG_PING:
-    case TEMPO_MSG_PONG: tempo_bitwriter_bits(w, m->u.ping.time_us, 32); break;
-    case TEMPO_MSG_QUALITY:
-        tempo_bitwriter_uvarint(w, (uint32_t)m->u.quality.frame, G_FRAME);
-        tempo_bitwriter_svarint(w, m->u.quality.advantage_q8, G_Q8);
-        tempo_bitwriter_svarint(w, m->u.quality.lead_q8, G_Q8);
-        break;
-    case TEMPO_MSG_CHECKSUM:
-        tempo_bitwriter_uvarint(w, (uint32_t)m->u.checksum.frame, G_FRAME);
-        if (m->u.checksum.frame != 0) {
-            tempo_bitwriter_bits(w, (uint32_t)m->u.checksum.checksum, 32);
-            tempo_bitwriter_bits(w, (uint32_t)(m->u.checksum.checksum >> 32), 32);
-        }
-        tempo_bitwriter_uvarint(w, (uint32_t)m->u.checksum.ack, G_FRAME);
-        break;
-    case TEMPO_MSG_DISCONNECT:
-        tempo_bitwriter_ranged(w, m->u.disconnect.reason, 0, TEMPO_DISCONNECT_PLAYER_DROPPED);
-        tempo_bitwriter_ranged(w, m->u.disconnect.player, 0, TEMPO_MAX_PLAYERS - 1);
-        tempo_bitwriter_uvarint(w, (uint32_t)m->u.disconnect.frame, G_FRAME);
-        break;
-    default: break; /* KEEPALIVE: no body */
-    }
-}
-
-/* Write the whole datagram (INPUT with `count` frames per player) into buf,
- * or only measure it when buf is NULL. True if it fits in cap bytes. */
+/* Write the body (INPUT with `count` frames per player) into buf, or only
+ * measure it when buf is NULL. True if it fits in cap bytes. */
 static bool emit(const tempo_msg *m, const tempo_codec_ctx *ctx, const input_refs *refs,
-                 int count, uint8_t *buf, size_t cap, size_t *size)
-{
-    tempo_bitwriter w;
-    tempo_bitwriter_init(&w, buf, cap);
-    tempo_bitwriter_bits(&w, PROTOCOL_BYTE, 8);
-    tempo_bitwriter_bits(&w, m->session_id, 32);
-    tempo_bitwriter_bits(&w, m->sequence, 16);
-    tempo_bitwriter_bits(&w, m->type, 4);
-    if (m->type == TEMPO_MSG_INPUT)
-        put_input(&w, &m->u.input, ctx, refs, count);
-    else
-        put_body(&w, m);
-    *size = tempo_bitwriter_bytes_written(&w);
-    return !w.failed;
-}
+                 int count, uint8_t *buf, size_t cap, size_t *size);
 
 /* The sender's input of each carried player at start - 1 (zero at frame 0). */
 static bool fetch_refs(const tempo_msg_input *in, const tempo_codec_ctx *ctx, input_refs *refs)
@@ -283,11 +228,12 @@ static void shrink_input(tempo_msg_input *in, int input_size, int count)
         in->player_mask = 0;
 }
 
-int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf, size_t capacity)
+int tempo_codec_encode_body(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf,
+                            size_t capacity)
 {
     if (msg == NULL || buf == NULL || !msg_valid(msg, ctx))
         return TEMPO_E_INVALID_ARG;
-    size_t cap = capacity < TEMPO_MAX_DATAGRAM ? capacity : TEMPO_MAX_DATAGRAM, size;
+    size_t cap = capacity < PACKET_MAX_BODY ? capacity : PACKET_MAX_BODY, size;
     input_refs refs;
     int count = 0;
     if (msg->type == TEMPO_MSG_INPUT) {
@@ -313,6 +259,19 @@ int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf,
     }
     shrink_input(&msg->u.input, ctx->input_size, lo);
     return emit(msg, ctx, &refs, lo, buf, cap, &size) ? (int)size : TEMPO_E_FULL;
+}
+
+int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf, size_t capacity)
+{
+    if (msg == NULL || buf == NULL || !msg_valid(msg, ctx))
+        return TEMPO_E_INVALID_ARG;
+    tempo_packet_header h = {msg->session_id, msg->sequence, msg->type, false, false};
+    int head = packet_write(&h, buf, capacity);
+    if (head < 0)
+        return head;
+    size_t cap = capacity < TEMPO_MAX_DATAGRAM ? capacity : TEMPO_MAX_DATAGRAM;
+    int body = tempo_codec_encode_body(msg, ctx, buf + head, cap - (size_t)head);
+    return body < 0 ? body : head + body;
 }
 
 /* ---- reading ---- */
@@ -374,6 +333,19 @@ static int64_t unwrap16(uint32_t b16, int32_t hint)
     return (int64_t)hint + d;
 }
 
+/* Inverse of put_players; 0 once poisoned. */
+static uint32_t get_players(tempo_bitreader *r, int np)
+{
+    if (get_bits(r, 1) != 0) {
+        int32_t p;
+        return tempo_bitreader_ranged(r, 0, np - 1, &p) ? 1u << p : 0u;
+    }
+    uint32_t mask = get_bits(r, np);
+    if (popcount8(mask) == 1)
+        tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+    return r->error == TEMPO_BITREAD_OK ? mask : 0u;
+}
+
 /* Inverse of put_delta: cur = prev with the coded bits flipped. */
 static bool get_delta(tempo_bitreader *r, const uint8_t *prev, uint8_t *cur, int is, int posw)
 {
@@ -423,7 +395,7 @@ static tempo_drop_reason get_input(tempo_bitreader *r, const tempo_codec_ctx *ct
     in->start = (int32_t)start;
     in->ack = get_offset(r, start);
     in->sender_frame = get_offset(r, start);
-    uint32_t mask = get_bits(r, np);
+    uint32_t mask = get_players(r, np);
     in->player_mask = (uint8_t)mask;
     in->count = 0;
     if (mask != 0) {
@@ -492,63 +464,272 @@ static void get_sync(tempo_bitreader *r, tempo_msg_sync *s)
     }
 }
 
-static tempo_drop_reason get_body(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+/* ---- one codec per type ---- */
+
+/* What a body writer may need beyond the message: the receiver's context
+ * and, for INPUT, the reference inputs and the frames to carry. */
+typedef struct put_args {
+    const tempo_codec_ctx *ctx;
+    const input_refs *refs;
+    int count;
+} put_args;
+
+static void sync_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
 {
-    int32_t v;
-    switch (m->type) {
-    case TEMPO_MSG_SYNC_REQUEST:
-    case TEMPO_MSG_SYNC_REPLY: get_sync(r, &m->u.sync); break;
-    case TEMPO_MSG_INPUT: return get_input(r, ctx, &m->u.input);
-    case TEMPO_MSG_INPUT_ACK:
-        m->u.input_ack.ack = get_frame(r);
-        m->u.input_ack.sender_frame = get_frame(r);
-        break;
-    case TEMPO_MSG_PING:
-    case TEMPO_MSG_PONG: m->u.ping.time_us = get_bits(r, 32); break;
-    case TEMPO_MSG_QUALITY:
-        m->u.quality.frame = get_frame(r);
-        m->u.quality.advantage_q8 = get_q8(r);
-        m->u.quality.lead_q8 = get_q8(r);
-        break;
-    case TEMPO_MSG_CHECKSUM:
-        m->u.checksum.frame = get_frame(r);
-        m->u.checksum.checksum = 0;
-        if (m->u.checksum.frame != 0) {
-            m->u.checksum.checksum = get_bits(r, 32);
-            m->u.checksum.checksum |= (uint64_t)get_bits(r, 32) << 32;
-        }
-        m->u.checksum.ack = get_frame(r);
-        break;
-    case TEMPO_MSG_DISCONNECT:
-        tempo_bitreader_ranged(r, 0, TEMPO_DISCONNECT_PLAYER_DROPPED, &v);
-        m->u.disconnect.reason = (uint8_t)v;
-        tempo_bitreader_ranged(r, 0, TEMPO_MAX_PLAYERS - 1, &v);
-        m->u.disconnect.player = (uint8_t)v;
-        m->u.disconnect.frame = get_frame(r);
-        break;
-    default: break; /* KEEPALIVE */
-    }
+    (void)a;
+    put_sync(w, &m->u.sync);
+}
+
+static tempo_drop_reason sync_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    (void)ctx;
+    get_sync(r, &m->u.sync);
     return reader_reason(r);
 }
 
-/* Header checks in the order of PROTOCOL.md, "Receiving"; leaves r after the type. */
-static tempo_drop_reason get_header(tempo_bitreader *r, const uint8_t *data, size_t size,
-                                    uint32_t *session_id, uint16_t *sequence, uint8_t *type)
+static bool sync_equal(const tempo_msg *ma, const tempo_msg *mb, int input_size)
 {
-    if (size > TEMPO_MAX_DATAGRAM)
-        return TEMPO_DROP_TOO_LONG;
-    if (size < MIN_DATAGRAM)
-        return TEMPO_DROP_TOO_SHORT;
-    if ((data[0] >> 3) != MAGIC)
-        return TEMPO_DROP_BAD_MAGIC;
-    if ((data[0] & 7u) != TEMPO_PROTOCOL_VERSION)
-        return TEMPO_DROP_BAD_VERSION;
-    tempo_bitreader_init(r, data, size);
-    (void)get_bits(r, 8);
-    *session_id = get_bits(r, 32);
-    *sequence = (uint16_t)get_bits(r, 16);
-    *type = (uint8_t)get_bits(r, 4);
-    if (*type == 0 || *type >= TEMPO_MSG_TYPE_COUNT_)
+    const tempo_msg_sync *a = &ma->u.sync, *b = &mb->u.sync;
+    (void)input_size;
+    if (a->nonce != b->nonce || a->config_hash != b->config_hash ||
+        a->num_players != b->num_players || a->input_size != b->input_size ||
+        a->player_mask != b->player_mask || a->ready_mask != b->ready_mask || a->ready != b->ready)
+        return false;
+    for (int p = 0; p < a->num_players && p < TEMPO_MAX_PLAYERS; p++)
+        if (a->rtt_ms[p] != b->rtt_ms[p])
+            return false;
+    return true;
+}
+
+static void input_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    put_input(w, &m->u.input, a->ctx, a->refs, a->count);
+}
+
+static tempo_drop_reason input_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    tempo_drop_reason why = get_input(r, ctx, &m->u.input);
+    return why != TEMPO_DROP_NONE ? why : reader_reason(r);
+}
+
+static bool input_equal(const tempo_msg *ma, const tempo_msg *mb, int input_size)
+{
+    const tempo_msg_input *a = &ma->u.input, *b = &mb->u.input;
+    if (a->player_mask != b->player_mask || a->start != b->start || a->count != b->count ||
+        a->ack != b->ack || a->sender_frame != b->sender_frame ||
+        a->disconnected_mask != b->disconnected_mask)
+        return false;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        if (((a->disconnected_mask >> p) & 1u) && (a->disconnect_frame[p] != b->disconnect_frame[p] ||
+                                                    a->have_until[p] != b->have_until[p]))
+            return false;
+    size_t n = (size_t)popcount8(a->player_mask) * (size_t)a->count * (size_t)input_size;
+    return n <= sizeof a->data && memcmp(a->data, b->data, n) == 0;
+}
+
+static void input_ack_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    (void)a;
+    tempo_bitwriter_uvarint(w, (uint32_t)m->u.input_ack.ack, G_FRAME);
+    tempo_bitwriter_uvarint(w, (uint32_t)m->u.input_ack.sender_frame, G_FRAME);
+}
+
+static tempo_drop_reason input_ack_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    (void)ctx;
+    m->u.input_ack.ack = get_frame(r);
+    m->u.input_ack.sender_frame = get_frame(r);
+    return reader_reason(r);
+}
+
+static bool input_ack_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    (void)input_size;
+    return a->u.input_ack.ack == b->u.input_ack.ack &&
+           a->u.input_ack.sender_frame == b->u.input_ack.sender_frame;
+}
+
+static void ping_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    (void)a;
+    tempo_bitwriter_bits(w, m->u.ping.time_us, 32);
+}
+
+static tempo_drop_reason ping_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    (void)ctx;
+    m->u.ping.time_us = get_bits(r, 32);
+    return reader_reason(r);
+}
+
+static bool ping_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    (void)input_size;
+    return a->u.ping.time_us == b->u.ping.time_us;
+}
+
+static void quality_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    (void)a;
+    tempo_bitwriter_svarint(w, m->u.quality.advantage_q8, G_Q8);
+}
+
+static tempo_drop_reason quality_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    (void)ctx;
+    m->u.quality.advantage_q8 = get_q8(r);
+    return reader_reason(r);
+}
+
+static bool quality_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    (void)input_size;
+    return a->u.quality.advantage_q8 == b->u.quality.advantage_q8;
+}
+
+static void checksum_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    (void)a;
+    tempo_bitwriter_uvarint(w, (uint32_t)m->u.checksum.frame, G_FRAME);
+    if (m->u.checksum.frame != 0) {
+        tempo_bitwriter_bits(w, (uint32_t)m->u.checksum.checksum, 32);
+        tempo_bitwriter_bits(w, (uint32_t)(m->u.checksum.checksum >> 32), 32);
+    }
+    tempo_bitwriter_uvarint(w, (uint32_t)m->u.checksum.ack, G_FRAME);
+}
+
+static tempo_drop_reason checksum_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    (void)ctx;
+    m->u.checksum.frame = get_frame(r);
+    m->u.checksum.checksum = 0;
+    if (m->u.checksum.frame != 0) {
+        m->u.checksum.checksum = get_bits(r, 32);
+        m->u.checksum.checksum |= (uint64_t)get_bits(r, 32) << 32;
+    }
+    m->u.checksum.ack = get_frame(r);
+    return reader_reason(r);
+}
+
+static bool checksum_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    (void)input_size;
+    return a->u.checksum.frame == b->u.checksum.frame &&
+           a->u.checksum.checksum == b->u.checksum.checksum && a->u.checksum.ack == b->u.checksum.ack;
+}
+
+/* DISCONNECT: the type says it all (the sender leaves). */
+static void empty_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    (void)w, (void)m, (void)a;
+}
+
+static tempo_drop_reason empty_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    (void)ctx, (void)m;
+    return reader_reason(r);
+}
+
+static bool empty_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    (void)a, (void)b, (void)input_size;
+    return true;
+}
+
+/* ---- the registry ---- */
+
+struct codec_type {
+    const char *name; /* NULL: the number is free */
+    void (*put)(tempo_bitwriter *w, const tempo_msg *m, const put_args *a);
+    tempo_drop_reason (*get)(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m);
+    bool (*equal)(const tempo_msg *a, const tempo_msg *b, int input_size);
+};
+
+/* Indexed by type; numbers up to PACKET_MAX_TYPE (127) are free to add. */
+static const struct codec_type registry[TEMPO_MSG_TYPE_COUNT_] = {
+    [TEMPO_MSG_SYNC_REQUEST] = {"sync_request", sync_put, sync_get, sync_equal},
+    [TEMPO_MSG_SYNC_REPLY] = {"sync_reply", sync_put, sync_get, sync_equal},
+    [TEMPO_MSG_INPUT] = {"input", input_put, input_get, input_equal},
+    [TEMPO_MSG_INPUT_ACK] = {"input_ack", input_ack_put, input_ack_get, input_ack_equal},
+    [TEMPO_MSG_PING] = {"ping", ping_put, ping_get, ping_equal},
+    [TEMPO_MSG_PONG] = {"pong", ping_put, ping_get, ping_equal},
+    [TEMPO_MSG_QUALITY] = {"quality", quality_put, quality_get, quality_equal},
+    [TEMPO_MSG_CHECKSUM] = {"checksum", checksum_put, checksum_get, checksum_equal},
+    [TEMPO_MSG_DISCONNECT] = {"disconnect", empty_put, empty_get, empty_equal},
+};
+
+static const struct codec_type *lookup(uint8_t type)
+{
+    return type < TEMPO_MSG_TYPE_COUNT_ && registry[type].name != NULL ? &registry[type] : NULL;
+}
+
+bool tempo_msg_type_known(uint8_t type) { return lookup(type) != NULL; }
+
+const char *tempo_msg_type_name(uint8_t type)
+{
+    const struct codec_type *t = lookup(type);
+    return t != NULL ? t->name : "unknown";
+}
+
+static bool emit(const tempo_msg *m, const tempo_codec_ctx *ctx, const input_refs *refs,
+                 int count, uint8_t *buf, size_t cap, size_t *size)
+{
+    const struct codec_type *t = lookup(m->type);
+    TEMPO_ASSERT(t != NULL); /* msg_valid checked the type */
+    put_args a = {ctx, refs, count};
+    tempo_bitwriter w;
+    tempo_bitwriter_init(&w, buf, cap);
+    t->put(&w, m, &a);
+    *size = tempo_bitwriter_bytes_written(&w);
+    return !w.failed;
+}
+
+bool tempo_codec_msg_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    if (a->session_id != b->session_id || a->sequence != b->sequence || a->type != b->type)
+        return false;
+    const struct codec_type *t = lookup(a->type);
+    return t == NULL || t->equal(a, b, input_size);
+}
+
+/* ---- whole datagrams and bodies ---- */
+
+int tempo_codec_decode_body(uint8_t type, const uint8_t *data, size_t size,
+                            const tempo_codec_ctx *ctx, tempo_msg *out, tempo_drop_reason *reason)
+{
+    tempo_drop_reason unused;
+    if (reason == NULL)
+        reason = &unused;
+    *reason = TEMPO_DROP_NONE;
+    if ((data == NULL && size != 0) || out == NULL || (ctx != NULL && !ctx_ok(ctx)))
+        return TEMPO_E_INVALID_ARG;
+    const struct codec_type *t = lookup(type);
+    if (t == NULL)
+        *reason = TEMPO_DROP_BAD_TYPE;
+    else if (size > FRAG_MAX_PAYLOAD)
+        *reason = TEMPO_DROP_TOO_LONG;
+    if (*reason != TEMPO_DROP_NONE)
+        return TEMPO_E_MALFORMED;
+    tempo_bitreader r;
+    tempo_bitreader_init(&r, data, size);
+    out->type = type;
+    *reason = t->get(&r, ctx, out);
+    if (*reason == TEMPO_DROP_NONE && !tempo_bitreader_at_end(&r))
+        *reason = TEMPO_DROP_TRAILING;
+    return *reason == TEMPO_DROP_NONE ? TEMPO_OK : TEMPO_E_MALFORMED;
+}
+
+/* The header checks of a plain, whole datagram, in PROTOCOL.md's order. */
+static tempo_drop_reason whole_header(const uint8_t *data, size_t size, tempo_packet_view *v)
+{
+    tempo_drop_reason why;
+    if (packet_read(data, size, v, &why) != TEMPO_OK)
+        return why;
+    if (v->h.sealed)
+        return TEMPO_DROP_SEALED;
+    if (v->h.fragment)
+        return TEMPO_DROP_FRAGMENT;
+    if (lookup(v->h.type) == NULL)
         return TEMPO_DROP_BAD_TYPE;
     return TEMPO_DROP_NONE;
 }
@@ -562,13 +743,13 @@ int tempo_codec_decode(const uint8_t *data, size_t size, const tempo_codec_ctx *
     *reason = TEMPO_DROP_NONE;
     if ((data == NULL && size != 0) || out == NULL || (ctx != NULL && !ctx_ok(ctx)))
         return TEMPO_E_INVALID_ARG;
-    tempo_bitreader r;
-    *reason = get_header(&r, data, size, &out->session_id, &out->sequence, &out->type);
-    if (*reason == TEMPO_DROP_NONE)
-        *reason = get_body(&r, ctx, out);
-    if (*reason == TEMPO_DROP_NONE && !tempo_bitreader_at_end(&r))
-        *reason = TEMPO_DROP_TRAILING;
-    return *reason == TEMPO_DROP_NONE ? TEMPO_OK : TEMPO_E_MALFORMED;
+    tempo_packet_view v;
+    *reason = whole_header(data, size, &v);
+    if (*reason != TEMPO_DROP_NONE)
+        return TEMPO_E_MALFORMED;
+    out->session_id = v.h.session_id;
+    out->sequence = v.h.sequence;
+    return tempo_codec_decode_body(v.h.type, data + v.body, v.body_size, ctx, out, reason);
 }
 
 int tempo_codec_peek_header(const uint8_t *data, size_t size, uint32_t *session_id,
@@ -580,63 +761,12 @@ int tempo_codec_peek_header(const uint8_t *data, size_t size, uint32_t *session_
     *reason = TEMPO_DROP_NONE;
     if ((data == NULL && size != 0) || session_id == NULL || sequence == NULL || type == NULL)
         return TEMPO_E_INVALID_ARG;
-    tempo_bitreader r;
-    *reason = get_header(&r, data, size, session_id, sequence, type);
-    return *reason == TEMPO_DROP_NONE ? TEMPO_OK : TEMPO_E_MALFORMED;
-}
-
-/* ---- comparison ---- */
-
-static bool input_equal(const tempo_msg_input *a, const tempo_msg_input *b, int input_size)
-{
-    if (a->player_mask != b->player_mask || a->start != b->start || a->count != b->count ||
-        a->ack != b->ack || a->sender_frame != b->sender_frame ||
-        a->disconnected_mask != b->disconnected_mask)
-        return false;
-    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
-        if (((a->disconnected_mask >> p) & 1u) && (a->disconnect_frame[p] != b->disconnect_frame[p] ||
-                                                    a->have_until[p] != b->have_until[p]))
-            return false;
-    size_t n = (size_t)popcount8(a->player_mask) * (size_t)a->count * (size_t)input_size;
-    return n <= sizeof a->data && memcmp(a->data, b->data, n) == 0;
-}
-
-static bool sync_equal(const tempo_msg_sync *a, const tempo_msg_sync *b)
-{
-    if (a->nonce != b->nonce || a->config_hash != b->config_hash ||
-        a->num_players != b->num_players || a->input_size != b->input_size ||
-        a->player_mask != b->player_mask || a->ready_mask != b->ready_mask || a->ready != b->ready)
-        return false;
-    for (int p = 0; p < a->num_players && p < TEMPO_MAX_PLAYERS; p++)
-        if (a->rtt_ms[p] != b->rtt_ms[p])
-            return false;
-    return true;
-}
-
-bool tempo_codec_msg_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
-{
-    if (a->session_id != b->session_id || a->sequence != b->sequence || a->type != b->type)
-        return false;
-    switch (a->type) {
-    case TEMPO_MSG_SYNC_REQUEST:
-    case TEMPO_MSG_SYNC_REPLY: return sync_equal(&a->u.sync, &b->u.sync);
-    case TEMPO_MSG_INPUT: return input_equal(&a->u.input, &b->u.input, input_size);
-    case TEMPO_MSG_INPUT_ACK:
-        return a->u.input_ack.ack == b->u.input_ack.ack &&
-               a->u.input_ack.sender_frame == b->u.input_ack.sender_frame;
-    case TEMPO_MSG_PING:
-    case TEMPO_MSG_PONG: return a->u.ping.time_us == b->u.ping.time_us;
-    case TEMPO_MSG_QUALITY:
-        return a->u.quality.frame == b->u.quality.frame &&
-               a->u.quality.advantage_q8 == b->u.quality.advantage_q8 &&
-               a->u.quality.lead_q8 == b->u.quality.lead_q8;
-    case TEMPO_MSG_CHECKSUM:
-        return a->u.checksum.frame == b->u.checksum.frame &&
-               a->u.checksum.checksum == b->u.checksum.checksum && a->u.checksum.ack == b->u.checksum.ack;
-    case TEMPO_MSG_DISCONNECT:
-        return a->u.disconnect.reason == b->u.disconnect.reason &&
-               a->u.disconnect.player == b->u.disconnect.player &&
-               a->u.disconnect.frame == b->u.disconnect.frame;
-    default: return true;
-    }
+    tempo_packet_view v;
+    *reason = whole_header(data, size, &v);
+    if (*reason != TEMPO_DROP_NONE)
+        return TEMPO_E_MALFORMED;
+    *session_id = v.h.session_id;
+    *sequence = v.h.sequence;
+    *type = v.h.type;
+    return TEMPO_OK;
 }

@@ -2,10 +2,16 @@
  * codec.h — tempo's messages and their wire form (specified byte by byte in
  * docs/PROTOCOL.md).
  *
- * A datagram holds one message: a fixed header (protocol byte, session id,
- * sequence) and a bit-packed body. Every byte that arrives is hostile: the
- * decoder is bounds-checked, never allocates, never reads past the buffer,
- * range-checks every field, and says why it rejected a datagram.
+ * A datagram holds one message: the 8-byte packet header (wire/packet.h)
+ * and a bit-packed body. One registry lists every message type with its name
+ * and body codec; a type not in it is BAD_TYPE. Every byte that arrives is
+ * hostile: the decoder is bounds-checked, never allocates, never reads past
+ * the buffer, range-checks every field, and says why it rejected a datagram.
+ *
+ * Bodies can be coded alone (tempo_codec_encode_body / decode_body) for a
+ * receiver that reads the header itself (replay window, seal, fragments);
+ * tempo_codec_encode / decode do header and body together for one plain,
+ * unfragmented datagram.
  *
  * Frames on the wire are relative: an INPUT message carries its base frame as
  * 16 bits, unwrapped by the receiver near a frame it expects, and every other
@@ -20,8 +26,9 @@
 
 #include "tempo/base.h"
 #include "tempo/transport.h"
+#include "wire/drop.h"
+#include "wire/packet.h"
 
-#define TEMPO_PROTOCOL_VERSION 2
 /* Most frames one INPUT message carries per player. */
 #define TEMPO_MSG_MAX_FRAMES 64
 /* Bytes of input one INPUT message holds at most (all players, all frames). */
@@ -37,8 +44,7 @@ typedef enum tempo_msg_type {
     TEMPO_MSG_QUALITY = 7,
     TEMPO_MSG_CHECKSUM = 8,
     TEMPO_MSG_DISCONNECT = 9,
-    TEMPO_MSG_KEEPALIVE = 10,
-    TEMPO_MSG_TYPE_COUNT_ = 11
+    TEMPO_MSG_TYPE_COUNT_ = 10 /* one past the highest; the registry has room up to 127 */
 } tempo_msg_type;
 
 /* SYNC_REQUEST / SYNC_REPLY: the handshake. The request carries a random
@@ -89,9 +95,7 @@ typedef struct tempo_msg_ping {
 
 /* QUALITY: the time-sync report of the sender. */
 typedef struct tempo_msg_quality {
-    int32_t frame;          /* sender's current frame */
     int16_t advantage_q8;   /* sender's frame advantage over the receiver, frames * 256 */
-    int16_t lead_q8;        /* sender's average lead over the receiver, frames * 256 */
 } tempo_msg_quality;
 
 /* CHECKSUM: the checksum of a check frame, for desync detection, and the
@@ -104,17 +108,6 @@ typedef struct tempo_msg_checksum {
                               up to this one (0: none yet) */
 } tempo_msg_checksum;
 
-typedef enum tempo_disconnect_reason {
-    TEMPO_DISCONNECT_LEAVING = 0,        /* the sender is leaving the match */
-    TEMPO_DISCONNECT_PLAYER_DROPPED = 1  /* the sender dropped `player` at `frame` */
-} tempo_disconnect_reason;
-
-typedef struct tempo_msg_disconnect {
-    uint8_t reason;  /* tempo_disconnect_reason */
-    uint8_t player;  /* < TEMPO_MAX_PLAYERS */
-    int32_t frame;   /* LEAVING: the sender's first frame without input */
-} tempo_msg_disconnect;
-
 typedef struct tempo_msg {
     uint32_t session_id;
     uint16_t sequence;
@@ -126,27 +119,8 @@ typedef struct tempo_msg {
         tempo_msg_ping ping;            /* PING, PONG */
         tempo_msg_quality quality;      /* QUALITY */
         tempo_msg_checksum checksum;    /* CHECKSUM */
-        tempo_msg_disconnect disconnect;/* DISCONNECT */
-    } u;                                /* KEEPALIVE has no body */
+    } u;                                /* DISCONNECT has no body: the sender leaves */
 } tempo_msg;
-
-/* Why a datagram was rejected. Counted per reason by the session. */
-typedef enum tempo_drop_reason {
-    TEMPO_DROP_NONE = 0,
-    TEMPO_DROP_TOO_SHORT,      /* shorter than the header */
-    TEMPO_DROP_TOO_LONG,       /* longer than TEMPO_MAX_DATAGRAM */
-    TEMPO_DROP_BAD_MAGIC,      /* not a tempo datagram */
-    TEMPO_DROP_BAD_VERSION,    /* another protocol version */
-    TEMPO_DROP_BAD_TYPE,       /* unknown message type */
-    TEMPO_DROP_TRUNCATED,      /* the body ends early */
-    TEMPO_DROP_BAD_VALUE,      /* a field out of range */
-    TEMPO_DROP_NO_REFERENCE,   /* INPUT delta base unknown to the receiver */
-    TEMPO_DROP_TRAILING,       /* bytes left after the body */
-    TEMPO_DROP_REASON_COUNT_
-} tempo_drop_reason;
-
-/* Short name of a reason ("truncated"...), static. */
-const char *tempo_drop_reason_name(tempo_drop_reason r);
 
 /* What the receiver knows, needed to decode an INPUT message. */
 typedef struct tempo_codec_ctx {
@@ -163,7 +137,13 @@ typedef struct tempo_codec_ctx {
     void *reference_ctx;
 } tempo_codec_ctx;
 
-/* Encode msg into buf (capacity bytes, at most TEMPO_MAX_DATAGRAM used).
+/* The registry: true if `type` is a message type of this version, and its
+ * name ("input"...; "unknown" otherwise, static). */
+bool tempo_msg_type_known(uint8_t type);
+const char *tempo_msg_type_name(uint8_t type);
+
+/* Encode msg into buf (capacity bytes, at most TEMPO_MAX_DATAGRAM used): a
+ * plain, unfragmented datagram, header and body.
  * For INPUT, `reference` gives the sender's input of each player at
  * start - 1 (the receiver already has it); if the inputs do not fit,
  * msg->u.input.count is reduced (the oldest frames are kept, data is
@@ -178,7 +158,15 @@ typedef struct tempo_codec_ctx {
  * does not fit). */
 int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf, size_t capacity);
 
-/* Decode one datagram into *out. Returns TEMPO_OK, or TEMPO_E_MALFORMED with
+/* The body of msg alone (msg->type's codec; session_id and sequence are
+ * not used) into buf, at most capacity bytes (and PACKET_MAX_BODY). Same
+ * rules and errors as tempo_codec_encode; returns the body size, which is 0
+ * for a message with no body. */
+int tempo_codec_encode_body(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf,
+                            size_t capacity);
+
+/* Decode one plain, unfragmented datagram into *out (a sealed one is
+ * SEALED, a fragment FRAGMENT). Returns TEMPO_OK, or TEMPO_E_MALFORMED with
  * *reason set (reason may be NULL). ctx may be NULL when no INPUT message is
  * expected: an INPUT is then dropped as NO_REFERENCE. TEMPO_E_INVALID_ARG for
  * NULL data (with size > 0) or out, or a ctx with fields out of range.
@@ -186,6 +174,13 @@ int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf,
  * of out's type are written, and of INPUT data only the bytes carried. */
 int tempo_codec_decode(const uint8_t *data, size_t size, const tempo_codec_ctx *ctx,
                        tempo_msg *out, tempo_drop_reason *reason);
+
+/* Decode a body of `type` (size bytes at data; a reassembled payload may be
+ * up to FRAG_MAX_PAYLOAD) into *out: out->type is set, session_id and
+ * sequence are left alone. Errors as tempo_codec_decode's body checks,
+ * BAD_TYPE for a type not in the registry. */
+int tempo_codec_decode_body(uint8_t type, const uint8_t *data, size_t size,
+                            const tempo_codec_ctx *ctx, tempo_msg *out, tempo_drop_reason *reason);
 
 /* Read only the header (session id, sequence, type) without the body.
  * Same errors as tempo_codec_decode, except those only the body shows. */
@@ -196,11 +191,5 @@ int tempo_codec_peek_header(const uint8_t *data, size_t size, uint32_t *session_
  * their type (SYNC rtt_ms only below num_players, INPUT data only the bytes
  * carried, input_size per player and frame). For tests and fuzzers. */
 bool tempo_codec_msg_equal(const tempo_msg *a, const tempo_msg *b, int input_size);
-
-/* Sequence numbers wrap: true if a is newer than b (RFC 1982 style). */
-static inline bool tempo_seq_greater(uint16_t a, uint16_t b)
-{
-    return (uint16_t)(a - b) != 0 && (uint16_t)(a - b) < 0x8000u;
-}
 
 #endif /* TEMPO_WIRE_CODEC_H */

@@ -1,6 +1,6 @@
 /*
  * test_address.c — tempo_address parse/format round trips, strict rejects,
- * equality.
+ * equality, for IPv4, IPv6 and opaque ids.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -179,6 +179,82 @@ static void test_equality(void **state)
     assert_false(tempo_address_equal(NULL, &a));
 }
 
+static void test_opaque_round_trip(void **state)
+{
+    (void)state;
+    assert_round_trip("id:0123abcd", "id:0123abcd");
+    assert_round_trip("id:00", "id:00");
+    assert_round_trip("id:DEADBEEF:7", "id:deadbeef:7");
+    assert_round_trip("id:00112233445566778899aabbccddeeff:65535",
+                      "id:00112233445566778899aabbccddeeff:65535");
+    assert_round_trip("id:ff:0", "id:ff"); /* port 0 is not written */
+    tempo_address a;
+    assert_int_equal(tempo_address_parse(&a, "id:0a0b0c:9"), TEMPO_OK);
+    assert_int_equal(a.family, TEMPO_ADDRESS_OPAQUE);
+    assert_int_equal(a.id_size, 3);
+    assert_int_equal(a.bytes[0], 0x0a);
+    assert_int_equal(a.bytes[2], 0x0c);
+    assert_int_equal(a.bytes[3], 0);
+    assert_int_equal(a.port, 9);
+    /* the longest text still fits TEMPO_ADDRESS_STRLEN */
+    assert_true(strlen("id:00112233445566778899aabbccddeeff:65535") < TEMPO_ADDRESS_STRLEN);
+}
+
+static void test_opaque_rejects_malformed(void **state)
+{
+    (void)state;
+    static const char *bad[] = {
+        "id:", "id:0", "id:abc", "id:0g", "id:00112233445566778899aabbccddeeff00", /* 17 bytes */
+        "id:00:", "id:00:65536", "id:00:01", "id:00 ", "ID:00", "id::00", "id:00:-1", "id-00",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tempo_address a;
+        memset(&a, 0xEE, sizeof a);
+        if (tempo_address_parse(&a, bad[i]) != TEMPO_E_ADDRESS)
+            fail_msg("accepted \"%s\"", bad[i]);
+        assert_int_equal(a.family, TEMPO_ADDRESS_NONE);
+        assert_int_equal(a.id_size, 0);
+    }
+}
+
+static void test_opaque_equality_and_builder(void **state)
+{
+    (void)state;
+    static const uint8_t id[5] = {1, 2, 3, 4, 5};
+    tempo_address a, b;
+    assert_int_equal(tempo_address_opaque(&a, id, 5, 0), TEMPO_OK);
+    assert_int_equal(tempo_address_parse(&b, "id:0102030405"), TEMPO_OK);
+    assert_true(tempo_address_equal(&a, &b));
+    char buf[TEMPO_ADDRESS_STRLEN];
+    assert_int_equal(tempo_address_format(&a, buf, sizeof buf), 13);
+    assert_string_equal(buf, "id:0102030405");
+    /* a shorter id with the same leading bytes is another peer */
+    assert_int_equal(tempo_address_opaque(&b, id, 4, 0), TEMPO_OK);
+    assert_false(tempo_address_equal(&a, &b));
+    /* bytes past id_size do not matter; the port does */
+    b = a;
+    b.bytes[10] = 7;
+    assert_true(tempo_address_equal(&a, &b));
+    b.port = 1;
+    assert_false(tempo_address_equal(&a, &b));
+    /* an IPv4 address with the same bytes is not an opaque id */
+    tempo_address v4 = tempo_address_ipv4(1, 2, 3, 4, 0);
+    assert_false(tempo_address_equal(&a, &v4));
+    assert_int_equal(tempo_address_opaque(&b, id, 0, 0), TEMPO_E_INVALID_ARG);
+    assert_int_equal(b.family, TEMPO_ADDRESS_NONE);
+    assert_int_equal(tempo_address_opaque(&b, id, 17, 0), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_address_opaque(&b, NULL, 4, 0), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_address_opaque(NULL, id, 4, 0), TEMPO_E_INVALID_ARG);
+    /* a hand-made opaque address with a broken size is not formatted */
+    b = a;
+    b.id_size = 17;
+    assert_int_equal(tempo_address_format(&b, buf, sizeof buf), TEMPO_E_INVALID_ARG);
+    b.id_size = 0;
+    assert_int_equal(tempo_address_format(&b, buf, sizeof buf), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_address_format(&a, buf, 5), TEMPO_E_FULL);
+    assert_string_equal(buf, "id:0");
+}
+
 static void test_bad_args(void **state)
 {
     (void)state;
@@ -205,6 +281,9 @@ int main(void)
         cmocka_unit_test(test_format_none_and_small_buffer),
         cmocka_unit_test(test_format_longest_fits_strlen),
         cmocka_unit_test(test_equality),
+        cmocka_unit_test(test_opaque_round_trip),
+        cmocka_unit_test(test_opaque_rejects_malformed),
+        cmocka_unit_test(test_opaque_equality_and_builder),
         cmocka_unit_test(test_bad_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

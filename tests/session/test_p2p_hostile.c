@@ -50,7 +50,7 @@ static int hostile_datagram(uint64_t *x, int from, int to, uint8_t *buf)
     tempo_endpoint *e = endpoint_at(&h, to, from);
     m.session_id = h.cfg.session_id;
     m.sequence = (uint16_t)(craft_rand(x) % 3 ? e->seq_max + 1 + craft_rand(x) % 4 : craft_rand(x));
-    m.type = (uint8_t)(1 + craft_rand(x) % 10);
+    m.type = (uint8_t)(1 + craft_rand(x) % (TEMPO_MSG_TYPE_COUNT_ - 1));
     int np = h.players;
     int32_t hint = p2p_wanted_from(h.peer[to].s, e);
     int32_t near = (int32_t)((int64_t)hint + (int64_t)(craft_rand(x) % 401) - 200);
@@ -103,19 +103,13 @@ static int hostile_datagram(uint64_t *x, int from, int to, uint8_t *buf)
         break;
     case TEMPO_MSG_PING:
     case TEMPO_MSG_PONG: m.u.ping.time_us = (uint32_t)craft_rand(x); break;
-    case TEMPO_MSG_QUALITY:
-        m.u.quality.frame = wild;
-        m.u.quality.advantage_q8 = (int16_t)craft_rand(x);
-        m.u.quality.lead_q8 = (int16_t)craft_rand(x);
-        break;
+    case TEMPO_MSG_QUALITY: m.u.quality.advantage_q8 = (int16_t)craft_rand(x); break;
     case TEMPO_MSG_CHECKSUM:
         m.u.checksum.frame = (int32_t)(craft_rand(x) % 2 ? (uint64_t)(hint / 30 * 30 + 30 * (int32_t)(craft_rand(x) % 5)) : (uint64_t)wild);
         m.u.checksum.checksum = craft_rand(x);
         break;
-    case TEMPO_MSG_DISCONNECT:
-        m.u.disconnect.reason = (uint8_t)(craft_rand(x) % 300 == 0 ? 0 : 1);
-        m.u.disconnect.player = (uint8_t)(craft_rand(x) % TEMPO_MAX_PLAYERS);
-        m.u.disconnect.frame = wild;
+    case TEMPO_MSG_DISCONNECT: /* leaving is a participant's right, not an attack */
+        m.type = TEMPO_MSG_PING;
         break;
     default: break;
     }

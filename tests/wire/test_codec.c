@@ -5,7 +5,8 @@
  * the INPUT size targets, and the encoder shrinking count to fit.
  *
  * `test_codec --write-corpus DIR` writes the fuzzers' seed corpus (valid
- * packets) to DIR/codec and DIR/bitpack instead of running the tests;
+ * packets) to DIR/codec and DIR/bitpack, and streams of fragments to
+ * DIR/fragment, instead of running the tests;
  * `test_codec --print-vectors` prints the vectors as PROTOCOL.md lists them.
  */
 #include <setjmp.h>
@@ -22,6 +23,7 @@
 #include "../../fuzz/fuzz_codec_ctx.h"
 #include "wire/bitpack.h"
 #include "wire/codec.h"
+#include "wire/fragment.h"
 #include "tempo/rng.h"
 
 #define ROUND_TRIPS 5000
@@ -135,9 +137,7 @@ static void random_msg(tempo_rng *rng, int type, const tempo_codec_ctx *ctx, tem
     case TEMPO_MSG_PING:
     case TEMPO_MSG_PONG: m->u.ping.time_us = tempo_rng_next(rng); break;
     case TEMPO_MSG_QUALITY:
-        m->u.quality.frame = random_frame(rng);
         m->u.quality.advantage_q8 = (int16_t)tempo_rng_range(rng, INT16_MIN, INT16_MAX);
-        m->u.quality.lead_q8 = (int16_t)tempo_rng_range(rng, -2000, 2000);
         break;
     case TEMPO_MSG_CHECKSUM:
         m->u.checksum.frame = tempo_rng_below(rng, 4) == 0 ? 0 : random_frame(rng);
@@ -146,12 +146,7 @@ static void random_msg(tempo_rng *rng, int type, const tempo_codec_ctx *ctx, tem
                                      : (uint64_t)tempo_rng_next(rng) << 32 | tempo_rng_next(rng);
         m->u.checksum.ack = random_frame(rng);
         break;
-    case TEMPO_MSG_DISCONNECT:
-        m->u.disconnect.reason = (uint8_t)tempo_rng_below(rng, 2);
-        m->u.disconnect.player = (uint8_t)tempo_rng_below(rng, TEMPO_MAX_PLAYERS);
-        m->u.disconnect.frame = random_frame(rng);
-        break;
-    default: break;
+    default: break; /* DISCONNECT: no body */
     }
 }
 
@@ -245,24 +240,23 @@ static const struct {
     const char *name;
     const char *hex;
 } vectors[] = {
-    {"sync_request", "b2 78 56 34 12 01 00 d1 00 ef af 4c 30 20 10 90 21 00 00"},
-    {"sync_reply", "b2 78 56 34 12 02 00 d2 00 ef af 4c 30 20 10 b0 c3 7e 13 00 fb 01"},
-    {"input_lan", "b2 78 56 34 12 03 00 83 3e 20 40 00"},
-    {"input_target", "b2 78 56 34 12 04 00 83 38 81 9c 07 2c 61 29 00"},
-    {"input_changes", "b2 78 56 34 12 05 00 83 0c 30 54 26 00 23 df 43 c7 16 fe 5a d6 f7 81 03 03 06 00"},
-    {"input_players", "b2 78 56 34 12 06 00 03 17 41 c8 0a 82 07 66 61 0e 03"},
-    {"input_disconnect", "b2 78 56 34 12 07 00 93 03 23 44 22 73 c9 05"},
-    {"input_wrap", "b2 78 56 34 12 08 00 e3 ff 4f 4c 83 00 00"},
-    {"input_start0", "b2 78 56 34 12 09 00 03 00 00 c4 41 58 00"},
-    {"input_empty", "b2 78 56 34 12 0a 00 03 19 30 83 00"},
-    {"input_ack", "b2 78 56 34 12 0b 00 74 d8 ba a4 d8 ba 04"},
-    {"ping", "b2 78 56 34 12 0c 00 f5 de bc 9a 08"},
-    {"pong", "b2 78 56 34 12 0d 00 f6 de bc 9a 08"},
-    {"quality", "b2 78 56 34 12 0e 00 87 4d f0 5f 00 09"},
-    {"checksum", "b2 78 56 34 12 0f 00 88 4d f0 de bc 9a 78 56 34 12 c0 49 00"},
-    {"disconnect", "b2 78 56 34 12 10 00 79 e1 21"},
-    {"keepalive", "b2 78 56 34 12 11 00 0a"},
-    {"checksum_ack", "b2 78 56 34 12 12 00 08 80 4d 00"},
+    {"sync_request", "b3 78 56 34 12 01 00 01 0d f0 fe ca 04 03 02 01 19 02 00 00"},
+    {"sync_reply", "b3 78 56 34 12 02 00 02 0d f0 fe ca 04 03 02 01 3b ec 37 01 b0 1f"},
+    {"input_lan", "b3 78 56 34 12 03 00 03 e8 03 02 04 00"},
+    {"input_target", "b3 78 56 34 12 04 00 03 88 13 c8 7d c0 12 96 02"},
+    {"input_changes", "b3 78 56 34 12 05 00 03 c8 00 43 65 02 30 f2 3d 74 6c e1 af 65 7d 1f 38 30 60 00"},
+    {"input_players", "b3 78 56 34 12 06 00 03 70 11 84 58 41 f0 c0 2c cc 61 00"},
+    {"input_disconnect", "b3 78 56 34 12 07 00 03 39 30 42 24 32 97 5c 00"},
+    {"input_wrap", "b3 78 56 34 12 08 00 03 fe ff c4 34 08 00"},
+    {"input_start0", "b3 78 56 34 12 09 00 03 00 00 40 38 08 0b 00"},
+    {"input_empty", "b3 78 56 34 12 0a 00 03 90 01 33 08 00"},
+    {"input_ack", "b3 78 56 34 12 0b 00 04 87 ad 4b 8a ad 4b"},
+    {"ping", "b3 78 56 34 12 0c 00 05 ef cd ab 89"},
+    {"pong", "b3 78 56 34 12 0d 00 06 ef cd ab 89"},
+    {"quality", "b3 78 56 34 12 0e 00 07 ff 05"},
+    {"checksum", "b3 78 56 34 12 0f 00 08 d8 04 ef cd ab 89 67 45 23 01 9c 04"},
+    {"disconnect", "b3 78 56 34 12 10 00 09"},
+    {"checksum_ack", "b3 78 56 34 12 11 00 08 00 d8 04"},
 };
 #define VECTOR_COUNT ((int)(sizeof vectors / sizeof vectors[0]))
 
@@ -399,9 +393,7 @@ static void vector_msg(int i, tempo_msg *m, tempo_codec_ctx *ctx)
         break;
     case 13:
         m->type = TEMPO_MSG_QUALITY;
-        m->u.quality.frame = 600;
         m->u.quality.advantage_q8 = -384;
-        m->u.quality.lead_q8 = 128;
         break;
     case 14:
         m->type = TEMPO_MSG_CHECKSUM;
@@ -409,17 +401,11 @@ static void vector_msg(int i, tempo_msg *m, tempo_codec_ctx *ctx)
         m->u.checksum.checksum = 0x0123456789ABCDEFull;
         m->u.checksum.ack = 540;
         break;
-    case 15:
-        m->type = TEMPO_MSG_DISCONNECT;
-        m->u.disconnect.reason = TEMPO_DISCONNECT_PLAYER_DROPPED;
-        m->u.disconnect.player = 3;
-        m->u.disconnect.frame = 4321;
-        break;
-    case 17:
+    case 15: m->type = TEMPO_MSG_DISCONNECT; break;
+    default:
         m->type = TEMPO_MSG_CHECKSUM;
         m->u.checksum.ack = 600;
         break;
-    default: m->type = TEMPO_MSG_KEEPALIVE; break;
     }
 }
 
@@ -550,14 +536,15 @@ static void test_corrupted_datagrams_are_rejected_or_valid(void **state)
     assert_true(accepted > 0 && rejected > 0);
 }
 
-/* Start a datagram by hand: header of `type`, the body left to the caller. */
+/* Start a datagram by hand: header of `type` (the whole type byte), the
+ * body left to the caller. */
 static void craft(tempo_bitwriter *w, uint8_t *buf, size_t cap, int type)
 {
     tempo_bitwriter_init(w, buf, cap);
-    tempo_bitwriter_bits(w, 0xB2, 8);
+    tempo_bitwriter_bits(w, 0xB3, 8);
     tempo_bitwriter_bits(w, SESSION, 32);
     tempo_bitwriter_bits(w, 7, 16);
-    tempo_bitwriter_bits(w, (uint32_t)type, 4);
+    tempo_bitwriter_bits(w, (uint32_t)type, 8);
 }
 
 /* A body written by hand: 'b' = bits, 'u' = uvarint, 's' = svarint, 'r' =
@@ -588,24 +575,26 @@ static void put_ops(tempo_bitwriter *w, const craft_op *op)
 static const struct {
     const char *what;
     int type;
-    craft_op ops[10];
+    craft_op ops[12];
 } bad_values[] = {
-    {"count - 1 of 64", TEMPO_MSG_INPUT, {INPUT_HEAD(100), {'b', 1, 2}, {'u', 64, 3}, {'b', 0, 1}}},
+    {"count - 1 of 64", TEMPO_MSG_INPUT, {INPUT_HEAD(100), {'b', 1, 1}, {'b', 0, 1}, {'u', 64, 3}, {'b', 0, 1}}},
     {"a base frame unwrapping below 0 (hint 100: 0xFFF0 is -16)", TEMPO_MSG_INPUT,
      {INPUT_HEAD(0xFFF0), {'b', 0, 3}}},
     {"sparse positions not ascending", TEMPO_MSG_INPUT,
-     {INPUT_HEAD(100), {'b', 1, 2}, {'u', 0, 3}, {'b', 0, 1}, {'b', 1, 2}, {'u', 1, 2}, {'b', 5, 5},
+     {INPUT_HEAD(100), {'b', 1, 1}, {'b', 0, 1}, {'u', 0, 3}, {'b', 0, 1}, {'b', 1, 2}, {'u', 1, 2}, {'b', 5, 5},
       {'b', 3, 5}}},
     {"a changed byte with a zero XOR", TEMPO_MSG_INPUT,
-     {INPUT_HEAD(100), {'b', 1, 2}, {'u', 0, 3}, {'b', 0, 1}, {'b', 3, 2}, {'b', 1, 9}, {'b', 0, 3}}},
+     {INPUT_HEAD(100), {'b', 1, 1}, {'b', 0, 1}, {'u', 0, 3}, {'b', 0, 1}, {'b', 3, 2}, {'b', 1, 9}, {'b', 0, 3}}},
     {"a byte form with no changed byte", TEMPO_MSG_INPUT,
-     {INPUT_HEAD(100), {'b', 1, 2}, {'u', 0, 3}, {'b', 0, 1}, {'b', 3, 2}, {'b', 0, 4}}},
+     {INPUT_HEAD(100), {'b', 1, 1}, {'b', 0, 1}, {'u', 0, 3}, {'b', 0, 1}, {'b', 3, 2}, {'b', 0, 4}}},
     {"the disconnect flag with an empty mask", TEMPO_MSG_INPUT,
-     {INPUT_HEAD(100), {'b', 0, 2}, {'b', 1, 1}, {'b', 0, 2}}},
+     {INPUT_HEAD(100), {'b', 0, 3}, {'b', 1, 1}, {'b', 0, 2}}},
+    {"one player in mask form", TEMPO_MSG_INPUT,
+     {INPUT_HEAD(100), {'b', 0, 1}, {'b', 2, 2}, {'u', 0, 3}, {'b', 0, 2}}},
     {"a non-canonical varint (5, then a zero group)", TEMPO_MSG_INPUT,
-     {{'b', 100, 16}, {'b', 0x15, 5}, {'b', 0, 5}, {'s', 0, 4}, {'b', 0, 3}}},
+     {{'b', 100, 16}, {'b', 0x15, 5}, {'b', 0, 5}, {'s', 0, 4}, {'b', 0, 4}}},
     {"a frame above 2^31 - 1", TEMPO_MSG_INPUT_ACK, {{'u', INT32_MIN, 7}, {'u', 0, 7}}},
-    {"a q8 value outside int16", TEMPO_MSG_QUALITY, {{'u', 0, 7}, {'s', 40000, 6}, {'s', 0, 6}}},
+    {"a q8 value outside int16", TEMPO_MSG_QUALITY, {{'s', 40000, 6}}},
     {"a checksum's ack above 2^31 - 1", TEMPO_MSG_CHECKSUM,
      {{'u', 600, 7}, {'b', 0, 32}, {'b', 0, 32}, {'u', INT32_MIN, 7}}},
     {"an rtt above 0xFFFE", TEMPO_MSG_SYNC_REQUEST,
@@ -648,18 +637,28 @@ static void test_each_drop_reason_from_a_crafted_datagram(void **state)
     EXPECT(TEMPO_DROP_TOO_LONG, TEMPO_MAX_DATAGRAM + 1);
     buf[ping] = 0;
     EXPECT(TEMPO_DROP_TRAILING, ping + 1); /* a whole extra byte */
-    buf[ping - 1] |= 0x80;
-    EXPECT(TEMPO_DROP_TRAILING, ping); /* a padding bit set */
-    buf[0] = 0x31;                     /* 00110 001 */
+    buf[0] = 0x31; /* 0011 0 001 */
     EXPECT(TEMPO_DROP_BAD_MAGIC, ping);
-    buf[0] = 0xB1; /* 10110 001: version 1 */
+    buf[0] = 0xB2; /* 1011 0 010: version 2 */
     EXPECT(TEMPO_DROP_BAD_VERSION, ping);
-    static const int bad_types[] = {0, 11, 12, 13, 14, 15};
+    craft(&w, buf, sizeof buf, TEMPO_MSG_QUALITY);
+    tempo_bitwriter_svarint(&w, 0, 6); /* 7 bits, one bit of padding */
+    EXPECT(TEMPO_DROP_NONE, BODY_LEN);
+    buf[8] |= 0x80;
+    EXPECT(TEMPO_DROP_TRAILING, BODY_LEN); /* a padding bit set */
+    static const int bad_types[] = {0, 10, 11, 64, 127, 0x80};
     for (size_t i = 0; i < sizeof bad_types / sizeof bad_types[0]; i++) {
         craft(&w, buf, sizeof buf, bad_types[i]);
-        tempo_bitwriter_bits(&w, 0, 4);
         EXPECT(TEMPO_DROP_BAD_TYPE, BODY_LEN);
     }
+    craft(&w, buf, sizeof buf, 0x80 | TEMPO_MSG_PING); /* a fragment */
+    tempo_bitwriter_bits(&w, 0x01020304, 32);
+    EXPECT(TEMPO_DROP_FRAGMENT, BODY_LEN);
+    craft(&w, buf, sizeof buf, TEMPO_MSG_PING);
+    tempo_bitwriter_bits(&w, 0x01020304, 32);
+    buf[0] = 0xBB; /* sealed: this decoder holds no key */
+    EXPECT(TEMPO_DROP_SEALED, BODY_LEN + PACKET_TAG_SIZE);
+    EXPECT(TEMPO_DROP_TOO_SHORT, PACKET_HEADER_SIZE + PACKET_TAG_SIZE - 1);
 
     for (size_t i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++) {
         craft(&w, buf, sizeof buf, bad_values[i].type);
@@ -669,7 +668,7 @@ static void test_each_drop_reason_from_a_crafted_datagram(void **state)
         seen[TEMPO_DROP_BAD_VALUE]++;
     }
     /* NO_REFERENCE: the receiver lacks the input before the base frame */
-    static const craft_op one_frame[] = {INPUT_HEAD(100), {'b', 1, 2}, {'u', 0, 3}, {'b', 0, 2},
+    static const craft_op one_frame[] = {INPUT_HEAD(100), {'b', 1, 1}, {'b', 0, 1}, {'u', 0, 3}, {'b', 0, 2},
                                          {0, 0, 0}};
     craft(&w, buf, sizeof buf, TEMPO_MSG_INPUT);
     put_ops(&w, one_frame);
@@ -680,7 +679,7 @@ static void test_each_drop_reason_from_a_crafted_datagram(void **state)
     assert_int_equal(tempo_codec_decode(buf, BODY_LEN, NULL, &msg_b, NULL), TEMPO_E_MALFORMED);
 #undef EXPECT
 #undef BODY_LEN
-    for (int r = 0; r < TEMPO_DROP_REASON_COUNT_; r++)
+    for (int r = 0; r <= TEMPO_DROP_TRAILING; r++) /* the reasons a whole datagram can have */
         if (seen[r] == 0)
             fail_msg("drop reason %s not produced", tempo_drop_reason_name((tempo_drop_reason)r));
 }
@@ -781,8 +780,8 @@ static void test_eight_frames_of_one_player_fit_in_16_bytes(void **state)
     assert_int_equal(largest, 16); /* two changed bytes with 8 players: exactly 16 */
 }
 
-/* A LAN message: 1-2 frames, nothing changed, 2 players: 12 bytes. */
-static void test_lan_message_takes_12_bytes(void **state)
+/* A LAN message: 1-2 frames, nothing changed, 2 players: 13 bytes. */
+static void test_lan_message_takes_13_bytes(void **state)
 {
     (void)state;
     uint8_t buf[64];
@@ -792,7 +791,7 @@ static void test_lan_message_takes_12_bytes(void **state)
         vector_input(&msg_a.u.input, 0x01, 5000, count, 5000 + count - 1, 5000 + count - 1);
         for (int f = 0; f < count; f++)
             vector_reference(&ctx, 0, 0, msg_a.u.input.data + 4 * f);
-        assert_int_equal(round_trip(&msg_a, &ctx, &msg_b, buf, sizeof buf), 12);
+        assert_int_equal(round_trip(&msg_a, &ctx, &msg_b, buf, sizeof buf), 13);
     }
 }
 
@@ -880,8 +879,9 @@ static void test_encoder_rejects_invalid_messages(void **state)
     assert_int_equal(tempo_codec_encode(&msg_a, &ctx, buf, 7), TEMPO_E_FULL);
     assert_int_equal(tempo_codec_encode(NULL, &ctx, buf, sizeof buf), TEMPO_E_INVALID_ARG);
     assert_int_equal(tempo_codec_encode(&msg_a, &ctx, NULL, sizeof buf), TEMPO_E_INVALID_ARG);
-    vector_msg(15, &msg_a, &ctx); /* disconnect */
-    msg_a.u.disconnect.player = TEMPO_MAX_PLAYERS;
+    vector_msg(15, &msg_a, &ctx); /* disconnect: 8 bytes, the header alone */
+    assert_int_equal(tempo_codec_encode(&msg_a, NULL, buf, sizeof buf), 8);
+    msg_a.type = 0;
     assert_int_equal(tempo_codec_encode(&msg_a, NULL, buf, sizeof buf), TEMPO_E_INVALID_ARG);
     vector_msg(0, &msg_a, &ctx); /* sync with a mask bit beyond num_players */
     msg_a.u.sync.ready_mask = 0x04;
@@ -923,16 +923,56 @@ static int write_file(const char *dir, const char *prefix, int index, const uint
     return fclose(f) == 0 && w == n ? 0 : -1;
 }
 
+/* fuzz_fragment's records (time step, 16-bit length, datagram): every
+ * fragment of a random payload, in a random order, some twice. */
+static int write_fragment_seeds(const char *dir, tempo_rng *rng)
+{
+    static uint8_t payload[FRAG_MAX_PAYLOAD], stream[2 * FRAG_MAX_COUNT * (TEMPO_MAX_DATAGRAM + 3)];
+    for (int k = 0; k < 12; k++) {
+        size_t size = k == 0 ? FRAG_MAX_PAYLOAD : FRAG_CHUNK + 1 + tempo_rng_below(rng, 6000);
+        for (size_t i = 0; i < size; i++)
+            payload[i] = (uint8_t)tempo_rng_next(rng);
+        int count = frag_count(size), order[2 * FRAG_MAX_COUNT], n = 0;
+        for (int i = 0; i < count; i++) {
+            order[n++] = i;
+            if (tempo_rng_below(rng, 4) == 0)
+                order[n++] = i;
+        }
+        for (int i = n - 1; i > 0 && k % 2 == 1; i--) {
+            int j = (int)tempo_rng_below(rng, (uint32_t)i + 1), t = order[i];
+            order[i] = order[j], order[j] = t;
+        }
+        size_t at = 0;
+        tempo_packet_header h = {SESSION, 0, (uint8_t)(1 + k), false, false};
+        for (int i = 0; i < n; i++) {
+            h.sequence = (uint16_t)i;
+            int len = frag_write(&h, (uint16_t)k, payload, size, order[i], stream + at + 3,
+                                 TEMPO_MAX_DATAGRAM);
+            if (len <= 0)
+                return -1;
+            stream[at] = (uint8_t)tempo_rng_below(rng, 4);
+            stream[at + 1] = (uint8_t)len;
+            stream[at + 2] = (uint8_t)(len >> 8);
+            at += 3 + (size_t)len;
+        }
+        if (write_file(dir, "f", k, stream, at) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Valid packets under each fuzz context, every type, plus the vectors; the
  * bitpack seeds are packets behind a random list of reader operations. */
 static int write_corpus(const char *root)
 {
-    char codec_dir[900], bitpack_dir[900];
+    char codec_dir[900], bitpack_dir[900], fragment_dir[900];
     snprintf(codec_dir, sizeof codec_dir, "%s/codec", root);
     snprintf(bitpack_dir, sizeof bitpack_dir, "%s/bitpack", root);
+    snprintf(fragment_dir, sizeof fragment_dir, "%s/fragment", root);
     mkdir(root, 0777);
     mkdir(codec_dir, 0777);
     mkdir(bitpack_dir, 0777);
+    mkdir(fragment_dir, 0777);
     uint8_t buf[TEMPO_MAX_DATAGRAM], seed_buf[TEMPO_MAX_DATAGRAM + 64];
     int files = 0;
     tempo_rng rng;
@@ -967,6 +1007,8 @@ static int write_corpus(const char *root)
         if (n <= 0 || write_file(codec_dir, "v", i, buf, (size_t)n) != 0)
             return -1;
     }
+    if (write_fragment_seeds(fragment_dir, &rng) != 0)
+        return -1;
     printf("wrote %d codec seeds to %s\n", files + VECTOR_COUNT, codec_dir);
     return 0;
 }
@@ -1002,7 +1044,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_drop_reason_names_are_distinct),
         cmocka_unit_test(test_base_frame_unwraps_across_the_16_bit_wrap),
         cmocka_unit_test(test_eight_frames_of_one_player_fit_in_16_bytes),
-        cmocka_unit_test(test_lan_message_takes_12_bytes),
+        cmocka_unit_test(test_lan_message_takes_13_bytes),
         cmocka_unit_test(test_encoder_shrinks_count_to_fit_capacity),
         cmocka_unit_test(test_encoder_rejects_invalid_messages),
         cmocka_unit_test(test_sync_sends_rtt_only_for_players_in_the_match),
