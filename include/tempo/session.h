@@ -575,6 +575,13 @@ typedef struct tempo_synctest_report {
 TEMPO_API tempo_result tempo_session_synctest_report(const tempo_session *s,
                                                      tempo_synctest_report *out);
 
+/* ---- names --------------------------------------------------------------- */
+
+/* The name of an event kind, lowercase without the prefix: "connected",
+ * "synchronizing", ..., "waiting_over", "timesync", "input_delay"; "unknown"
+ * for a value that is no tempo_event_kind. Static storage, never NULL. */
+TEMPO_API const char *tempo_event_name(tempo_event_kind kind);
+
 #ifdef __cplusplus
 }
 #endif
