@@ -119,10 +119,13 @@ run_mesh 2
 echo "4 peers on loopback:"
 run_mesh 4
 
-echo "2 peers through tempo-netem (transatlantic):"
+# tempo-netem by host name, a profile with two fields set explicitly: its
+# statistics must name the link and show the delay really added.
+echo "2 peers through tempo-netem (transatlantic with delay 60 ms, loss 3%):"
+"$netem" --help | grep -q -- "--reorder-delay" || fail "tempo-netem --help lacks --reorder-delay"
 a=$base; b=$((base + 1)); listen=$((base + 2)); up=$((base + 3))
-"$netem" --listen 127.0.0.1:$listen --forward 127.0.0.1:$b --up 127.0.0.1:$up \
-    --profile transatlantic --seed 3 --quiet > "$dir/netem.out" 2> "$dir/netem.err" &
+"$netem" --listen localhost:$listen --forward localhost:$b --up localhost:$up \
+    --profile transatlantic --delay 60 --loss 3 --seed 3 > "$dir/netem.out" 2> "$dir/netem.err" &
 netem_pid=$!
 sleep 0.2
 "$arena" --headless --players 2 --player 0 --port $a --peer 1=127.0.0.1:$listen \
@@ -137,5 +140,11 @@ kill "$netem_pid" 2>/dev/null
 wait "$netem_pid" 2>/dev/null
 [ $r0 -eq 0 ] && [ $r1 -eq 0 ] || fail "a peer behind tempo-netem exited with an error"
 same_final "$dir/far-0.out" "$dir/far-1.out" || fail "the peers behind tempo-netem disagree"
+stats=$(grep 'client->server' "$dir/netem.out")
+echo "$stats" | grep -q "profile transatlantic with delay 60 ms, loss 3%:" ||
+    fail "tempo-netem's statistics do not name the link: $stats"
+mean=$(echo "$stats" | sed -n 's/.*client->server.* mean \([0-9]*\)\.[0-9] ms .*|.*server->client.*/\1/p')
+[ -n "$mean" ] && [ "$mean" -ge 60 ] || fail "tempo-netem's mean delay is not 60 ms or more: $stats"
+echo "  tempo-netem: client->server mean $mean ms"
 
 echo "arena_multiprocess: ok"

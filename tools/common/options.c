@@ -123,7 +123,7 @@ static option_status store(const option_command *cmd, const option_spec *s, cons
         return OPTIONS_OK;
     case OPTION_CUSTOM: {
         char why[160] = "";
-        if (s->parse(out, value, why, sizeof why))
+        if (s->parse(field, value, why, sizeof why))
             return OPTIONS_OK;
         if (!why[0]) {
             char buf[96];
@@ -237,4 +237,6 @@ void options_usage(const option_command *cmd, FILE *f)
     fprintf(f, "  -h, --help%*sprint this help and exit\n", USAGE_COLUMN - 12, "");
     if (cmd->epilogue)
         fprintf(f, "\n%s", cmd->epilogue);
+    if (cmd->more_help)
+        cmd->more_help(f);
 }

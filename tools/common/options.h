@@ -43,11 +43,12 @@ typedef enum option_kind {
 #define OPTION_REQUIRED 1u /* must be given */
 #define OPTION_REPEAT 2u   /* may be given more than once (CUSTOM only) */
 
-/* OPTION_CUSTOM: read `value` into the struct `out` (the whole struct, so a
- * repeated option can append to an array). On failure return false and
- * write into why[0..why_size) what is wrong and what is allowed; the parser
- * prints it after the option's name and value. */
-typedef bool (*option_parse_fn)(void *out, const char *value, char *why, size_t why_size);
+/* OPTION_CUSTOM: read `value` into `field`, the caller's struct at the
+ * spec's offset (offset 0 gives the whole struct, for an option that fills
+ * several fields or appends to an array). On failure return false and write
+ * into why[0..why_size) what is wrong and what is allowed; the parser prints
+ * it after the option's name and value. */
+typedef bool (*option_parse_fn)(void *field, const char *value, char *why, size_t why_size);
 
 typedef struct option_spec {
     const char *name;     /* without the dashes: "players" is --players */
@@ -70,6 +71,9 @@ typedef struct option_command {
     const option_spec *specs;
     int count;             /* entries of specs, at most 64 */
     const char *epilogue;  /* printed after the options (exit codes, examples); may be NULL */
+    /* Prints more help after the epilogue, for lists known only at run time
+     * (the library's link profiles); may be NULL. */
+    void (*more_help)(FILE *f);
 } option_command;
 
 /* What options_parse found. */

@@ -141,7 +141,7 @@ bool platform_resolve(const char *text, int family, tempo_address *out, char *wh
             snprintf(why, why_size, "want an %s address", only);
             return false;
         }
-        if (a.port == 0 && !strchr(text, ']')) { /* "::1" alone carries no port */
+        if (a.family == TEMPO_ADDRESS_IPV6 && text[0] != '[') { /* "::1" carries no port */
             snprintf(why, why_size, "no port; want [v6]:port");
             return false;
         }
