@@ -1,7 +1,10 @@
 #!/bin/sh
 # Real processes, real UDP on loopback: 2 and 4 tempo-arena peers, and a pair
 # through tempo-netem's transatlantic profile. Every peer must print the same
-# "final frame=F checksum=..." line.
+# "final frame=F checksum=..." line. Also: the command line (--help, usage
+# errors naming the allowed range), the same seed giving the same match
+# however the peers' starts are staggered, an unreachable peer failing
+# within the connect timeout, and an IPv6 pair when the machine has ::1.
 # usage: arena_multiprocess.sh <tempo-arena> <tempo-netem> <work dir>
 set -u
 arena=$1
@@ -42,15 +45,87 @@ run_mesh() { # number of peers
     base=$((base + n))
 }
 
+echo "command line:"
+out=$("$arena" --help 2>&1); rc=$?
+[ $rc -eq 0 ] || fail "--help exited $rc"
+for opt in players player port peer frames seed input-delay auto-delay connect-timeout \
+           timeout verbose quiet headless help; do
+    echo "$out" | grep -q -- "--$opt" || fail "--help does not list --$opt"
+done
+usage_error() { # expected text, then arguments
+    want=$1; shift
+    msg=$("$arena" "$@" 2>&1 >/dev/null); rc=$?
+    [ $rc -eq 2 ] || fail "'$*' exited $rc, not 2"
+    echo "$msg" | grep -qF -- "$want" || fail "'$*' said '$msg', without '$want'"
+    echo "  $*: $(echo "$msg" | head -n 1)"
+}
+usage_error "--players 0: out of range, want 1..8" --players 0
+usage_error "--frames abc: not a whole number, want 1..10000000" --frames abc
+usage_error "--input-delay 99: out of range, want 0..8" --input-delay 99
+usage_error "--player x: want a player number 0..7" --players 2 --player x
+usage_error "--player 3: want a player below --players, 0..1" \
+    --players 2 --player 3 --port $base --peer 1=127.0.0.1:$((base + 1)) --frames 10
+usage_error "player 1 is neither" --players 2 --player 0 --port $base --frames 10
+usage_error "--player is required" --players 2
+
+echo "unreachable peer:"
+t0=$(date +%s)
+"$arena" --players 2 --player 0 --port $base --peer 1=127.0.0.1:$((base + 1)) \
+    --frames 10 --connect-timeout 2 > "$dir/lonely.out" 2> "$dir/lonely.err"
+rc=$?; t1=$(date +%s)
+[ $rc -eq 1 ] || fail "a peer without an answer exited $rc, not 1"
+[ $((t1 - t0)) -le 4 ] || fail "a 2 s connect timeout took $((t1 - t0)) s"
+grep -q "did not start within 2 s: no answer from player 1 at 127.0.0.1:$((base + 1))" \
+    "$dir/lonely.err" || fail "the connect timeout does not name the silent peer"
+echo "  $(tail -n 1 "$dir/lonely.err")"
+base=$((base + 2))
+
+# Two peers, the second started `stagger` seconds after the first; prints
+# the final line both agreed on.
+run_pair() { # name stagger host
+    name=$1; stagger=$2; host=$3
+    "$arena" --players 2 --player 0 --port $base --peer 1=$host:$((base + 1)) \
+        --frames $frames --seed 21 --timeout 60 > "$dir/$name-0.out" 2> "$dir/$name-0.err" &
+    p0=$!
+    sleep "$stagger"
+    "$arena" --players 2 --player 1 --port $((base + 1)) --peer 0=$host:$base \
+        --frames $frames --seed 21 --timeout 60 > "$dir/$name-1.out" 2> "$dir/$name-1.err"
+    r1=$?
+    wait $p0; r0=$?
+    base=$((base + 2))
+    [ $r0 -eq 0 ] && [ $r1 -eq 0 ] || return 1
+    same_final "$dir/$name-0.out" "$dir/$name-1.out" > /dev/null || return 1
+    grep '^final ' "$dir/$name-0.out"
+}
+
+echo "the same seed twice, starts staggered differently:"
+first=$(run_pair seed-a 0 127.0.0.1) || fail "the first same-seed match failed"
+second=$(run_pair seed-b 1 127.0.0.1) || fail "the second same-seed match failed"
+[ "$first" = "$second" ] || fail "the same seed ended differently: '$first', then '$second'"
+echo "  $first, twice"
+
+echo "2 peers over IPv6 loopback:"
+if v6=$(run_pair v6 0 "[::1]"); then
+    [ "$v6" = "$first" ] || fail "IPv6 ended differently from IPv4: '$v6', '$first'"
+    echo "  $v6"
+elif grep -q "cannot bind IPv6" "$dir/v6-0.err"; then
+    echo "  skipped: no IPv6 on this machine"
+else
+    fail "the IPv6 pair failed"
+fi
+
 echo "2 peers on loopback:"
 run_mesh 2
 echo "4 peers on loopback:"
 run_mesh 4
 
-echo "2 peers through tempo-netem (transatlantic):"
+# tempo-netem by host name, a profile with two fields set explicitly: its
+# statistics must name the link and show the delay really added.
+echo "2 peers through tempo-netem (transatlantic with delay 60 ms, loss 3%):"
+"$netem" --help | grep -q -- "--reorder-delay" || fail "tempo-netem --help lacks --reorder-delay"
 a=$base; b=$((base + 1)); listen=$((base + 2)); up=$((base + 3))
-"$netem" --listen 127.0.0.1:$listen --forward 127.0.0.1:$b --up 127.0.0.1:$up \
-    --profile transatlantic --seed 3 --quiet > "$dir/netem.out" 2> "$dir/netem.err" &
+"$netem" --listen localhost:$listen --forward localhost:$b --up localhost:$up \
+    --profile transatlantic --delay 60 --loss 3 --seed 3 > "$dir/netem.out" 2> "$dir/netem.err" &
 netem_pid=$!
 sleep 0.2
 "$arena" --headless --players 2 --player 0 --port $a --peer 1=127.0.0.1:$listen \
@@ -65,7 +140,11 @@ kill "$netem_pid" 2>/dev/null
 wait "$netem_pid" 2>/dev/null
 [ $r0 -eq 0 ] && [ $r1 -eq 0 ] || fail "a peer behind tempo-netem exited with an error"
 same_final "$dir/far-0.out" "$dir/far-1.out" || fail "the peers behind tempo-netem disagree"
+stats=$(grep 'client->server' "$dir/netem.out")
+echo "$stats" | grep -q "profile transatlantic with delay 60 ms, loss 3%:" ||
+    fail "tempo-netem's statistics do not name the link: $stats"
+mean=$(echo "$stats" | sed -n 's/.*client->server.* mean \([0-9]*\)\.[0-9] ms .*|.*server->client.*/\1/p')
+[ -n "$mean" ] && [ "$mean" -ge 60 ] || fail "tempo-netem's mean delay is not 60 ms or more: $stats"
+echo "  tempo-netem: client->server mean $mean ms"
 
-"$arena" --players 2 >/dev/null 2>&1
-[ $? -eq 2 ] || fail "a usage error did not exit 2"
 echo "arena_multiprocess: ok"

@@ -600,13 +600,10 @@ static int run_window(const arena_options *o)
 int main(int argc, char **argv)
 {
     arena_options o;
-    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        arena_options_usage(stdout);
-        return EXIT_OK;
-    }
-    if (!arena_options_parse(argc, argv, &o)) {
-        arena_options_usage(stderr);
-        return EXIT_USAGE;
+    switch (arena_options_parse(argc, argv, &o)) {
+    case ARENA_OPTIONS_HELP: return EXIT_OK;
+    case ARENA_OPTIONS_USAGE: return EXIT_USAGE;
+    case ARENA_OPTIONS_RUN: break;
     }
     return o.headless_frames > 0 ? run_headless(&o) : run_window(&o);
 }

@@ -38,6 +38,7 @@ typedef struct arena_peer {
 
 typedef struct arena_options {
     arena_mode mode;
+    bool synctest;       /* --synctest given (mode says what runs) */
     int players;         /* 2..ARENA_MAX_PLAYERS */
     int me;              /* the player this machine's devices drive */
     uint64_t seed;       /* board and bots; peers must agree */
@@ -58,9 +59,14 @@ typedef struct arena_options {
 #define ARENA_MAX_DELAY_MS 200
 #define ARENA_MAX_INPUT_DELAY 10
 
-/* Parse argv into *o. False on a usage error (the reason is printed). */
-bool arena_options_parse(int argc, char **argv, arena_options *o);
-void arena_options_usage(FILE *f);
+typedef enum arena_options_result {
+    ARENA_OPTIONS_RUN,   /* *o is filled */
+    ARENA_OPTIONS_HELP,  /* the usage went to stdout: exit 0 */
+    ARENA_OPTIONS_USAGE  /* the error went to stderr: exit 2 */
+} arena_options_result;
+
+/* Parse argv into *o. */
+arena_options_result arena_options_parse(int argc, char **argv, arena_options *o);
 
 /* ---- the simulated network (arena_lag.c) --------------------------------- */
 

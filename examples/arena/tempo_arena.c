@@ -1,168 +1,363 @@
 /*
  * tempo_arena.c — one arena peer per process over real UDP, played by bots.
  *
- *   tempo-arena --headless --players N --player I[,J...] --port P
- *               --peer I=host:port [--peer ...] --frames F --seed S
- *               [--input-delay D | --auto-delay] [--timeout S] [--verbose]
+ *   tempo-arena --players N --player I[,J...] --port P --peer I=HOST:PORT ...
+ *               --frames F [--seed S] [--input-delay D | --auto-delay] ...
  *
+ * (tempo-arena --help lists every option; docs/DEMO.md shows matches.)
  * Every player is either local (--player) or at a peer address (--peer;
- * players sharing an address share a machine). The program ticks at 60 Hz
- * of the real clock, feeds its bots' inputs to a tempo p2p session, runs the
- * arena in arena mode, and once frame F is confirmed (every peer's input for
- * every frame below it known, so no rollback can change it) prints
+ * players sharing an address share a machine). The program opens one UDP
+ * socket of the peers' family (IPv4 or IPv6), ticks at 60 Hz of the real
+ * clock, feeds its bots' inputs to a tempo p2p session, runs the arena in
+ * arena mode, and once frame F is confirmed (every peer's input for every
+ * frame below it known, so no rollback can change it) prints
  *
  *   final frame=<F> checksum=<16 hex digits>
  *
- * the checksum of the game state at frame F. Every peer of a match must
- * print the same line. It then lingers a moment, still answering, so peers
- * that lost a datagram can get its repeat. Exit codes: 0 done, 1 runtime
- * error or timeout, 2 usage error.
+ * the checksum of the game state at frame F, on stdout. Every peer of a
+ * match must print the same line, and two matches with the same options
+ * print the same line: the bot of player p gives frame f the f-th input of
+ * a stream seeded by (seed, p), whatever the network did. Progress (the
+ * handshake, peers going silent, desyncs) goes to stderr. It then lingers a
+ * moment, still answering, so peers that lost a datagram can get its
+ * repeat. Exit codes: 0 done, 1 runtime error or timeout, 2 usage error.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "arena.h"
 #include "bot.h"
+#include "options.h"
+#include "platform.h"
 #include "tempo/udp.h"
 
-typedef struct options {
+#define MAX_INPUT_DELAY 8      /* the default prediction window */
+#define FRAME_US 16667u        /* 60 Hz */
+#define LINGER_US 1500000u     /* answering peers after the final frame */
+#define WAITING_NOTE_US 2000000u /* how often "still waiting" is said */
+
+typedef struct arena_cli {
     int players;
-    uint32_t local;                      /* local player mask */
-    tempo_address peer[ARENA_MAX_PLAYERS]; /* remote players' machines */
-    uint32_t remote;
+    uint32_t local;                        /* local player mask (--player) */
+    tempo_address peer[ARENA_MAX_PLAYERS]; /* remote players' machines (--peer) */
+    uint32_t remote;                       /* remote player mask */
     int port;
     int frames;
     uint64_t seed;
     int input_delay;
     bool auto_delay;
     int timeout_s;
+    int connect_timeout_s;
+    bool headless;
     bool verbose;
-} options;
+    bool quiet;
+} arena_cli;
 
-static int usage(const char *why)
+/* --player I[,J...]: local players, by number. The count is checked later,
+ * against --players, which may come after. */
+static bool parse_player(void *out, const char *value, char *why, size_t why_size)
 {
-    if (why)
-        fprintf(stderr, "tempo-arena: %s\n", why);
-    fprintf(stderr,
-            "usage: tempo-arena --headless --players N --player I[,J...] --port P\n"
-            "                   --peer I=host:port [--peer ...] --frames F --seed S\n"
-            "                   [--input-delay D | --auto-delay] [--timeout S] [--verbose]\n");
-    return 2;
+    arena_cli *o = out;
+    for (const char *p = value;;) {
+        char *end;
+        long k = strtol(p, &end, 10);
+        if (end == p || k < 0 || k >= ARENA_MAX_PLAYERS || (*end && *end != ',')) {
+            snprintf(why, why_size, "want a player number 0..%d, or several separated by commas",
+                     ARENA_MAX_PLAYERS - 1);
+            return false;
+        }
+        if (o->local & (1u << k)) {
+            snprintf(why, why_size, "player %ld is named twice", k);
+            return false;
+        }
+        o->local |= 1u << k;
+        if (!*end)
+            return true;
+        p = end + 1;
+    }
 }
 
-static bool int_arg(const char *s, long lo, long hi, long *out)
+/* --peer I=HOST:PORT: player I plays on the machine at that address. */
+static bool parse_peer(void *out, const char *value, char *why, size_t why_size)
 {
+    arena_cli *o = out;
     char *end;
-    errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || errno || end == s || *end || v < lo || v > hi)
+    long k = strtol(value, &end, 10);
+    if (end == value || *end != '=' || k < 0 || k >= ARENA_MAX_PLAYERS) {
+        snprintf(why, why_size, "want I=HOST:PORT with a player I in 0..%d",
+                 ARENA_MAX_PLAYERS - 1);
         return false;
-    *out = v;
+    }
+    if (o->remote & (1u << k)) {
+        snprintf(why, why_size, "player %ld already has a --peer", k);
+        return false;
+    }
+    char reason[120];
+    if (!platform_resolve(end + 1, TEMPO_ADDRESS_NONE, &o->peer[k], reason, sizeof reason)) {
+        snprintf(why, why_size, "%s", reason);
+        return false;
+    }
+    if (o->peer[k].port == 0) {
+        snprintf(why, why_size, "port 0: want the peer's port, 1..65535");
+        return false;
+    }
+    o->remote |= 1u << k;
     return true;
 }
 
-static int parse(int argc, char **argv, options *o)
+#define FIELD(f) offsetof(arena_cli, f)
+static const option_spec arena_specs[] = {
+    {.name = "players", .kind = OPTION_INT, .value = "N", .offset = FIELD(players), .min = 1,
+     .max = ARENA_MAX_PLAYERS, .help = "players in the match, all machines together",
+     .flags = OPTION_REQUIRED},
+    {.name = "player", .kind = OPTION_CUSTOM, .value = "I[,J...]", .parse = parse_player,
+     .range = "players below --players", .flags = OPTION_REQUIRED | OPTION_REPEAT,
+     .help = "the players of this machine (bots fly them)"},
+    {.name = "port", .kind = OPTION_INT, .value = "P", .offset = FIELD(port), .min = 1,
+     .max = 65535, .help = "this machine's UDP port", .flags = OPTION_REQUIRED},
+    {.name = "peer", .kind = OPTION_CUSTOM, .value = "I=HOST:PORT", .parse = parse_peer,
+     .range = "HOST a name, a.b.c.d or [v6]", .flags = OPTION_REPEAT,
+     .help = "player I plays on the machine at HOST:PORT; once per\n"
+             "remote player (players sharing an address share\n"
+             "a machine)"},
+    {.name = "frames", .kind = OPTION_INT, .value = "F", .offset = FIELD(frames), .min = 1,
+     .max = 10000000, .help = "play until frame F is confirmed, then print\nits checksum",
+     .flags = OPTION_REQUIRED},
+    {.name = "seed", .kind = OPTION_U64, .value = "S", .offset = FIELD(seed), .min = 0, .max = 0,
+     .range = "0..2^64-1", .help = "board and bots, default 1; the same on every\npeer"},
+    {.name = "input-delay", .kind = OPTION_INT, .value = "D", .offset = FIELD(input_delay),
+     .min = 0, .max = MAX_INPUT_DELAY, .help = "input delay in frames, default 0"},
+    {.name = "auto-delay", .kind = OPTION_FLAG, .offset = FIELD(auto_delay),
+     .help = "tempo sets the input delay from the measured lag"},
+    {.name = "connect-timeout", .kind = OPTION_INT, .value = "S",
+     .offset = FIELD(connect_timeout_s), .min = 1, .max = 3600,
+     .help = "give up when the match has not started after\n"
+             "S seconds, naming the peers that did not answer;\n"
+             "default 10"},
+    {.name = "timeout", .kind = OPTION_INT, .value = "S", .offset = FIELD(timeout_s), .min = 1,
+     .max = 86400, .help = "give up when frame F is not confirmed after\n"
+                           "S seconds; default 120"},
+    {.name = "verbose", .kind = OPTION_FLAG, .offset = FIELD(verbose),
+     .help = "also print time sync, waiting and input delay events"},
+    {.name = "quiet", .kind = OPTION_FLAG, .offset = FIELD(quiet),
+     .help = "print only errors and the final line"},
+    {.name = "headless", .kind = OPTION_FLAG, .offset = FIELD(headless),
+     .help = "no window; always so (the window is\ntempo-arena-sdl)"},
+};
+
+static const option_command arena_command = {
+    .program = "tempo-arena",
+    .synopsis = "  One arena peer over UDP, played by bots; start one per machine (or port).\n"
+                "  Prints 'final frame=F checksum=C' once frame F is confirmed: every peer\n"
+                "  of a match, and every match with the same options, prints the same line.",
+    .specs = arena_specs,
+    .count = (int)(sizeof arena_specs / sizeof arena_specs[0]),
+    .epilogue = "example, two peers on one machine (docs/DEMO.md has more):\n"
+                "  tempo-arena --players 2 --player 0 --port 7000 \\\n"
+                "              --peer 1=127.0.0.1:7001 --frames 600 &\n"
+                "  tempo-arena --players 2 --player 1 --port 7001 \\\n"
+                "              --peer 0=127.0.0.1:7000 --frames 600\n"
+                "exit: 0 done, 1 error or timeout, 2 usage\n",
+};
+
+/* Checks the table cannot make: players against --players, each player
+ * exactly once, one address family. */
+static option_status check(const arena_cli *o)
 {
-    memset(o, 0, sizeof *o);
-    o->timeout_s = 120;
-    bool headless = false;
-    long v;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--headless")) {
-            headless = true;
-        } else if (!strcmp(a, "--auto-delay")) {
-            o->auto_delay = true;
-        } else if (!strcmp(a, "--verbose")) {
-            o->verbose = true;
-        } else if (!strcmp(a, "--players") && int_arg(val, 1, ARENA_MAX_PLAYERS, &v)) {
-            o->players = (int)v, i++;
-        } else if (!strcmp(a, "--port") && int_arg(val, 1, 65535, &v)) {
-            o->port = (int)v, i++;
-        } else if (!strcmp(a, "--frames") && int_arg(val, 1, 10000000, &v)) {
-            o->frames = (int)v, i++;
-        } else if (!strcmp(a, "--seed") && int_arg(val, 0, 0x7fffffffL, &v)) {
-            o->seed = (uint64_t)v, i++;
-        } else if (!strcmp(a, "--input-delay") && int_arg(val, 0, 8, &v)) {
-            o->input_delay = (int)v, i++;
-        } else if (!strcmp(a, "--timeout") && int_arg(val, 1, 3600, &v)) {
-            o->timeout_s = (int)v, i++;
-        } else if (!strcmp(a, "--player") && val) {
-            for (const char *p = val; *p;) { /* I[,J...] */
-                char *end;
-                long k = strtol(p, &end, 10);
-                if (end == p || k < 0 || k >= ARENA_MAX_PLAYERS || (*end && *end != ','))
-                    return usage("bad --player list");
-                o->local |= 1u << k;
-                p = *end ? end + 1 : end;
-            }
-            i++;
-        } else if (!strcmp(a, "--peer") && val) {
-            char *end;
-            long k = strtol(val, &end, 10);
-            if (end == val || *end != '=' || k < 0 || k >= ARENA_MAX_PLAYERS ||
-                tempo_address_parse(&o->peer[k], end + 1) != TEMPO_OK)
-                return usage("bad --peer (want I=host:port with a numeric host)");
-            o->remote |= 1u << k;
-            i++;
-        } else {
-            return usage("unknown option or missing value");
-        }
+    const option_command *c = &arena_command;
+    uint32_t all = (1u << o->players) - 1u;
+    for (int p = 0; p < ARENA_MAX_PLAYERS; p++) {
+        if ((o->local >> p & 1u) && p >= o->players)
+            return options_error(c, "--player %d: want a player below --players, 0..%d", p,
+                                 o->players - 1);
+        if ((o->remote >> p & 1u) && p >= o->players)
+            return options_error(c, "--peer %d=...: want a player below --players, 0..%d", p,
+                                 o->players - 1);
+        if ((o->local & o->remote) >> p & 1u)
+            return options_error(c, "player %d is both a --player and at a --peer", p);
     }
-    if (!headless)
-        return usage("only --headless is built here (the window is tempo-arena-sdl)");
-    uint32_t all = o->players ? (1u << o->players) - 1u : 0;
-    if (!o->players || !o->port || !o->frames || !o->local)
-        return usage("--players, --player, --port and --frames are required");
-    if ((o->local & o->remote) || (o->local | o->remote) != all)
-        return usage("every player must be either local (--player) or at a --peer, not both");
-    return 0;
+    if ((o->local | o->remote) != all)
+        for (int p = 0; p < o->players; p++)
+            if (!((o->local | o->remote) >> p & 1u))
+                return options_error(c,
+                                     "player %d is neither a --player nor at a --peer: with "
+                                     "--players %d, each of 0..%d must be one or the other",
+                                     p, o->players, o->players - 1);
+    int family = TEMPO_ADDRESS_NONE;
+    for (int p = 0; p < o->players; p++)
+        if (o->remote >> p & 1u) {
+            if (family != TEMPO_ADDRESS_NONE && o->peer[p].family != family)
+                return options_error(c, "--peer: mixed IPv4 and IPv6 addresses; one socket "
+                                        "speaks one family, give all peers in one");
+            family = o->peer[p].family;
+        }
+    return OPTIONS_OK;
 }
 
-static uint64_t now_us(void)
+/* "player 1 at 127.0.0.1:7001" or "players 1,3 at ...": everyone at the
+ * address of remote player p. */
+static const char *describe(const arena_cli *o, int p, char *buf, size_t size)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    char addr[TEMPO_ADDRESS_STRLEN], list[3 * ARENA_MAX_PLAYERS] = "";
+    int n = 0;
+    for (int q = 0; q < o->players; q++)
+        if ((o->remote >> q & 1u) && tempo_address_equal(&o->peer[q], &o->peer[p])) {
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%d", n ? "," : "", q);
+            n++;
+        }
+    tempo_address_format(&o->peer[p], addr, sizeof addr);
+    snprintf(buf, size, "player%s %s at %s", n > 1 ? "s" : "", list, addr);
+    return buf;
 }
 
-static void sleep_until(uint64_t t)
+/* Whether p is the first remote player at its address (one line per
+ * machine, not per player). */
+static bool first_at_address(const arena_cli *o, int p)
 {
-    uint64_t n = now_us();
-    if (t <= n)
-        return;
-    struct timespec d = {(time_t)((t - n) / 1000000u), (long)((t - n) % 1000000u) * 1000L};
-    nanosleep(&d, NULL);
+    for (int q = 0; q < p; q++)
+        if ((o->remote >> q & 1u) && tempo_address_equal(&o->peer[q], &o->peer[p]))
+            return false;
+    return (o->remote >> p & 1u) != 0;
 }
 
-static void report_events(tempo_session *s, bool verbose)
+/* Print what happened: the handshake, silences and desyncs always (unless
+ * --quiet), time sync and waiting with --verbose. Sets *running on RUNNING. */
+static void report_events(tempo_session *s, const arena_cli *o, bool *running)
 {
     tempo_event ev;
+    char who[96] = "the session";
     while (tempo_session_poll_event(s, &ev) > 0) {
-        if (!verbose)
+        if (ev.kind == TEMPO_EVENT_RUNNING)
+            *running = true;
+        if (ev.player >= 0 && ev.player < o->players && (o->remote >> ev.player & 1u))
+            describe(o, ev.player, who, sizeof who);
+        bool chatty = ev.kind == TEMPO_EVENT_WAITING || ev.kind == TEMPO_EVENT_WAITING_OVER ||
+                      ev.kind == TEMPO_EVENT_TIMESYNC || ev.kind == TEMPO_EVENT_INPUT_DELAY;
+        if (o->quiet || (chatty && !o->verbose))
             continue;
-        fprintf(stderr, "tempo-arena: event %d player %d", (int)ev.kind, ev.player);
-        if (ev.kind == TEMPO_EVENT_DESYNC)
-            fprintf(stderr, " desync at frame %" PRId32, ev.u.desync.frame);
-        fprintf(stderr, "\n");
+        fprintf(stderr, "tempo-arena: %s", tempo_event_name(ev.kind));
+        switch (ev.kind) {
+        case TEMPO_EVENT_CONNECTED:
+        case TEMPO_EVENT_SYNCHRONIZED:
+        case TEMPO_EVENT_RESUMED:
+            fprintf(stderr, ": %s", who);
+            break;
+        case TEMPO_EVENT_SYNCHRONIZING:
+            fprintf(stderr, " %d/%d: %s", ev.u.sync.done, ev.u.sync.total, who);
+            break;
+        case TEMPO_EVENT_RUNNING:
+            fprintf(stderr, ": every peer is ready, frames start");
+            break;
+        case TEMPO_EVENT_INTERRUPTED:
+            fprintf(stderr, ": %s is silent; dropped in %" PRIu32 " ms unless it speaks", who,
+                    ev.u.interrupted.disconnect_in_ms);
+            break;
+        case TEMPO_EVENT_DISCONNECTED:
+            fprintf(stderr, ": player %d, from frame %" PRId32, ev.player,
+                    ev.u.disconnected.frame);
+            break;
+        case TEMPO_EVENT_DESYNC:
+            fprintf(stderr, ": frame %" PRId32 " checksum %016" PRIx64 " here, %016" PRIx64
+                            " at player %d",
+                    ev.u.desync.frame, ev.u.desync.local, ev.u.desync.remote, ev.player);
+            break;
+        case TEMPO_EVENT_WAITING:
+            fprintf(stderr, ": for players mask 0x%" PRIx32, ev.u.waiting.players);
+            break;
+        case TEMPO_EVENT_TIMESYNC:
+            fprintf(stderr, ": stall %d frames", ev.u.timesync.stall_frames);
+            break;
+        case TEMPO_EVENT_INPUT_DELAY:
+            fprintf(stderr, ": %d frames", ev.u.input_delay.frames);
+            break;
+        case TEMPO_EVENT_WAITING_OVER:
+            break;
+        }
+        fputc('\n', stderr);
     }
+}
+
+/* The machines that have not finished the handshake, as one line
+ * ("no answer from player 1 at ...; handshake unfinished with ..."). */
+static void unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int p = 0; p < o->players && len < size; p++) {
+        tempo_endpoint_stats st;
+        if (!first_at_address(o, p) || tempo_session_get_endpoint_stats(s, p, &st) != TEMPO_OK ||
+            st.synchronized)
+            continue;
+        char who[96];
+        int n = snprintf(buf + len, size - len, "%s%s %s", len ? "; " : "",
+                         st.packets_received ? "handshake unfinished with" : "no answer from",
+                         describe(o, p, who, sizeof who));
+        len += n > 0 ? (size_t)n : 0;
+    }
+    if (!buf[0])
+        snprintf(buf, size, "every peer answered; waiting for them all to be ready");
+}
+
+/* The bots: player p's input for frame f is the f-th output of the bot
+ * seeded with (seed, p). A bot is asked for its next input only once the
+ * session took the previous one, and a taken input lands on the frame after
+ * the player's last, so inputs dropped by ticks that ran no frame (the
+ * handshake, time-sync stalls, a full prediction window) leave the stream
+ * untouched. */
+typedef struct arena_bots {
+    arena_bot bot[ARENA_MAX_PLAYERS];
+    uint8_t next[ARENA_MAX_PLAYERS][ARENA_INPUT_SIZE]; /* offered until taken */
+    int32_t frame[ARENA_MAX_PLAYERS];                  /* the frame next[p] is for */
+} arena_bots;
+
+static void bots_start(arena_bots *b, const arena_cli *o)
+{
+    for (int p = 0; p < o->players; p++)
+        if (o->local >> p & 1u) {
+            arena_bot_init(&b->bot[p], o->seed, p);
+            arena_bot_next(&b->bot[p], b->next[p]);
+            b->frame[p] = 0;
+        }
+}
+
+/* After an advance: draw the next input of every player whose input was
+ * taken. False if the session put one on another frame than the bot's
+ * count (which would break the same-seed-same-match promise). */
+static bool bots_after_tick(arena_bots *b, const arena_cli *o, const tempo_tick *tick)
+{
+    for (int p = 0; p < o->players; p++)
+        if ((o->local >> p & 1u) && (tick->inputs_taken >> p & 1u)) {
+            if (tick->input_frame[p] != b->frame[p])
+                return false;
+            arena_bot_next(&b->bot[p], b->next[p]);
+            b->frame[p]++;
+        }
+    return true;
 }
 
 int main(int argc, char **argv)
 {
-    options o;
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc;
+    arena_cli o = {.seed = 1, .timeout_s = 120, .connect_timeout_s = 10};
+    option_status st = options_parse(&arena_command, argc, argv, &o, NULL);
+    if (st == OPTIONS_OK)
+        st = check(&o);
+    if (st != OPTIONS_OK)
+        return st == OPTIONS_HELP ? 0 : 2;
 
-    tempo_address bind_addr = tempo_address_ipv4(0, 0, 0, 0, (uint16_t)o.port);
+    /* One socket speaks one family: the peers' (all the same, see check). */
+    tempo_address bind_addr = {.family = TEMPO_ADDRESS_IPV4, .port = (uint16_t)o.port};
+    for (int p = 0; p < o.players; p++)
+        if (o.remote >> p & 1u)
+            bind_addr.family = o.peer[p].family;
     tempo_udp *udp;
     if (tempo_udp_open(&bind_addr, NULL, &udp) != TEMPO_OK) {
-        fprintf(stderr, "tempo-arena: cannot bind port %d: %s\n", o.port, strerror(errno));
+        fprintf(stderr, "tempo-arena: cannot bind %s port %d: %s\n",
+                bind_addr.family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", o.port, strerror(errno));
         return 1;
     }
     static arena_state game;
@@ -173,49 +368,84 @@ int main(int argc, char **argv)
     cfg.input_size = ARENA_INPUT_SIZE;
     cfg.arena = &game;
     cfg.arena_size = sizeof game;
-    cfg.random_seed = now_us() ^ ((uint64_t)o.port << 32); /* handshake nonces */
+    /* Handshake nonces only: they never reach the game. */
+    cfg.random_seed = platform_now_us() ^ ((uint64_t)o.port << 32);
     cfg.auto_delay.enabled = o.auto_delay;
     tempo_transport tr = tempo_udp_transport(udp);
     tempo_session *s;
     if (tempo_session_create_p2p(&cfg, &tr, &s) != TEMPO_OK) {
+        tempo_udp_close(udp);
         fprintf(stderr, "tempo-arena: cannot create the session\n");
         return 1;
     }
-    arena_bot bots[ARENA_MAX_PLAYERS];
     for (int p = 0; p < o.players; p++) {
-        if (o.local & (1u << p)) {
+        if (o.local >> p & 1u) {
             tempo_session_add_local_player(s, p);
             tempo_session_set_input_delay(s, p, o.input_delay);
-            arena_bot_init(&bots[p], o.seed, p);
         } else {
             tempo_session_add_remote_player(s, p, &o.peer[p]);
+            if (!o.quiet && first_at_address(&o, p)) {
+                char who[96];
+                fprintf(stderr, "tempo-arena: connecting to %s\n", describe(&o, p, who, sizeof who));
+            }
         }
     }
+    static arena_bots bots;
+    bots_start(&bots, &o);
 
-    const uint64_t period = 16667, start = now_us();
+    const uint64_t start = platform_now_us();
     const uint64_t deadline = start + (uint64_t)o.timeout_s * 1000000u;
-    uint64_t next = start, final_checksum = 0, linger_until = 0;
-    bool have_final = false;
-    while (now_us() < deadline) {
-        sleep_until(next);
-        next += period;
-        uint64_t now = now_us();
+    uint64_t connect_deadline = start + (uint64_t)o.connect_timeout_s * 1000000u;
+    if (connect_deadline > deadline)
+        connect_deadline = deadline;
+    uint64_t next = start, next_note = start + WAITING_NOTE_US, linger_until = 0;
+    uint64_t final_checksum = 0;
+    bool have_final = false, running = false, failed = false;
+    char why[512];
+    for (;;) {
+        platform_sleep_until_us(next);
+        next += FRAME_US;
+        uint64_t now = platform_now_us();
         tempo_session_poll(s, now);
-        report_events(s, o.verbose);
+        report_events(s, &o, &running);
         if (have_final) { /* done: keep answering, stop simulating */
             if (now >= linger_until)
                 break;
             continue;
         }
+        if (!running && now >= connect_deadline) {
+            unfinished(s, &o, why, sizeof why);
+            fprintf(stderr,
+                    "tempo-arena: the match did not start within %d s: %s (is tempo-arena "
+                    "running there, with the same --players?)\n",
+                    (int)((connect_deadline - start) / 1000000u), why);
+            failed = true;
+            break;
+        }
+        if (now >= deadline) {
+            fprintf(stderr, "tempo-arena: timed out after %d s, frame %d not confirmed\n",
+                    o.timeout_s, o.frames);
+            failed = true;
+            break;
+        }
+        if (!running && now >= next_note) {
+            next_note += WAITING_NOTE_US;
+            unfinished(s, &o, why, sizeof why);
+            if (!o.quiet)
+                fprintf(stderr, "tempo-arena: waiting (%d of %d s): %s\n",
+                        (int)((now - start) / 1000000u), o.connect_timeout_s, why);
+        }
         if (!tempo_session_will_stall(s))
             for (int p = 0; p < o.players; p++)
-                if (o.local & (1u << p)) {
-                    uint8_t in[ARENA_INPUT_SIZE];
-                    arena_bot_next(&bots[p], in);
-                    tempo_session_add_local_input(s, p, in, sizeof in);
-                }
+                if (o.local >> p & 1u)
+                    tempo_session_add_local_input(s, p, bots.next[p], ARENA_INPUT_SIZE);
         tempo_tick tick;
         tempo_session_advance(s, &tick);
+        if (!bots_after_tick(&bots, &o, &tick)) {
+            fprintf(stderr, "tempo-arena: a bot's input landed on another frame than its own\n");
+            failed = true;
+            break;
+        }
         const tempo_request *r;
         while (tempo_session_next(s, &r) > 0) {
             arena_step(&game, r->inputs, r->status);
@@ -224,15 +454,13 @@ int main(int argc, char **argv)
         }
         if (tempo_session_confirmed_frame(s) >= o.frames) {
             have_final = true;
-            linger_until = now + 1500000u;
+            linger_until = now + LINGER_US;
         }
     }
     tempo_session_destroy(s);
     tempo_udp_close(udp);
-    if (!have_final) {
-        fprintf(stderr, "tempo-arena: timed out before frame %d was confirmed\n", o.frames);
+    if (failed)
         return 1;
-    }
     printf("final frame=%d checksum=%016" PRIx64 "\n", o.frames, final_checksum);
     return 0;
 }

@@ -724,6 +724,13 @@ TEMPO_API tempo_result tempo_session_confirmed_inputs(const tempo_session *s, in
  * sessions). */
 TEMPO_API tempo_result tempo_session_add_empty_slot(tempo_session *s, int player);
 
+/* ---- names --------------------------------------------------------------- */
+
+/* The name of an event kind, lowercase without the prefix: "connected",
+ * "synchronizing", ..., "waiting_over", "timesync", "input_delay"; "unknown"
+ * for a value that is no tempo_event_kind. Static storage, never NULL. */
+TEMPO_API const char *tempo_event_name(tempo_event_kind kind);
+
 #ifdef __cplusplus
 }
 #endif

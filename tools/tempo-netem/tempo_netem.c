@@ -1,35 +1,42 @@
 /*
  * tempo_netem.c — a UDP link conditioner between real processes.
  *
- *   tempo-netem --listen 127.0.0.1:P --forward 127.0.0.1:Q --profile NAME
- *               [--up 127.0.0.1:R] [--seed S] [--quiet]
+ *   tempo-netem --listen HOST:P --forward HOST:Q [--profile NAME]
+ *               [--delay MS] [--jitter MS] [--loss PCT] [--duplicate PCT]
+ *               [--reorder PCT] [--reorder-delay MS] [--bandwidth KBIT]
+ *               [--queue BYTES] [--up HOST:R] [--seed S] [--quiet]
  *
  * Datagrams arriving at the listen address go, delayed, lost, duplicated or
- * reordered as the profile says, to the forward address (from a socket of
+ * reordered as the link says, to the forward address (from a socket of
  * their own: --up, or a port the system picks; a peer-to-peer program that
  * only talks to addresses it was told needs --up, to know where its peer's
  * datagrams will come from); replies from the forward address
  * go back the same way to the client that sent last. One client at a time:
  * a new sender takes the replies over.
  *
- * The decisions are the library's simnet: a network of two nodes (client
+ * The link is a named profile of the library's simnet (default "perfect")
+ * with any of its fields replaced by the explicit options; both directions
+ * behave alike. The decisions are simnet's: a network of two nodes (client
  * side and server side) whose virtual time is the real monotonic clock, so
- * the tool and tempo's tests share one link model. Sleeping happens in
- * poll(), until a socket is readable or the next delivery is due (poll's
+ * the tool and tempo's tests share one link model. Sleeping happens in the
+ * socket wait, until a socket is readable or the next delivery is due (its
  * millisecond resolution makes deliveries up to about 1 ms late).
+ * Host names (localhost) are looked up once, at the start.
  * SIGINT or SIGTERM stops it, printing one line of statistics.
  *
  * Exit codes: 0 stopped by a signal, 1 runtime error, 2 usage error.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "options.h"
+#include "platform.h"
 #include "tempo/simnet.h"
 #include "tempo/udp.h"
 
@@ -41,99 +48,203 @@ static void on_signal(int sig)
     stop_requested = 1;
 }
 
+#define DEFAULT_REORDER_MS 20.0 /* --reorder on a link without a reorder delay */
+
 typedef struct options {
     tempo_address listen, forward, up;
-    int have_up;
     const char *profile;
     uint64_t seed;
-    int quiet;
+    bool quiet;
+    /* Explicit link fields, used when given (milliseconds, percent). */
+    double delay_ms, jitter_ms, loss_pct, duplicate_pct, reorder_pct, reorder_ms;
+    int bandwidth_kbit, queue_bytes;
+    tempo_link_params link;  /* the profile with the explicit fields applied */
+    char link_text[256];     /* how the link is named in output */
 } options;
 
-static void usage(FILE *f)
+static bool parse_address(void *field, const char *value, char *why, size_t why_size)
 {
-    fprintf(f,
-            "usage: tempo-netem --listen ADDR --forward ADDR --profile NAME [--up ADDR]\n"
-            "                   [--seed S] [--quiet]\n"
-            "  Relays UDP datagrams between clients of ADDR (--listen) and a server at\n"
-            "  ADDR (--forward), through a simulated link in each direction.\n"
-            "  ADDR is a.b.c.d:port or [v6]:port. Replies go to the client that sent last.\n"
-            "  --up ADDR  bind the socket facing the server here (default: any port)\n"
-            "  --seed S   seed of the link model (default 1)\n"
-            "  --quiet    print nothing but errors\n"
-            "  profiles:");
+    return platform_resolve(value, TEMPO_ADDRESS_NONE, field, why, why_size);
+}
+
+static bool parse_forward(void *field, const char *value, char *why, size_t why_size)
+{
+    if (!parse_address(field, value, why, why_size))
+        return false;
+    if (((tempo_address *)field)->port == 0) {
+        snprintf(why, why_size, "port 0: want the server's port, 1..65535");
+        return false;
+    }
+    return true;
+}
+
+static bool parse_profile(void *field, const char *value, char *why, size_t why_size)
+{
+    tempo_link_params p;
+    if (tempo_link_profile(value, &p) == TEMPO_OK) {
+        *(const char **)field = value;
+        return true;
+    }
+    size_t len = (size_t)snprintf(why, why_size, "unknown profile, want one of");
+    for (const char *const *n = tempo_link_profile_names(); *n && len < why_size; n++)
+        len += (size_t)snprintf(why + len, why_size - len, " %s", *n);
+    return false;
+}
+
+static void list_profiles(FILE *f)
+{
+    fprintf(f, "profiles (docs/SIMNET.md has their numbers):\n ");
     for (const char *const *n = tempo_link_profile_names(); *n; n++)
         fprintf(f, " %s", *n);
     fprintf(f, "\n");
 }
 
-static int usage_error(const char *what, const char *arg)
+#define FIELD(f) offsetof(options, f)
+static const option_spec netem_specs[] = {
+    {.name = "listen", .kind = OPTION_CUSTOM, .value = "ADDR", .offset = FIELD(listen),
+     .parse = parse_address, .range = "HOST:PORT; port 0: any",
+     .help = "where clients send", .flags = OPTION_REQUIRED},
+    {.name = "forward", .kind = OPTION_CUSTOM, .value = "ADDR", .offset = FIELD(forward),
+     .parse = parse_forward, .range = "HOST:PORT",
+     .help = "the server datagrams go to", .flags = OPTION_REQUIRED},
+    {.name = "up", .kind = OPTION_CUSTOM, .value = "ADDR", .offset = FIELD(up),
+     .parse = parse_address, .range = "HOST:PORT",
+     .help = "bind the socket facing the server here;\ndefault: any port"},
+    {.name = "profile", .kind = OPTION_CUSTOM, .value = "NAME", .offset = FIELD(profile),
+     .parse = parse_profile, .range = "a profile listed below",
+     .help = "the link to start from, default perfect"},
+    {.name = "delay", .kind = OPTION_REAL, .value = "MS", .offset = FIELD(delay_ms),
+     .real_min = 0, .real_max = 10000, .help = "one-way latency, milliseconds"},
+    {.name = "jitter", .kind = OPTION_REAL, .value = "MS", .offset = FIELD(jitter_ms),
+     .real_min = 0, .real_max = 10000, .help = "standard deviation of the latency"},
+    {.name = "loss", .kind = OPTION_REAL, .value = "PCT", .offset = FIELD(loss_pct),
+     .real_min = 0, .real_max = 100, .help = "percent of datagrams lost"},
+    {.name = "duplicate", .kind = OPTION_REAL, .value = "PCT", .offset = FIELD(duplicate_pct),
+     .real_min = 0, .real_max = 100, .help = "percent of datagrams delivered twice"},
+    {.name = "reorder", .kind = OPTION_REAL, .value = "PCT", .offset = FIELD(reorder_pct),
+     .real_min = 0, .real_max = 100,
+     .help = "percent of datagrams held back up to the reorder\ndelay, so others overtake them"},
+    {.name = "reorder-delay", .kind = OPTION_REAL, .value = "MS", .offset = FIELD(reorder_ms),
+     .real_min = 0, .real_max = 10000,
+     .help = "most a reordered datagram is held back; default\nthe profile's, or 20"},
+    {.name = "bandwidth", .kind = OPTION_INT, .value = "KBIT", .offset = FIELD(bandwidth_kbit),
+     .min = 0, .max = 4000000, .help = "kilobits per second, 0 unlimited"},
+    {.name = "queue", .kind = OPTION_INT, .value = "BYTES", .offset = FIELD(queue_bytes),
+     .min = 0, .max = 64 << 20, .help = "bytes waiting for the bandwidth before drops;\n"
+                                        "0: 64 KiB"},
+    {.name = "seed", .kind = OPTION_U64, .value = "S", .offset = FIELD(seed), .range = "0..2^64-1",
+     .help = "seed of the link model, default 1"},
+    {.name = "quiet", .kind = OPTION_FLAG, .offset = FIELD(quiet),
+     .help = "print nothing but errors"},
+};
+
+static const option_command netem_command = {
+    .program = "tempo-netem",
+    .synopsis = "  Relays UDP datagrams between clients of --listen and a server at --forward,\n"
+                "  through a simulated link in each direction: a profile, with any of its\n"
+                "  fields set by the explicit options. Replies go to the client that sent last.\n"
+                "  HOST is a name (localhost), a.b.c.d or [v6].",
+    .specs = netem_specs,
+    .count = (int)(sizeof netem_specs / sizeof netem_specs[0]),
+    .epilogue = "example: 80 ms each way, 10 ms jitter, 2% loss, in front of a server on 7001:\n"
+                "  tempo-netem --listen localhost:7101 --forward localhost:7001 \\\n"
+                "              --delay 80 --jitter 10 --loss 2\n"
+                "exit: 0 stopped by Ctrl-C or SIGTERM, 1 error, 2 usage\n",
+    .more_help = list_profiles,
+};
+
+/* Append one field to the link's name: " with " before the first, ", "
+ * before the others; a full buffer keeps what fits. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void note(char *buf, size_t size, const char *fmt, ...)
 {
-    fprintf(stderr, "tempo-netem: %s%s%s\n", what, arg ? ": " : "", arg ? arg : "");
-    usage(stderr);
-    return 2;
+    size_t len = strlen(buf);
+    const char *sep = strstr(buf, " with ") ? ", " : " with ";
+    int n = snprintf(buf + len, size - len, "%s", sep);
+    if (n < 0 || (size_t)n >= size - len)
+        return;
+    len += (size_t)n;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
 }
 
-/* Returns 0, 2 for a usage error, or -1 after --help. */
+/* The profile with the explicit fields applied, and its name for output:
+ * the profile's name, then the fields given ("lan with delay 50 ms, loss
+ * 2%"). */
+static void make_link(options *o, uint64_t given)
+{
+    const option_command *c = &netem_command;
+    tempo_link_profile(o->profile, &o->link);
+    snprintf(o->link_text, sizeof o->link_text, "%s", o->profile);
+#define NOTE(...) note(o->link_text, sizeof o->link_text, __VA_ARGS__)
+    if (options_given(c, given, "delay")) {
+        o->link.latency_us = (uint32_t)(o->delay_ms * 1000.0 + 0.5);
+        NOTE("delay %g ms", o->delay_ms);
+    }
+    if (options_given(c, given, "jitter")) {
+        o->link.jitter_us = (uint32_t)(o->jitter_ms * 1000.0 + 0.5);
+        NOTE("jitter %g ms", o->jitter_ms);
+    }
+    if (options_given(c, given, "loss")) {
+        o->link.loss = o->loss_pct / 100.0;
+        NOTE("loss %g%%", o->loss_pct);
+    }
+    if (options_given(c, given, "duplicate")) {
+        o->link.duplicate = o->duplicate_pct / 100.0;
+        NOTE("duplicate %g%%", o->duplicate_pct);
+    }
+    if (options_given(c, given, "reorder")) {
+        o->link.reorder = o->reorder_pct / 100.0;
+        NOTE("reorder %g%%", o->reorder_pct);
+        if (o->link.reorder_us == 0 && !options_given(c, given, "reorder-delay"))
+            o->link.reorder_us = (uint32_t)(DEFAULT_REORDER_MS * 1000.0);
+    }
+    if (options_given(c, given, "reorder-delay")) {
+        o->link.reorder_us = (uint32_t)(o->reorder_ms * 1000.0 + 0.5);
+        NOTE("reorder delay %g ms", o->reorder_ms);
+    }
+    if (options_given(c, given, "bandwidth")) {
+        o->link.bandwidth_bps = (uint32_t)o->bandwidth_kbit * 1000u;
+        NOTE("bandwidth %d kbit/s", o->bandwidth_kbit);
+    }
+    if (options_given(c, given, "queue")) {
+        o->link.queue_bytes = (uint32_t)o->queue_bytes;
+        NOTE("queue %d bytes", o->queue_bytes);
+    }
+#undef NOTE
+}
+
+/* Returns 0 to run, 2 for a usage error, or -1 after --help. */
 static int parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
-    int have_listen = 0, have_forward = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return -1;
-        }
-        if (strcmp(a, "--quiet") == 0) {
-            o->quiet = 1;
-            continue;
-        }
-        if (i + 1 >= argc)
-            return usage_error("missing value or unknown option", a);
-        const char *v = argv[++i];
-        if (strcmp(a, "--listen") == 0) {
-            if (tempo_address_parse(&o->listen, v) != TEMPO_OK)
-                return usage_error("bad address", v);
-            have_listen = 1;
-        } else if (strcmp(a, "--up") == 0) {
-            if (tempo_address_parse(&o->up, v) != TEMPO_OK)
-                return usage_error("bad address", v);
-            o->have_up = 1;
-        } else if (strcmp(a, "--forward") == 0) {
-            if (tempo_address_parse(&o->forward, v) != TEMPO_OK)
-                return usage_error("bad address", v);
-            have_forward = 1;
-        } else if (strcmp(a, "--profile") == 0) {
-            tempo_link_params p;
-            if (tempo_link_profile(v, &p) != TEMPO_OK)
-                return usage_error("unknown profile", v);
-            o->profile = v;
-        } else if (strcmp(a, "--seed") == 0) {
-            char *end;
-            errno = 0;
-            o->seed = strtoull(v, &end, 10);
-            if (errno || end == v || *end || v[0] == '-')
-                return usage_error("bad seed", v);
-        } else {
-            return usage_error("unknown option", a);
-        }
-    }
-    if (!have_listen || !have_forward || !o->profile)
-        return usage_error("--listen, --forward and --profile are required", NULL);
-    if (o->forward.port == 0)
-        return usage_error("--forward needs a port", NULL);
+    o->profile = "perfect";
+    uint64_t given;
+    option_status st = options_parse(&netem_command, argc, argv, o, &given);
+    if (st == OPTIONS_HELP)
+        return -1;
+    if (st != OPTIONS_OK)
+        return 2;
     if (tempo_address_equal(&o->listen, &o->forward))
-        return usage_error("--listen and --forward must differ", NULL);
+        return options_error(&netem_command, "--listen and --forward must differ");
+    if (!options_given(&netem_command, given, "up")) {
+        /* The socket facing the server: its family, any address and port. */
+        memset(&o->up, 0, sizeof o->up);
+        o->up.family = o->forward.family;
+    } else if (o->up.family != o->forward.family) {
+        return options_error(&netem_command, "--up and --forward must be of one family "
+                                             "(both IPv4 or both IPv6)");
+    }
+    make_link(o, given);
     return 0;
 }
 
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
+static uint64_t now_us(void) { return platform_now_us(); }
 
 /* Everything the relay holds. */
 typedef struct relay {
@@ -213,7 +324,7 @@ static void print_stats(const relay *r, const options *o)
     tempo_link_stats up, down;
     tempo_simnet_link_stats(r->net, &r->client_side, &r->forward, &up);
     tempo_simnet_link_stats(r->net, &r->forward, &r->client_side, &down);
-    printf("tempo-netem: profile %s: ", o->profile);
+    printf("tempo-netem: profile %s: ", o->link_text);
     print_direction("client->server", &up);
     printf(" | ");
     print_direction("server->client", &down);
@@ -235,13 +346,7 @@ static int setup(relay *r, const options *o)
 {
     memset(r, 0, sizeof *r);
     r->forward = o->forward;
-    /* The socket facing the server: same family, any local address and port. */
-    tempo_address any_up;
-    memset(&any_up, 0, sizeof any_up);
-    any_up.family = o->forward.family;
-    if (o->have_up)
-        any_up = o->up;
-    if (open_socket(&o->listen, &r->down) || open_socket(&any_up, &r->up))
+    if (open_socket(&o->listen, &r->down) || open_socket(&o->up, &r->up))
         return 1;
     r->down_t = tempo_udp_transport(r->down);
     r->up_t = tempo_udp_transport(r->up);
@@ -251,7 +356,7 @@ static int setup(relay *r, const options *o)
     cfg.seed = o->seed;
     cfg.max_nodes = 2;
     cfg.max_in_flight = 4096;
-    tempo_link_profile(o->profile, &cfg.default_link);
+    cfg.default_link = o->link;
     /* The client node takes the listen address; the forward address is the
      * server node's, so simnet's "from" tells the directions apart. */
     tempo_udp_local_address(r->down, &r->client_side);
@@ -283,34 +388,28 @@ int main(int argc, char **argv)
         teardown(&r);
         return 1;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: poll returns EINTR */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    platform_on_interrupt(on_signal);
 
     if (!o.quiet) {
         char l[TEMPO_ADDRESS_STRLEN], f[TEMPO_ADDRESS_STRLEN];
         tempo_address_format(&r.client_side, l, sizeof l);
         tempo_address_format(&r.forward, f, sizeof f);
         printf("tempo-netem: listening on %s, forwarding to %s, profile %s, seed %" PRIu64 "\n", l,
-               f, o.profile, o.seed);
+               f, o.link_text, o.seed);
         fflush(stdout);
     }
-    struct pollfd fds[2] = {{.fd = tempo_udp_fd(r.down), .events = POLLIN},
-                            {.fd = tempo_udp_fd(r.up), .events = POLLIN}};
+    const int fds[2] = {tempo_udp_fd(r.down), tempo_udp_fd(r.up)};
     rc = 0;
     while (!stop_requested) {
-        int ready = poll(fds, 2, poll_timeout_ms(&r));
-        if (ready < 0 && errno != EINTR) {
-            fprintf(stderr, "tempo-netem: poll: %s\n", strerror(errno));
+        bool ready[2];
+        if (platform_wait_readable(fds, ready, 2, poll_timeout_ms(&r)) < 0) {
+            fprintf(stderr, "tempo-netem: waiting for the sockets: %s\n", strerror(errno));
             rc = 1;
             break;
         }
-        if (ready > 0 && (fds[0].revents & POLLIN))
+        if (ready[0])
             take_in(&r, &r.down_t, &r.client_node, 1);
-        if (ready > 0 && (fds[1].revents & POLLIN))
+        if (ready[1])
             take_in(&r, &r.up_t, &r.server_node, 0);
         deliver(&r);
     }

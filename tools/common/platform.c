@@ -1,0 +1,201 @@
+/*
+ * platform.c — clock, sleep, socket wait, Ctrl-C and name lookup for the
+ * programs (platform.h), once for POSIX and once for Windows.
+ *
+ * Invariant: every #ifdef _WIN32 of tools/ and examples/ is in this file;
+ * the two halves keep the same behaviour, stated in platform.h.
+ */
+#include "platform.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#include <windows.h>
+#else
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
+#endif
+
+/* ---- clock and sleep ---------------------------------------------------- */
+
+#ifdef _WIN32
+uint64_t platform_now_us(void)
+{
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    uint64_t hz = (uint64_t)f.QuadPart, n = (uint64_t)c.QuadPart;
+    return n / hz * 1000000u + n % hz * 1000000u / hz; /* no overflow for centuries */
+}
+
+void platform_sleep_until_us(uint64_t t)
+{
+    uint64_t n = platform_now_us();
+    if (t > n)
+        Sleep((DWORD)((t - n + 999u) / 1000u));
+}
+#else
+uint64_t platform_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+void platform_sleep_until_us(uint64_t t)
+{
+    uint64_t n = platform_now_us();
+    if (t <= n)
+        return;
+    struct timespec d = {(time_t)((t - n) / 1000000u), (long)((t - n) % 1000000u) * 1000L};
+    nanosleep(&d, NULL);
+}
+#endif
+
+/* ---- sockets and signals ------------------------------------------------ */
+
+#define WAIT_MAX 8
+
+int platform_wait_readable(const int *fds, bool *ready, int n, int timeout_ms)
+{
+    if (n < 0 || n > WAIT_MAX)
+        return -1;
+#ifdef _WIN32
+    WSAPOLLFD p[WAIT_MAX];
+    for (int i = 0; i < n; i++)
+        p[i] = (WSAPOLLFD){.fd = (SOCKET)fds[i], .events = POLLRDNORM};
+    int r = WSAPoll(p, (ULONG)n, timeout_ms);
+    if (r < 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        ready[i] = r > 0 && (p[i].revents & (POLLRDNORM | POLLERR)) != 0;
+#else
+    struct pollfd p[WAIT_MAX];
+    for (int i = 0; i < n; i++)
+        p[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+    int r = poll(p, (nfds_t)n, timeout_ms);
+    if (r < 0)
+        return errno == EINTR ? 0 : -1;
+    /* POLLERR too: an ICMP error queued on a socket is taken by its recv. */
+    for (int i = 0; i < n; i++)
+        ready[i] = r > 0 && (p[i].revents & (POLLIN | POLLERR)) != 0;
+#endif
+    return r;
+}
+
+void platform_on_interrupt(void (*handler)(int))
+{
+#ifdef _WIN32
+    signal(SIGINT, handler);
+    signal(SIGTERM, handler);
+#else
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler; /* no SA_RESTART: a wait in poll returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+#endif
+}
+
+/* ---- name lookup -------------------------------------------------------- */
+
+/* "host:port" split at the last colon; false if there is no port. */
+static bool split_host_port(const char *text, char *host, size_t host_size, long *port)
+{
+    const char *colon = strrchr(text, ':');
+    if (!colon || colon == text || (size_t)(colon - text) >= host_size)
+        return false;
+    /* More than one colon without brackets is an IPv6 address without a
+     * port, or a typo: neither is host:port. */
+    if (memchr(text, ':', (size_t)(colon - text)))
+        return false;
+    char *end;
+    *port = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || *port < 0 || *port > 65535)
+        return false;
+    memcpy(host, text, (size_t)(colon - text));
+    host[colon - text] = '\0';
+    return true;
+}
+
+bool platform_resolve(const char *text, int family, tempo_address *out, char *why,
+                      size_t why_size)
+{
+    const char *only = family == TEMPO_ADDRESS_IPV4   ? "IPv4"
+                       : family == TEMPO_ADDRESS_IPV6 ? "IPv6"
+                                                      : NULL;
+    tempo_address a;
+    if (tempo_address_parse(&a, text) == TEMPO_OK) {
+        if (family != TEMPO_ADDRESS_NONE && a.family != family) {
+            snprintf(why, why_size, "want an %s address", only);
+            return false;
+        }
+        if (a.family == TEMPO_ADDRESS_IPV6 && text[0] != '[') { /* "::1" carries no port */
+            snprintf(why, why_size, "no port; want [v6]:port");
+            return false;
+        }
+        *out = a;
+        return true;
+    }
+    char host[256];
+    long port;
+    if (text[0] == '[' || !split_host_port(text, host, sizeof host, &port)) {
+        snprintf(why, why_size, "want host:port, a.b.c.d:port or [v6]:port");
+        return false;
+    }
+#ifdef _WIN32
+    WSADATA wsa; /* the resolver needs Winsock started; it counts starts */
+    WSAStartup(MAKEWORD(2, 2), &wsa);
+#endif
+    struct addrinfo hints, *list = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = family == TEMPO_ADDRESS_IPV4   ? AF_INET
+                      : family == TEMPO_ADDRESS_IPV6 ? AF_INET6
+                                                     : AF_UNSPEC;
+    hints.ai_socktype = SOCK_DGRAM;
+    int rc = getaddrinfo(host, NULL, &hints, &list);
+    if (rc != 0) {
+        snprintf(why, why_size, "cannot resolve '%s': %s", host, gai_strerror(rc));
+        return false;
+    }
+    /* Prefer IPv4 when a name has both: tempo's examples and most LANs use
+     * it, and a peer told "localhost" should land on the same family as one
+     * told "127.0.0.1". */
+    const struct addrinfo *pick = NULL;
+    for (const struct addrinfo *ai = list; ai; ai = ai->ai_next) {
+        if (ai->ai_family == AF_INET) {
+            pick = ai;
+            break;
+        }
+        if (ai->ai_family == AF_INET6 && !pick)
+            pick = ai;
+    }
+    memset(out, 0, sizeof *out);
+    if (pick && pick->ai_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)pick->ai_addr;
+        out->family = TEMPO_ADDRESS_IPV4;
+        memcpy(out->bytes, &in->sin_addr, 4);
+    } else if (pick) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)pick->ai_addr;
+        out->family = TEMPO_ADDRESS_IPV6;
+        memcpy(out->bytes, &in6->sin6_addr, 16);
+    }
+    freeaddrinfo(list);
+    if (!pick) {
+        snprintf(why, why_size, "'%s' has no %s address", host, only ? only : "IPv4 or IPv6");
+        return false;
+    }
+    out->port = (uint16_t)port;
+    return true;
+}
