@@ -23,10 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "arena.h"
 #include "bot.h"
+#include "demo_os.h"
 #include "tempo/udp.h"
 
 typedef struct options {
@@ -123,20 +123,13 @@ static int parse(int argc, char **argv, options *o)
     return 0;
 }
 
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
+static uint64_t now_us(void) { return demo_os_now_us(); }
 
 static void sleep_until(uint64_t t)
 {
     uint64_t n = now_us();
-    if (t <= n)
-        return;
-    struct timespec d = {(time_t)((t - n) / 1000000u), (long)((t - n) % 1000000u) * 1000L};
-    nanosleep(&d, NULL);
+    if (t > n)
+        demo_os_sleep_us(t - n);
 }
 
 static void report_events(tempo_session *s, bool verbose)
@@ -162,7 +155,9 @@ int main(int argc, char **argv)
     tempo_address bind_addr = tempo_address_ipv4(0, 0, 0, 0, (uint16_t)o.port);
     tempo_udp *udp;
     if (tempo_udp_open(&bind_addr, NULL, &udp) != TEMPO_OK) {
-        fprintf(stderr, "tempo-arena: cannot bind port %d: %s\n", o.port, strerror(errno));
+        char why[128];
+        fprintf(stderr, "tempo-arena: cannot bind port %d: %s\n", o.port,
+                demo_os_socket_error(why, sizeof why));
         return 1;
     }
     static arena_state game;

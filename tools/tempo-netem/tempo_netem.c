@@ -15,21 +15,22 @@
  * The decisions are the library's simnet: a network of two nodes (client
  * side and server side) whose virtual time is the real monotonic clock, so
  * the tool and tempo's tests share one link model. Sleeping happens in
- * poll(), until a socket is readable or the next delivery is due (poll's
- * millisecond resolution makes deliveries up to about 1 ms late).
- * SIGINT or SIGTERM stops it, printing one line of statistics.
+ * poll() (WSAPoll on Windows, examples/common/demo_os.h), until a socket is
+ * readable or the next delivery is due (millisecond resolution makes
+ * deliveries up to about 1 ms late), and never longer than a second.
+ * SIGINT or SIGTERM stops it, printing one line of statistics (on Windows
+ * Ctrl+C, seen within that second).
  *
  * Exit codes: 0 stopped by a signal, 1 runtime error, 2 usage error.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "demo_os.h"
 #include "tempo/simnet.h"
 #include "tempo/udp.h"
 
@@ -128,12 +129,7 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
-static uint64_t now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
+static uint64_t now_us(void) { return demo_os_now_us(); }
 
 /* Everything the relay holds. */
 typedef struct relay {
@@ -225,9 +221,10 @@ static int open_socket(const tempo_address *a, tempo_udp **out)
 {
     if (tempo_udp_open(a, NULL, out) == TEMPO_OK)
         return 0;
-    char text[TEMPO_ADDRESS_STRLEN];
+    char text[TEMPO_ADDRESS_STRLEN], why[128];
     tempo_address_format(a, text, sizeof text);
-    fprintf(stderr, "tempo-netem: cannot bind %s: %s\n", text, strerror(errno));
+    fprintf(stderr, "tempo-netem: cannot bind %s: %s\n", text,
+            demo_os_socket_error(why, sizeof why));
     return 1;
 }
 
@@ -283,12 +280,7 @@ int main(int argc, char **argv)
         teardown(&r);
         return 1;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: poll returns EINTR */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    demo_os_on_stop(on_signal);
 
     if (!o.quiet) {
         char l[TEMPO_ADDRESS_STRLEN], f[TEMPO_ADDRESS_STRLEN];
@@ -298,19 +290,20 @@ int main(int argc, char **argv)
                f, o.profile, o.seed);
         fflush(stdout);
     }
-    struct pollfd fds[2] = {{.fd = tempo_udp_fd(r.down), .events = POLLIN},
-                            {.fd = tempo_udp_fd(r.up), .events = POLLIN}};
+    tempo_udp *const socks[2] = {r.down, r.up};
     rc = 0;
     while (!stop_requested) {
-        int ready = poll(fds, 2, poll_timeout_ms(&r));
-        if (ready < 0 && errno != EINTR) {
-            fprintf(stderr, "tempo-netem: poll: %s\n", strerror(errno));
+        bool readable[2];
+        int ready = demo_os_wait_readable(socks, 2, poll_timeout_ms(&r), readable);
+        if (ready < 0) {
+            char why[128];
+            fprintf(stderr, "tempo-netem: poll: %s\n", demo_os_socket_error(why, sizeof why));
             rc = 1;
             break;
         }
-        if (ready > 0 && (fds[0].revents & POLLIN))
+        if (ready > 0 && readable[0])
             take_in(&r, &r.down_t, &r.client_node, 1);
-        if (ready > 0 && (fds[1].revents & POLLIN))
+        if (ready > 0 && readable[1])
             take_in(&r, &r.up_t, &r.server_node, 0);
         deliver(&r);
     }
