@@ -7,6 +7,7 @@ RELEASE_DIR ?= build/release
 TEST_DIR    ?= build/test
 ASAN_DIR    ?= build/asan
 FUZZ_DIR    ?= build/fuzz
+WINDOWS_DIR ?= build/windows
 FUZZ_SECONDS ?= 60
 SOAK_COUNT  ?= 2000
 CC_ASAN     ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo gcc)
@@ -24,7 +25,7 @@ define run_tests
 endef
 SHELL := /bin/bash
 
-.PHONY: all run test test-gcc test-asan bench fuzz soak bootstrap release dist clean
+.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak bootstrap release dist clean
 
 all: release
 
@@ -54,6 +55,13 @@ test-asan:
 	@cmake -S . -B $(ASAN_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=$(CC_ASAN) -DTEMPO_WERROR=ON -DTEMPO_SANITIZE=ON -DTEMPO_BUILD_BENCH=OFF >/dev/null
 	$(call quiet_build,$(ASAN_DIR))
 	$(call run_tests,$(ASAN_DIR),ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
+
+# Windows: cross build with mingw-w64 in $(WINDOWS_DIR), every unit test run
+# under Wine (scripts/test-windows.sh). Kept out of `make test`: it needs
+# mingw-w64 and Wine, which the default bootstrap does not install.
+test-windows:
+	@if [ "$(BOOTSTRAP)" != 0 ]; then sh scripts/bootstrap.sh windows; fi
+	@sh scripts/test-windows.sh $(WINDOWS_DIR) $(JOBS)
 
 # Benchmark tables (medians over repeated runs), release build.
 bench: release

@@ -1,8 +1,16 @@
 # Warning and sanitizer flags shared by every target of the project.
-set(TEMPO_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
-    -Wmissing-prototypes)
-if(TEMPO_WERROR)
-  list(APPEND TEMPO_WARNINGS -Werror)
+# gcc, clang and mingw-gcc take these; MSVC has its own spelling.
+if(MSVC)
+  set(TEMPO_WARNINGS /W4)
+  if(TEMPO_WERROR)
+    list(APPEND TEMPO_WARNINGS /WX)
+  endif()
+else()
+  set(TEMPO_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
+      -Wmissing-prototypes)
+  if(TEMPO_WERROR)
+    list(APPEND TEMPO_WARNINGS -Werror)
+  endif()
 endif()
 
 set(TEMPO_SANITIZE_FLAGS "")

@@ -12,7 +12,13 @@
 # pkg-config finds the rest; cmocka runs the tests; xxhash.h gives the
 # checksum; clang with its sanitizer runtime builds the ASan+UBSan test run
 # and the fuzzers; SDL2 builds the demo window (optional for the library).
+#
+# `sh scripts/bootstrap.sh windows` checks instead what `make test-windows`
+# needs on top of that: the mingw-w64 cross compiler and Wine (wine64). The
+# default run never installs them: they are large and only that target uses
+# them.
 set -eu
+target=${1:-}
 
 cc_ok() { # cc_ok COMPILER FLAGS...: can it compile and link a tiny program?
     c=$1; shift
@@ -29,7 +35,15 @@ have_pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
 missing=""
 need() { missing="$missing $1"; }
 
+if [ "$target" = windows ]; then
+    command -v cmake >/dev/null 2>&1 || need cmake
+    command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need mingw-w64
+    command -v wine64 >/dev/null 2>&1 || [ -x /usr/lib/wine/wine64 ] || need wine64
+    [ -f /usr/include/xxhash.h ] || need xxhash # the cross build copies it
+fi
+
 PROBE='int main(void){return 0;}'
+[ "$target" = windows ] || {
 command -v cmake >/dev/null 2>&1 || need cmake
 command -v make >/dev/null 2>&1 || need make
 cc_ok cc || cc_ok gcc || need cc
@@ -46,6 +60,7 @@ else
     need clang-rt
 fi
 have_pc sdl2 || need sdl2
+}
 
 [ -z "$missing" ] && exit 0
 
@@ -76,6 +91,12 @@ pkg() { # pkg MANAGER NEED
     dnf:sdl2) echo SDL2-devel ;;
     apk:sdl2) echo sdl2-dev ;;
     *:sdl2) echo sdl2 ;;
+    apt:mingw-w64) echo "mingw-w64 gcc-mingw-w64-x86-64" ;;
+    dnf:mingw-w64) echo mingw64-gcc ;;
+    pacman:mingw-w64) echo mingw-w64-gcc ;;
+    *:mingw-w64) echo mingw-w64 ;;
+    apt:wine64) echo wine64 ;;
+    *:wine64) echo wine ;;
     esac
 }
 

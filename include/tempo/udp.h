@@ -1,9 +1,11 @@
 /*
- * udp.h — the POSIX UDP transport.
+ * udp.h — the UDP transport: POSIX sockets, or Winsock 2 on Windows.
  *
  * One non-blocking socket, bound to an IPv4 or IPv6 address. recv drains what
- * the kernel has queued, one datagram per call. This file is the only place in
- * the library that talks to the operating system's network.
+ * the kernel has queued, one datagram per call. The UDP transport is the only
+ * part of the library that talks to the operating system's network.
+ * On Windows each open socket holds one WSAStartup, released by
+ * tempo_udp_close, so a game need not start Winsock for tempo.
  */
 #ifndef TEMPO_UDP_H
 #define TEMPO_UDP_H
@@ -23,7 +25,7 @@ typedef struct tempo_udp tempo_udp;
  * close it with tempo_udp_close.
  * Errors: TEMPO_E_INVALID_ARG (NULL), TEMPO_E_ADDRESS (family NONE),
  * TEMPO_E_TRANSPORT (socket or bind failed: port in use, address not local;
- * the reason is in errno), TEMPO_E_NO_MEMORY. */
+ * the reason is in errno, or WSAGetLastError() on Windows), TEMPO_E_NO_MEMORY. */
 TEMPO_API tempo_result tempo_udp_open(const tempo_address *bind_addr, const tempo_allocator *alloc,
                                       tempo_udp **out);
 
@@ -35,7 +37,10 @@ TEMPO_API tempo_transport tempo_udp_transport(tempo_udp *u);
 TEMPO_API tempo_result tempo_udp_local_address(const tempo_udp *u, tempo_address *out);
 
 /* The socket's descriptor, to wait for datagrams with poll() or select();
- * -1 for NULL. It stays owned by u: do not read from or close it. */
+ * -1 for NULL. It stays owned by u: do not read from or close it.
+ * On Windows it is the SOCKET cast to int (a socket handle keeps 32
+ * significant bits); (SOCKET)(intptr_t)fd gives it back for WSAPoll or
+ * select. */
 TEMPO_API int tempo_udp_fd(const tempo_udp *u);
 
 /* Counters since tempo_udp_open. recv_refused counts ICMP errors (e.g. port

@@ -12,8 +12,15 @@
 #include "base/common.h"
 #include "tempo/transport.h"
 
+#ifdef _WIN32
+/* inet_pton and inet_ntop of ws2_32 (Vista and later); they convert text
+ * only, and their documented errors do not include an unstarted Winsock. */
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#else
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 

@@ -95,6 +95,13 @@ static char *read_text(const char *path)
     assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
     text[size] = '\0';
     fclose(f);
+#ifdef _WIN32 /* the tools write text mode: lines end in CRLF there */
+    char *to = text;
+    for (const char *from = text; *from; from++)
+        if (!(from[0] == '\r' && from[1] == '\n'))
+            *to++ = *from;
+    *to = '\0';
+#endif
     return text;
 }
 

@@ -26,6 +26,11 @@
 #include "wire/fragment.h"
 #include "tempo/rng.h"
 
+#ifdef _WIN32 /* Windows' mkdir takes no mode */
+#include <direct.h>
+#define mkdir(path, mode) ((void)(mode), _mkdir(path))
+#endif
+
 #define ROUND_TRIPS 5000
 #define SESSION 0x12345678u
 

@@ -1,0 +1,97 @@
+/*
+ * udp_os.h — what the UDP transport's portable half (udp.c) and its
+ * operating-system halves (udp_posix.c, udp_win32.c) share. Internal.
+ *
+ * udp.c owns the public functions, address conversion, counting and the
+ * handing out of one datagram; the OS file owns the socket: opening it
+ * non-blocking and bound, sending, receiving (batched where the system can),
+ * naming its local address, closing it. Exactly one OS file is compiled in
+ * (the other is empty on that platform), so the library is one set of
+ * sources on every system.
+ *
+ * Invariant: u->sock is an open, non-blocking datagram socket of u->family,
+ * bound, from a successful tempo__udp_os_open until tempo__udp_os_close.
+ */
+#ifndef TEMPO_NET_UDP_OS_H
+#define TEMPO_NET_UDP_OS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tempo/udp.h"
+
+#ifdef _WIN32
+#include <winsock2.h>
+#include <ws2tcpip.h>
+typedef SOCKET tempo__udp_socket;
+#else
+#include <netinet/in.h>
+#include <sys/socket.h>
+typedef int tempo__udp_socket;
+#endif
+
+/* A receive buffer larger than TEMPO_MAX_DATAGRAM, so an oversized
+ * datagram shows its real size up to this many bytes. */
+#define TEMPO__UDP_SLOT 2048
+
+#ifdef __linux__
+/* Linux receives up to TEMPO__UDP_BATCH datagrams with one recvmmsg and
+ * hands them out one per call (udp_posix.c). The message headers are built
+ * on the stack for each recvmmsg; what outlives the call is kept here. */
+#define TEMPO__UDP_BATCH 16
+typedef struct tempo__udp_batch {
+    struct sockaddr_storage addr[TEMPO__UDP_BATCH];
+    uint8_t data[TEMPO__UDP_BATCH][TEMPO__UDP_SLOT];
+    size_t size[TEMPO__UDP_BATCH]; /* the datagram's real length */
+    bool truncated[TEMPO__UDP_BATCH];
+    int count, next;
+    bool drained; /* the last batch was short: the socket was empty */
+} tempo__udp_batch;
+#endif
+
+struct tempo_udp {
+    tempo__udp_socket sock;
+    int family; /* AF_INET or AF_INET6 */
+    tempo_udp_stats stats;
+    tempo_allocator alloc;
+#ifdef __linux__
+    tempo__udp_batch batch;
+#elif defined(_WIN32)
+    /* Winsock truncates to the buffer it is given and hides the real size
+     * (WSAEMSGSIZE), so a caller's small buffer is filled from here. */
+    uint8_t slot[TEMPO__UDP_SLOT];
+#endif
+};
+
+/* Empty datagrams carry nothing, and returning 0 for one would read as "no
+ * more": the OS files skip them, but only this many per receive call. */
+#define TEMPO__UDP_MAX_EMPTY_SKIPPED 64
+
+/* udp.c: hand one received datagram to the caller: its source, its bytes
+ * (data NULL: already in buf), its real size (more than capacity when
+ * truncated; `truncated` says so when the size itself is unknown). Counts it.
+ * Returns the size to report, or -1 for a datagram to skip (empty, or from a
+ * family tempo does not speak). */
+int tempo__udp_deliver(tempo_udp *u, const struct sockaddr_storage *ss, const uint8_t *data,
+                       size_t size, bool truncated, tempo_address *from, uint8_t *buf,
+                       size_t capacity);
+
+/* The OS file. open: a socket for ss's family, non-blocking, not inherited
+ * by child processes, IPv6-only for AF_INET6, bound to ss; false on failure
+ * with nothing left open and the system's reason kept (errno, or
+ * WSAGetLastError on Windows). */
+bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t len);
+void tempo__udp_os_close(tempo_udp *u);
+/* Send one datagram; true when all of it left. */
+bool tempo__udp_os_send(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+                        const uint8_t *data, size_t size);
+/* The transport's recv (tempo_transport.recv) with valid arguments. */
+int tempo__udp_os_recv(tempo_udp *u, tempo_address *from, uint8_t *buf, size_t capacity);
+bool tempo__udp_os_local(const tempo_udp *u, struct sockaddr_storage *ss);
+/* The system's last error (errno, or WSAGetLastError), read and restored
+ * around the cleanup of a failed open so the caller still sees the reason. */
+int tempo__udp_os_error(void);
+void tempo__udp_os_set_error(int e);
+
+#endif /* TEMPO_NET_UDP_OS_H */
