@@ -270,6 +270,19 @@ static void test_rtt_and_jitter_track_a_jittery_link(void **state)
     assert_true(var > 2 * MS && var < 15 * MS);
     assert_true(j > 3.5 * MS && j < 7.5 * MS);
     tempo_simnet_destroy(p.net);
+
+    /* From pings alone (answered at once) SRTT sits closer to 100 ms. */
+    pair_open(&p, 4, &jittery, &jittery);
+    p.a.link.cfg.rtt_from_acks = false;
+    run(&p, 0, 60 * SEC, MS, false, false);
+    srtt = (double)link_rtt_us(&p.a.link);
+    var = (double)link_rttvar_us(&p.a.link);
+    printf("  from %llu pings and replies alone: SRTT %.0f us, RTTVAR %.0f us\n",
+           (unsigned long long)p.a.link.rtt_samples, srtt, var);
+    assert_true(p.a.link.rtt_samples >= 100);
+    assert_true(srtt > 92 * MS && srtt < 108 * MS);
+    assert_true(var > 2 * MS && var < 12 * MS);
+    tempo_simnet_destroy(p.net);
 }
 
 /* ---- acks and loss ------------------------------------------------------------- */
