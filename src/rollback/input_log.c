@@ -16,12 +16,16 @@ tempo_result input_log_init(input_log *l, const tempo_allocator *a, int capacity
     memset(l, 0, sizeof *l);
     TEMPO_ASSERT(capacity >= 1 && first >= 0);
     l->capacity = capacity;
+    uint32_t slots = 1;
+    while (slots < (uint32_t)capacity)
+        slots <<= 1;
+    l->mask = slots - 1;
     l->num_players = num_players;
     l->input_size = input_size;
     l->stride = (size_t)num_players * (size_t)input_size + (size_t)num_players;
     l->first = first;
     l->end = first;
-    l->data = tempo__calloc(a, (size_t)capacity, l->stride);
+    l->data = tempo__calloc(a, (size_t)slots, l->stride);
     return l->data ? TEMPO_OK : TEMPO_E_NO_MEMORY;
 }
 
@@ -44,19 +48,7 @@ bool input_log_holds(const input_log *l, int32_t frame)
 
 static uint8_t *record(const input_log *l, int32_t frame)
 {
-    return l->data + (size_t)((uint32_t)frame % (uint32_t)l->capacity) * l->stride;
-}
-
-uint8_t *input_log_begin(input_log *l, uint8_t **status)
-{
-    uint8_t *r = record(l, l->end);
-    *status = r + (size_t)l->num_players * (size_t)l->input_size;
-    return r;
-}
-
-void input_log_commit(input_log *l)
-{
-    l->end++;
+    return l->data + (size_t)((uint32_t)frame & l->mask) * l->stride;
 }
 
 const uint8_t *input_log_input(const input_log *l, int32_t frame, int player)

@@ -19,6 +19,8 @@
 
 typedef struct input_log {
     int capacity;         /* frames held, >= 1 */
+    uint32_t mask;        /* ring slots - 1: a power of two >= capacity, so a frame's
+                             slot is a mask, not a division */
     int num_players, input_size;
     size_t stride;        /* bytes per frame: inputs of every player, then statuses */
     int32_t first;        /* the first frame the log ever held (the session's start) */
@@ -41,8 +43,16 @@ bool input_log_holds(const input_log *l, int32_t frame);
 /* The storage of frame `end`: inputs (num_players * input_size bytes) and
  * *status (num_players bytes). The caller fills both, then calls
  * input_log_commit. */
-uint8_t *input_log_begin(input_log *l, uint8_t **status);
-void input_log_commit(input_log *l);
+static inline uint8_t *input_log_begin(input_log *l, uint8_t **status)
+{
+    uint8_t *r = l->data + (size_t)((uint32_t)l->end & l->mask) * l->stride;
+    *status = r + (size_t)l->num_players * (size_t)l->input_size;
+    return r;
+}
+static inline void input_log_commit(input_log *l)
+{
+    l->end++;
+}
 
 /* A held frame's input of one player, or NULL if the frame is not held. */
 const uint8_t *input_log_input(const input_log *l, int32_t frame, int player);

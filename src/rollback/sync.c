@@ -535,16 +535,40 @@ void sync_fill_tick(const tempo_sync *s, tempo_tick *t, tempo_tick_status status
 
 /* ---- the confirmed-input log ---------------------------------------------- */
 
-void sync_log_confirmed(tempo_sync *s)
+/* Copy one input: the common sizes as fixed-size copies (single moves),
+ * since this runs for every player of every frame. */
+static inline void copy_input(uint8_t *dst, const uint8_t *src, size_t size)
 {
-    int32_t upto = tempo__min32(sync_confirmed(s), s->frame);
+    switch (size) {
+    case 1: dst[0] = src[0]; break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    default: memcpy(dst, src, size); break;
+    }
+}
+
+void sync_log_confirmed(tempo_sync *s, int32_t confirmed)
+{
+    int32_t upto = tempo__min32(confirmed, s->frame);
     size_t size = (size_t)s->input_size;
     while (s->confirmed_log.end < upto) {
         int32_t f = s->confirmed_log.end;
         uint8_t *status;
         uint8_t *in = input_log_begin(&s->confirmed_log, &status);
-        for (int p = 0; p < s->num_players; p++)
-            status[p] = (uint8_t)iq_known_input(&s->q[p], f, in + (size_t)p * size);
+        for (int p = 0; p < s->num_players; p++, in += size) {
+            const input_queue *q = &s->q[p];
+            if (f >= q->disconnect_frame) {
+                memset(in, 0, size);
+                status[p] = TEMPO_INPUT_DISCONNECTED;
+                continue;
+            }
+            /* a confirmed frame is real in every queue (iq_known_input) */
+            uint32_t slot = (uint32_t)f & (uint32_t)(q->capacity - 1);
+            copy_input(in, q->inputs + slot * size, size);
+            status[p] = (q->flags[slot] & IQ_DISCONNECTED) ? TEMPO_INPUT_DISCONNECTED
+                                                           : TEMPO_INPUT_CONFIRMED;
+        }
         input_log_commit(&s->confirmed_log);
     }
 }
@@ -733,7 +757,7 @@ tempo_result sync_plan(tempo_sync *s, const sync_plan_opts *o, tempo_tick *t)
         s->stats.stall_ticks++;
     else if (status == TEMPO_TICK_WAITING)
         s->stats.waiting_ticks++;
-    sync_log_confirmed(s);
+    sync_log_confirmed(s, C);
     discard_old_inputs(s, C);
     sync_fill_tick(s, t, status, n, depth, waiting);
     return TEMPO_OK;

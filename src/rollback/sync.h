@@ -171,7 +171,7 @@ tempo_result sync_plan_synctest(tempo_sync *s, tempo_tick *tick);
 
 /* Append to the confirmed-input log every frame confirmed and simulated
  * since the last call (the end of each plan calls it). */
-void sync_log_confirmed(tempo_sync *s);
+void sync_log_confirmed(tempo_sync *s, int32_t confirmed);
 
 /* Hand out the next request (arena mode: carry out SAVE/LOAD here). */
 int sync_next(tempo_sync *s, const tempo_request **out);

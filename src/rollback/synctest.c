@@ -96,7 +96,7 @@ tempo_result sync_plan_synctest(tempo_sync *s, tempo_tick *t)
     s->frame = end;
     s->stats.frames_advanced += (uint64_t)n;
 
-    sync_log_confirmed(s);
+    sync_log_confirmed(s, sync_confirmed(s));
     /* The next tick rolls back to `back` at the earliest: forget older inputs
      * (but the one before, which a guess would repeat). */
     int32_t floor = back - 1;
