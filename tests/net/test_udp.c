@@ -12,6 +12,10 @@
 
 #include <errno.h>
 #include <string.h>
+#ifdef _WIN32
+#include <winsock2.h>
+#include <windows.h>
+#endif
 
 #include "platform.h"
 #include "tempo/udp.h"
