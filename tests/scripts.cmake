@@ -11,3 +11,16 @@ endif()
 add_test(NAME layers COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/layers.sh ${PROJECT_SOURCE_DIR})
 add_test(NAME layers_catch_violations COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/layers_selftest.sh
          ${CMAKE_CURRENT_SOURCE_DIR}/layers.sh)
+
+# The minimal examples (examples/minimal): the synctest of a tiny game passes,
+# synctest finds the determinism bug its --bug flag adds, and two peers over
+# UDP on loopback end on the same checksum.
+if(TARGET minimal_synctest)
+  add_test(NAME minimal_synctest COMMAND minimal_synctest)
+  add_test(NAME minimal_synctest_finds_a_bug COMMAND minimal_synctest --bug)
+  set_tests_properties(minimal_synctest_finds_a_bug PROPERTIES
+    PASS_REGULAR_EXPRESSION "first mismatch at frame [0-9]+")
+  add_test(NAME minimal_udp COMMAND minimal_udp)
+  set_tests_properties(minimal_synctest minimal_synctest_finds_a_bug minimal_udp
+    PROPERTIES TIMEOUT 30)
+endif()
