@@ -24,3 +24,6 @@ if(TARGET minimal_synctest)
   set_tests_properties(minimal_synctest minimal_synctest_finds_a_bug minimal_udp
     PROPERTIES TIMEOUT 30)
 endif()
+# The README's integration section quotes minimal_udp.c line for line.
+add_test(NAME readme_quotes_minimal_udp COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/readme_quotes.sh
+         ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/examples/minimal/minimal_udp.c)

@@ -113,8 +113,8 @@ int main(int argc, char **argv)
 
     tempo_synctest_report rep;
     tempo_session_synctest_report(s, &rep);
-    printf("synctest: frame %" PRId32 ", score %" PRIu32 ":%" PRIu32 ", %" PRIu64 " checks, %" PRIu64
-           " mismatches\n",
+    printf("synctest: frame %" PRId32 ", score %" PRIu32 ":%" PRIu32 ", %" PRIu64
+           " checks, %" PRIu64 " mismatches\n",
            tempo_session_frame(s), g.score[0], g.score[1], rep.checks, rep.mismatches);
     if (rep.mismatches)
         printf("synctest: first mismatch at frame %" PRId32 ": checksum %016" PRIx64

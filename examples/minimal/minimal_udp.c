@@ -142,7 +142,8 @@ int main(void)
     static peer peers[2];
     tempo_address addr[2];
     for (int i = 0; i < 2; i++)
-        if (!peer_open(&peers[i], i) || tempo_udp_local_address(peers[i].udp, &addr[i]) != 0) {
+        if (!peer_open(&peers[i], i) ||
+            tempo_udp_local_address(peers[i].udp, &addr[i]) != TEMPO_OK) {
             fprintf(stderr, "minimal_udp: cannot open a UDP socket on 127.0.0.1\n");
             return 1;
         }
