@@ -105,7 +105,9 @@ static void sim_peer_label(const sim_report *r, int peer, char *buf, size_t size
         snprintf(fallback, sizeof fallback, "peer %d", peer);
         name = fallback;
     }
-    snprintf(buf, size, "%.31s%s", name, r->t->is_spectator[peer] ? " (spectator)" : "");
+    /* a name that already says "spectator" needs no second saying */
+    bool says = strncmp(name, "spectator", 9) == 0;
+    snprintf(buf, size, "%.31s%s", name, r->t->is_spectator[peer] && !says ? " (spectator)" : "");
 }
 
 static int sim_marker_order(const void *a, const void *b)
