@@ -15,12 +15,13 @@ if(NOT TEMPO_SANITIZE)
   set_tests_properties(install_consumer PROPERTIES TIMEOUT 600)
 endif()
 
-# test_sim_report compiles tempo-sim's report, SVG, CSV and timeline sources itself
+# test_sim_report compiles tempo-sim's report, SVG, verdict, CSV and timeline sources itself
 # (tempo-sim is a program, not a library).
 if(TARGET test_sim_report)
   target_sources(test_sim_report PRIVATE
     ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_report.c
     ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_svg.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_verdict.c
     ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_csv.c
     ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_timeline.c)
   target_include_directories(test_sim_report PRIVATE ${PROJECT_SOURCE_DIR}/tools/tempo-sim)

@@ -160,6 +160,7 @@ static bool write_report(const sim_options *o, const sim_result *r, const sim_ti
     meta.command = o->command;
     char *html = sim_summary_html(o, r);
     meta.summary_html = html;
+    meta.match_s = r->match_s;         /* the figure the terminal prints, not the last sample's time */
     meta.converged = r->converged;
     meta.desyncs = r->desyncs;
     int rc = sim_report_write(tl, &meta, o->report_path);
