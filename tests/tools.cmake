@@ -81,3 +81,13 @@ if(TARGET tempo-sim)
             ${CMAKE_CURRENT_BINARY_DIR}/sim_settings)
   set_tests_properties(sim_settings PROPERTIES TIMEOUT 120)
 endif()
+
+# The default report as headless Chromium lays it out at 1280 and 1920 px:
+# nothing wider than the window, every chart with room, real screenshots.
+# Exit 77 = no Chromium = skip (the reason is printed).
+if(TARGET tempo-sim AND NOT WIN32)
+  add_test(NAME report_render
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/report_render.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_BINARY_DIR}/report_render)
+  set_tests_properties(report_render PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+endif()
