@@ -217,7 +217,7 @@ static void judge_depth(const judge *j, sim_verdict *v)
 
 static void judge_rate(const judge *j, sim_verdict *v)
 {
-    snprintf(v->good, sizeof v->good, "every player stalls at most %.0f time a second on average, "
+    snprintf(v->good, sizeof v->good, "every player averages at most %.0f stall a second, "
              "with bursts only around network events (markers). Rollbacks follow latency; "
              "their depth is what players see.", SIM_GOOD_STALLS);
     int worst = -1;
@@ -237,7 +237,7 @@ static void judge_rate(const judge *j, sim_verdict *v)
     char a[64];
     sim_verdict_peer_name(j->t, worst, a, sizeof a);
     double rate = shown(most, 2);
-    set(v, rate <= SIM_GOOD_STALLS, "%s stalls the most: %.2f times a second on average (good: at most %.0f).",
+    set(v, rate <= SIM_GOOD_STALLS, "%s stalls the most: %.2f a second on average (good: at most %.0f).",
         a, rate, SIM_GOOD_STALLS);
 }
 
