@@ -24,6 +24,7 @@
 #define SIM_GOOD_STALLS 1.0           /* stalls a second on average, at most, per player */
 #define SIM_GOOD_LOSS_PCT 1.0         /* mean loss on every link, at most, % */
 #define SIM_GOOD_RTT_SPREAD 1.5       /* a link's 95th-percentile RTT over its median, at most */
+#define SIM_GOOD_RTT_SLACK_MS 10.0    /* ... or this many ms above the median, whichever is more */
 #define SIM_GOOD_PAYLOAD 10000.0      /* median bytes/s sent, at most, per peer */
 #define SIM_GOOD_TAIL_S 5.0           /* the match's last seconds ... */
 #define SIM_GOOD_TAIL_RATIO 1.5       /* ... send at most this times the median (a burst has ended) */
