@@ -15,12 +15,13 @@ if(NOT TEMPO_SANITIZE)
   set_tests_properties(install_consumer PROPERTIES TIMEOUT 600)
 endif()
 
-# test_sim_report compiles tempo-sim's report, SVG, CSV and timeline sources itself
+# test_sim_report compiles tempo-sim's report, SVG, verdict, CSV and timeline sources itself
 # (tempo-sim is a program, not a library).
 if(TARGET test_sim_report)
   target_sources(test_sim_report PRIVATE
     ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_report.c
     ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_svg.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_verdict.c
     ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_csv.c
     ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_timeline.c)
   target_include_directories(test_sim_report PRIVATE ${PROJECT_SOURCE_DIR}/tools/tempo-sim)
@@ -79,4 +80,14 @@ if(TARGET tempo-sim)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_settings.sh $<TARGET_FILE:tempo-sim>
             ${CMAKE_CURRENT_BINARY_DIR}/sim_settings)
   set_tests_properties(sim_settings PROPERTIES TIMEOUT 120)
+endif()
+
+# The default report as headless Chromium lays it out at 1280 and 1920 px:
+# nothing wider than the window, every chart with room, real screenshots.
+# Exit 77 = no Chromium = skip (the reason is printed).
+if(TARGET tempo-sim AND NOT WIN32)
+  add_test(NAME report_render
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/report_render.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_BINARY_DIR}/report_render)
+  set_tests_properties(report_render PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 endif()

@@ -1,7 +1,9 @@
 /*
  * test_sim_report.c — tempo-sim's match report (HTML) and CSV export, built
  * from synthetic timelines: page structure, every chart with data, nothing
- * loaded from the network, escaping, decimation of long matches, CSV shape.
+ * loaded from the network, escaping, decimation of long matches, each chart's
+ * verdict against its "good" line, spectators only where they have data,
+ * each figure said once, CSV shape.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "sim_timeline.h"
+#include "sim_verdict.h"
 #include "tempo/tempo.h"
 
 #define OUT(name) TEMPO_BINARY_DIR "/test_sim_report_" name
@@ -269,7 +272,14 @@ static void test_report_has_every_chart_with_data(void **state)
             int paths, most = series_points(svg, &paths);
             if (most < want)
                 fail_msg("%s: its longest line has %d points", chart_ids[i], most);
-            assert_true(paths >= 4);
+            /* skew and input delay: the three players; rollbacks and stalls:
+             * a lane each per player; payload: every peer; links: RTT and
+             * loss of each ordered pair */
+            int lines = strcmp(chart_ids[i], "chart-rate") == 0 ? 6
+                      : strcmp(chart_ids[i], "chart-payload") == 0 ? 4
+                      : strcmp(chart_ids[i], "chart-link") == 0 ? 24 : 3;
+            if (paths != lines)
+                fail_msg("%s: %d lines, want %d", chart_ids[i], paths, lines);
         }
         assert_non_null(strstr(svg, "<text class=\"tick\""));   /* tick labels */
         assert_non_null(strstr(svg, "<text class=\"unit\""));   /* axis titles */
@@ -284,8 +294,9 @@ static void test_report_has_every_chart_with_data(void **state)
     assert_non_null(strstr(skew, "blackout 20.00&#8211;24.00 s"));
     assert_true(count_of(skew, "<line class=\"check\"") >= 100);
     free(skew);
-    /* the per-chart headings and the "what good looks like" lines */
+    /* the per-chart headings, the "what good looks like" lines and a verdict each */
     assert_int_equal(count_of(html, "<p class=\"good\">"), 6);
+    assert_int_equal(count_of(html, "<p class=\"verdict "), 6);
     free(html);
     sim_timeline_free(&t);
 }
@@ -629,6 +640,189 @@ static void test_timeline_counts_desync_checks_per_sample(void **state)
     sim_timeline_free(&t);
 }
 
+/* A timeline that meets every chart's good line: low flat skew, steady
+ * input delay, shallow rollbacks, no stalls, clean links, small payload. */
+static void build_good_timeline(sim_timeline *t, int count, double dt)
+{
+    assert_true(sim_timeline_init(t, 3, count, dt));
+    t->is_spectator[2] = true;
+    for (int i = 0; i < count; i++) {
+        for (int p = 0; p < 3; p++) {
+            sim_peer_series *ps = &t->peer[p];
+            ps->frame_skew[i] = p == 2 ? NAN : (float)(0.3 + 0.1 * sin(i * 0.1 + p));
+            ps->input_delay[i] = p == 2 ? NAN : 2.0f;
+            ps->rollbacks_per_s[i] = p == 2 ? 0.0f : (float)(5.0 + (i % 3));
+            ps->stalls_per_s[i] = i % 50 == 0 && p != 2 ? 4.0f : 0.0f;
+            ps->payload_bytes_per_s[i] = (float)(p == 2 ? 300.0 : 2000.0 + 50.0 * sin(i * 0.3));
+            for (int q = 0; q < 3; q++) {
+                if (q == p || (p == 2 && q == 1) || (q == 2 && p == 1))
+                    continue;
+                t->rtt_ms[p][q][i] = (float)(40.0 + 2.0 * sin(i * 0.7));
+                t->loss[p][q][i] = 0.0f;
+            }
+        }
+    }
+    t->count = count;
+    for (int p = 0; p < 2; p++)
+        for (int d = 0; d < 6; d++)
+            t->depth_hist[p][d] = d <= 3 ? 500 : 10;
+}
+
+static void test_verdicts_meet_when_the_data_is_inside_every_good_line(void **state)
+{
+    (void)state;
+    sim_timeline t;
+    build_good_timeline(&t, 600, 0.1);
+    sim_verdict v[SIM_CHARTS];
+    sim_verdicts_judge(&t, t.peers, t.count, v);
+    for (int c = 0; c < SIM_CHARTS; c++) {
+        if (v[c].kind != SIM_VERDICT_MEETS)
+            fail_msg("chart %d: %s", c, v[c].numbers);
+        assert_true(strlen(v[c].good) > 20);
+    }
+    char *html = write_report(&t, &test_meta, OUT("good.html"));
+    assert_well_formed(html);
+    assert_null(strstr(html, "misses"));
+    assert_non_null(strstr(html, "6 of 6 charts meet their good line"));
+    assert_int_equal(count_of(html, "<span class=\"badge ok\">meets</span>"), SIM_CHARTS);
+    free(html);
+    sim_timeline_free(&t);
+}
+
+static void test_verdicts_miss_and_say_by_how_much(void **state)
+{
+    (void)state;
+    sim_timeline t;
+    build_good_timeline(&t, 600, 0.1);
+    /* peer 1: skew over a frame in 60 of 600 samples (90% under), input
+     * delay flapping 10 times in a minute, 80% shallow rollbacks, stalls
+     * twice a second, 3% loss towards peer 0, a payload burst at the end */
+    for (int i = 0; i < 60; i++)
+        t.peer[1].frame_skew[100 + i] = 1.5f;
+    for (int i = 0; i < 600; i++) {
+        t.peer[1].input_delay[i] = (float)(2 + (i / 60) % 2);
+        t.peer[1].stalls_per_s[i] = 2.0f;
+        t.loss[1][0][i] = 0.03f;
+    }
+    for (int i = 550; i < 600; i++)
+        t.peer[0].payload_bytes_per_s[i] = 6000.0f;
+    for (int d = 4; d < 6; d++)
+        t.depth_hist[1][d] = 250;
+    sim_verdict v[SIM_CHARTS];
+    sim_verdicts_judge(&t, t.peers, t.count, v);
+    for (int c = 0; c < SIM_CHARTS; c++)
+        if (v[c].kind != SIM_VERDICT_MISSES)
+            fail_msg("chart %d should miss: %s", c, v[c].numbers);
+    assert_non_null(strstr(v[SIM_CHART_SKEW].numbers, "peer 1: at or under 1 frame in 90% of its samples"));
+    assert_non_null(strstr(v[SIM_CHART_SKEW].numbers, "peak 1.50 frames (peer 1)"));
+    assert_non_null(strstr(v[SIM_CHART_DELAY].numbers, "peer 1 changed its input delay the most: 9 times"));
+    assert_non_null(strstr(v[SIM_CHART_DEPTH].numbers, "peer 1: 80% of its rollbacks"));
+    assert_non_null(strstr(v[SIM_CHART_RATE].numbers, "peer 1 stalls the most: 2.00 a second"));
+    assert_non_null(strstr(v[SIM_CHART_LINK].numbers, "peer 1 \xE2\x86\x92 peer 0 loses the most: 3.0%"));
+    assert_non_null(strstr(v[SIM_CHART_PAYLOAD].numbers, "at most 3.0\xC3\x97 the median"));
+    char *html = write_report(&t, &test_meta, OUT("misses.html"));
+    assert_non_null(strstr(html, "6 of 6 charts miss their good line"));
+    assert_null(strstr(html, "<span class=\"badge ok\">meets</span>"));
+    assert_int_equal(count_of(html, "<span class=\"badge bad\">misses</span>"), SIM_CHARTS);
+    free(html);
+    sim_timeline_free(&t);
+}
+
+static void test_verdict_rounds_as_it_prints(void **state)
+{
+    (void)state;
+    sim_timeline t;
+    build_good_timeline(&t, 1000, 0.1);
+    /* 949 of 1000 under a frame prints as 95%: it meets, as printed */
+    for (int i = 0; i < 51; i++)
+        t.peer[0].frame_skew[i * 19] = 1.2f;
+    sim_verdict v[SIM_CHARTS];
+    sim_verdicts_judge(&t, t.peers, t.count, v);
+    assert_int_equal(v[SIM_CHART_SKEW].kind, SIM_VERDICT_MEETS);
+    assert_non_null(strstr(v[SIM_CHART_SKEW].numbers, "in 95% of its samples"));
+    t.peer[0].frame_skew[1] = 1.2f;       /* 948: 94.8% prints 95% too */
+    t.peer[0].frame_skew[2] = 1.2f;
+    t.peer[0].frame_skew[3] = 1.2f;       /* 946: 94.6% still 95% */
+    t.peer[0].frame_skew[4] = 1.2f;       /* 945: 94.5% rounds up, 95% */
+    t.peer[0].frame_skew[5] = 1.2f;       /* 944: 94%, misses */
+    sim_verdicts_judge(&t, t.peers, t.count, v);
+    assert_int_equal(v[SIM_CHART_SKEW].kind, SIM_VERDICT_MISSES);
+    assert_non_null(strstr(v[SIM_CHART_SKEW].numbers, "in 94% of its samples"));
+    sim_timeline_free(&t);
+}
+
+static void test_spectators_get_no_empty_charts(void **state)
+{
+    (void)state;
+    sim_timeline t;
+    build_timeline(&t, 4, 400, 0.1);      /* peer 3 is a spectator */
+    char *html = write_report(&t, &test_meta, OUT("spectator.html"));
+    static const char *const players_only[] = {"chart-skew", "chart-delay", "chart-depth", "chart-rate"};
+    for (size_t i = 0; i < sizeof players_only / sizeof players_only[0]; i++) {
+        char *svg = chart_svg(html, players_only[i]);
+        assert_non_null(svg);
+        /* no legend item, line or panel of its own (a marker about it may name it) */
+        if (strstr(svg, ">D-mobile (spectator)</text>") != NULL ||
+            strstr(svg, "<title>D-mobile (spectator)</title>") != NULL)
+            fail_msg("%s draws the spectator", players_only[i]);
+        free(svg);
+    }
+    char *payload = chart_svg(html, "chart-payload");
+    assert_non_null(strstr(payload, "<title>D-mobile (spectator)</title>"));   /* it sends: drawn */
+    free(payload);
+    free(html);
+    sim_timeline_free(&t);
+}
+
+/* No tooltip says the same words twice: a marker's peer comes from the
+ * marker, not from its label as well. */
+static void test_tooltips_say_each_thing_once(void **state)
+{
+    (void)state;
+    sim_timeline t;
+    build_timeline(&t, 3, 300, 0.1);
+    snprintf(t.peer_names[2], sizeof t.peer_names[2], "spectator 0");
+    sim_timeline_mark(&t, 5.0, SIM_MARK_INPUT_DELAY, 1, "now 4 frames");
+    char *html = write_report(&t, &test_meta, OUT("tooltips.html"));
+    assert_non_null(strstr(html, "<title>5.00 s: input delay change, B-mobile: now 4 frames</title>"));
+    assert_null(strstr(html, "spectator 0 (spectator)"));
+    for (const char *p = html; (p = strstr(p, "<title>")) != NULL; p++) {
+        const char *end = strstr(p, "</title>");
+        assert_non_null(end);
+        for (int q = 0; q < t.peers; q++) {
+            const char *first = strstr(p, t.peer_names[q]);
+            if (first != NULL && first < end) {
+                const char *again = strstr(first + 1, t.peer_names[q]);
+                if (again != NULL && again < end)
+                    fail_msg("%.*s", (int)(end - p), p);
+            }
+        }
+    }
+    free(html);
+    sim_timeline_free(&t);
+}
+
+/* Given the simulator's own table and match length, the page prints those
+ * and no second table of its own, so no figure shows two values. */
+static void test_each_figure_is_printed_once(void **state)
+{
+    (void)state;
+    sim_timeline t;
+    build_timeline(&t, 2, 651, 0.1);      /* last sample at 65.0 s */
+    sim_report_meta meta = test_meta;
+    meta.match_s = 65.26;
+    char *html = write_report(&t, &meta, OUT("figures.html"));
+    assert_int_equal(count_of(html, "<table"), 1);
+    assert_non_null(strstr(html, "65.3 s of match time"));
+    assert_null(strstr(html, "65.0 s"));
+    free(html);
+    html = write_report(&t, NULL, OUT("figures_alone.html"));
+    assert_int_equal(count_of(html, "<table"), 1);      /* its own, computed from the timeline */
+    assert_non_null(strstr(html, "65.0 s of match time"));
+    free(html);
+    sim_timeline_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -640,6 +834,12 @@ int main(void)
         cmocka_unit_test(test_report_handles_empty_and_flat_timelines),
         cmocka_unit_test(test_report_survives_an_inconsistent_timeline),
         cmocka_unit_test(test_report_write_fails_on_unwritable_path),
+        cmocka_unit_test(test_verdicts_meet_when_the_data_is_inside_every_good_line),
+        cmocka_unit_test(test_verdicts_miss_and_say_by_how_much),
+        cmocka_unit_test(test_verdict_rounds_as_it_prints),
+        cmocka_unit_test(test_spectators_get_no_empty_charts),
+        cmocka_unit_test(test_tooltips_say_each_thing_once),
+        cmocka_unit_test(test_each_figure_is_printed_once),
         cmocka_unit_test(test_csv_has_a_column_per_series_and_a_row_per_sample),
         cmocka_unit_test(test_decimate_keeps_bounds_peaks_and_gaps),
         cmocka_unit_test(test_decimate_keeps_every_change_of_a_short_series),

@@ -372,7 +372,7 @@ static void pass_blackouts(sim_match *mt, uint64_t vt)
         uint8_t *state = &mt->blackout_state[k];
         char label[48];
         if (b->b < 0)
-            snprintf(label, sizeof label, "machine %d's links", b->a);
+            snprintf(label, sizeof label, "all its links");
         else
             snprintf(label, sizeof label, "link %d-%d", b->a, b->b);
         if (*state == 0 && vt >= b->from_us) {
@@ -413,7 +413,7 @@ static void check_faults(sim_match *mt, sim_machine *m)
         /* Frozen: no ticks and no polls; its clock runs on meanwhile. */
         m->tick_k = sim_clock_first_tick_from(&m->clock, mt->vt + (uint64_t)h->ms * 1000u);
         m->next_vt = sim_clock_tick_vt(&m->clock, m->tick_k);
-        snprintf(label, sizeof label, "peer %d froze %" PRIu32 " ms", m->index, h->ms);
+        snprintf(label, sizeof label, "froze %" PRIu32 " ms", h->ms);
         if (mt->tl)
             sim_timeline_mark(mt->tl, (double)mt->vt / 1e6, SIM_MARK_HICCUP, m->index, label);
     }
@@ -427,7 +427,7 @@ static void check_faults(sim_match *mt, sim_machine *m)
          * harder case, where only its own clock speaks of the time. */
         m->clock.jump_us += j->us;
         m->deaf = true;
-        snprintf(label, sizeof label, "peer %d's clock jumped %+.3f s", m->index, (double)j->us / 1e6);
+        snprintf(label, sizeof label, "clock jumped %+.3f s", (double)j->us / 1e6);
         if (mt->tl)
             sim_timeline_mark(mt->tl, (double)mt->vt / 1e6, SIM_MARK_HICCUP, m->index, label);
     }
@@ -439,7 +439,7 @@ static void check_faults(sim_match *mt, sim_machine *m)
         /* The others notice when the silence reaches their timeout. */
         fault_begins(mt, mt->vt + (uint64_t)mt->disconnect_timeout_ms * 1000u);
         kill_machine(mt, m);
-        snprintf(label, sizeof label, "peer %d dropped at frame %" PRId32, m->index, m->frame);
+        snprintf(label, sizeof label, "dropped at frame %" PRId32, m->frame);
         if (mt->tl) {
             sim_timeline_mark(mt->tl, (double)mt->vt / 1e6, SIM_MARK_DISCONNECT, m->index, label);
             sim_timeline_mark(mt->tl, (double)mt->vt / 1e6, SIM_MARK_BLACKOUT_START, m->index,

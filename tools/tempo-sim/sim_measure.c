@@ -111,7 +111,7 @@ void sim_measure_tick(sim_match *mt, sim_machine *m, const tempo_tick *tick)
     /* A delay change is a marker: a 0.25 s sample could hide a short one. */
     if (m->num_local > 0 && mm->last_delay >= 0 && m->delay != mm->last_delay && mt->tl) {
         char label[48];
-        snprintf(label, sizeof label, "peer %d: input delay %d", m->index, m->delay);
+        snprintf(label, sizeof label, "now %d frames", m->delay);
         sim_timeline_mark(mt->tl, (double)mt->vt / 1e6, SIM_MARK_INPUT_DELAY, m->index, label);
     }
     mm->last_delay = m->delay;
@@ -161,8 +161,7 @@ void sim_measure_event(sim_match *mt, sim_machine *m, const tempo_event *ev)
         m->m.failed_checks += failed_comparisons(mt, m, ev->u.desync.frame);
         if (m->m.first_desync_frame < 0) {
             m->m.first_desync_frame = ev->u.desync.frame;
-            snprintf(label, sizeof label, "%s %d: desync at frame %" PRId32,
-                     m->spectator ? "spectator" : "peer", m->index, ev->u.desync.frame);
+            snprintf(label, sizeof label, "at frame %" PRId32, ev->u.desync.frame);
             if (mt->tl)
                 sim_timeline_mark(mt->tl, (double)mt->vt / 1e6, SIM_MARK_DESYNC, m->index, label);
         }

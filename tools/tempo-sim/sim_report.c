@@ -13,6 +13,7 @@
  * chart, then the page.
  */
 #include "sim_svg.h"
+#include "sim_verdict.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -80,6 +81,10 @@ typedef struct sim_report {
     int num_marks;
     bool has_kind[SIM_MARK_INPUT_DELAY + 1];
     uint64_t checks;           /* desync checks passed, counted and marked */
+    double match_s;            /* the match's length as the simulator measured it, else duration */
+    int players;               /* peers that are not spectators */
+    sim_verdict verdict[SIM_CHARTS];
+    float *smooth;             /* count values: a moving average being drawn */
     int scratch[SIM_REPORT_MAX_POINTS];
 } sim_report;
 
@@ -99,13 +104,7 @@ static const float *sim_peer_values(const sim_report *r, int peer, int which)
 
 static void sim_peer_label(const sim_report *r, int peer, char *buf, size_t size)
 {
-    const char *name = r->t->peer_names[peer];
-    char fallback[16];
-    if (memchr(name, '\0', sizeof r->t->peer_names[peer]) == NULL || name[0] == '\0') {
-        snprintf(fallback, sizeof fallback, "peer %d", peer);
-        name = fallback;
-    }
-    snprintf(buf, size, "%.31s%s", name, r->t->is_spectator[peer] ? " (spectator)" : "");
+    sim_verdict_peer_name(r->t, peer, buf, size);
 }
 
 static int sim_marker_order(const void *a, const void *b)
@@ -114,7 +113,7 @@ static int sim_marker_order(const void *a, const void *b)
     return (x->t_s > y->t_s) - (x->t_s < y->t_s);
 }
 
-static void sim_report_prepare(sim_report *r, const sim_timeline *t, FILE *f)
+static void sim_report_prepare(sim_report *r, const sim_timeline *t, const sim_report_meta *meta, FILE *f)
 {
     r->f = f;
     r->t = t;
@@ -146,6 +145,11 @@ static void sim_report_prepare(sim_report *r, const sim_timeline *t, FILE *f)
     r->duration = r->t_end;
     if (!(r->t_end > 0.0))
         r->t_end = 1.0;
+    r->match_s = meta != NULL && isfinite(meta->match_s) && meta->match_s > 0.0 ? meta->match_s : r->duration;
+    r->players = 0;
+    for (int q = 0; q < r->peers; q++)
+        r->players += !t->is_spectator[q];
+    sim_verdicts_judge(t, r->peers, r->count, r->verdict);
 }
 
 /* The end of the blackout that starts at marks[i]: the next end of the same
@@ -247,9 +251,13 @@ static void sim_chart_markers(const sim_report *r, const sim_svg_plot *p, bool l
     }
 }
 
-/* The legend: one item per peer, then one per kind of marker present (when
- * `markers`). Wraps to rows; returns its height. Draws only when `draw`. */
-static double sim_chart_legend(const sim_report *r, double top, bool markers, bool draw)
+/* Which peers a legend lists. */
+enum { SIM_LEGEND_NO_PEERS, SIM_LEGEND_PLAYERS, SIM_LEGEND_ALL };
+
+/* The legend: one item per peer `who` names, then one per kind of marker
+ * present (when `markers`). Wraps to rows; returns its height. Draws only
+ * when `draw`. */
+static double sim_chart_legend(const sim_report *r, double top, int who, bool markers, bool draw)
 {
     FILE *f = r->f;
     double x = SIM_LEFT, y = top + SIM_LEGEND_ROW / 2.0;
@@ -260,6 +268,8 @@ static double sim_chart_legend(const sim_report *r, double top, bool markers, bo
         char text[64];
         int kind = 0;
         if (i < r->peers) {
+            if (who == SIM_LEGEND_NO_PEERS || (who == SIM_LEGEND_PLAYERS && r->t->is_spectator[i]))
+                continue;
             sim_peer_label(r, i, text, sizeof text);
         } else {
             kind = kinds[i - r->peers];
@@ -294,13 +304,24 @@ static double sim_chart_legend(const sim_report *r, double top, bool markers, bo
     return y + SIM_LEGEND_ROW / 2.0 - top;
 }
 
-static void sim_chart_open(const sim_report *r, const char *id, const char *title, const char *good,
-                           double height)
+static const char *const sim_verdict_word[] = {"no verdict", "meets", "misses"};
+static const char *const sim_verdict_class[] = {"none", "ok", "bad"};
+
+/* A chart's heading with its verdict, what it shows, its "good" line and the
+ * numbers that decided the verdict, then the SVG. `what` is trusted HTML. */
+static void sim_chart_open(const sim_report *r, const char *id, int chart, const char *title,
+                           const char *what, double height)
 {
-    fprintf(r->f, "<section class=\"chart\">\n<h2>%s</h2>\n<p class=\"good\">%s</p>\n"
-            "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\""
-            " role=\"img\" aria-label=\"%s\">\n",
-            title, good, id, SIM_W, ceil(height), title);
+    const sim_verdict *v = &r->verdict[chart];
+    int k = v->kind >= SIM_VERDICT_NONE && v->kind <= SIM_VERDICT_MISSES ? v->kind : SIM_VERDICT_NONE;
+    fprintf(r->f, "<section class=\"chart\">\n<h2>%s <span class=\"badge %s\">%s</span></h2>\n"
+            "<p class=\"good\">%s <b>Good:</b> ", title, sim_verdict_class[k], sim_verdict_word[k], what);
+    sim_svg_escape(r->f, v->good);
+    fprintf(r->f, "</p>\n<p class=\"verdict %s\"><b>%s%s:</b> ", sim_verdict_class[k],
+            k == SIM_VERDICT_NONE ? "" : "This match ", sim_verdict_word[k]);
+    sim_svg_escape(r->f, v->numbers);
+    fprintf(r->f, "</p>\n<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"%s\">\n", id, SIM_W, ceil(height), title);
 }
 
 static void sim_chart_close(const sim_report *r)
@@ -313,27 +334,34 @@ static void sim_chart_close(const sim_report *r)
 /* One plot of a time chart: a series per peer over the whole match. */
 typedef struct sim_panel {
     int which;                 /* SIM_SKEW, ... */
-    const char *caption;       /* shown above the plot when a chart stacks several */
     const char *unit;          /* y axis title */
     double height;
     bool step;                 /* values hold until the next sample */
     bool integer;              /* whole-number ticks */
+    bool players_only;         /* spectators have no such series */
     double min_hi;             /* the axis reaches at least this */
     double ref;                /* dashed reference line; 0: none */
     const char *ref_label;
     bool bytes;                /* shown in kB/s when large */
 } sim_panel;
 
-static void sim_time_panel(sim_report *r, double top, const sim_panel *pn, bool lane, bool x_labels)
+static bool sim_panel_shows(const sim_report *r, const sim_panel *pn, int peer)
+{
+    return !(pn->players_only && r->t->is_spectator[peer]);
+}
+
+static void sim_time_panel(sim_report *r, double top, const sim_panel *pn)
 {
     sim_svg_plot p = sim_svg_plot_at(r->f, SIM_LEFT, top, SIM_W - SIM_LEFT - SIM_RIGHT, pn->height);
     double lo = 0.0, hi = 0.0;
+    int shown = 0;
     for (int q = 0; q < r->peers; q++) {
         sim_stats s = sim_series_stats(sim_peer_values(r, q, pn->which), r->count);
-        if (s.finite > 0) {
+        if (sim_panel_shows(r, pn, q) && s.finite > 0) {
             lo = s.min < lo ? s.min : lo;
             hi = s.max > hi ? s.max : hi;
         }
+        shown += sim_panel_shows(r, pn, q);
     }
     const char *unit = pn->unit;
     if (pn->bytes && hi >= 10000.0) {
@@ -343,89 +371,157 @@ static void sim_time_panel(sim_report *r, double top, const sim_panel *pn, bool 
     sim_svg_set_time(&p, r->t_end);
     sim_svg_set_y(&p, lo, hi, pn->min_hi, pn->integer ? 1.0 : 0.0);
     sim_svg_grid(&p, unit);
-    sim_chart_markers(r, &p, lane);
-    if (pn->ref > 0.0)
-        sim_svg_reference(&p, pn->ref, pn->ref_label);
+    sim_chart_markers(r, &p, true);
     /* step lines of equal value would hide each other: spread them a little */
-    double spread = r->peers > 1 ? 14.0 / (r->peers - 1) : 0.0;
+    double spread = shown > 1 ? 14.0 / (shown - 1) : 0.0;
     spread = pn->step ? (spread < 2.5 ? spread : 2.5) : 0.0;
     bool any = false;
-    for (int q = 0; q < r->peers; q++) {
+    for (int q = 0, k = 0; q < r->peers; q++) {
+        if (!sim_panel_shows(r, pn, q))
+            continue;
         const float *v = sim_peer_values(r, q, pn->which);
         char name[64];
         sim_peer_label(r, q, name, sizeof name);
-        sim_svg_series(&p, r->scratch, v, r->count, r->dt, q, pn->step,
-                   (q - (r->peers - 1) / 2.0) * spread, name);
+        sim_svg_series(&p, r->scratch, v, r->count, r->dt, q, pn->step, (k - (shown - 1) / 2.0) * spread, name);
         any = any || sim_series_stats(v, r->count).finite > 0;
+        k++;
     }
+    /* the reference goes over the data so its label stays readable */
+    if (pn->ref > 0.0)
+        sim_svg_reference(&p, pn->ref, pn->ref_label);
     if (!any)
         sim_svg_note(r->f, p.left + p.width / 2.0, p.top + p.height / 2.0, "middle", "no samples");
-    sim_svg_axis_x(&p, x_labels, "match time (s)");
+    sim_svg_axis_x(&p, true, "match time (s)");
 }
 
-#define SIM_CAPTION 20.0   /* a panel's caption row */
-#define SIM_PANEL_GAP 10.0 /* between stacked panels */
-
-/* A time chart: legend, then the panels stacked on one time axis; markers'
- * glyphs in a lane above the first. */
-static void sim_chart_time(sim_report *r, const char *id, const char *title, const char *good,
-                           const sim_panel *panels, int n)
+/* A time chart of one panel: legend, marker lane, plot. */
+static void sim_chart_time(sim_report *r, const char *id, int chart, const char *title, const char *what,
+                           const sim_panel *pn)
 {
-    double legend = sim_chart_legend(r, 4.0, true, false);
-    double height = 4.0 + legend + 6.0 + SIM_AXIS + 4.0;
-    for (int i = 0; i < n; i++)
-        height += (panels[i].caption != NULL ? SIM_CAPTION : 0.0) + (i == 0 ? SIM_LANE : SIM_PANEL_GAP) +
-                  panels[i].height;
-    sim_chart_open(r, id, title, good, height);
-    sim_chart_legend(r, 4.0, true, true);
-    double y = 4.0 + legend + 6.0;
-    for (int i = 0; i < n; i++) {
-        if (panels[i].caption != NULL) {
-            y += SIM_CAPTION;
-            fprintf(r->f, "<text class=\"caption\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-                    SIM_LEFT, y - 5.0, panels[i].caption);
-        }
-        y += i == 0 ? SIM_LANE : SIM_PANEL_GAP;
-        sim_time_panel(r, y, &panels[i], i == 0, i == n - 1);
-        y += panels[i].height;
-    }
+    int who = pn->players_only ? SIM_LEGEND_PLAYERS : SIM_LEGEND_ALL;
+    double legend = sim_chart_legend(r, 4.0, who, true, false);
+    double top = 4.0 + legend + 6.0 + SIM_LANE;
+    sim_chart_open(r, id, chart, title, what, top + pn->height + SIM_AXIS + 4.0);
+    sim_chart_legend(r, 4.0, who, true, true);
+    sim_time_panel(r, top, pn);
     sim_chart_close(r);
 }
 
 static void sim_chart_skew(sim_report *r)
 {
-    const sim_panel p = {SIM_SKEW, NULL, "frames", 220.0, false, false, 2.0, 1.0, "1 frame", false};
-    sim_chart_time(r, "chart-skew", "True frame skew per peer",
-                   "How far each peer's frame is from the others', measured from outside. "
-                   "Good: every line under the dashed 1-frame line, and flat.", &p, 1);
+    const sim_panel p = {SIM_SKEW, "frames", 220.0, false, false, true, 2.0, SIM_GOOD_SKEW_FRAMES,
+                         "1 frame", false};
+    sim_chart_time(r, "chart-skew", SIM_CHART_SKEW, "True frame skew per peer",
+                   "How far each player's frame is from the others', measured from outside.", &p);
 }
 
 static void sim_chart_delay(sim_report *r)
 {
-    const sim_panel p = {SIM_DELAY, NULL, "frames", 170.0, true, true, 3.0, 0.0, NULL, false};
-    sim_chart_time(r, "chart-delay", "Input delay per peer",
+    const sim_panel p = {SIM_DELAY, "frames", 170.0, true, true, true, 3.0, 0.0, NULL, false};
+    sim_chart_time(r, "chart-delay", SIM_CHART_DELAY, "Input delay per peer",
                    "Frames between pressing a button and the frame it lands on (equal lines are "
-                   "drawn a pixel or two apart). Good: low and steady; it steps up only when latency "
-                   "grows, and back down after.", &p, 1);
-}
-
-static void sim_chart_rate(sim_report *r)
-{
-    const sim_panel p[2] = {
-        {SIM_ROLLBACKS, "Rollbacks per second", "rollbacks / s", 150.0, false, false, 1.0, 0.0, NULL, false},
-        {SIM_STALLS, "Stalls per second", "stalls / s", 150.0, false, false, 1.0, 0.0, NULL, false},
-    };
-    sim_chart_time(r, "chart-rate", "Rollbacks and stalls over time",
-                   "Good: few rollbacks per second and stalls near zero, with bursts only "
-                   "around network events (markers).", p, 2);
+                   "drawn a pixel or two apart).", &p);
 }
 
 static void sim_chart_payload(sim_report *r)
 {
-    const sim_panel p = {SIM_PAYLOAD, NULL, "bytes/s", 170.0, false, false, 100.0, 0.0, NULL, true};
-    sim_chart_time(r, "chart-payload", "Payload sent per peer",
-                   "Bytes each peer sent per second over all its links. "
-                   "Good: steady and small; a burst after a blackout is resends catching up.", &p, 1);
+    const sim_panel p = {SIM_PAYLOAD, "bytes/s", 170.0, false, false, false, 100.0, 0.0, NULL, true};
+    sim_chart_time(r, "chart-payload", SIM_CHART_PAYLOAD, "Payload sent per peer",
+                   "Bytes each peer sent per second over all its links.", &p);
+}
+
+/* ------------------------------------------------- rollbacks and stalls */
+
+#define SIM_CAPTION 20.0       /* a caption row above a group of lanes */
+#define SIM_LANE_H 46.0        /* one player's lane */
+#define SIM_LANE_GAP 14.0      /* keeps one lane's "0" clear of the next one's top label */
+#define SIM_SMOOTH_S 2.0       /* the moving average's window */
+
+/* v[0..count) averaged over SIM_SMOOTH_S centred on each sample, into out;
+ * NAN where the window holds no finite value. Running sums keep it linear. */
+static void sim_smooth(const float *v, int count, double dt, float *out)
+{
+    int half = (int)floor(SIM_SMOOTH_S / dt / 2.0 + 0.5);
+    double sum = 0.0;
+    int n = 0;
+    for (int i = 0; i < count && i <= half; i++)
+        if (isfinite(v[i]))
+            sum += v[i], n++;
+    for (int i = 0; i < count; i++) {
+        out[i] = n > 0 ? (float)(sum / n) : NAN;
+        int add = i + half + 1, drop = i - half;
+        if (add < count && isfinite(v[add]))
+            sum += v[add], n++;
+        if (drop >= 0 && isfinite(v[drop]))
+            sum -= v[drop], n--;
+    }
+}
+
+/* Rollbacks and stalls as small multiples: per rate a group of lanes, one
+ * per player, on one time axis and one scale per group, each line the
+ * 2-second moving average. Four noisy lines in one plot hide one another;
+ * a lane each shows every player's level and bursts at a glance. */
+static void sim_chart_rate(sim_report *r)
+{
+    static const struct { int which; const char *caption; } groups[2] = {
+        {SIM_ROLLBACKS, "Rollbacks per second"},
+        {SIM_STALLS, "Stalls per second"},
+    };
+    int lanes = r->players > 0 ? r->players : 1;
+    double legend = sim_chart_legend(r, 4.0, SIM_LEGEND_NO_PEERS, true, false);
+    double top = 4.0 + legend + 6.0;
+    double group_h = SIM_CAPTION + lanes * (SIM_LANE_H + SIM_LANE_GAP);
+    char what[160];
+    snprintf(what, sizeof what, "One lane per player, each line a %.0f-second moving average; "
+             "lanes of a group share one scale.", SIM_SMOOTH_S);
+    sim_chart_open(r, "chart-rate", SIM_CHART_RATE, "Rollbacks and stalls over time", what,
+                   top + SIM_LANE + 2 * group_h + SIM_AXIS);
+    sim_chart_legend(r, 4.0, SIM_LEGEND_NO_PEERS, true, true);
+    double y = top;
+    for (int g = 0; g < 2; g++) {
+        double hi = 0.0;
+        for (int q = 0; q < r->peers; q++) {
+            const float *v = sim_peer_values(r, q, groups[g].which);
+            if (r->t->is_spectator[q] || v == NULL)
+                continue;
+            sim_smooth(v, r->count, r->dt, r->smooth);
+            sim_stats s = sim_series_stats(r->smooth, r->count);
+            hi = s.finite > 0 && s.max > hi ? s.max : hi;
+        }
+        fprintf(r->f, "<text class=\"caption\" x=\"%.1f\" y=\"%.1f\">%s (%.0f-s average)</text>\n",
+                SIM_LEFT, y + SIM_CAPTION - 6.0, groups[g].caption, SIM_SMOOTH_S);
+        y += SIM_CAPTION + (g == 0 ? SIM_LANE : 0.0);   /* the markers' lane under the first caption */
+        int lane = 0;
+        for (int q = 0; q < r->peers || (r->players == 0 && lane == 0); q++) {
+            if (q < r->peers && r->t->is_spectator[q])
+                continue;
+            sim_svg_plot p = sim_svg_plot_at(r->f, SIM_LEFT, y, SIM_W - SIM_LEFT - SIM_RIGHT, SIM_LANE_H);
+            sim_svg_set_time(&p, r->t_end);
+            sim_svg_set_y(&p, 0.0, hi, 1.0, 0.0);
+            /* two steps per lane, so a label sits at the middle and the top */
+            if ((int)floor((p.y1 - p.y0) / p.ystep + 0.5) % 2 != 0)
+                p.y1 += p.ystep;
+            p.ystep = (p.y1 - p.y0) / 2.0;
+            sim_svg_grid(&p, NULL);
+            sim_chart_markers(r, &p, g == 0 && lane == 0);
+            if (q < r->peers) {
+                char name[64];
+                sim_peer_label(r, q, name, sizeof name);
+                sim_smooth(sim_peer_values(r, q, groups[g].which), r->count, r->dt, r->smooth);
+                sim_svg_series(&p, r->scratch, r->smooth, r->count, r->dt, q, false, 0.0, name);
+                fprintf(r->f, "<text class=\"lanelabel\" x=\"%.1f\" y=\"%.1f\">", p.left + 6.0, p.top + 12.0);
+                sim_svg_escape(r->f, name);
+                fputs("</text>\n", r->f);
+            } else {
+                sim_svg_note(r->f, p.left + p.width / 2.0, p.top + p.height / 2.0, "middle", "no players");
+            }
+            bool last = g == 1 && lane == lanes - 1;
+            sim_svg_axis_x(&p, last, last ? "match time (s)" : NULL);
+            y += SIM_LANE_H + SIM_LANE_GAP;
+            lane++;
+        }
+    }
+    sim_chart_close(r);
 }
 
 /* Grid for small multiples: columns for n panels. */
@@ -447,15 +543,19 @@ static void sim_chart_depth(sim_report *r)
                 most = t->depth_hist[q][d];
         }
     }
-    int n = r->peers > 0 ? r->peers : 1;
+    /* spectators never roll back: a panel each would only ever be empty */
+    int n = r->players > 0 ? r->players : 1;
     int cols = sim_columns(n), rows = (n + cols - 1) / cols;
     double cell_w = (SIM_W - 8.0) / cols, cell_h = 44.0 + 130.0 + SIM_AXIS + 10.0;
-    sim_chart_open(r, "chart-depth", "Rollback depth per peer",
-                   "How many frames each rollback replayed, over the whole match (the shaded "
-                   "band is 0&#8211;3 frames). Good: nearly all rollbacks inside the band.",
-                   rows * cell_h + 4.0);
-    for (int q = 0; q < r->peers; q++) {
-        double left = 8.0 + (q % cols) * cell_w, top = 4.0 + (q / cols) * cell_h;
+    char what[160];
+    snprintf(what, sizeof what, "How many frames each rollback replayed, over the whole match, one "
+             "panel per player (the shaded band is 0&#8211;%d frames).", SIM_GOOD_DEPTH_FRAMES);
+    sim_chart_open(r, "chart-depth", SIM_CHART_DEPTH, "Rollback depth per player", what, rows * cell_h + 4.0);
+    for (int q = 0, cell = 0; q < r->peers; q++) {
+        if (t->is_spectator[q])
+            continue;
+        double left = 8.0 + (cell % cols) * cell_w, top = 4.0 + (cell / cols) * cell_h;
+        cell++;
         sim_svg_plot p = sim_svg_plot_at(r->f, left + 54.0, top + 44.0, cell_w - 54.0 - 14.0, 130.0);
         p.x0 = -0.5;
         p.x1 = (deepest < 8 ? 8 : deepest) + 0.5;
@@ -465,7 +565,7 @@ static void sim_chart_depth(sim_report *r)
         int max_depth = 0;
         for (int d = 0; d < SIM_MAX_DEPTH; d++) {
             total += t->depth_hist[q][d];
-            shallow += d <= 3 ? t->depth_hist[q][d] : 0;
+            shallow += d <= SIM_GOOD_DEPTH_FRAMES ? t->depth_hist[q][d] : 0;
             max_depth = t->depth_hist[q][d] > 0 ? d : max_depth;
         }
         char name[64], note[96];
@@ -476,7 +576,8 @@ static void sim_chart_depth(sim_report *r)
         sim_svg_escape(r->f, name);
         fputs("</text>\n", r->f);
         fprintf(r->f, "<rect class=\"goodband\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
-                sim_svg_x(&p, -0.5), p.top, sim_svg_x(&p, 3.5) - sim_svg_x(&p, -0.5), p.height);
+                sim_svg_x(&p, -0.5), p.top, sim_svg_x(&p, SIM_GOOD_DEPTH_FRAMES + 0.5) - sim_svg_x(&p, -0.5),
+                p.height);
         sim_svg_grid(&p, "rollbacks");
         for (int d = 0; d < SIM_MAX_DEPTH && d <= p.x1; d++) {
             uint64_t c = t->depth_hist[q][d];
@@ -493,15 +594,16 @@ static void sim_chart_depth(sim_report *r)
                     x0, y, x1 - x0, h, sim_svg_colour(q), d, (unsigned long long)c);
         }
         if (total > 0)
-            snprintf(note, sizeof note, "%llu rollbacks \xC2\xB7 %.0f%% within 0\xE2\x80\x93" "3 \xC2\xB7 deepest %d",
-                     (unsigned long long)total, 100.0 * (double)shallow / (double)total, max_depth);
+            snprintf(note, sizeof note, "%llu rollbacks \xC2\xB7 %d%% within 0\xE2\x80\x93%d \xC2\xB7 deepest %d",
+                     (unsigned long long)total, sim_verdict_percent(shallow, total), SIM_GOOD_DEPTH_FRAMES,
+                     max_depth);
         else
             snprintf(note, sizeof note, "no rollbacks");
         sim_svg_note(r->f, left + 26.0, top + 30.0, "start", note);
         sim_svg_axis_x(&p, true, "rollback depth (frames)");
     }
-    if (r->peers == 0)
-        sim_svg_note(r->f, SIM_W / 2.0, 40.0, "middle", "no peers");
+    if (r->players == 0)
+        sim_svg_note(r->f, SIM_W / 2.0, 40.0, "middle", "no players");
     sim_chart_close(r);
 }
 
@@ -534,14 +636,13 @@ static void sim_chart_link(sim_report *r)
         }
     }
     int cols = sim_columns(n > 0 ? n : 1), rows = (n + cols - 1) / cols;
-    double legend = sim_chart_legend(r, 4.0, true, false);
+    double legend = sim_chart_legend(r, 4.0, SIM_LEGEND_ALL, true, false);
     double cell_w = (SIM_W - 8.0) / cols, cell_h = 18.0 + SIM_LANE + 120.0 + 10.0 + 60.0 + SIM_AXIS + 14.0;
     double top0 = 4.0 + legend + 8.0;
-    sim_chart_open(r, "chart-link", "Round-trip time and loss per link",
-                   "One panel per measuring peer; line colour is the peer measured. "
-                   "Good: flat RTT lines and loss at 0%; spikes are jitter, gaps are blackouts.",
+    sim_chart_open(r, "chart-link", SIM_CHART_LINK, "Round-trip time and loss per link",
+                   "One panel per measuring peer; line colour is the peer measured.",
                    top0 + (rows > 0 ? rows * cell_h : 60.0));
-    sim_chart_legend(r, 4.0, true, true);
+    sim_chart_legend(r, 4.0, SIM_LEGEND_ALL, true, true);
     for (int i = 0; i < n; i++) {
         int a = from[i];
         double left = 8.0 + (i % cols) * cell_w, top = top0 + (i / cols) * cell_h;
@@ -585,28 +686,39 @@ static const char sim_css[] =
     ":root{color-scheme:light}\n"
     "body{margin:0;background:#fff;color:#1f2328;font:15px/1.45 system-ui,-apple-system,'Segoe UI',"
     "Roboto,'Helvetica Neue',Arial,sans-serif}\n"
-    "main{max-width:1000px;margin:0 auto;padding:24px 20px 48px}\n"
+    "main{max-width:1180px;margin:0 auto;padding:24px 20px 48px}\n"
     "h1{font-size:26px;margin:0 0 10px}h2{font-size:18px;margin:0}h3{font-size:15px;margin:18px 0 4px}\n"
     ".badges{margin:0 0 8px}.badge{display:inline-block;padding:2px 12px;margin-right:8px;border-radius:12px;"
-    "border:1px solid;font-weight:600;font-size:13px}\n"
+    "border:1px solid;font-weight:600;font-size:13px;text-decoration:none}\n"
+    "h2 .badge{vertical-align:3px;margin:0 0 0 10px;font-size:12px}\n"
     ".ok{background:#e6f4ea;color:#0b5b2a;border-color:#8fc7a1}.bad{background:#fdeaea;color:#9f0d0d;"
     "border-color:#e39a9a}.warn{background:#fff3dc;color:#6b4300;border-color:#e2bd72}\n"
+    ".none{background:#f5f6f8;color:#4a4f55;border-color:#c9ccd1}\n"
     ".facts{color:#444;margin:0 0 10px}\n"
-    "table{border-collapse:collapse;font-size:13px;margin:6px 0 10px;font-variant-numeric:tabular-nums}\n"
-    "th,td{padding:4px 10px;border-bottom:1px solid #e2e4e8;text-align:right;white-space:nowrap}\n"
-    "th{vertical-align:bottom;line-height:1.25}\n"
+    /* a table wider than the page scrolls inside its box; headings wrap first */
+    ".wide{max-width:100%;overflow-x:auto;margin:6px 0 10px}\n"
+    "table{border-collapse:collapse;font-size:13px;font-variant-numeric:tabular-nums}\n"
+    "th,td{padding:4px 8px;border-bottom:1px solid #e2e4e8;text-align:right;white-space:nowrap}\n"
+    "th{vertical-align:bottom;line-height:1.25;white-space:normal;min-width:4em}\n"
     "th{background:#f5f6f8;font-weight:600}th:first-child,td:first-child{text-align:left}\n"
     "pre{background:#f5f6f8;border:1px solid #e2e4e8;border-radius:4px;padding:8px 10px;margin:4px 0;"
     "white-space:pre-wrap;word-break:break-word;font-size:12.5px}\n"
     "details{margin:10px 0}summary{cursor:pointer;font-weight:600}\n"
-    "nav{font-size:13px;margin:14px 0 0;color:#555}nav a{color:#0a58a3;margin-right:12px}\n"
+    "nav{font-size:13px;margin:14px 0 0;color:#555}nav a{color:#0a58a3;margin-right:4px}\n"
+    "nav span{margin-right:16px}nav .ok{color:#0b5b2a;background:none}nav .bad{color:#9f0d0d;background:none}\n"
     "section.chart{margin:30px 0 0;break-inside:avoid;page-break-inside:avoid}\n"
-    ".good{margin:2px 0 6px;color:#4a4f55;font-size:13.5px}\n"
+    ".good{margin:4px 0 2px;color:#4a4f55;font-size:13.5px}\n"
+    "p.verdict{margin:0 0 6px;font-size:13.5px;padding:3px 8px;border-left:4px solid}\n"
+    "p.verdict.ok{background:#f1f8f3;border-color:#3d9a5d;color:#0b4020}"
+    "p.verdict.bad{background:#fdf1f1;border-color:#c43c3c;color:#6e0b0b}"
+    "p.verdict.none{background:#f5f6f8;border-color:#9aa0a6;color:#33373c}\n"
     "svg.chart{display:block;width:100%;height:auto}\n"
     "svg text{font-size:12px;fill:#2b2f33}svg .tick{font-size:11px;fill:#5a5f66}\n"
     "svg .unit{font-size:12px;fill:#4a4f55}svg .caption{font-size:13px;font-weight:600}\n"
     "svg .note{font-size:11.5px;fill:#4a4f55}svg .reflabel{font-size:11px;fill:#444}\n"
-    "svg .bandlabel{font-size:10.5px;fill:#555}\n"
+    "svg .bandlabel{font-size:10.5px;fill:#555}svg .lanelabel{font-size:12px;font-weight:600}\n"
+    /* labels drawn over data keep a white halo */
+    "svg .reflabel,svg .lanelabel{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}\n"
     "svg .grid{stroke:#e8e9ec}svg .vgrid{stroke:#f2f3f5}svg .axis{stroke:#8a8f96}\n"
     "svg .series{fill:none;stroke-width:1.8;stroke-linejoin:round;stroke-linecap:round}\n"
     "svg .ref{stroke:#555;stroke-width:1;stroke-dasharray:5 4}\n"
@@ -632,12 +744,13 @@ static void sim_fmt(char *buf, size_t size, const sim_stats *s, double v, const 
         snprintf(buf, size, format, v);
 }
 
-/* The per-peer table computed from the timeline itself. */
+/* The per-peer table computed from the timeline itself, for a page that was
+ * given no table of the simulator's own. */
 static void sim_peer_table(const sim_report *r)
 {
     FILE *f = r->f;
     double dt = r->dt;
-    fputs("<h3>Per peer</h3>\n<table>\n<tr><th>peer</th><th>skew mean<br>(frames)</th>"
+    fputs("<h3>Per peer</h3>\n<div class=\"wide\"><table>\n<tr><th>peer</th><th>skew mean<br>(frames)</th>"
           "<th>skew max<br>(frames)</th><th>input delay<br>(frames)</th><th>rollbacks</th>"
           "<th>depth 0&#8211;3<br>(share)</th><th>deepest<br>(frames)</th><th>stalls</th>"
           "<th>payload mean<br>(bytes/s)</th></tr>\n", f);
@@ -652,7 +765,7 @@ static void sim_peer_table(const sim_report *r)
         for (int d = 0; d < SIM_MAX_DEPTH; d++) {
             uint64_t c = r->t->depth_hist[q][d];
             total += c;
-            shallow += d <= 3 ? c : 0;
+            shallow += d <= SIM_GOOD_DEPTH_FRAMES ? c : 0;
             deepest = c > 0 ? d : deepest;
         }
         char name[64], c1[32], c2[32], c3[48], c4[32], c5[32], c6[32];
@@ -666,7 +779,7 @@ static void sim_peer_table(const sim_report *r)
         sim_fmt(c4, sizeof c4, &stalls, stalls.sum * dt, "%.0f");
         sim_fmt(c5, sizeof c5, &pay, pay.mean, "%.0f");
         if (total > 0)
-            snprintf(c6, sizeof c6, "%.1f%%", 100.0 * (double)shallow / (double)total);
+            snprintf(c6, sizeof c6, "%d%%", sim_verdict_percent(shallow, total));
         else
             snprintf(c6, sizeof c6, "&#8211;");
         fprintf(f, "<tr><td><svg class=\"swatch\" width=\"12\" height=\"12\" viewBox=\"0 0 12 12\">"
@@ -680,7 +793,7 @@ static void sim_peer_table(const sim_report *r)
             fputs("&#8211;", f);
         fprintf(f, "</td><td>%s</td><td>%s</td></tr>\n", c4, c5);
     }
-    fputs("</table>\n", f);
+    fputs("</table></div>\n", f);
 }
 
 static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
@@ -700,6 +813,19 @@ static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
         fprintf(f, "<span class=\"badge %s\">%llu desync%s</span>", meta->desyncs == 0 ? "ok" : "bad",
                 (unsigned long long)meta->desyncs, meta->desyncs == 1 ? "" : "s");
     }
+    /* green only when every chart meets its good line */
+    int judged = 0, misses = 0;
+    for (int c = 0; c < SIM_CHARTS; c++) {
+        judged += r->verdict[c].kind != SIM_VERDICT_NONE;
+        misses += r->verdict[c].kind == SIM_VERDICT_MISSES;
+    }
+    if (judged > 0) {
+        fprintf(f, "<a class=\"badge %s\" href=\"#charts\">%d of %d charts %s their good line",
+                misses > 0 ? "warn" : "ok", misses > 0 ? misses : judged, judged, misses > 0 ? "miss" : "meet");
+        if (judged < SIM_CHARTS)
+            fprintf(f, " (%d without data)", SIM_CHARTS - judged);
+        fputs("</a>", f);
+    }
     fputs("</div>\n", f);
 
     int spectators = 0, events = 0;
@@ -711,15 +837,16 @@ static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
             "%.1f s of match time &#183; %d samples, one every %.0f ms &#183; %d event%s &#183; "
             "%llu desync check%s passed</p>\n",
             r->peers, r->peers == 1 ? "" : "s", r->peers - spectators, r->peers - spectators == 1 ? "" : "s",
-            spectators, spectators == 1 ? "" : "s", r->duration, r->count, r->dt * 1000.0,
+            spectators, spectators == 1 ? "" : "s", r->match_s, r->count, r->dt * 1000.0,
             events, events == 1 ? "" : "s",
             (unsigned long long)r->checks, r->checks == 1 ? "" : "s");
     if (meta != NULL && meta->summary_html != NULL) {
-        fputs("<h3>Summary</h3>\n<div class=\"summary\">\n", f);
+        fputs("<h3>Per peer</h3>\n<div class=\"summary wide\">\n", f);
         fputs(meta->summary_html, f);       /* prepared HTML, trusted as is */
         fputs("\n</div>\n", f);
+    } else {
+        sim_peer_table(r);
     }
-    sim_peer_table(r);
     if (meta != NULL && meta->command != NULL) {
         fputs("<h3>Command</h3>\n<pre><code>", f);
         sim_svg_escape(f, meta->command);
@@ -730,9 +857,19 @@ static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
         sim_svg_escape(f, meta->scenario);
         fputs("</pre>\n</details>\n", f);
     }
-    fputs("<nav><a href=\"#chart-skew\">skew</a><a href=\"#chart-delay\">input delay</a>"
-          "<a href=\"#chart-depth\">rollback depth</a><a href=\"#chart-rate\">rollbacks &amp; stalls</a>"
-          "<a href=\"#chart-link\">links</a><a href=\"#chart-payload\">payload</a></nav>\n", f);
+    static const char *const nav[SIM_CHARTS][2] = {
+        [SIM_CHART_SKEW] = {"chart-skew", "skew"}, [SIM_CHART_DELAY] = {"chart-delay", "input delay"},
+        [SIM_CHART_DEPTH] = {"chart-depth", "rollback depth"},
+        [SIM_CHART_RATE] = {"chart-rate", "rollbacks &amp; stalls"}, [SIM_CHART_LINK] = {"chart-link", "links"},
+        [SIM_CHART_PAYLOAD] = {"chart-payload", "payload"},
+    };
+    fputs("<nav id=\"charts\">Charts: ", f);
+    for (int c = 0; c < SIM_CHARTS; c++) {
+        int k = r->verdict[c].kind;
+        fprintf(f, "<a href=\"#%s\">%s</a><span class=\"%s\">%s</span> ", nav[c][0], nav[c][1],
+                sim_verdict_class[k], k == SIM_VERDICT_NONE ? "" : sim_verdict_word[k]);
+    }
+    fputs("</nav>\n", f);
 }
 
 int sim_report_write(const sim_timeline *t, const sim_report_meta *meta, const char *path)
@@ -747,7 +884,13 @@ int sim_report_write(const sim_timeline *t, const sim_report_meta *meta, const c
         free(r);
         return -1;
     }
-    sim_report_prepare(r, t, f);
+    sim_report_prepare(r, t, meta, f);
+    r->smooth = malloc((size_t)(r->count > 0 ? r->count : 1) * sizeof *r->smooth);
+    if (r->smooth == NULL) {
+        fclose(f);
+        free(r);
+        return -1;
+    }
     sim_page_head(r, meta);
     sim_chart_skew(r);
     sim_chart_delay(r);
@@ -758,6 +901,7 @@ int sim_report_write(const sim_timeline *t, const sim_report_meta *meta, const c
     fputs("<footer>Times are virtual match time. Hover a line or a marker for details. "
           "Written by tempo-sim.</footer>\n</main>\n</body>\n</html>\n", f);
     int bad = ferror(f);
+    free(r->smooth);
     free(r);
     if (fclose(f) != 0 || bad)
         return -1;

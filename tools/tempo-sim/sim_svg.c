@@ -209,7 +209,8 @@ static void sim_svg_grid_x(const sim_svg_plot *p)
     }
 }
 
-/* Grid lines (both ways) with y labels on the left and the unit turned upright. */
+/* Grid lines (both ways) with y labels on the left and the unit (unless
+ * NULL) turned upright. */
 void sim_svg_grid(const sim_svg_plot *p, const char *unit)
 {
     sim_svg_grid_x(p);
@@ -223,6 +224,8 @@ void sim_svg_grid(const sim_svg_plot *p, const char *unit)
                 "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
                 p->left, p->left + p->width, y, y, p->left - 6.0, y + 4.0, label);
     }
+    if (unit == NULL)
+        return;
     fprintf(p->f, "<text class=\"unit\" text-anchor=\"middle\" transform=\"translate(%.1f %.1f) rotate(-90)\">",
             p->left - (p->left > 60.0 ? 50.0 : 38.0), p->top + p->height / 2.0);
     sim_svg_escape(p->f, unit);

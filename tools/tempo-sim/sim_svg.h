@@ -44,7 +44,8 @@ void sim_svg_set_time(sim_svg_plot *p, double t_end);
 double sim_svg_x(const sim_svg_plot *p, double x);
 double sim_svg_y(const sim_svg_plot *p, double y);
 
-/* Grid lines both ways, y tick labels and the y unit; draw before the data. */
+/* Grid lines both ways, y tick labels and the y unit (may be NULL); draw
+ * before the data. */
 void sim_svg_grid(const sim_svg_plot *p, const char *unit);
 /* The x axis line and ticks; labels and `title` (may be NULL) when `labels`. */
 void sim_svg_axis_x(const sim_svg_plot *p, bool labels, const char *title);

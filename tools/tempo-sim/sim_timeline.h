@@ -67,7 +67,10 @@ typedef struct sim_report_meta {
     const char *title;        /* e.g. "4 peers, transatlantic + mobile, 60 s" */
     const char *scenario;     /* the scenario in text (may be NULL) */
     const char *command;      /* the command line that produced it */
-    const char *summary_html; /* a prepared HTML table (may be NULL) */
+    /* A prepared HTML table of per-peer figures (may be NULL). When given,
+     * it is the page's only per-peer table, so no figure appears twice. */
+    const char *summary_html;
+    double match_s;           /* match length in seconds; 0: the timeline's last sample */
     bool converged;
     uint64_t desyncs;
 } sim_report_meta;
