@@ -69,7 +69,7 @@ static void random_field(tempo_rng *rng, field *f)
         break;
     default:
         f->n = (int)tempo_rng_below(rng, sizeof f->bytes + 1);
-        for (int i = 0; i < f->n; i++)
+        for (size_t i = 0; i < (size_t)f->n && i < sizeof f->bytes; i++)
             f->bytes[i] = (uint8_t)tempo_rng_next(rng);
         break;
     }
