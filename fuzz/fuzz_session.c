@@ -174,7 +174,7 @@ static void build(tempo_msg *m, const uint8_t *b, size_t n)
         break;
     case TEMPO_MSG_PING:
     case TEMPO_MSG_PONG:
-        m->u.ping.time_us = (uint32_t)i32(b, n, 1);
+        m->u.ping.id = (uint32_t)i32(b, n, 1);
         break;
     case TEMPO_MSG_QUALITY:
         m->u.quality.advantage_q8 = (int16_t)(at_(b, n, 5) << 8 | at_(b, n, 6));

@@ -572,6 +572,8 @@ typedef struct tempo_session_stats {
     uint64_t checksums_ignored; /* CHECKSUMs no honest peer sends (a frame that is no
                                    check frame or lies beyond what we can hold, an ack
                                    of a frame we never sent): that part is ignored */
+    uint64_t dropped_replay;    /* datagrams already received, or too far behind the
+                                   newest to tell (the replay window): not decoded */
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from

@@ -214,6 +214,10 @@ uint16_t link_mesh_ms(const net_link *l);
 double link_loss_in(const net_link *l);
 double link_loss_out(const net_link *l);
 
+/* The newest sequence it sent that we took (0 before any): the wire's
+ * low bits are recovered against it. */
+static inline uint64_t link_recv_newest(const net_link *l) { return l->recv_any ? l->recv_max : 0; }
+
 static inline bool link_established(const net_link *l) { return l->state == LINK_ESTABLISHED; }
 static inline bool link_closed(const net_link *l) { return l->state == LINK_CLOSED; }
 

@@ -4,7 +4,7 @@
  */
 #include "session/p2p.h"
 
-int32_t p2p_wanted_from(const tempo_session *s, const tempo_endpoint *e)
+int32_t p2p_wanted_from(const tempo_session *s, const p2p_peer *e)
 {
     return p2p_wanted(s->net, e);
 }

@@ -1,34 +1,84 @@
 /*
- * network.h — the network backends' state and their shared machinery:
- * endpoints, the handshake, input exchange, spectators, the disconnect
- * agreement and desync checks. Two backends run on it: p2p (peers hosting
- * players, feeding spectators) and spectator (one host endpoint).
+ * network.h — the network backends' state and their shared machinery: one
+ * p2p_peer per remote machine (its rollback fields beside its net_link),
+ * the handshake, input exchange, spectators, the disconnect agreement and
+ * desync checks. Two backends run on it: p2p (peers hosting players, feeding
+ * spectators) and spectator (one peer, the host).
  *
- * p2p.c         the p2p backend's ops; receive and dispatch, handshake,
- *               timers, pings, start-up, time sync, stats
+ * p2p.c         the p2p backend's ops; the packet layer both ways, dispatch,
+ *               handshake, liveness events, pings, start-up, time sync, stats
  * p2p_input.c   INPUT messages out and in, the spectator feed and its ring
  * p2p_agree.c   agreeing on a dropped player's last frame; desync checks
  * spectator.c   the spectator backend's ops: create, the tick, the state
  *
- * The network state reaches its session only through the session_host
- * (backend.h). Internal: not installed. All state is preallocated at create.
+ * Everything about a remote machine that is not about players or frames
+ * (sequences, round trips, loss, liveness, the throttle, the handshake's
+ * nonces and hash) is its link's (net/link.h); the replay window is the
+ * wire's (wire/replay.h). The network state reaches its session only through
+ * the session_host (backend.h). Internal: not installed. All state is
+ * preallocated at create.
  */
 #ifndef TEMPO_SESSION_NETWORK_H
 #define TEMPO_SESSION_NETWORK_H
 
 #include "wire/codec.h"
-#include "net/endpoint.h"
+#include "wire/replay.h"
+#include "net/link.h"
 #include "session/backend.h"
 #include "timing/timesync.h"
 
 #define P2P_MAX_PEERS TEMPO_MAX_PLAYERS
 #define P2P_SUM_LOG 256         /* own checksums kept for sending and comparison */
 #define P2P_PENDING_SUMS 32     /* peers' checksums waiting for ours */
-#define P2P_SUMS_PER_TICK 4     /* CHECKSUM datagrams per endpoint per tick, at most */
+#define P2P_SUMS_PER_TICK 4     /* CHECKSUM datagrams per peer per tick, at most */
 #define P2P_SUM_RESEND_US 100000u /* unacknowledged checksums go again after this, or the RTO if longer */
 #define P2P_KEEPALIVE_US 100000u
+/* Largest step ahead in a peer's sequence taken as its newest: half the
+ * replay window, so the datagrams still in flight behind the newest stay
+ * inside the window. A longer gap (over 2 s of loss at 60 datagrams a second)
+ * is followed once a second datagram confirms it (net/link.c). */
+#define P2P_SEQ_JUMP (REPLAY_WINDOW / 2)
 
 enum { DROP_NONE = 0, DROP_PENDING = 1, DROP_FINAL = 2 };
+
+typedef enum p2p_role {
+    P2P_ROLE_PEER = 1,      /* hosts players */
+    P2P_ROLE_SPECTATOR = 2, /* watches us */
+    P2P_ROLE_HOST = 3       /* we watch it */
+} p2p_role;
+
+/* One remote machine: a peer hosting players, a spectator we feed, or (on a
+ * spectator session) the host. Everything but `link` and `replay` is the
+ * rollback part: what it told us about frames and what we owe it. */
+typedef struct p2p_peer {
+    tempo_address addr;
+    p2p_role role;
+    uint32_t players;          /* players it hosts */
+
+    /* inputs */
+    int32_t remote_ack;        /* next frame of ours it wants */
+    int32_t remote_frame;      /* its current frame, as last said */
+    int32_t remote_lag;        /* frames of ours it was predicting, as last said */
+    int32_t sent_ack;          /* the ack we last sent it */
+
+    /* our checksums to it, resent until acknowledged (0: no frame yet) */
+    int32_t sum_acked;         /* it holds every check frame of ours up to this */
+    int32_t sum_next;          /* next check frame of ours to send it */
+    int32_t sum_sent_max;      /* newest check frame of ours ever sent to it */
+    uint64_t sum_timer_us;     /* when the oldest unacknowledged one was last sent */
+
+    /* disconnect gossip it sent us */
+    uint8_t gossip_mask;
+    int32_t gossip_have[TEMPO_MAX_PLAYERS];
+
+    tempo_replay replay;       /* its sequences we accepted (wire/replay.h) */
+    net_link link;             /* set up at the session's first poll */
+} p2p_peer;
+
+/* Handshake done with it (and stays so once it is lost). */
+static inline bool p2p_synced(const p2p_peer *p) { return p->link.hs.complete; }
+/* Lost: timed out, left, or dropped by us. */
+static inline bool p2p_lost(const p2p_peer *p) { return link_closed(&p->link); }
 
 typedef struct p2p_pending_sum {
     int32_t frame; /* -1: empty */
@@ -48,7 +98,7 @@ typedef struct p2p_sum_window {
 /* Counters of the network backends, reported in tempo_session_stats. */
 typedef struct p2p_counts {
     uint64_t desync_checks, desyncs;
-    uint64_t dropped_malformed, dropped_unknown, dropped_session;
+    uint64_t dropped_malformed, dropped_unknown, dropped_session, dropped_replay;
     uint64_t send_errors;
     uint64_t desync_checks_missed, checksums_ignored;
 } p2p_counts;
@@ -59,17 +109,17 @@ typedef struct tempo_p2p {
     tempo_sync *sync;                /* at hand */
     const session_clock *clock;
     tempo_transport transport;
-    bool spectating;                 /* a spectator session (eps[0] is the host) */
+    bool spectating;                 /* a spectator session (peers[0] is the host) */
 
-    tempo_endpoint peers[P2P_MAX_PEERS]; /* machines hosting players (or the host) */
+    p2p_peer peers[P2P_MAX_PEERS];   /* machines hosting players (or the host) */
     int npeers;
-    tempo_endpoint *specs;           /* spectators we feed (max_spectators) */
+    p2p_peer *specs;                 /* spectators we feed (max_spectators) */
     int nspecs, max_specs;
     int player_peer[TEMPO_MAX_PLAYERS]; /* peer index hosting player p, -1 local */
     uint32_t local_mask;
 
     bool started;                    /* first poll happened */
-    uint64_t start_us;
+    uint64_t clock_jumps;            /* the session clock's jumps the links were told of */
     bool running, left;
     int leave_repeats;               /* DISCONNECTs still to send on later polls */
     /* start-up: ready = synchronized with every peer */
@@ -120,6 +170,9 @@ static inline void p2p_disconnect(const tempo_p2p *n, int player, int32_t frame)
 /* Allocate the state (*out, NULL on failure) and set what every network
  * session starts from; TEMPO_OK or TEMPO_E_NO_MEMORY. */
 tempo_result p2p_open(const session_host *host, const session_args *args, tempo_p2p **out);
+/* Set up e as a remote machine at addr hosting `players`; its link starts
+ * at the session's first poll. */
+void p2p_peer_init(p2p_peer *e, const tempo_address *addr, p2p_role role, uint32_t players);
 /* Ops shared by both backends (b: a tempo_p2p). */
 void p2p_destroy(void *b);
 void p2p_poll(void *b);
@@ -133,14 +186,15 @@ tempo_result p2p_player_stats(const void *b, int player, tempo_endpoint_stats *o
 bool p2p_tick_opens(tempo_p2p *n, tempo_tick *tick, tempo_result *r);
 /* ...and after planning: checksums, the spectator ring, sending. */
 void p2p_tick_closes(tempo_p2p *n);
-/* Encode and send msg to e; counts bytes; returns false if it could not. */
-bool p2p_send(tempo_p2p *n, tempo_endpoint *e, tempo_msg *msg, const tempo_codec_ctx *ctx);
-/* The endpoint went silent for good or left: drop it and its players. */
-void p2p_lose_endpoint(tempo_p2p *n, tempo_endpoint *e);
+/* Send msg to e: the packet header with e's next sequence, then the body;
+ * its link counts the datagram. False if it could not be encoded or sent. */
+bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx);
+/* Drop e and its players (it left, or we give up on it); nothing if lost. */
+void p2p_lose_peer(tempo_p2p *n, p2p_peer *e);
 void p2p_event(tempo_p2p *n, tempo_event_kind kind, int player);
 int p2p_first_player(uint32_t mask);
-/* Fill the public stats of endpoint e. */
-void p2p_endpoint_stats(const tempo_endpoint *e, tempo_endpoint_stats *out);
+/* Fill the public stats of e, from its link and its rollback fields. */
+void p2p_peer_stats(const p2p_peer *e, tempo_endpoint_stats *out);
 
 /* The input delay the local players use now (the largest). */
 int p2p_local_delay(const tempo_p2p *n);
@@ -149,10 +203,11 @@ int p2p_local_delay(const tempo_p2p *n);
 /* The frame end every local player has an input for (what we can send). */
 int32_t p2p_local_end(const tempo_p2p *n);
 /* The next frame we want from peer e (the lowest end over its players). */
-int32_t p2p_wanted(const tempo_p2p *n, const tempo_endpoint *e);
+int32_t p2p_wanted(const tempo_p2p *n, const p2p_peer *e);
 void p2p_send_inputs(tempo_p2p *n, bool keepalive_only);
-void p2p_on_input(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input *m);
-void p2p_on_input_ack(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input_ack *m);
+/* fresh: the datagram is the newest from e (its timing values are current). */
+void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fresh);
+void p2p_on_input_ack(tempo_p2p *n, p2p_peer *e, const tempo_msg_input_ack *m);
 void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only);
 bool p2p_reference(void *ctx, int player, int32_t frame, uint8_t *out);
 
@@ -168,7 +223,7 @@ void p2p_send_relays(tempo_p2p *n);
 void p2p_take_checksums(tempo_p2p *n);
 void p2p_send_checksums(tempo_p2p *n);
 /* A CHECKSUM from e (peer: its index in peers, -1 for a spectator). */
-void p2p_on_checksum(tempo_p2p *n, tempo_endpoint *e, int peer, const tempo_msg_checksum *m);
+void p2p_on_checksum(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_checksum *m);
 /* Peer `peer` is lost: the comparisons still owed with it are missed. */
 void p2p_forget_sums(tempo_p2p *n, int peer);
 

@@ -1,18 +1,26 @@
 /*
  * p2p.c — the p2p backend (its ops table is at the end) and the machinery
- * it shares with the spectator backend: endpoints, receiving and
- * dispatching datagrams, the handshake, start-up, liveness timers, pings,
- * feeding time sync, the network part of each tick, and per-endpoint stats
+ * it shares with the spectator backend: the packet layer both ways,
+ * dispatching messages, the handshake, start-up, liveness events, pings,
+ * feeding time sync, the network part of each tick, and per-peer stats
  * (docs/NETWORK.md tells the whole behaviour).
  *
- * A session talks to each remote machine (endpoint) on its own: it runs the
- * handshake (ENDPOINT_SYNC_ROUNDS nonce round trips, which also give the
- * first RTT samples), announces its readiness with the ping mesh, and starts
- * once every peer is ready, held back by the start-up delay. Datagrams from
- * unknown addresses are dropped before anything is parsed, then those with
- * another session id; a datagram that fails to decode is dropped and counted
- * by reason. Time sync decides once per tick, at the first poll after an
- * advance, so tempo_session_will_stall can answer before input is sampled.
+ * A session talks to each remote machine on its own, through that peer's
+ * link (net/link.h): the link runs the handshake's bookkeeping (nonce round
+ * trips, which also give the first RTT samples, and the configuration hash),
+ * times pings and silences and reports liveness events; this file builds
+ * and sends the messages, checks what only a game can (players, input size),
+ * announces readiness with the ping mesh, and starts once every peer is
+ * ready, held back by the start-up delay.
+ *
+ * Receiving follows docs/PROTOCOL.md section 7: datagrams from unknown
+ * addresses are dropped before anything is parsed, then those with another
+ * session id; the 16 sequence bits are recovered to 64 against the newest
+ * the link accepted, and the replay window drops copies and datagrams too
+ * old to tell before the body is decoded. Only a datagram whose body decoded
+ * is recorded in the window and the link, so a malformed one moves nothing.
+ * Time sync decides once per tick, at the first poll after an advance, so
+ * tempo_session_will_stall can answer before input is sampled.
  */
 #include "session/network.h"
 
@@ -100,7 +108,40 @@ void p2p_destroy(void *b)
     tempo__free(a, n);
 }
 
-static tempo_endpoint *find(tempo_p2p *n, const tempo_address *a, int *peer_index)
+void p2p_peer_init(p2p_peer *e, const tempo_address *addr, p2p_role role, uint32_t players)
+{
+    memset(e, 0, sizeof *e);
+    e->addr = *addr;
+    e->role = role;
+    e->players = players;
+    e->sent_ack = -1;
+    replay_init(&e->replay);
+}
+
+/* The link of every machine starts at the first poll, so silence counts
+ * from the moment the game starts polling, not from when it was declared. */
+static void start_links(tempo_p2p *n)
+{
+    link_config lc;
+    link_config_default(&lc);
+    lc.notify_us = (uint64_t)n->cfg->disconnect_notify_ms * 1000u;
+    lc.timeout_us = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
+    lc.seq_jump = P2P_SEQ_JUMP;
+    lc.rtt_from_acks = false; /* no message carries acks of datagrams */
+    lc.handshake_timeout_us = 0; /* a machine that never answers waits for the game */
+    lc.config_hash = n->config_hash;
+    for (int i = 0; i < n->npeers + n->nspecs; i++) {
+        p2p_peer *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
+        bool lost = p2p_lost(e); /* dropped by the game before the first poll */
+        link_init(&e->link, &lc, n->clock->now_us);
+        /* a peer announces its readiness and mesh until the match runs */
+        link_handshake_announce(&e->link, e->role == P2P_ROLE_PEER);
+        if (lost)
+            link_close(&e->link);
+    }
+}
+
+static p2p_peer *find(tempo_p2p *n, const tempo_address *a, int *peer_index)
 {
     *peer_index = -1;
     for (int i = 0; i < n->npeers; i++)
@@ -130,7 +171,7 @@ static tempo_result p2p_add_remote(void *b, int player, const tempo_address *add
     if (n->sync->kind[player] != SYNC_NONE)
         return TEMPO_E_ALREADY;
     int idx;
-    tempo_endpoint *e = find(n, addr, &idx);
+    p2p_peer *e = find(n, addr, &idx);
     if (e && idx < 0)
         return TEMPO_E_ALREADY; /* that address is a spectator */
     if (!e) {
@@ -138,7 +179,7 @@ static tempo_result p2p_add_remote(void *b, int player, const tempo_address *add
             return TEMPO_E_FULL;
         idx = n->npeers++;
         e = &n->peers[idx];
-        endpoint_init(e, addr, ENDPOINT_PEER, 0);
+        p2p_peer_init(e, addr, P2P_ROLE_PEER, 0);
     }
     tempo_result r = sync_set_player(n->sync, player, SYNC_REMOTE);
     if (r != TEMPO_OK)
@@ -158,25 +199,25 @@ static tempo_result p2p_add_spectator(void *b, const tempo_address *addr)
         return TEMPO_E_ALREADY;
     if (n->nspecs >= n->max_specs)
         return TEMPO_E_FULL;
-    endpoint_init(&n->specs[n->nspecs++], addr, ENDPOINT_SPECTATOR, 0);
+    p2p_peer_init(&n->specs[n->nspecs++], addr, P2P_ROLE_SPECTATOR, 0);
     return TEMPO_OK;
 }
 
 /* ---- sending ------------------------------------------------------------- */
 
-bool p2p_send(tempo_p2p *n, tempo_endpoint *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
+bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
 {
-    msg->session_id = n->cfg->session_id;
-    msg->sequence = e->send_seq;
-    int size = tempo_codec_encode(msg, ctx, n->buf, TEMPO_MAX_DATAGRAM);
-    if (size <= 0) {
+    int body = tempo_codec_encode_body(msg, ctx, n->buf + PACKET_HEADER_SIZE, PACKET_MAX_BODY);
+    tempo_packet_header h = {n->cfg->session_id, (uint16_t)link_next_seq(&e->link), msg->type,
+                             false, false};
+    if (body < 0 || packet_write(&h, n->buf, PACKET_HEADER_SIZE) != PACKET_HEADER_SIZE) {
         tempo__log(&n->sync->log, TEMPO_LOG_ERROR, "tempo: cannot encode message type %d: %s",
-                   msg->type, tempo_strerror(size));
+                   msg->type, tempo_strerror(body < 0 ? body : TEMPO_E_INVALID_ARG));
         return false;
     }
-    (void)endpoint_next_seq(e);
-    endpoint_on_send(e, n->clock->now_us, (size_t)size);
-    if (n->transport.send(n->transport.ctx, &e->addr, n->buf, (size_t)size) < 0) {
+    size_t size = PACKET_HEADER_SIZE + (size_t)body;
+    link_on_sent(&e->link, n->clock->now_us, size);
+    if (n->transport.send(n->transport.ctx, &e->addr, n->buf, size) < 0) {
         n->count.send_errors++;
         return false;
     }
@@ -198,16 +239,14 @@ static void fill_sync(tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce)
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
         y->rtt_ms[p] = 0xFFFF;
     for (int i = 0; i < n->npeers; i++) {
-        const tempo_endpoint *e = &n->peers[i];
-        if (e->synchronized)
+        const p2p_peer *e = &n->peers[i];
+        if (p2p_synced(e))
             ready_mask |= (uint8_t)e->players;
-        else if (!e->disconnected)
+        else if (!p2p_lost(e))
             ready = false;
         for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
-            if ((e->players & (1u << p)) && e->has_rtt) {
-                double ms = e->srtt_us / 1000.0;
-                y->rtt_ms[p] = (uint16_t)(ms < 65534.0 ? ms : 65534.0);
-            }
+            if (e->players & (1u << p))
+                y->rtt_ms[p] = link_mesh_ms(&e->link);
     }
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
         if (n->local_mask & (1u << p))
@@ -216,29 +255,14 @@ static void fill_sync(tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce)
     y->ready = ready;
 }
 
-/* SYNC_REQUESTs: the handshake's round trips, then, until the match runs,
- * announcements of our readiness and our round trips (the ping mesh). */
-static void handshake(tempo_p2p *n, tempo_endpoint *e)
+/* SYNC_REQUESTs when the link says one is due: the handshake's round trips,
+ * then, from a peer until the match runs, announcements of our readiness
+ * and our round trips (the ping mesh). */
+static void handshake(tempo_p2p *n, p2p_peer *e)
 {
-    if (e->disconnected || (e->synchronized && (n->running || e->role != ENDPOINT_PEER)))
+    if (!link_handshake_due(&e->link, n->clock->now_us))
         return;
-    uint64_t now = n->clock->now_us;
-    if (e->sync_sent_us != 0 && now - e->sync_sent_us < ENDPOINT_SYNC_RETRY_US)
-        return;
-    if (!endpoint_may_send(e, now, n->start_us))
-        return;
-    int slot = 0; /* a free slot, or the oldest request */
-    for (int i = 1; i < ENDPOINT_NONCES; i++)
-        if (e->nonce_sent_us[i] < e->nonce_sent_us[slot] || e->nonces[slot] != 0)
-            if (e->nonces[i] == 0 || e->nonce_sent_us[i] < e->nonce_sent_us[slot])
-                slot = i;
-    uint32_t nonce;
-    do
-        nonce = tempo_rng_next(&n->rng);
-    while (nonce == 0);
-    e->nonces[slot] = nonce;
-    e->nonce_sent_us[slot] = now;
-    e->sync_sent_us = now > 0 ? now : 1;
+    uint32_t nonce = link_handshake_request(&e->link, n->clock->now_us, &n->rng);
     fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REQUEST, nonce);
     p2p_send(n, e, &n->msg, NULL);
 }
@@ -251,67 +275,64 @@ static void drop(tempo_p2p *n, tempo_drop_reason why)
     n->count.dropped_malformed++;
 }
 
-static bool sync_fits(tempo_p2p *n, const tempo_endpoint *e, const tempo_msg_sync *y)
+/* What only the game can check in a SYNC message; the configuration hash is
+ * the link's to compare. */
+static bool sync_fits(tempo_p2p *n, const p2p_peer *e, const tempo_msg_sync *y)
 {
-    if (y->num_players != n->cfg->num_players || y->input_size != n->cfg->input_size ||
-        y->config_hash != n->config_hash)
+    if (y->num_players != n->cfg->num_players || y->input_size != n->cfg->input_size)
         return false;
     switch (e->role) {
-    case ENDPOINT_PEER: return y->player_mask == e->players;
-    case ENDPOINT_SPECTATOR: return y->player_mask == 0;
-    case ENDPOINT_HOST: return y->player_mask != 0;
+    case P2P_ROLE_PEER: return y->player_mask == e->players;
+    case P2P_ROLE_SPECTATOR: return y->player_mask == 0;
+    case P2P_ROLE_HOST: return y->player_mask != 0;
     }
     return false;
 }
 
-static void on_sync(tempo_p2p *n, tempo_endpoint *e, const tempo_msg *m)
+static void settings_differ(tempo_p2p *n)
+{
+    tempo__log(&n->sync->log, TEMPO_LOG_WARN,
+               "tempo: handshake from a machine whose match settings differ; ignored");
+    drop(n, TEMPO_DROP_BAD_VALUE);
+}
+
+static void on_sync(tempo_p2p *n, p2p_peer *e, const tempo_msg *m)
 {
     const tempo_msg_sync *y = &m->u.sync;
     if (!sync_fits(n, e, y)) {
-        tempo__log(&n->sync->log, TEMPO_LOG_WARN,
-                   "tempo: handshake from an endpoint whose match settings differ; ignored");
-        drop(n, TEMPO_DROP_BAD_VALUE);
+        settings_differ(n);
         return;
     }
-    if (y->ready && !e->remote_ready) {
-        e->remote_ready = true;
-        e->ready_heard_us = n->clock->now_us;
-    }
-    memcpy(e->mesh_rtt_ms, y->rtt_ms, sizeof e->mesh_rtt_ms);
-    if (m->type == TEMPO_MSG_SYNC_REQUEST) {
-        uint32_t nonce = y->nonce;
-        fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REPLY, nonce);
+    link_sync ls = {m->type == TEMPO_MSG_SYNC_REPLY, y->nonce, y->config_hash, y->ready,
+                    y->rtt_ms, TEMPO_MAX_PLAYERS};
+    tempo_event ev;
+    switch (link_on_sync(&e->link, n->clock->now_us, &ls)) {
+    case LINK_SYNC_MISMATCH:
+        settings_differ(n);
+        return;
+    case LINK_SYNC_IGNORED: /* a repeat, or not ours */
+        return;
+    case LINK_SYNC_ANSWER:
+        fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REPLY, y->nonce);
         p2p_send(n, e, &n->msg, NULL);
         return;
+    case LINK_SYNC_ROUND:
+    case LINK_SYNC_COMPLETE:
+        break;
     }
-    int slot = -1;
-    for (int i = 0; i < ENDPOINT_NONCES && y->nonce != 0; i++)
-        if (e->nonces[i] == y->nonce)
-            slot = i;
-    if (slot < 0 || e->synchronized)
-        return; /* a repeat, or not ours */
-    if (!session_clock_spans_jump(n->clock, e->nonce_sent_us[slot]))
-        endpoint_rtt_sample(e, n->clock->now_us - e->nonce_sent_us[slot]);
-    e->nonces[slot] = 0;
-    e->sync_rounds++;
-    tempo_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = TEMPO_EVENT_SYNCHRONIZING;
     ev.player = p2p_first_player(e->players);
-    ev.u.sync.done = e->sync_rounds;
-    ev.u.sync.total = ENDPOINT_SYNC_ROUNDS;
+    ev.u.sync.done = e->link.hs.rounds_done;
+    ev.u.sync.total = e->link.cfg.handshake_rounds;
     p2p_push_event(n, &ev);
-    if (e->sync_rounds >= ENDPOINT_SYNC_ROUNDS) {
-        e->synchronized = true;
-        e->next_ping_us = n->clock->now_us + ENDPOINT_PING_US;
+    if (p2p_synced(e))
         p2p_event(n, TEMPO_EVENT_SYNCHRONIZED, p2p_first_player(e->players));
-    } else {
-        e->sync_sent_us = 0; /* next round trip at once */
-        handshake(n, e);
-    }
+    else
+        handshake(n, e); /* the next round trip at once */
 }
 
-static void on_message(tempo_p2p *n, tempo_endpoint *e, int peer, tempo_msg *m)
+static void on_message(tempo_p2p *n, p2p_peer *e, int peer, tempo_msg *m, bool fresh)
 {
     switch ((tempo_msg_type)m->type) {
     case TEMPO_MSG_SYNC_REQUEST:
@@ -319,33 +340,29 @@ static void on_message(tempo_p2p *n, tempo_endpoint *e, int peer, tempo_msg *m)
         on_sync(n, e, m);
         break;
     case TEMPO_MSG_INPUT:
-        p2p_on_input(n, e, &m->u.input);
+        p2p_on_input(n, e, &m->u.input, fresh);
         break;
     case TEMPO_MSG_INPUT_ACK:
         p2p_on_input_ack(n, e, &m->u.input_ack);
         break;
     case TEMPO_MSG_PING: {
-        uint32_t t = m->u.ping.time_us;
+        uint32_t id = m->u.ping.id;
         n->msg.type = TEMPO_MSG_PONG;
-        n->msg.u.ping.time_us = t;
+        n->msg.u.ping.id = id;
         p2p_send(n, e, &n->msg, NULL);
         break;
     }
-    case TEMPO_MSG_PONG: {
-        uint32_t rtt = (uint32_t)n->clock->now_us - m->u.ping.time_us;
-        /* older than 10 s: a stray */
-        if (rtt < 10000000u && !session_clock_spans_jump(n->clock, n->clock->now_us - rtt))
-            endpoint_rtt_sample(e, rtt);
+    case TEMPO_MSG_PONG: /* a round trip if it answers a ping still outstanding */
+        (void)link_on_pong(&e->link, n->clock->now_us, m->u.ping.id);
         break;
-    }
     case TEMPO_MSG_CHECKSUM:
         p2p_on_checksum(n, e, peer, &m->u.checksum);
         break;
     case TEMPO_MSG_DISCONNECT:
-        p2p_lose_endpoint(n, e);
+        p2p_lose_peer(n, e);
         break;
     case TEMPO_MSG_QUALITY:
-        if (peer >= 0 && e->role == ENDPOINT_PEER)
+        if (peer >= 0 && e->role == P2P_ROLE_PEER)
             timesync_on_quality(&n->ts, peer, m->u.quality.advantage_q8 / 256.0);
         break;
     case TEMPO_MSG_TYPE_COUNT_:
@@ -361,23 +378,41 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
     }
     /* Strangers first: nothing of theirs is even parsed. */
     int peer;
-    tempo_endpoint *e = find(n, from, &peer);
+    p2p_peer *e = find(n, from, &peer);
     if (!e) {
         n->count.dropped_unknown++;
         return;
     }
-    if (e->disconnected)
+    if (p2p_lost(e))
         return;
     uint32_t sid;
-    uint16_t seq;
-    uint8_t type;
     tempo_drop_reason why = TEMPO_DROP_NONE;
-    if (tempo_codec_peek_header(n->buf, size, &sid, &seq, &type, &why) != TEMPO_OK) {
+    if (packet_peek_session(n->buf, size, &sid, &why) != TEMPO_OK) {
         drop(n, why);
         return;
     }
     if (sid != n->cfg->session_id) {
         n->count.dropped_session++;
+        return;
+    }
+    tempo_packet_view v;
+    if (packet_read(n->buf, size, &v, &why) != TEMPO_OK) {
+        drop(n, why);
+        return;
+    }
+    if (v.h.sealed) { /* no keys yet */
+        drop(n, TEMPO_DROP_SEALED);
+        return;
+    }
+    uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
+    why = replay_check(&e->replay, seq);
+    if (why != TEMPO_DROP_NONE) { /* a copy, or too old to tell: not even decoded */
+        n->drops[why]++;
+        n->count.dropped_replay++;
+        return;
+    }
+    if (v.h.fragment) { /* no message of this version is fragmented */
+        drop(n, TEMPO_DROP_FRAGMENT);
         return;
     }
     tempo_codec_ctx ctx;
@@ -387,19 +422,21 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
     ctx.frame_hint = p2p_wanted(n, e);
     ctx.reference = p2p_reference;
     ctx.reference_ctx = n;
-    if (tempo_codec_decode(n->buf, size, &ctx, &n->msg, &why) != TEMPO_OK) {
+    if (tempo_codec_decode_body(v.h.type, n->buf + v.body, v.body_size, &ctx, &n->msg, &why) !=
+        TEMPO_OK) {
         drop(n, why);
         return;
     }
-    bool first = !e->heard;
-    endpoint_on_receive(e, n->clock->now_us, seq, size);
+    bool first = !e->link.heard;
+    link_rx rx = link_on_datagram(&e->link, n->clock->now_us, seq, size);
+    /* A sequence far ahead is used but not taken as the newest until a
+     * second one confirms it (net/link.c); the window must not move either,
+     * or every later datagram would look too old. */
+    if (rx != LINK_RX_JUMP)
+        (void)replay_accept(&e->replay, seq);
     if (first)
         p2p_event(n, TEMPO_EVENT_CONNECTED, p2p_first_player(e->players));
-    if (e->interrupted) {
-        e->interrupted = false;
-        p2p_event(n, TEMPO_EVENT_RESUMED, p2p_first_player(e->players));
-    }
-    on_message(n, e, peer, &n->msg);
+    on_message(n, e, peer, &n->msg, rx == LINK_RX_NEWEST);
 }
 
 static void receive_all(tempo_p2p *n)
@@ -415,19 +452,18 @@ static void receive_all(tempo_p2p *n)
     }
 }
 
-/* ---- timers ----------------------------------------------------------------- */
+/* ---- liveness and pings ------------------------------------------------------ */
 
-void p2p_lose_endpoint(tempo_p2p *n, tempo_endpoint *e)
+/* What losing e means once its link is closed: its players are dropped (by
+ * agreement), or a spectator's host is gone. */
+static void peer_lost(tempo_p2p *n, p2p_peer *e)
 {
-    if (e->disconnected)
-        return;
-    e->disconnected = true;
-    e->interrupted = false;
-    if (e >= n->peers && e < n->peers + P2P_MAX_PEERS) /* its checksums are moot */
+    bool is_peer = e >= n->peers && e < n->peers + P2P_MAX_PEERS;
+    if (is_peer) /* its checksums are moot */
         p2p_forget_sums(n, (int)(e - n->peers));
-    if (e->role == ENDPOINT_PEER && e >= n->peers && e < n->peers + P2P_MAX_PEERS)
+    if (e->role == P2P_ROLE_PEER && is_peer)
         timesync_peer_lost(&n->ts, (int)(e - n->peers));
-    if (e->role == ENDPOINT_PEER) {
+    if (e->role == P2P_ROLE_PEER) {
         p2p_restart_drops(n); /* the survivors changed: agree again */
         for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
             if (e->players & (1u << p))
@@ -442,43 +478,48 @@ void p2p_lose_endpoint(tempo_p2p *n, tempo_endpoint *e)
     }
 }
 
-static void timers(tempo_p2p *n, tempo_endpoint *e)
+void p2p_lose_peer(tempo_p2p *n, p2p_peer *e)
 {
-    if (!e->synchronized || e->disconnected)
+    if (p2p_lost(e))
         return;
-    uint64_t silence = endpoint_silence(e, n->clock->now_us, n->start_us);
-    uint64_t notify = (uint64_t)n->cfg->disconnect_notify_ms * 1000u;
-    uint64_t timeout = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
-    if (silence >= timeout) {
-        p2p_lose_endpoint(n, e);
-    } else if (silence >= notify && !e->interrupted) {
-        e->interrupted = true;
+    link_close(&e->link);
+    peer_lost(n, e);
+}
+
+/* The link's liveness events, as the game sees them. */
+static void liveness(tempo_p2p *n, p2p_peer *e, unsigned ev_bits)
+{
+    int player = p2p_first_player(e->players);
+    if (ev_bits & LINK_EV_RESUMED)
+        p2p_event(n, TEMPO_EVENT_RESUMED, player);
+    if (ev_bits & LINK_EV_TIMED_OUT) {
+        peer_lost(n, e);
+    } else if (ev_bits & LINK_EV_INTERRUPTED) {
+        uint64_t silence = link_silence_us(&e->link, n->clock->now_us);
+        uint64_t timeout = e->link.cfg.timeout_us;
         tempo_event ev;
         memset(&ev, 0, sizeof ev);
         ev.kind = TEMPO_EVENT_INTERRUPTED;
-        ev.player = p2p_first_player(e->players);
-        ev.u.interrupted.disconnect_in_ms = (uint32_t)((timeout - silence) / 1000u);
+        ev.player = player;
+        ev.u.interrupted.disconnect_in_ms = (uint32_t)((timeout > silence ? timeout - silence : 0) / 1000u);
         p2p_push_event(n, &ev);
     }
 }
 
-static void ping(tempo_p2p *n, tempo_endpoint *e)
+static void ping(tempo_p2p *n, p2p_peer *e)
 {
-    if (!e->synchronized || e->disconnected || n->clock->now_us < e->next_ping_us)
+    if (!link_ping_due(&e->link, n->clock->now_us))
         return;
-    if (!endpoint_may_send(e, n->clock->now_us, n->start_us))
-        return;
-    e->next_ping_us = n->clock->now_us + ENDPOINT_PING_US;
     n->msg.type = TEMPO_MSG_PING;
-    n->msg.u.ping.time_us = (uint32_t)n->clock->now_us;
+    n->msg.u.ping.id = link_ping_sent(&e->link, n->clock->now_us);
     p2p_send(n, e, &n->msg, NULL);
 }
 
-static void service(tempo_p2p *n, tempo_endpoint *e)
+static void service(tempo_p2p *n, p2p_peer *e)
 {
-    endpoint_update(e, n->clock->now_us);
+    unsigned ev_bits = link_update(&e->link, n->clock->now_us);
     handshake(n, e);
-    timers(n, e);
+    liveness(n, e, ev_bits);
     ping(n, e);
 }
 
@@ -489,17 +530,17 @@ static double owd_between(const tempo_p2p *n, int i, int k)
     if (i == k)
         return 0;
     if (i == n->npeers || k == n->npeers) {
-        const tempo_endpoint *e = &n->peers[i == n->npeers ? k : i];
-        return e->has_rtt ? e->srtt_us / 2.0 : 0.0;
+        const p2p_peer *e = &n->peers[i == n->npeers ? k : i];
+        return (double)link_rtt_us(&e->link) / 2.0;
     }
-    const tempo_endpoint *a = &n->peers[i], *b = &n->peers[k];
+    const p2p_peer *a = &n->peers[i], *b = &n->peers[k];
     int pa = p2p_first_player(a->players), pb = p2p_first_player(b->players);
     double sum = 0;
     int count = 0;
-    if (pb >= 0 && a->mesh_rtt_ms[pb] != 0xFFFF)
-        sum += a->mesh_rtt_ms[pb], count++;
-    if (pa >= 0 && b->mesh_rtt_ms[pa] != 0xFFFF)
-        sum += b->mesh_rtt_ms[pa], count++;
+    if (pb >= 0 && a->link.hs.mesh_ms[pb] != LINK_MESH_UNKNOWN)
+        sum += a->link.hs.mesh_ms[pb], count++;
+    if (pa >= 0 && b->link.hs.mesh_ms[pa] != LINK_MESH_UNKNOWN)
+        sum += b->link.hs.mesh_ms[pa], count++;
     return count ? sum / count * 1000.0 / 2.0 : 0.0;
 }
 
@@ -507,8 +548,8 @@ static double worst_rtt_ms(const tempo_p2p *n)
 {
     double worst = 0;
     for (int i = 0; i < n->npeers; i++)
-        if (!n->peers[i].disconnected && n->peers[i].has_rtt && n->peers[i].srtt_us / 1000.0 > worst)
-            worst = n->peers[i].srtt_us / 1000.0;
+        if (!p2p_lost(&n->peers[i]) && (double)link_rtt_us(&n->peers[i].link) / 1000.0 > worst)
+            worst = (double)link_rtt_us(&n->peers[i].link) / 1000.0;
     return worst;
 }
 
@@ -525,6 +566,8 @@ static void input_delay_event(tempo_p2p *n, int frames)
 static void start_running(tempo_p2p *n)
 {
     n->running = true;
+    for (int i = 0; i < n->npeers; i++) /* nothing left to announce */
+        link_handshake_announce(&n->peers[i].link, false);
     if (!n->spectating && n->cfg->auto_delay.enabled) {
         int d = timesync_initial_delay(&n->ts, worst_rtt_ms(n));
         for (int p = 0; p < n->cfg->num_players; p++)
@@ -543,22 +586,22 @@ static void check_running(tempo_p2p *n)
     if (n->running)
         return;
     if (n->spectating) {
-        if (n->peers[0].synchronized)
+        if (p2p_synced(&n->peers[0]))
             start_running(n);
         return;
     }
     if (!n->ready) {
         for (int i = 0; i < n->npeers; i++)
-            if (!n->peers[i].synchronized && !n->peers[i].disconnected)
+            if (!p2p_synced(&n->peers[i]) && !p2p_lost(&n->peers[i]))
                 return;
         n->ready = true;
         n->ready_us = n->clock->now_us;
         for (int i = 0; i < n->npeers; i++) /* announce it at once */
-            n->peers[i].sync_sent_us = 0;
+            link_handshake_resend_now(&n->peers[i].link);
     }
     if (!n->run_scheduled) {
         for (int i = 0; i < n->npeers; i++)
-            if (!n->peers[i].remote_ready && !n->peers[i].disconnected)
+            if (!n->peers[i].link.hs.remote_ready && !p2p_lost(&n->peers[i]))
                 return;
         uint64_t wait = 0;
         if (n->cfg->timesync.startup_delay && n->npeers > 0) {
@@ -566,7 +609,7 @@ static void check_running(tempo_p2p *n)
             uint64_t heard[P2P_MAX_PEERS + 1];
             double owd[(P2P_MAX_PEERS + 1) * (P2P_MAX_PEERS + 1)];
             for (int i = 0; i < n->npeers; i++)
-                heard[i] = n->peers[i].disconnected ? n->ready_us : n->peers[i].ready_heard_us;
+                heard[i] = p2p_lost(&n->peers[i]) ? n->ready_us : n->peers[i].link.hs.ready_heard_us;
             heard[n->npeers] = n->ready_us;
             for (int i = 0; i < m; i++)
                 for (int k = 0; k < m; k++)
@@ -584,9 +627,9 @@ static void check_running(tempo_p2p *n)
 }
 
 /* GGPO's quality reports: our advantage estimate, once a second. */
-static double ggpo_local_advantage(const tempo_p2p *n, const tempo_endpoint *e)
+static double ggpo_local_advantage(const tempo_p2p *n, const p2p_peer *e)
 {
-    double owd_frames = e->has_rtt ? e->srtt_us / 2.0 * n->cfg->frames_per_second / 1e6 : 0.0;
+    double owd_frames = (double)link_rtt_us(&e->link) / 2.0 * n->cfg->frames_per_second / 1e6;
     return (double)e->remote_frame + owd_frames - (double)n->sync->frame;
 }
 
@@ -596,8 +639,8 @@ static void send_quality(tempo_p2p *n)
         return;
     n->next_quality_us = n->clock->now_us + 1000000u;
     for (int i = 0; i < n->npeers; i++) {
-        tempo_endpoint *e = &n->peers[i];
-        if (e->disconnected || !e->synchronized)
+        p2p_peer *e = &n->peers[i];
+        if (p2p_lost(e) || !p2p_synced(e))
             continue;
         double adv = ggpo_local_advantage(n, e) * 256.0;
         n->msg.type = TEMPO_MSG_QUALITY;
@@ -622,8 +665,8 @@ static void timesync_after_tick(tempo_p2p *n)
     if (n->spectating)
         return;
     for (int i = 0; i < n->npeers; i++) {
-        const tempo_endpoint *e = &n->peers[i];
-        if (e->disconnected || !e->synchronized || !e->heard)
+        const p2p_peer *e = &n->peers[i];
+        if (p2p_lost(e) || !p2p_synced(e) || !e->link.heard)
             continue;
         double local_lag = (double)n->sync->frame - (double)e->remote_frame;
         timesync_on_local(&n->ts, i, local_lag, ggpo_local_advantage(n, e));
@@ -650,10 +693,18 @@ void p2p_poll(void *b)
     tempo_p2p *n = b;
     if (!n->started) {
         n->started = true;
-        n->start_us = n->clock->now_us;
+        n->clock_jumps = n->clock->jumps;
         for (int p = 0; p < n->cfg->num_players; p++)
             if (n->sync->kind[p] == SYNC_LOCAL)
                 n->local_mask |= 1u << p;
+        start_links(n);
+    }
+    if (n->clock->jumps != n->clock_jumps) {
+        /* this machine paused: round trips begun before now measure the pause */
+        n->clock_jumps = n->clock->jumps;
+        for (int i = 0; i < n->npeers + n->nspecs; i++)
+            link_on_clock_jump(i < n->npeers ? &n->peers[i].link : &n->specs[i - n->npeers].link,
+                               n->clock->now_us);
     }
     if (n->left) {
         if (n->leave_repeats > 0) {
@@ -746,8 +797,8 @@ static tempo_result p2p_advance(void *b, tempo_tick *tick)
 static void send_leaving(tempo_p2p *n)
 {
     for (int i = 0; i < n->npeers + n->nspecs; i++) {
-        tempo_endpoint *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
-        if (e->disconnected)
+        p2p_peer *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
+        if (p2p_lost(e))
             continue;
         n->msg.type = TEMPO_MSG_DISCONNECT;
         p2p_send(n, e, &n->msg, NULL);
@@ -766,22 +817,23 @@ tempo_result p2p_leave(void *b)
     return TEMPO_OK;
 }
 
-/* The public view of an endpoint. */
-void p2p_endpoint_stats(const tempo_endpoint *e, tempo_endpoint_stats *out)
+/* The public view of a peer: the link's numbers and the rollback fields. */
+void p2p_peer_stats(const p2p_peer *e, tempo_endpoint_stats *out)
 {
+    const net_link *l = &e->link;
     memset(out, 0, sizeof *out);
-    out->synchronized = e->synchronized;
-    out->interrupted = e->interrupted;
-    out->disconnected = e->disconnected;
+    out->synchronized = p2p_synced(e);
+    out->interrupted = l->interrupted;
+    out->disconnected = p2p_lost(e);
     out->players = e->players;
-    out->rtt_ms = e->has_rtt ? e->srtt_us / 1000.0 : 0.0;
-    out->jitter_ms = e->has_rtt ? e->rttvar_us / 1000.0 : 0.0;
-    out->loss = e->loss;
-    out->packets_sent = e->packets_sent;
-    out->packets_received = e->packets_received;
-    out->bytes_sent = e->bytes_sent;
-    out->bytes_received = e->bytes_received;
-    out->send_bytes_per_s = e->send_rate;
+    out->rtt_ms = (double)link_rtt_us(l) / 1000.0;
+    out->jitter_ms = (double)link_rttvar_us(l) / 1000.0;
+    out->loss = link_loss_in(l);
+    out->packets_sent = l->packets_sent;
+    out->packets_received = l->packets_received;
+    out->bytes_sent = l->bytes_sent;
+    out->bytes_received = l->bytes_received;
+    out->send_bytes_per_s = l->send_rate;
     out->remote_frame_lag = e->remote_lag;
     out->acked_frame = e->remote_ack;
 }
@@ -791,10 +843,10 @@ void p2p_endpoint_stats(const tempo_endpoint *e, tempo_endpoint_stats *out)
 static tempo_result p2p_disconnect_player(void *b, int player)
 {
     tempo_p2p *n = b;
-    tempo_endpoint *e = &n->peers[n->player_peer[player]];
-    if (e->disconnected || n->drop_state[player] != DROP_NONE)
+    p2p_peer *e = &n->peers[n->player_peer[player]];
+    if (p2p_lost(e) || n->drop_state[player] != DROP_NONE)
         return TEMPO_E_ALREADY;
-    p2p_lose_endpoint(n, e);
+    p2p_lose_peer(n, e);
     return TEMPO_OK;
 }
 
@@ -805,7 +857,7 @@ tempo_session_state p2p_state(const void *b)
         return TEMPO_SESSION_ENDED;
     bool anyone = n->npeers == 0; /* without peers, only leaving ends it */
     for (int i = 0; i < n->npeers; i++)
-        if (!n->peers[i].disconnected)
+        if (!p2p_lost(&n->peers[i]))
             anyone = true;
     if (!anyone)
         return TEMPO_SESSION_ENDED;
@@ -820,6 +872,7 @@ void p2p_stats(const void *b, tempo_session_stats *out)
     out->dropped_malformed = n->count.dropped_malformed;
     out->dropped_unknown = n->count.dropped_unknown;
     out->dropped_session = n->count.dropped_session;
+    out->dropped_replay = n->count.dropped_replay;
     out->send_errors = n->count.send_errors;
     out->desync_checks_missed = n->count.desync_checks_missed;
     out->checksums_ignored = n->count.checksums_ignored;
@@ -833,8 +886,8 @@ tempo_result p2p_player_stats(const void *b, int player, tempo_endpoint_stats *o
     const tempo_p2p *n = b;
     if (n->player_peer[player] < 0)
         return TEMPO_E_PLAYER;
-    const tempo_endpoint *e = &n->peers[n->player_peer[player]];
-    p2p_endpoint_stats(e, out);
+    const p2p_peer *e = &n->peers[n->player_peer[player]];
+    p2p_peer_stats(e, out);
     out->local_frame_lag = n->sync->frame - p2p_wanted(n, e);
     return TEMPO_OK;
 }
@@ -844,7 +897,7 @@ static tempo_result p2p_spectator_stats(const void *b, int index, tempo_endpoint
     const tempo_p2p *n = b;
     if (index < 0 || index >= n->nspecs)
         return TEMPO_E_PLAYER;
-    p2p_endpoint_stats(&n->specs[index], out);
+    p2p_peer_stats(&n->specs[index], out);
     return TEMPO_OK;
 }
 

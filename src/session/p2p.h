@@ -11,7 +11,7 @@
 #include "session/network.h"
 #include "session/session.h"
 
-/* The next frame session s (p2p or spectator) wants from endpoint e. */
-int32_t p2p_wanted_from(const tempo_session *s, const tempo_endpoint *e);
+/* The next frame session s (p2p or spectator) wants from peer e. */
+int32_t p2p_wanted_from(const tempo_session *s, const p2p_peer *e);
 
 #endif /* TEMPO_SESSION_P2P_H */

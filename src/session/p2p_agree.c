@@ -55,7 +55,7 @@ void p2p_begin_drop(tempo_p2p *n, int x)
     n->drop_reported[x] = 0;
     int h = n->player_peer[x];
     if (h >= 0 && !n->spectating)
-        p2p_lose_endpoint(n, &n->peers[h]); /* and its other players with it */
+        p2p_lose_peer(n, &n->peers[h]); /* and its other players with it */
 }
 
 void p2p_restart_drops(tempo_p2p *n)
@@ -70,7 +70,7 @@ void p2p_restart_drops(tempo_p2p *n)
 
 void p2p_on_gossip(tempo_p2p *n, int peer, const tempo_msg_input *m)
 {
-    tempo_endpoint *e = &n->peers[peer];
+    p2p_peer *e = &n->peers[peer];
     e->gossip_mask = m->disconnected_mask;
     for (int x = 0; x < n->cfg->num_players; x++) {
         if (!(m->disconnected_mask & (1u << x)))
@@ -87,8 +87,8 @@ static int32_t backed_frame(const tempo_p2p *n, int x)
 {
     int32_t d = n->sync->q[x].known_end;
     for (int i = 0; i < n->npeers; i++) {
-        const tempo_endpoint *e = &n->peers[i];
-        if (e->role == ENDPOINT_PEER && !e->disconnected && (n->drop_reported[x] & (1u << i)) &&
+        const p2p_peer *e = &n->peers[i];
+        if (e->role == P2P_ROLE_PEER && !p2p_lost(e) && (n->drop_reported[x] & (1u << i)) &&
             e->gossip_have[x] > d)
             d = e->gossip_have[x];
     }
@@ -111,11 +111,11 @@ static void relay_watchdog(tempo_p2p *n, int x)
         return;
     n->drop_waiting_since[x] = 0;
     for (int i = 0; i < n->npeers; i++) {
-        tempo_endpoint *e = &n->peers[i];
-        if (e->role == ENDPOINT_PEER && !e->disconnected && e->gossip_have[x] > n->sync->q[x].known_end) {
+        p2p_peer *e = &n->peers[i];
+        if (e->role == P2P_ROLE_PEER && !p2p_lost(e) && e->gossip_have[x] > n->sync->q[x].known_end) {
             tempo__log(&n->sync->log, TEMPO_LOG_WARN,
                        "tempo: a peer claimed inputs of dropped player %d it never relayed; dropping it", x);
-            p2p_lose_endpoint(n, e);
+            p2p_lose_peer(n, e);
         }
     }
 }
@@ -134,8 +134,8 @@ void p2p_try_finalize(tempo_p2p *n)
         n->drop_frame[x] = backed_frame(n, x); /* the candidate, gossiped */
         bool all = true;
         for (int i = 0; i < n->npeers && all; i++) {
-            const tempo_endpoint *e = &n->peers[i];
-            if (e->role == ENDPOINT_PEER && !e->disconnected &&
+            const p2p_peer *e = &n->peers[i];
+            if (e->role == P2P_ROLE_PEER && !p2p_lost(e) &&
                 !(n->drop_reported[x] & (1u << i)))
                 all = false;
         }
@@ -184,12 +184,12 @@ void p2p_send_relays(tempo_p2p *n)
         if (n->drop_state[x] == DROP_PENDING) /* relay all we hold: the frame may rise to it */
             mine = n->sync->q[x].known_end;
         for (int i = 0; i < n->npeers; i++) {
-            tempo_endpoint *e = &n->peers[i];
-            if (e->role != ENDPOINT_PEER || e->disconnected || !e->synchronized ||
+            p2p_peer *e = &n->peers[i];
+            if (e->role != P2P_ROLE_PEER || p2p_lost(e) || !p2p_synced(e) ||
                 !(e->gossip_mask & (1u << x)))
                 continue;
             int32_t start = e->gossip_have[x];
-            if (start < 0 || start >= mine || !endpoint_may_send(e, n->clock->now_us, n->start_us))
+            if (start < 0 || start >= mine || !link_may_send(&e->link, n->clock->now_us))
                 continue;
             uint8_t tmp[TEMPO_MAX_INPUT_SIZE];
             if (start > 0 && !iq_real(&n->sync->q[x], start - 1, tmp))
@@ -285,7 +285,7 @@ static void own_sum_leaves(tempo_p2p *n, int32_t gone)
     int interval = n->cfg->desync_interval;
     for (int i = 0; i < n->npeers; i++) {
         p2p_sum_window *w = &n->sum_in[i];
-        if (n->peers[i].disconnected || is_held(w, gone, interval) || window_bit(w, gone, interval) < 0)
+        if (p2p_lost(&n->peers[i]) || is_held(w, gone, interval) || window_bit(w, gone, interval) < 0)
             continue;
         n->count.desync_checks_missed++;
         hold(w, gone, interval);
@@ -303,7 +303,7 @@ void p2p_take_checksums(tempo_p2p *n)
         if (c.frame > n->own_newest)
             n->own_newest = c.frame;
         for (int i = 0; i < n->npeers; i++)
-            for (int k = 0; k < P2P_PENDING_SUMS && !n->peers[i].disconnected; k++) {
+            for (int k = 0; k < P2P_PENDING_SUMS && !p2p_lost(&n->peers[i]); k++) {
                 p2p_pending_sum *ps = &n->pending[i][k];
                 if (ps->frame < 0 || ps->frame > c.frame)
                     continue;
@@ -337,7 +337,7 @@ void p2p_forget_sums(tempo_p2p *n, int peer)
     memset(w->bits, 0, sizeof w->bits);
 }
 
-static void send_sum(tempo_p2p *n, tempo_endpoint *e, int peer, const sync_sum *c)
+static void send_sum(tempo_p2p *n, p2p_peer *e, int peer, const sync_sum *c)
 {
     n->msg.type = TEMPO_MSG_CHECKSUM;
     n->msg.u.checksum.frame = c ? c->frame : 0;
@@ -351,17 +351,17 @@ static void send_sum(tempo_p2p *n, tempo_endpoint *e, int peer, const sync_sum *
 }
 
 /* Resend after the retransmission timeout of the link, at least 100 ms. */
-static uint64_t resend_after(const tempo_endpoint *e)
+static uint64_t resend_after(const p2p_peer *e)
 {
-    double rto = e->has_rtt ? e->srtt_us + 4.0 * e->rttvar_us : 0.0;
-    return rto > P2P_SUM_RESEND_US ? (uint64_t)rto : P2P_SUM_RESEND_US;
+    uint64_t rto = link_rto_us(&e->link);
+    return rto > P2P_SUM_RESEND_US ? rto : P2P_SUM_RESEND_US;
 }
 
 /* Our checksums to e, in frame order from the oldest it has not
  * acknowledged, at most P2P_SUM_LOG check frames past its ack; when the
  * oldest has gone unacknowledged for resend_after(), all of them again.
  * Frames we never computed or no longer hold are skipped. */
-static void send_sums_to(tempo_p2p *n, tempo_endpoint *e, int peer)
+static void send_sums_to(tempo_p2p *n, p2p_peer *e, int peer)
 {
     int interval = n->cfg->desync_interval;
     if (e->sum_next < e->sum_acked + interval)
@@ -397,8 +397,8 @@ void p2p_send_checksums(tempo_p2p *n)
         return;
     for (int i = 0; i < n->npeers + n->nspecs; i++) {
         bool peer = i < n->npeers;
-        tempo_endpoint *e = peer ? &n->peers[i] : &n->specs[i - n->npeers];
-        if (e->disconnected || !e->synchronized)
+        p2p_peer *e = peer ? &n->peers[i] : &n->specs[i - n->npeers];
+        if (p2p_lost(e) || !p2p_synced(e))
             continue;
         if (!n->spectating)
             send_sums_to(n, e, peer ? i : -1);
@@ -408,7 +408,7 @@ void p2p_send_checksums(tempo_p2p *n)
 }
 
 /* The acknowledgement of our checksums in a CHECKSUM from e. */
-static void on_sum_ack(tempo_p2p *n, tempo_endpoint *e, int32_t ack)
+static void on_sum_ack(tempo_p2p *n, p2p_peer *e, int32_t ack)
 {
     if (ack == 0 || ack <= e->sum_acked)
         return;
@@ -420,7 +420,7 @@ static void on_sum_ack(tempo_p2p *n, tempo_endpoint *e, int32_t ack)
     e->sum_timer_us = n->clock->now_us; /* the next oldest is timed from now */
 }
 
-void p2p_on_checksum(tempo_p2p *n, tempo_endpoint *e, int peer, const tempo_msg_checksum *m)
+void p2p_on_checksum(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_checksum *m)
 {
     int interval = n->cfg->desync_interval;
     if (interval <= 0) {

@@ -23,9 +23,9 @@ int32_t p2p_local_end(const tempo_p2p *n)
     return end == INT32_MAX ? 0 : end;
 }
 
-int32_t p2p_wanted(const tempo_p2p *n, const tempo_endpoint *e)
+int32_t p2p_wanted(const tempo_p2p *n, const p2p_peer *e)
 {
-    if (e->role == ENDPOINT_SPECTATOR)
+    if (e->role == P2P_ROLE_SPECTATOR)
         return 0;
     int32_t want = INT32_MAX;
     for (int p = 0; p < n->cfg->num_players; p++) {
@@ -98,9 +98,9 @@ static void build_input(tempo_p2p *n, tempo_msg *m, uint32_t mask, int32_t start
     p2p_fill_gossip(n, in, from_log);
 }
 
-static bool due(const tempo_p2p *n, const tempo_endpoint *e, bool keepalive_only, bool news)
+static bool due(const tempo_p2p *n, const p2p_peer *e, bool keepalive_only, bool news)
 {
-    bool quiet = n->clock->now_us - e->last_send_us >= P2P_KEEPALIVE_US || e->packets_sent == 0;
+    bool quiet = n->clock->now_us - e->link.last_send_us >= P2P_KEEPALIVE_US || e->link.packets_sent == 0;
     return keepalive_only ? quiet : (news || quiet);
 }
 
@@ -109,9 +109,9 @@ void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
     tempo_codec_ctx ctx;
     codec_ctx(n, &ctx, false);
     if (n->spectating) {
-        tempo_endpoint *h = &n->peers[0];
+        p2p_peer *h = &n->peers[0];
         int32_t ack = p2p_wanted(n, h);
-        if (h->disconnected || !due(n, h, keepalive_only, ack != h->sent_ack))
+        if (p2p_lost(h) || !due(n, h, keepalive_only, ack != h->sent_ack))
             return;
         n->msg.type = TEMPO_MSG_INPUT_ACK;
         n->msg.u.input_ack.ack = ack;
@@ -122,8 +122,8 @@ void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
     }
     int32_t local_end = p2p_local_end(n);
     for (int i = 0; i < n->npeers; i++) {
-        tempo_endpoint *e = &n->peers[i];
-        if (e->disconnected || !e->synchronized || !endpoint_may_send(e, n->clock->now_us, n->start_us))
+        p2p_peer *e = &n->peers[i];
+        if (p2p_lost(e) || !p2p_synced(e) || !link_may_send(&e->link, n->clock->now_us))
             continue;
         int32_t start = e->remote_ack < 0 ? 0 : e->remote_ack;
         int count = (int)(local_end - start);
@@ -154,12 +154,12 @@ static void apply_host_drops(tempo_p2p *n, const tempo_msg_input *m)
     }
 }
 
-void p2p_on_input(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input *m)
+void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fresh)
 {
-    if (e->role == ENDPOINT_SPECTATOR)
+    if (e->role == P2P_ROLE_SPECTATOR)
         return; /* spectators only acknowledge */
     uint32_t allowed = e->players;
-    if (e->role == ENDPOINT_PEER) /* relays of dropped players come from anyone */
+    if (e->role == P2P_ROLE_PEER) /* relays of dropped players come from anyone */
         for (int x = 0; x < n->cfg->num_players; x++)
             if (n->drop_state[x] != DROP_NONE && !(n->local_mask & (1u << x)))
                 allowed |= 1u << x;
@@ -168,7 +168,7 @@ void p2p_on_input(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input *m)
         n->count.dropped_malformed++;
         return;
     }
-    if (e->role == ENDPOINT_HOST)
+    if (e->role == P2P_ROLE_HOST)
         apply_host_drops(n, m);
     size_t size = (size_t)n->cfg->input_size;
     int i = 0;
@@ -182,7 +182,7 @@ void p2p_on_input(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input *m)
         }
         i++;
     }
-    if (e->role == ENDPOINT_HOST)
+    if (e->role == P2P_ROLE_HOST)
         return;
     int32_t ack = m->ack;
     int32_t local_end = p2p_local_end(n);
@@ -191,11 +191,8 @@ void p2p_on_input(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input *m)
     if (ack > e->remote_ack)
         e->remote_ack = ack;
     int peer = (int)(e - n->peers);
-    if (!e->remote_ready) { /* it runs, so it was ready */
-        e->remote_ready = true;
-        e->ready_heard_us = n->clock->now_us;
-    }
-    if (e->fresh) { /* timing from the newest datagram only, not from stragglers */
+    link_set_remote_ready(&e->link, n->clock->now_us); /* it runs, so it was ready */
+    if (fresh) { /* timing from the newest datagram only, not from stragglers */
         e->remote_frame = m->sender_frame;
         int64_t lag = (int64_t)m->sender_frame - (int64_t)m->ack;
         e->remote_lag = (int32_t)(lag < -100000 ? -100000 : lag > 100000 ? 100000 : lag);
@@ -211,9 +208,9 @@ void p2p_on_input(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input *m)
     p2p_on_gossip(n, peer, m);
 }
 
-void p2p_on_input_ack(tempo_p2p *n, tempo_endpoint *e, const tempo_msg_input_ack *m)
+void p2p_on_input_ack(tempo_p2p *n, p2p_peer *e, const tempo_msg_input_ack *m)
 {
-    if (e->role != ENDPOINT_SPECTATOR)
+    if (e->role != P2P_ROLE_SPECTATOR)
         return;
     int32_t ack = m->ack < n->sync->confirmed_log.end ? m->ack : n->sync->confirmed_log.end;
     if (ack > e->remote_ack)
@@ -227,12 +224,12 @@ void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
     codec_ctx(n, &ctx, true);
     uint32_t all = (1u << n->cfg->num_players) - 1u;
     for (int i = 0; i < n->nspecs; i++) {
-        tempo_endpoint *e = &n->specs[i];
-        if (e->disconnected || !e->synchronized || !endpoint_may_send(e, n->clock->now_us, n->start_us))
+        p2p_peer *e = &n->specs[i];
+        if (p2p_lost(e) || !p2p_synced(e) || !link_may_send(&e->link, n->clock->now_us))
             continue;
         int32_t start = e->remote_ack < 0 ? 0 : e->remote_ack;
         if (start > 0 && !input_log_holds(&n->sync->confirmed_log, start - 1)) {
-            p2p_lose_endpoint(n, e); /* too far behind to serve */
+            p2p_lose_peer(n, e); /* too far behind to serve */
             continue;
         }
         int count = (int)(n->sync->confirmed_log.end - start);

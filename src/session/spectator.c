@@ -1,13 +1,13 @@
 /*
- * spectator.c — the spectator backend: a network session with one endpoint,
+ * spectator.c — the spectator backend: a network session with one peer,
  * the host, which sends every player's confirmed inputs. It declares every
- * player remote at that endpoint, never predicts (the engine runs with
+ * player remote at that peer, never predicts (the engine runs with
  * max_prediction 0) and plays spectator_lead_frames behind what it holds,
  * catching up at most spectator_catchup_frames per tick.
  *
- * The endpoint machinery (handshake, receiving, acknowledging inputs and
+ * The peer machinery (handshake, receiving, acknowledging inputs and
  * checksums, liveness) is the one p2p sessions use (p2p.c, p2p_input.c,
- * p2p_agree.c); there the host's role (ENDPOINT_HOST) and the `spectating`
+ * p2p_agree.c); there the host's role (P2P_ROLE_HOST) and the `spectating`
  * flag select what a spectator sends (acks only) and skips (time sync,
  * relays, the drop agreement: the host's word on drops is final).
  */
@@ -24,7 +24,7 @@ static tempo_result spectator_create(const session_host *host, const session_arg
         return r;
     n->spectating = true;
     uint32_t all = (1u << n->cfg->num_players) - 1u;
-    endpoint_init(&n->peers[0], args->host_addr, ENDPOINT_HOST, all);
+    p2p_peer_init(&n->peers[0], args->host_addr, P2P_ROLE_HOST, all);
     n->npeers = 1;
     for (int p = 0; p < n->cfg->num_players; p++) {
         n->player_peer[p] = 0;
@@ -70,13 +70,13 @@ static tempo_result spectator_advance(void *b, tempo_tick *tick)
     return r;
 }
 
-/* Its one endpoint, the host, is index 0. */
+/* Its one peer, the host, is index 0. */
 static tempo_result spectator_host_stats(const void *b, int index, tempo_endpoint_stats *out)
 {
     const tempo_p2p *n = b;
     if (index != 0)
         return TEMPO_E_PLAYER;
-    p2p_endpoint_stats(&n->peers[0], out);
+    p2p_peer_stats(&n->peers[0], out);
     return TEMPO_OK;
 }
 

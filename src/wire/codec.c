@@ -552,20 +552,20 @@ static bool input_ack_equal(const tempo_msg *a, const tempo_msg *b, int input_si
 static void ping_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
 {
     (void)a;
-    tempo_bitwriter_bits(w, m->u.ping.time_us, 32);
+    tempo_bitwriter_bits(w, m->u.ping.id, 32);
 }
 
 static tempo_drop_reason ping_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
 {
     (void)ctx;
-    m->u.ping.time_us = get_bits(r, 32);
+    m->u.ping.id = get_bits(r, 32);
     return reader_reason(r);
 }
 
 static bool ping_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
 {
     (void)input_size;
-    return a->u.ping.time_us == b->u.ping.time_us;
+    return a->u.ping.id == b->u.ping.id;
 }
 
 static void quality_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)

@@ -88,9 +88,10 @@ typedef struct tempo_msg_input_ack {
     int32_t sender_frame;
 } tempo_msg_input_ack;
 
-/* PING carries the sender's clock; PONG echoes it so the sender gets the RTT. */
+/* PING carries an id the sender chooses; PONG echoes it, so the sender can
+ * match the pong to its ping and time the round trip on its own clock. */
 typedef struct tempo_msg_ping {
-    uint32_t time_us; /* sender's time, low 32 bits (RTT uses wrapping subtraction) */
+    uint32_t id;
 } tempo_msg_ping;
 
 /* QUALITY: the time-sync report of the sender. */

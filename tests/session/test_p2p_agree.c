@@ -166,7 +166,7 @@ static void forged_checksums_are_ignored_and_counted(void **state)
     tempo_session_stats before, after;
     tempo_session_get_stats(h.peer[0].s, &before);
     assert_true(before.desync_checks >= 8);
-    const tempo_endpoint *e = endpoint_at(&h, 0, 1);
+    const p2p_peer *e = peer_at(&h, 0, 1);
     int32_t sent = e->sum_sent_max, top = INT32_MAX / 30 * 30;
     tempo_msg msg;
     struct { int32_t frame, ack; } forged[] = {
@@ -178,16 +178,16 @@ static void forged_checksums_are_ignored_and_counted(void **state)
     };
     int parts = 6;
     for (size_t k = 0; k < sizeof forged / sizeof forged[0]; k++) {
-        crafted_sum(&h, 0, 1, &msg, forged[k].frame, 0xBADull, forged[k].ack);
+        crafted_sum(&msg, forged[k].frame, 0xBADull, forged[k].ack);
         send_crafted(&h, 1, 0, &msg);
     }
     uint64_t x = 46;
     for (int k = 0; k < 200; k++, parts += 2) { /* random huge frames and acks */
         int32_t f = (int32_t)(craft_rand(&x) % (uint64_t)(INT32_MAX / 30 - 100000)) * 30 + 3000000;
-        crafted_sum(&h, 0, 1, &msg, f, craft_rand(&x), f);
+        crafted_sum(&msg, f, craft_rand(&x), f);
         send_crafted(&h, 1, 0, &msg);
     }
-    crafted_sum(&h, 0, 1, &msg, 30, 0xBADull, 0); /* a repeat: not compared again */
+    crafted_sum(&msg, 30, 0xBADull, 0); /* a repeat: not compared again */
     send_crafted(&h, 1, 0, &msg);
     harness_run(&h, 330, 60000000);
     tempo_session_get_stats(h.peer[0].s, &after);

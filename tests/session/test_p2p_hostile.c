@@ -47,9 +47,16 @@ static int hostile_datagram(uint64_t *x, int from, int to, uint8_t *buf)
 {
     tempo_msg m;
     memset(&m, 0, sizeof m);
-    tempo_endpoint *e = endpoint_at(&h, to, from);
+    p2p_peer *e = peer_at(&h, to, from);
     m.session_id = h.cfg.session_id;
-    m.sequence = (uint16_t)(craft_rand(x) % 3 ? e->seq_max + 1 + craft_rand(x) % 4 : craft_rand(x));
+    /* Numbered in the sender's own stream, or repeating one of its recent
+     * sequences or one too old for the replay window. (A sequence ahead of
+     * the stream moves the window for everyone who shares the address:
+     * only sealed datagrams can refuse it, PROTOCOL.md 3.1.) */
+    uint64_t pick = craft_rand(x), back = craft_rand(x);
+    uint64_t next = peer_at(&h, from, to)->link.send_seq;
+    m.sequence = (uint16_t)(pick % 3 == 0 && next > 0 ? next - 1 - back % (next < 512 ? next : 512)
+                                                      : craft_next_seq(&h, from, to, 0));
     m.type = (uint8_t)(1 + craft_rand(x) % (TEMPO_MSG_TYPE_COUNT_ - 1));
     int np = h.players;
     int32_t hint = p2p_wanted_from(h.peer[to].s, e);
@@ -102,7 +109,7 @@ static int hostile_datagram(uint64_t *x, int from, int to, uint8_t *buf)
         m.u.input_ack.sender_frame = (int32_t)(craft_rand(x) % 0x7fffffffu);
         break;
     case TEMPO_MSG_PING:
-    case TEMPO_MSG_PONG: m.u.ping.time_us = (uint32_t)craft_rand(x); break;
+    case TEMPO_MSG_PONG: m.u.ping.id = (uint32_t)craft_rand(x); break;
     case TEMPO_MSG_QUALITY: m.u.quality.advantage_q8 = (int16_t)craft_rand(x); break;
     case TEMPO_MSG_CHECKSUM:
         m.u.checksum.frame = (int32_t)(craft_rand(x) % 2 ? (uint64_t)(hint / 30 * 30 + 30 * (int32_t)(craft_rand(x) % 5)) : (uint64_t)wild);
@@ -123,10 +130,12 @@ static int hostile_datagram(uint64_t *x, int from, int to, uint8_t *buf)
 
 /* Three peers and a spectator; 3000 random messages that decode (every
  * type; masks, frames, acks, drop gossip and checksums near the wanted frame
- * or anywhere), 2 ms apart, from peers 1 and 2 and the spectator to peer 0,
- * and from peer 0 to the spectator; during the handshake (seeds 1-2) or the
- * match. Peer 0 and the spectator drop and count what they must refuse,
- * nothing reaches a library assert, every machine keeps advancing, and
+ * or anywhere; numbered in the sender's stream, a third of them repeating a
+ * recent sequence or one too old), 2 ms apart, from peers 1 and 2 and the
+ * spectator to peer 0, and from peer 0 to the spectator; during the
+ * handshake (seeds 1-2) or the match. Peer 0 and the spectator drop and
+ * count what they must refuse (repeats before decoding), nothing reaches a
+ * library assert, every machine keeps advancing, and
  * peers 1 and 2, whose traffic is honest, agree with each other on every
  * frame. (Peer 0 takes forged inputs of players it cannot tell from real
  * ones, so it may part from the others: a desync it reports.) */
@@ -171,6 +180,8 @@ static void random_messages_from_peers_addresses_are_counted_and_the_match_goes_
         assert_true(victim.checksums_ignored >= 50);    /* check frames beyond the window */
         assert_true(spectator.dropped_malformed >= 10);
         assert_true(spectator.checksums_ignored >= 10);
+        assert_true(victim.dropped_replay >= 100); /* repeated or too old: never decoded */
+        assert_true(spectator.dropped_replay >= 10);
         assert_int_equal(victim.dropped_unknown + victim.dropped_session, 0); /* all came from the match */
         for (int i = 1; i <= 2; i++) {
             tempo_session_stats st = stats_of(i);
@@ -212,7 +223,6 @@ static void messages_for_players_the_sender_does_not_host_are_dropped_and_counte
         if (k % 10 == 0) {
             memset(&msg, 0, sizeof msg);
             msg.type = TEMPO_MSG_SYNC_REPLY;
-            msg.sequence = (uint16_t)(endpoint_at(&h, 0, 1)->seq_max + 1);
             msg.u.sync.nonce = 1;
             msg.u.sync.config_hash = h.peer[0].s->net->config_hash;
             msg.u.sync.num_players = 3;

@@ -1,11 +1,12 @@
 /*
  * craft.h — messages a test builds by hand and sends as one harness peer to
- * another: a forged INPUT or CHECKSUM from a real peer's address, with the
- * sequence number that makes the receiver take it as the newest.
+ * another: a forged INPUT or CHECKSUM from a real peer's address, numbered
+ * in the sender's own sequence, as the sender's next datagram would be.
  *
- * The receiver's endpoint for the sender (endpoint_at) is read from the
- * session's internals, so a crafted message can name exactly the frames the
- * receiver wants next.
+ * Both ends' records of each other (peer_at) are read from the sessions'
+ * internals, so a crafted message can name exactly the frames the receiver
+ * wants next, and takes a sequence the sender then does not use again: the
+ * receiver's replay window keeps it and the honest datagrams around it.
  */
 #ifndef TEMPO_TESTS_CRAFT_H
 #define TEMPO_TESTS_CRAFT_H
@@ -33,7 +34,30 @@ static inline bool craft_zero_reference(void *ctx, int player, int32_t frame, ui
     return true;
 }
 
-/* Encode `m` for the harness's match and send it from peer `from` to peer `to`. */
+/* The record peer `victim` keeps of peer `sender`. */
+static inline p2p_peer *peer_at(harness *h, int victim, int sender)
+{
+    tempo_p2p *n = h->peer[victim].s->net;
+    for (int i = 0; i < n->npeers; i++)
+        if (tempo_address_equal(&n->peers[i].addr, &h->peer[sender].addr))
+            return &n->peers[i];
+    for (int i = 0; i < n->nspecs; i++)
+        if (tempo_address_equal(&n->specs[i].addr, &h->peer[sender].addr))
+            return &n->specs[i];
+    fail_msg("peer %d has no record of peer %d", victim, sender);
+    return NULL;
+}
+
+/* The sequence peer `from`'s next datagram to `to` would carry, taken from
+ * its link as if it sent one of `bytes`: its own datagrams move on past it. */
+static inline uint16_t craft_next_seq(harness *h, int from, int to, size_t bytes)
+{
+    net_link *l = &peer_at(h, from, to)->link;
+    return (uint16_t)link_on_sent(l, h->now_us, bytes);
+}
+
+/* Encode `m` for the harness's match and send it from peer `from` to peer
+ * `to`, numbered as from's next datagram to it. */
 static inline void send_crafted(harness *h, int from, int to, tempo_msg *m)
 {
     tempo_codec_ctx ctx;
@@ -45,21 +69,10 @@ static inline void send_crafted(harness *h, int from, int to, tempo_msg *m)
     uint8_t buf[TEMPO_MAX_DATAGRAM];
     int n = tempo_codec_encode(m, &ctx, buf, sizeof buf);
     assert_true(n > 0);
+    m->sequence = craft_next_seq(h, from, to, (size_t)n);
+    buf[5] = (uint8_t)m->sequence; /* the header's sequence bits (PROTOCOL.md 2) */
+    buf[6] = (uint8_t)(m->sequence >> 8);
     assert_int_equal(h->peer[from].tr.send(h->peer[from].tr.ctx, &h->peer[to].addr, buf, (size_t)n), 0);
-}
-
-/* The endpoint of peer `victim` that stands for peer `sender`. */
-static inline tempo_endpoint *endpoint_at(harness *h, int victim, int sender)
-{
-    tempo_p2p *n = h->peer[victim].s->net;
-    for (int i = 0; i < n->npeers; i++)
-        if (tempo_address_equal(&n->peers[i].addr, &h->peer[sender].addr))
-            return &n->peers[i];
-    for (int i = 0; i < n->nspecs; i++)
-        if (tempo_address_equal(&n->specs[i].addr, &h->peer[sender].addr))
-            return &n->specs[i];
-    fail_msg("peer %d has no endpoint for peer %d", victim, sender);
-    return NULL;
 }
 
 /* An INPUT without inputs, as peer `sender` would send it to `victim` next:
@@ -67,22 +80,19 @@ static inline tempo_endpoint *endpoint_at(harness *h, int victim, int sender)
 static inline void empty_input(harness *h, int victim, int sender, tempo_msg *m)
 {
     memset(m, 0, sizeof *m);
-    tempo_endpoint *e = endpoint_at(h, victim, sender);
+    p2p_peer *e = peer_at(h, victim, sender);
     m->type = TEMPO_MSG_INPUT;
-    m->sequence = (uint16_t)(e->seq_max + 1);
     m->u.input.start = p2p_wanted_from(h->peer[victim].s, e);
     m->u.input.ack = 0;
     m->u.input.sender_frame = m->u.input.start;
 }
 
-/* A CHECKSUM of `frame` (0: none, an ack alone) acknowledging `ack`, as peer
- * `sender` would send it to `victim` next. */
-static inline void crafted_sum(harness *h, int victim, int sender, tempo_msg *m, int32_t frame,
-                               uint64_t sum, int32_t ack)
+/* A CHECKSUM of `frame` (0: none, an ack alone) acknowledging `ack`
+ * (send_crafted numbers it). */
+static inline void crafted_sum(tempo_msg *m, int32_t frame, uint64_t sum, int32_t ack)
 {
     memset(m, 0, sizeof *m);
     m->type = TEMPO_MSG_CHECKSUM;
-    m->sequence = (uint16_t)(endpoint_at(h, victim, sender)->seq_max + 1);
     m->u.checksum.frame = frame;
     m->u.checksum.checksum = frame ? sum : 0;
     m->u.checksum.ack = ack;

@@ -140,7 +140,7 @@ static void random_msg(tempo_rng *rng, int type, const tempo_codec_ctx *ctx, tem
         m->u.input_ack.sender_frame = near_frame(rng, m->u.input_ack.ack);
         break;
     case TEMPO_MSG_PING:
-    case TEMPO_MSG_PONG: m->u.ping.time_us = tempo_rng_next(rng); break;
+    case TEMPO_MSG_PONG: m->u.ping.id = tempo_rng_next(rng); break;
     case TEMPO_MSG_QUALITY:
         m->u.quality.advantage_q8 = (int16_t)tempo_rng_range(rng, INT16_MIN, INT16_MAX);
         break;
@@ -394,7 +394,7 @@ static void vector_msg(int i, tempo_msg *m, tempo_codec_ctx *ctx)
     case 11:
     case 12:
         m->type = (uint8_t)(i == 11 ? TEMPO_MSG_PING : TEMPO_MSG_PONG);
-        m->u.ping.time_us = 0x89ABCDEFu;
+        m->u.ping.id = 0x89ABCDEFu;
         break;
     case 13:
         m->type = TEMPO_MSG_QUALITY;
