@@ -361,7 +361,7 @@ TEMPO_API tempo_result tempo_lagcomp_capture(tempo_lagcomp *lc, int32_t tick,
 
 /* What a player was during a query's hit test. */
 typedef enum tempo_lagcomp_player {
-    TEMPO_LAGCOMP_LIVE = 0,     /* not rewound: the shooter, or beyond max_players in use */
+    TEMPO_LAGCOMP_LIVE = 0,     /* not rewound: the shooter */
     TEMPO_LAGCOMP_REWOUND = 1,  /* its live volume holds the volume at the shooter's view */
     TEMPO_LAGCOMP_ABSENT = 2    /* did not exist at the view tick: must not be hit */
 } tempo_lagcomp_player;
