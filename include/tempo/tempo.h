@@ -41,6 +41,7 @@
 #define TEMPO_TEMPO_H
 
 #include "tempo/base.h"
+#include "tempo/interp.h"
 #include "tempo/rng.h"
 #include "tempo/transport.h"
 #include "tempo/session.h"
