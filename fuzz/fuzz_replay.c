@@ -47,8 +47,9 @@ static void check(const uint8_t *data, size_t size)
     }
     tempo_replay_settings s;
     int32_t first, end;
-    if (tempo_replay_get_settings(r, &s) != TEMPO_OK || tempo_replay_frame_range(r, &first, &end) != TEMPO_OK ||
-        first != s.start_frame || end < first || s.config_hash != tempo_replay_config_hash(&s))
+    if (tempo_replay_get_settings(r, &s) != TEMPO_OK ||
+        tempo_replay_frame_range(r, &first, &end) != TEMPO_OK || first != s.start_frame ||
+        end < first || s.config_hash != tempo_replay_config_hash(&s))
         abort();
     int np = s.num_players, is = s.input_size;
     size_t n = (size_t)np * (size_t)is;
@@ -66,8 +67,8 @@ static void check(const uint8_t *data, size_t size)
         }
     }
     if (probe < last) { /* again, out of order */
-        if (tempo_replay_inputs(r, probe, in2, n, st2) != TEMPO_OK || memcmp(in2, probe_in, n) != 0 ||
-            memcmp(st2, probe_st, (size_t)np) != 0)
+        if (tempo_replay_inputs(r, probe, in2, n, st2) != TEMPO_OK ||
+            memcmp(in2, probe_in, n) != 0 || memcmp(st2, probe_st, (size_t)np) != 0)
             abort();
     }
     if (tempo_replay_inputs(r, end, in, n, st) != TEMPO_E_FRAME)

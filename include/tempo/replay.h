@@ -126,9 +126,10 @@ TEMPO_API void tempo_replay_writer_destroy(tempo_replay_writer *w);
  * Errors: TEMPO_E_INVALID_ARG (w, inputs or status NULL, size wrong, a
  * status value not allowed or a DISCONNECTED input not zero), TEMPO_E_FRAME
  * (frame is not tempo_replay_writer_end(w), or the file reached 2^31 - 1),
- * TEMPO_E_STATE (finished, or stopped by an earlier failure, whose code
- * every later call returns: TEMPO_E_IO, TEMPO_E_FRAME from feed). Nothing
- * is appended on error. */
+ * TEMPO_E_STATE (finished), TEMPO_E_IO (the callback failed). A failure
+ * that leaves the file incomplete (TEMPO_E_IO here, TEMPO_E_FRAME from
+ * feed) stops the writer: every later call returns that code. Nothing is
+ * appended on error. */
 TEMPO_API tempo_result tempo_replay_writer_add_frame(tempo_replay_writer *w, int32_t frame,
                                                      const void *inputs, size_t size,
                                                      const uint8_t *status);
@@ -149,13 +150,15 @@ TEMPO_API tempo_result tempo_replay_writer_feed(tempo_replay_writer *w, const te
  * final once every frame before it is in the writer (frame <=
  * tempo_replay_writer_end(w)); until then the newest offer for a frame
  * wins (a rollback saves the frame again), and the feed that makes it
- * final commits it. Offers for frames that are no check frame, or at or
+ * final commits it; an offer for a state already final is committed at
+ * once. Offers for frames that are no check frame, or at or
  * before the last committed check frame, are ignored (a rollback's saves of
  * earlier frames, a sparse save). Returns 1 if kept, 0 if ignored.
  * Errors: TEMPO_E_INVALID_ARG (w NULL), TEMPO_E_FULL (more check frames
  * waiting to be confirmed than TEMPO_MAX_PREDICTION + 8: the game offers
  * frames far ahead of what it feeds), TEMPO_E_STATE as add_frame. */
-TEMPO_API int tempo_replay_writer_checksum(tempo_replay_writer *w, int32_t frame, uint64_t checksum);
+TEMPO_API int tempo_replay_writer_checksum(tempo_replay_writer *w, int32_t frame,
+                                           uint64_t checksum);
 
 /* Offer state `frame` (size 1..max_state_size bytes at data, copied) for a
  * state mark, from the game's SAVE handling, under the rule of
@@ -165,8 +168,8 @@ TEMPO_API int tempo_replay_writer_checksum(tempo_replay_writer *w, int32_t frame
  * written). With the SAVE_SPARSE policy a mark may never be saved; a file
  * then lacks that state and readers seek from an earlier one.
  * Errors: TEMPO_E_INVALID_ARG (w or data NULL, size 0 or above
- * max_state_size), TEMPO_E_FULL (every waiting slot holds a newer mark),
- * TEMPO_E_IO, TEMPO_E_STATE as add_frame. */
+ * max_state_size), TEMPO_E_FULL (every waiting slot holds another mark
+ * not yet final), TEMPO_E_IO, TEMPO_E_STATE as add_frame. */
 TEMPO_API int tempo_replay_writer_state(tempo_replay_writer *w, int32_t frame, const void *data,
                                         size_t size);
 
@@ -178,8 +181,9 @@ TEMPO_API int tempo_replay_writer_state(tempo_replay_writer *w, int32_t frame, c
  * computes it) for a check frame and the arena itself for a state mark.
  * When it is not, nothing is offered: a predicted state may still change.
  * Returns the number of offers kept (0..2).
- * Errors: those of tempo_replay_writer_feed, _checksum and _state
- * (arena_size counts as the state's size). */
+ * Errors: TEMPO_E_INVALID_ARG (w, s or arena NULL), and those of
+ * tempo_replay_writer_checksum and _state (arena_size counts as the
+ * state's size). */
 TEMPO_API int tempo_replay_writer_capture_arena(tempo_replay_writer *w, const tempo_session *s,
                                                 const void *arena, size_t arena_size);
 
@@ -187,7 +191,7 @@ TEMPO_API int tempo_replay_writer_capture_arena(tempo_replay_writer *w, const te
  * the file is complete. Offers not yet final are dropped. Later calls
  * return TEMPO_E_STATE; destroy the writer after.
  * Errors: TEMPO_E_INVALID_ARG (w NULL), TEMPO_E_IO, TEMPO_E_STATE (already
- * finished, or stopped by an earlier failure). */
+ * finished), or the code that stopped the writer earlier. */
 TEMPO_API tempo_result tempo_replay_writer_finish(tempo_replay_writer *w);
 
 /* The next frame to append: start_frame + the frames written so far.

@@ -141,7 +141,10 @@ static void commit_sum(tempo_replay_writer *w, int32_t frame, uint64_t sum)
         flush_sums(w);
 }
 
-static uint8_t *slot(const tempo_replay_writer *w, int i) { return w->slots + (size_t)i * w->slot_cap; }
+static uint8_t *slot(const tempo_replay_writer *w, int i)
+{
+    return w->slots + (size_t)i * w->slot_cap;
+}
 
 static void write_state(tempo_replay_writer *w, int i, int32_t frame, size_t size)
 {
@@ -370,7 +373,10 @@ int32_t tempo_replay_writer_end(const tempo_replay_writer *w)
     return w != NULL ? w->end : TEMPO_E_INVALID_ARG;
 }
 
-uint64_t tempo_replay_writer_bytes(const tempo_replay_writer *w) { return w != NULL ? w->bytes : 0; }
+uint64_t tempo_replay_writer_bytes(const tempo_replay_writer *w)
+{
+    return w != NULL ? w->bytes : 0;
+}
 
 /* ---- create ---------------------------------------------------------------- */
 

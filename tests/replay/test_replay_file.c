@@ -400,8 +400,8 @@ static size_t write_example(sink *k)
     for (int32_t f = 0; f < 6; f++) {
         uint8_t s2[2] = {(uint8_t)(0x50 + f), (uint8_t)f}; /* state f, as "the game" has it */
         if (f % 2 == 0)
-            assert_int_equal(tempo_replay_writer_checksum(w, f, 0x1111111111111111ull * (uint64_t)f),
-                             f > 0);
+            assert_int_equal(
+                tempo_replay_writer_checksum(w, f, 0x1111111111111111ull * (uint64_t)f), f > 0);
         if (f % 4 == 0)
             assert_int_equal(tempo_replay_writer_state(w, f, s2, 2), 1);
         assert_int_equal(tempo_replay_writer_add_frame(w, f, in[f], 4, st[f]), TEMPO_OK);
@@ -725,10 +725,12 @@ static void bad_arguments_are_refused(void **state)
     assert_int_equal(tempo_replay_writer_create(&wc, &w), TEMPO_OK);
     uint8_t in[8] = {1}, st[2] = {0, 1};
     assert_int_equal(tempo_replay_writer_add_frame(w, 0, in, 7, st), TEMPO_E_INVALID_ARG);
-    assert_int_equal(tempo_replay_writer_add_frame(w, 0, in, 8, st), TEMPO_E_INVALID_ARG); /* PREDICTED */
+    /* PREDICTED has no place in a file */
+    assert_int_equal(tempo_replay_writer_add_frame(w, 0, in, 8, st), TEMPO_E_INVALID_ARG);
     st[1] = TEMPO_INPUT_DISCONNECTED;
     in[4] = 1;
-    assert_int_equal(tempo_replay_writer_add_frame(w, 0, in, 8, st), TEMPO_E_INVALID_ARG); /* not zero */
+    /* a DISCONNECTED input that is not zero */
+    assert_int_equal(tempo_replay_writer_add_frame(w, 0, in, 8, st), TEMPO_E_INVALID_ARG);
     in[4] = 0;
     assert_int_equal(tempo_replay_writer_add_frame(w, 1, in, 8, st), TEMPO_E_FRAME);
     assert_int_equal(tempo_replay_writer_add_frame(w, 0, in, 8, st), TEMPO_OK);
