@@ -6,7 +6,7 @@
  * error; foreign files and other versions say so; the example of
  * docs/REPLAY.md is byte for byte what the writer writes; the writer's
  * own rules (pending offers, falling behind the log, a failing callback,
- * arena capture, argument checks).
+ * arena capture, argument checks); no allocation after create or open.
  *
  * `test_replay_file --write-corpus DIR` writes real files to DIR/replay
  * (the fuzzer's seeds) instead of running the tests;
@@ -745,6 +745,71 @@ static void bad_arguments_are_refused(void **state)
     assert_int_equal(tempo_replay_checksum_count(NULL), TEMPO_E_INVALID_ARG);
 }
 
+static int allocations;
+
+static void *count_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    allocations++;
+    return malloc(size);
+}
+
+static void count_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+static void writer_and_reader_allocate_only_when_created(void **state)
+{
+    (void)state;
+    sink k;
+    sink_init(&k);
+    tempo_replay_writer_config wc;
+    tempo_replay_writer_config_default(&wc, NULL);
+    wc.settings.num_players = 4;
+    wc.settings.input_size = 4;
+    wc.settings.state_interval = 60;
+    wc.settings.max_state_size = 64;
+    wc.frames_per_chunk = 32;
+    wc.write = sink_write;
+    wc.write_ctx = &k;
+    wc.allocator.alloc = count_alloc;
+    wc.allocator.free = count_free;
+    allocations = 0;
+    tempo_replay_writer *w;
+    assert_int_equal(tempo_replay_writer_create(&wc, &w), TEMPO_OK);
+    int at_create = allocations;
+    make_typical_inputs(3);
+    for (int32_t f = 0; f < 2000; f++) {
+        uint8_t in[16], st[4] = {0};
+        for (int p = 0; p < 4; p++)
+            memcpy(in + 4 * p, typical[p][f], 4);
+        uint8_t blob[64];
+        memset(blob, (int)f, sizeof blob);
+        assert_true(tempo_replay_writer_checksum(w, f + 3, (uint64_t)f) >= 0);
+        assert_true(tempo_replay_writer_state(w, f + 3, blob, sizeof blob) >= 0);
+        assert_int_equal(tempo_replay_writer_add_frame(w, f, in, sizeof in, st), TEMPO_OK);
+    }
+    assert_int_equal(tempo_replay_writer_finish(w), TEMPO_OK);
+    assert_int_equal(allocations, at_create);
+    tempo_replay_writer_destroy(w);
+
+    allocations = 0;
+    tempo_replay *r;
+    assert_int_equal(tempo_replay_open(k.data, k.size, &wc.allocator, &r), TEMPO_OK);
+    assert_int_equal(allocations, 1);
+    assert_int_equal(tempo_replay_checksum_count(r), 2000 / 60);
+    assert_int_equal(tempo_replay_state_count(r), 2000 / 60); /* 60 ... 1980: 0 was not offered */
+    for (int32_t f = 1999; f >= 0; f -= 7) {
+        uint8_t in[16];
+        assert_int_equal(tempo_replay_inputs(r, f, in, sizeof in, NULL), TEMPO_OK);
+        assert_memory_equal(in + 12, typical[3][f], 4);
+    }
+    assert_int_equal(allocations, 1);
+    tempo_replay_close(r);
+}
+
 /* ---- corpus -------------------------------------------------------------------------- */
 
 static int write_file(const char *dir, const char *name, const sink *k)
@@ -798,6 +863,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_failing_write_callback_stops_the_writer),
         cmocka_unit_test(arena_capture_records_final_states_only),
         cmocka_unit_test(bad_arguments_are_refused),
+        cmocka_unit_test(writer_and_reader_allocate_only_when_created),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
