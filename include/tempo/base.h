@@ -56,13 +56,17 @@ TEMPO_API const char *tempo_version_string(void);
     X(E_FULL, -9, "no room left (players, spectators or buffer)")                   \
     X(E_ADDRESS, -10, "malformed or unusable address")                              \
     X(E_TRANSPORT, -11, "the transport failed to send or receive")                  \
-    X(E_MALFORMED, -12, "malformed data")
+    X(E_MALFORMED, -12, "malformed data")                                           \
+    X(E_TRUNCATED, -13, "the data ends early: a file cut short")                    \
+    X(E_FOREIGN, -14, "not data of the expected kind (another file format)")        \
+    X(E_VERSION, -15, "a format version this build cannot read")                    \
+    X(E_IO, -16, "the caller's write callback failed")
 
 typedef enum tempo_result {
 #define TEMPO_RESULT_ENUM_(name, value, text) TEMPO_##name = value,
     TEMPO_RESULT_LIST(TEMPO_RESULT_ENUM_)
 #undef TEMPO_RESULT_ENUM_
-    TEMPO_RESULT_MIN_ = -12
+    TEMPO_RESULT_MIN_ = -16
 } tempo_result;
 
 /* A sentence describing r; "unknown result" for a value not in the list.

@@ -3,7 +3,8 @@
  *
  * It includes every public header: base.h (results, hooks, checksum),
  * transport.h (addresses, the datagram interface), rng.h, session.h (the
- * session API), udp.h and simnet.h (two transports).
+ * session API), replay.h (replay files), udp.h and simnet.h (two
+ * transports).
  *
  * The game owns the loop. Each tick it hands tempo the time and its local
  * input; tempo answers with an ordered list of requests (SAVE, LOAD, ADVANCE)
@@ -45,6 +46,7 @@
 #include "tempo/rng.h"
 #include "tempo/transport.h"
 #include "tempo/session.h"
+#include "tempo/replay.h"
 #include "tempo/simnet.h"
 #include "tempo/udp.h"
 
