@@ -80,7 +80,8 @@ done
 [ "$(wc -l <"$dir/tl.csv")" -gt 20 ] || fail "CSV has too few samples"
 
 # 8. Desync checks survive loss: on mobile and terrible links every check frame
-# two live partners confirmed is compared (made = expected), none missed.
+# of the match two live partners confirmed is compared (made >= expected: the
+# drain after the match makes a few more), none missed.
 for profile in mobile terrible; do
     for seed in 1 2 3; do
         f="$dir/checks_${profile}_$seed.json"
@@ -88,7 +89,7 @@ for profile in mobile terrible; do
             --desync-interval 20 --json "$f" --quiet || fail "$profile seed $seed did not exit 0"
         made=$(value checks_made "$f")
         want=$(value checks_expected "$f")
-        [ "$want" -gt 0 ] && [ "$made" = "$want" ] || fail "$profile seed $seed: $made of $want desync checks made"
+        [ "$want" -gt 0 ] && [ "$made" -ge "$want" ] || fail "$profile seed $seed: $made of $want desync checks made"
         [ "$(count desync_checks_missed 0 "$f")" -eq 4 ] || fail "$profile seed $seed: a check was missed"
     done
 done

@@ -246,11 +246,13 @@ static void settle_all(sim_machine *m, int num_players)
 
 /* ---- desync checks made and expected ------------------------------------------------ */
 
-/* Frames of m whose check is final: confirmed (a spectator: played). */
+/* The newest frame whose check m can have made: its state is confirmed (a
+ * spectator: played) and was saved on the way through, which happens when
+ * the frame is simulated, so the current frame's state is not yet checked. */
 static int32_t checked_end(const sim_machine *m)
 {
     int32_t c = tempo_session_confirmed_frame(m->s);
-    return m->frame < c ? m->frame : c;
+    return m->frame - 1 < c ? m->frame - 1 : c;
 }
 
 static bool partners(const sim_machine *m, const sim_machine *o)
@@ -272,8 +274,11 @@ int64_t sim_measure_expected_checks(const sim_match *mt, int i)
         tempo_endpoint_stats es;
         if (o->dead || o->cut_off || !link_stats(m, o, &es) || !link_stats(o, m, &es))
             return -1; /* a partner gone or cut away: what was owed is unknowable */
-        int32_t a = checked_end(m), b = checked_end(o);
-        n += (a < b ? a : b) / interval;
+        /* the match's frames only: the drain plays on, and its newest
+         * checks are always in flight */
+        int32_t a = checked_end(m), b = checked_end(o), end = mt->o->frames;
+        int32_t last = a < b ? a : b;
+        n += (last < end ? last : end) / interval;
     }
     return n;
 }
