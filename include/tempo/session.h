@@ -309,11 +309,17 @@ TEMPO_API bool tempo_session_will_stall(const tempo_session *s);
  * The next tempo_session_advance either takes the input or drops it, and
  * says which in tempo_tick.inputs_taken and tempo_tick.input_frame, so a
  * game can keep a short press for the next tick. One rule for every tick:
- *   - a tick that runs at least one new frame (ADVANCED) takes it;
+ *   - a tick that runs at least one new frame (ADVANCED) takes it, except
+ *     the first such tick after a wait that took one (below): that tick
+ *     plays the input taken during the wait and drops its own;
  *   - a tick that runs no frame (time-sync stall, WAITING, NEEDS_INPUT,
- *     SYNCHRONIZING) does not, except that a player whose queue is shorter
- *     than its input delay (the delay grew, or the match starts with one)
- *     always has its input taken while the queue fills;
+ *     SYNCHRONIZING) does not take it, with two exceptions: a player whose
+ *     queue is shorter than its input delay (the delay grew, or the match
+ *     starts with one) has its input taken while the queue fills; and the
+ *     first WAITING tick of a wait takes the input of a player whose queue
+ *     reaches no further than its delay, and sends it at once, because the
+ *     other machines may be waiting for exactly that input (in lockstep,
+ *     max_prediction 0, they always are);
  *   - a taken input lands on the frame after the player's previous one, so
  *     every frame of a local player gets exactly one input the game gave, in
  *     the order given.

@@ -173,6 +173,7 @@ tempo_result sync_set_delay(tempo_sync *s, int player, int frames)
      * delay and fills (sync_take_local); after a decrease it is longer and
      * the extra frames run as soon as the window lets them. */
     s->delay[player] = frames;
+    s->wait_extra[player] = false; /* a queue past the new delay runs its frames */
     return TEMPO_OK;
 }
 
@@ -447,20 +448,20 @@ static void take(tempo_sync *s, int p)
  *     lands on the next free frame of the player's queue;
  *   - a queue shorter than its input delay (the delay grew, or the match
  *     starts) takes the input at once: the tick stalls while it fills;
- *   - in lockstep (max_prediction 0), a tick that waits for other players
- *     takes the input of a player whose queue reaches no further than its
- *     delay: with no delay the others wait for exactly that input, and
- *     would otherwise wait forever; later waiting ticks drop theirs. With a
- *     prediction window of one frame or more, two machines can never wait
- *     for each other (each would have to be a window ahead of the other),
- *     so a waiting tick there takes nothing and a long wait piles up no
- *     latency;
+ *   - a tick that waits for other players (the window is full) takes the
+ *     input of a player whose queue reaches no further than its delay, and
+ *     sends it: the others may be waiting for exactly that input (in
+ *     lockstep without input delay they would otherwise wait forever), and
+ *     with a small window it is one frame of lead over a slow link. The
+ *     first tick that runs a frame after that wait uses the input taken
+ *     then and drops its own, so the wait adds no latency; later waiting
+ *     ticks drop theirs;
  *   - a time-sync stall (`stall`) takes nothing.
  * Whatever is not taken is dropped; the tick reports both (taken_mask,
- * taken_frame). A queue longer than its delay (the delay was cut, or a
- * lockstep wait took one) runs its extra frames as soon as the window and the other local
- * players allow, so no input is ever replaced. Returns the frames to run, or
- * SYNC_NO_LOCAL without local players; *status says why none run. */
+ * taken_frame). A queue longer than its delay because the delay was cut
+ * runs its extra frames as soon as the window and the other local players
+ * allow, so no input of a cut is ever replaced. Returns the frames to run,
+ * or SYNC_NO_LOCAL without local players; *status says why none run. */
 int sync_take_local(tempo_sync *s, int64_t room, bool stall, tempo_tick_status *status)
 {
     reset_taken(s);
@@ -472,6 +473,10 @@ int sync_take_local(tempo_sync *s, int64_t room, bool stall, tempo_tick_status *
             continue;
         any = true;
         bool gave = s->has_sample[p];
+        if (s->wait_extra[p] && q->known_end - s->frame <= s->delay[p])
+            s->wait_extra[p] = false; /* the wait's input was used */
+        if (s->wait_extra[p])
+            s->has_sample[p] = false; /* the wait's input stands in for it */
         if (!stall && gave && q->known_end - s->frame < s->delay[p])
             take(s, p); /* filling up to the delay */
         int64_t can = (int64_t)q->known_end - s->delay[p] - s->frame + (s->has_sample[p] ? 1 : 0);
@@ -508,12 +513,14 @@ int sync_take_local(tempo_sync *s, int64_t room, bool stall, tempo_tick_status *
         *status = TEMPO_TICK_STALLED;
     else
         *status = TEMPO_TICK_WAITING;
-    if (*status == TEMPO_TICK_WAITING && s->max_pred == 0)
+    if (*status == TEMPO_TICK_WAITING)
         for (int p = 0; p < s->num_players; p++)
             if (s->kind[p] == SYNC_LOCAL && s->has_sample[p] &&
                 s->q[p].disconnect_frame == IQ_NO_FRAME &&
-                s->q[p].known_end - s->frame <= s->delay[p])
+                s->q[p].known_end - s->frame <= s->delay[p]) {
                 take(s, p);
+                s->wait_extra[p] = true;
+            }
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
         s->has_sample[p] = false; /* not taken: dropped, and reported so */
     return (int)n;

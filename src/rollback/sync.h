@@ -64,6 +64,9 @@ typedef struct tempo_sync {
     int delay[TEMPO_MAX_PLAYERS];
     uint8_t sample[TEMPO_MAX_PLAYERS][TEMPO_MAX_INPUT_SIZE];
     bool has_sample[TEMPO_MAX_PLAYERS];
+    /* A waiting tick took this player's input one frame past its delay: the
+     * next tick that runs a frame uses that one instead of its own. */
+    bool wait_extra[TEMPO_MAX_PLAYERS];
     /* What the last plan did with the held inputs (copied into the tick). */
     uint32_t taken_mask;
     int32_t taken_frame[TEMPO_MAX_PLAYERS];

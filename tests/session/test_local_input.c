@@ -241,16 +241,19 @@ static void delay_cut_blocked_by_the_window_loses_no_input(void **state)
     tempo_session_destroy(s);
 }
 
-/* The reproduction: window 2, remote input held back. The ticks that wait
- * take no input and say so; the input of the tick that advances is used. */
-static void waiting_ticks_take_no_input_and_say_so(void **state)
+/* The reproduction: remote input held back until the window fills (window
+ * 2, and lockstep). The first waiting tick takes its input and sends it
+ * (the others may wait for exactly that input); the next waiting tick drops
+ * its own and says so; the tick that runs the frame uses the input taken
+ * while waiting and drops its own, so the wait adds no latency. */
+static void run_waiting(int max_pred, int wait_from)
 {
-    (void)state;
-    tempo_session *s = two_players(2, 1u);
+    tempo_session *s = two_players(max_pred, 1u);
     bool gave[TEMPO_MAX_PLAYERS] = {true, false};
     tempo_tick tk;
-    for (int t = 0; t < 5; t++) {
-        if (t == 4) { /* the remote input arrives */
+    int arrive = wait_from + 2;
+    for (int t = 0; t <= arrive; t++) {
+        if (t == arrive) { /* the remote input of frame 0 arrives */
             uint8_t b[ISIZE] = {0};
             tempo_session_add_remote_input(s, 1, 0, b, ISIZE);
         }
@@ -259,52 +262,33 @@ static void waiting_ticks_take_no_input_and_say_so(void **state)
         assert_int_equal(tempo_session_advance(s, &tk), TEMPO_OK);
         toy_driver_run(&driver, s);
         note_tick(&tk, 1u, gave, t);
-        if (t == 2 || t == 3) {
+        if (t == wait_from) {
+            assert_int_equal(tk.status, TEMPO_TICK_WAITING);
+            assert_int_equal(tk.inputs_taken, 1u);
+            assert_int_equal(tk.input_frame[0], wait_from);
+        }
+        if (t == wait_from + 1) {
             assert_int_equal(tk.status, TEMPO_TICK_WAITING);
             assert_int_equal(tk.inputs_taken, 0);
         }
-    }
-    assert_int_equal(tk.status, TEMPO_TICK_ADVANCED);
-    assert_int_equal(tk.input_frame[0], 2);
-    assert_int_equal(taken.not_taken[0], 2);
-    check_replay(0, tempo_session_frame(s));
-    uint32_t used;
-    memcpy(&used, driver.used[2], ISIZE);
-    assert_int_equal(used, offered(0, 4));
-    tempo_session_destroy(s);
-}
-
-/* Lockstep, remote input held back: the first waiting tick takes its input
- * (the others may be waiting for it), the next drops its own, the tick that
- * advances runs the queued input and takes its own for the next frame. */
-static void lockstep_waiting_takes_one_input_and_says_which(void **state)
-{
-    (void)state;
-    tempo_session *s = two_players(0, 1u);
-    bool gave[TEMPO_MAX_PLAYERS] = {true, false};
-    tempo_tick tk;
-    for (int t = 0; t < 3; t++) {
-        if (t == 2) {
-            uint8_t b[ISIZE] = {0};
-            tempo_session_add_remote_input(s, 1, 0, b, ISIZE);
-        }
-        uint32_t v = offered(0, t);
-        tempo_session_add_local_input(s, 0, &v, ISIZE);
-        assert_int_equal(tempo_session_advance(s, &tk), TEMPO_OK);
-        toy_driver_run(&driver, s);
-        note_tick(&tk, 1u, gave, t);
-        if (t == 0) {
-            assert_int_equal(tk.status, TEMPO_TICK_WAITING);
-            assert_int_equal(tk.input_frame[0], 0);
-        }
-        if (t == 1)
-            assert_int_equal(tk.inputs_taken, 0);
     }
     assert_int_equal(tk.status, TEMPO_TICK_ADVANCED);
     assert_int_equal(tk.frames_advanced, 1);
-    assert_int_equal(tk.input_frame[0], 1);
+    assert_int_equal(tk.inputs_taken, 0);
+    assert_int_equal(tk.input_frame[0], TEMPO_FRAME_NONE);
+    assert_int_equal(taken.not_taken[0], 2);
     check_replay(0, tempo_session_frame(s));
+    uint32_t used;
+    memcpy(&used, driver.used[wait_from], ISIZE);
+    assert_int_equal(used, offered(0, wait_from));
     tempo_session_destroy(s);
+}
+
+static void a_wait_takes_one_input_and_the_next_frame_uses_it(void **state)
+{
+    (void)state;
+    run_waiting(2, 2); /* frames 0 and 1 run on prediction, then the window is full */
+    run_waiting(0, 0); /* lockstep waits at once */
 }
 
 /* The reproduction: two local players; player 0's delay grows 0 -> 2. Its
@@ -502,8 +486,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(delay_cut_blocked_by_the_window_loses_no_input),
-        cmocka_unit_test(waiting_ticks_take_no_input_and_say_so),
-        cmocka_unit_test(lockstep_waiting_takes_one_input_and_says_which),
+        cmocka_unit_test(a_wait_takes_one_input_and_the_next_frame_uses_it),
         cmocka_unit_test(delay_growth_of_one_player_reports_the_others_inputs),
         cmocka_unit_test(random_delays_windows_and_waits_apply_every_taken_input_once),
         cmocka_unit_test(peers_apply_every_taken_input_once_under_loss_and_delay_changes),
