@@ -56,13 +56,16 @@ TEMPO_API const char *tempo_version_string(void);
     X(E_FULL, -9, "no room left (players, spectators or buffer)")                   \
     X(E_ADDRESS, -10, "malformed or unusable address")                              \
     X(E_TRANSPORT, -11, "the transport failed to send or receive")                  \
-    X(E_MALFORMED, -12, "malformed data")
+    X(E_MALFORMED, -12, "malformed data")                                           \
+    X(E_EXPIRED, -13, "expired: the token's expiry time has passed")                \
+    X(E_AUTH, -14, "authentication failed: forged, altered or sealed with another key") \
+    X(E_PROTOCOL, -15, "made for another protocol id")
 
 typedef enum tempo_result {
 #define TEMPO_RESULT_ENUM_(name, value, text) TEMPO_##name = value,
     TEMPO_RESULT_LIST(TEMPO_RESULT_ENUM_)
 #undef TEMPO_RESULT_ENUM_
-    TEMPO_RESULT_MIN_ = -12
+    TEMPO_RESULT_MIN_ = -15
 } tempo_result;
 
 /* A sentence describing r; "unknown result" for a value not in the list.

@@ -3,7 +3,8 @@
  *
  * It includes every public header: base.h (results, hooks, checksum),
  * transport.h (addresses, the datagram interface), rng.h, session.h (the
- * session API), udp.h and simnet.h (two transports).
+ * session API), udp.h and simnet.h (two transports), secure.h (connect
+ * tokens and keys).
  *
  * The game owns the loop. Each tick it hands tempo the time and its local
  * input; tempo answers with an ordered list of requests (SAVE, LOAD, ADVANCE)
@@ -46,5 +47,6 @@
 #include "tempo/session.h"
 #include "tempo/simnet.h"
 #include "tempo/udp.h"
+#include "tempo/secure.h"
 
 #endif /* TEMPO_TEMPO_H */
