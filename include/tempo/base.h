@@ -52,7 +52,7 @@ TEMPO_API const char *tempo_version_string(void);
     X(E_FRAME, -5, "frame outside the range the session holds")                     \
     X(E_DESYNC, -6, "checksum mismatch: the simulation is not deterministic")       \
     X(E_ALREADY, -7, "already done")                                                \
-    X(E_UNSUPPORTED, -8, "not supported by this kind of session")                   \
+    X(E_UNSUPPORTED, -8, "not supported by this kind of session, or by this build")  \
     X(E_FULL, -9, "no room left (players, spectators or buffer)")                   \
     X(E_ADDRESS, -10, "malformed or unusable address")                              \
     X(E_TRANSPORT, -11, "the transport failed to send or receive")                  \

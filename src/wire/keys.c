@@ -56,6 +56,7 @@ int keys_derive(const uint8_t match_key[KEYS_MATCH_KEY_SIZE], uint32_t session_i
     return TEMPO_OK;
 #else
     (void)KDF_CONTEXT;
+    (void)session_id;
     return TEMPO_E_UNSUPPORTED;
 #endif
 }
