@@ -10,8 +10,9 @@
 #
 # What each need is for: cmake, make and a C compiler build the library;
 # pkg-config finds the rest; cmocka runs the tests; xxhash.h gives the
-# checksum; clang with its sanitizer runtime builds the ASan+UBSan test run
-# and the fuzzers; SDL2 builds the demo window (optional for the library).
+# checksum; libsodium seals datagrams and connect tokens; clang with its
+# sanitizer runtime builds the ASan+UBSan test run and the fuzzers; SDL2
+# builds the demo window (optional for the library).
 #
 # `sh scripts/bootstrap.sh windows` checks instead what `make test-windows`
 # needs on top of that: the mingw-w64 cross compiler and Wine (wine64). The
@@ -52,6 +53,7 @@ have_pc cmocka || need cmocka
 PROBE='#include <xxhash.h>
 int main(void){return (int)XXH_versionNumber() < 0;}'
 cc_ok cc -c || cc_ok gcc -c || need xxhash
+have_pc libsodium || need sodium
 PROBE='int main(void){return 0;}'
 if command -v clang >/dev/null 2>&1; then
     cc_ok clang -fsanitize=address,undefined || need clang-rt
@@ -82,6 +84,9 @@ pkg() { # pkg MANAGER NEED
     dnf:xxhash) echo xxhash-devel ;;
     apk:xxhash) echo xxhash-dev ;;
     *:xxhash) echo xxhash ;;
+    apt:sodium|apk:sodium) echo libsodium-dev ;;
+    dnf:sodium) echo libsodium-devel ;;
+    *:sodium) echo libsodium ;;
     brew:clang) echo llvm ;;
     *:clang) echo clang ;;
     apt:clang-rt) echo libclang-rt-dev ;;

@@ -90,4 +90,11 @@ if(TARGET tempo-sim AND NOT WIN32)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/report_render.sh $<TARGET_FILE:tempo-sim>
             ${CMAKE_CURRENT_BINARY_DIR}/report_render)
   set_tests_properties(report_render PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# tempo-token: new keys, minting, showing and opening tokens, refusals.
+if(TARGET tempo-token AND TEMPO_HAVE_SODIUM AND NOT WIN32)
+  add_test(NAME tempo_token
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tempo_token.sh $<TARGET_FILE:tempo-token>
+            ${CMAKE_CURRENT_BINARY_DIR}/tempo_token)
+  set_tests_properties(tempo_token PROPERTIES TIMEOUT 60)
 endif()

@@ -52,7 +52,7 @@ TEMPO_API const char *tempo_version_string(void);
     X(E_FRAME, -5, "frame outside the range the session holds")                     \
     X(E_DESYNC, -6, "checksum mismatch: the simulation is not deterministic")       \
     X(E_ALREADY, -7, "already done")                                                \
-    X(E_UNSUPPORTED, -8, "not supported by this kind of session")                   \
+    X(E_UNSUPPORTED, -8, "not supported by this kind of session, or by this build")  \
     X(E_FULL, -9, "no room left (players, spectators or buffer)")                   \
     X(E_ADDRESS, -10, "malformed or unusable address")                              \
     X(E_TRANSPORT, -11, "the transport failed to send or receive")                  \
@@ -60,13 +60,16 @@ TEMPO_API const char *tempo_version_string(void);
     X(E_TRUNCATED, -13, "the data ends early: a file cut short")                    \
     X(E_FOREIGN, -14, "not data of the expected kind (another file format)")        \
     X(E_VERSION, -15, "a format version this build cannot read")                    \
-    X(E_IO, -16, "the caller's write callback failed")
+    X(E_IO, -16, "the caller's write callback failed")                              \
+    X(E_EXPIRED, -17, "expired: the token's expiry time has passed")                \
+    X(E_AUTH, -18, "authentication failed: forged, altered or sealed with another key") \
+    X(E_PROTOCOL, -19, "made for another protocol id")
 
 typedef enum tempo_result {
 #define TEMPO_RESULT_ENUM_(name, value, text) TEMPO_##name = value,
     TEMPO_RESULT_LIST(TEMPO_RESULT_ENUM_)
 #undef TEMPO_RESULT_ENUM_
-    TEMPO_RESULT_MIN_ = -16
+    TEMPO_RESULT_MIN_ = -19
 } tempo_result;
 
 /* A sentence describing r; "unknown result" for a value not in the list.

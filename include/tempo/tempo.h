@@ -4,7 +4,7 @@
  * It includes every public header: base.h (results, hooks, checksum),
  * transport.h (addresses, the datagram interface), rng.h, session.h (the
  * session API), replay.h (replay files), udp.h and simnet.h (two
- * transports).
+ * transports), secure.h (connect tokens and keys).
  *
  * The game owns the loop. Each tick it hands tempo the time and its local
  * input; tempo answers with an ordered list of requests (SAVE, LOAD, ADVANCE)
@@ -49,5 +49,6 @@
 #include "tempo/replay.h"
 #include "tempo/simnet.h"
 #include "tempo/udp.h"
+#include "tempo/secure.h"
 
 #endif /* TEMPO_TEMPO_H */

@@ -23,6 +23,7 @@ const char *tempo_drop_reason_name(tempo_drop_reason r)
     case TEMPO_DROP_FRAG_BAD: return "frag_bad";
     case TEMPO_DROP_FRAG_DUPLICATE: return "frag_duplicate";
     case TEMPO_DROP_FRAG_BUSY: return "frag_busy";
+    case TEMPO_DROP_FORGED: return "forged";
     default: return "unknown";
     }
 }

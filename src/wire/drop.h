@@ -31,6 +31,8 @@ typedef enum tempo_drop_reason {
     TEMPO_DROP_FRAG_BAD,       /* count, index, size or type inconsistent */
     TEMPO_DROP_FRAG_DUPLICATE, /* a fragment index already held */
     TEMPO_DROP_FRAG_BUSY,      /* every reassembly slot holds a newer message */
+    /* seal (wire/seal.h) */
+    TEMPO_DROP_FORGED,         /* sealed, but the tag does not verify under the receiver's key */
     TEMPO_DROP_REASON_COUNT_
 } tempo_drop_reason;
 
