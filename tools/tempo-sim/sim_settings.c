@@ -167,7 +167,9 @@ void sim_settings_defaults(sim_options *o)
     o->nondeterministic_at = -1;
     o->local_per_peer = 1;
     o->profile = "broadband";
-    o->max_prediction = 8;
+    tempo_config lib;
+    tempo_config_default(&lib);
+    o->max_prediction = lib.max_prediction; /* the library's, as a game gets it */
     o->timesync = TEMPO_TIMESYNC_INVERSUS;
     o->desync_interval = 60;
     o->desync_at = -1;
