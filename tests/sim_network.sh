@@ -73,6 +73,13 @@ for m in inversus ggpo lead none; do
     grep -q "\"method\": \"$m\"" "$dir/compare.json" || fail "compare JSON lacks $m"
 done
 
+"$sim" --compare max-prediction --frames 600 --json "$dir/compare_mp.json" >"$dir/compare_mp.txt"
+[ $? -eq 0 ] || fail "--compare max-prediction did not exit 0"
+for w in 4 8 12 16 20 24; do
+    grep -q "^| $w |" "$dir/compare_mp.txt" || fail "compare table lacks window $w"
+    grep -q "\"max_prediction\": \"$w\"" "$dir/compare_mp.json" || fail "compare JSON lacks window $w"
+done
+
 # 7. The default scenario writes tempo-report.html where it runs; CSV on request.
 (cd "$dir" && rm -f tempo-report.html && "$sim" --frames 600 --quiet --csv tl.csv)
 [ $? -eq 0 ] || fail "default scenario did not exit 0"
