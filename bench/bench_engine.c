@@ -8,6 +8,8 @@
  * 2. Arena mode with a 1 MiB state: tempo's save (memcpy into its ring) and
  *    save + XXH3 checksum, against a plain memcpy of 1 MiB in the same run;
  *    checksum throughput.
+ * 1b. The worst tick of a prediction window of 8..24 frames: a rollback of
+ *    the whole window every tick, engine alone and with a game step.
  * 3. Save policy trade-off: every-frame vs sparse saving of a 1 MiB arena,
  *    remote input 3 frames late and mispredicted on 1 frame in 10, with a
  *    game step that costs about as much as reading 64 KiB.
@@ -24,6 +26,7 @@
 typedef struct engine_case {
     int players;
     bool rollback;
+    int window; /* max_prediction, and the depth of every rollback */
 } engine_case;
 
 /* ns per frame of poll + input + advance + carrying out the requests. */
@@ -32,7 +35,7 @@ static double engine_run(const engine_case *c, int ticks, double *mean_depth)
     tempo_config cfg;
     tempo_config_default(&cfg);
     cfg.num_players = c->players;
-    cfg.max_prediction = 8;
+    cfg.max_prediction = c->window;
     cfg.desync_interval = 0;
     tempo_session *s;
     if (tempo_session_create_local(&cfg, &s) != TEMPO_OK)
@@ -52,8 +55,8 @@ static double engine_run(const engine_case *c, int ticks, double *mean_depth)
         tempo_session_poll(s, (uint64_t)t * 16667u);
         for (int p = 1; p < c->players; p++) {
             if (c->rollback) {
-                /* the input of 8 frames ago, different from the guess */
-                int32_t f = t - 8;
+                /* the input of `window` frames ago, different from the guess */
+                int32_t f = t - c->window;
                 if (f >= 0) {
                     in[0] = (uint8_t)f;
                     tempo_session_add_remote_input(s, p, f, in, 4);
@@ -89,7 +92,7 @@ static void table_engine(void)
     for (int i = 0; i < 3; i++) {
         double a[REPS], b[REPS], depth = 0;
         for (int r = 0; r < REPS; r++) {
-            engine_case steady = {counts[i], false}, roll = {counts[i], true};
+            engine_case steady = {counts[i], false, 8}, roll = {counts[i], true, 8};
             double d0;
             a[r] = engine_run(&steady, 20000, &d0);
             b[r] = engine_run(&roll, 5000, &depth);
@@ -100,6 +103,69 @@ static void table_engine(void)
 }
 
 #define MIB (1u << 20)
+
+/* The worst tick a prediction window allows: a rollback of the whole window,
+ * every tick, 2 players. Engine alone, then with a game whose frame costs
+ * about as much as reading 64 KiB of state (the save policy table's step):
+ * the game's share grows with the window, the engine's stays small. */
+static double game_step_sink;
+static double window_tick(int window, bool with_game, int ticks)
+{
+    tempo_config cfg;
+    tempo_config_default(&cfg);
+    cfg.max_prediction = window;
+    cfg.desync_interval = 0;
+    static uint8_t state[65536];
+    tempo_session *s;
+    if (tempo_session_create_local(&cfg, &s) != TEMPO_OK)
+        exit(1);
+    tempo_session_add_local_player(s, 0);
+    tempo_session_add_remote_player(s, 1, NULL);
+    uint8_t in[4] = {0};
+    double t0 = bench_now();
+    for (int t = 0; t < ticks; t++) {
+        int32_t f = t - window;
+        if (f >= 0) {
+            in[0] = (uint8_t)f;
+            tempo_session_add_remote_input(s, 1, f, in, 4);
+        }
+        tempo_session_add_local_input(s, 0, in, 4);
+        tempo_tick tick;
+        tempo_session_advance(s, &tick);
+        const tempo_request *r;
+        while (tempo_session_next(s, &r) > 0) {
+            if (r->kind == TEMPO_REQUEST_SAVE)
+                *r->checksum = (uint64_t)r->frame;
+            else if (with_game && r->kind == TEMPO_REQUEST_ADVANCE) {
+                uint64_t h = 0;
+                for (unsigned i = 0; i < sizeof state; i += 64)
+                    h += state[i];
+                state[(unsigned)r->frame % sizeof state] = (uint8_t)h;
+                game_step_sink += (double)h;
+            }
+        }
+    }
+    double secs = bench_now() - t0;
+    tempo_session_destroy(s);
+    return secs * 1e6 / ticks;
+}
+
+static void table_window(void)
+{
+    printf("\n### A rollback of the whole window every tick, 2 players, median of %d runs\n\n", REPS);
+    printf("| max_prediction | frames run per tick | engine alone, us/tick | with a 64 KiB-read game step, us/tick |\n");
+    printf("|---:|---:|---:|---:|\n");
+    int windows[] = {8, 12, 16, 20, 24};
+    for (int i = 0; i < 5; i++) {
+        double a[REPS], b[REPS];
+        for (int r = 0; r < REPS; r++) {
+            a[r] = window_tick(windows[i], false, 3000);
+            b[r] = window_tick(windows[i], true, 600);
+        }
+        printf("| %d | %d | %.2f | %.1f |\n", windows[i], windows[i] + 1, bench_median(a, REPS),
+               bench_median(b, REPS));
+    }
+}
 
 static double seconds_per(void (*fn)(uint8_t *, uint8_t *), uint8_t *a, uint8_t *b, int n)
 {
@@ -290,6 +356,7 @@ int main(void)
     printf("## bench_engine (tempo %s)\n", tempo_version_string());
     bench_machine_line();
     table_engine();
+    table_window();
     table_arena();
     table_policy();
     return 0;

@@ -73,6 +73,13 @@ for m in inversus ggpo lead none; do
     grep -q "\"method\": \"$m\"" "$dir/compare.json" || fail "compare JSON lacks $m"
 done
 
+"$sim" --compare max-prediction --frames 600 --json "$dir/compare_mp.json" >"$dir/compare_mp.txt"
+[ $? -eq 0 ] || fail "--compare max-prediction did not exit 0"
+for w in 4 8 12 16 20 24; do
+    grep -q "^| $w |" "$dir/compare_mp.txt" || fail "compare table lacks window $w"
+    grep -q "\"max_prediction\": \"$w\"" "$dir/compare_mp.json" || fail "compare JSON lacks window $w"
+done
+
 # 7. The default scenario writes tempo-report.html where it runs; CSV on request.
 (cd "$dir" && rm -f tempo-report.html && "$sim" --frames 600 --quiet --csv tl.csv)
 [ $? -eq 0 ] || fail "default scenario did not exit 0"
@@ -118,5 +125,22 @@ awk "BEGIN { exit !($skew <= 0.5 && $stalls <= 60) }" || fail "1% drift: skew $s
 delay=$(max_key input_delay_final "$dir/auto.json")
 depth=$(max_key rollback_depth_mean "$dir/auto.json")
 awk "BEGIN { exit !($delay >= 2 && $delay <= 3 && $depth <= 3) }" || fail "auto delay: $delay, depth $depth"
+
+# The default scenario (transatlantic, one peer on mobile) plays well on
+# every peer: true skew at most half a frame, at most one time-sync stall per
+# 60 frames, waiting on at most 0.5% of the frames, mean rollback depth at
+# most 3.
+(cd "$dir" && "$sim" --seed 1 --quiet --json default.json) || fail "default scenario did not exit 0"
+peer_max() { # key file: the largest value of a per-peer key over the players' peers
+    awk -v k="\"$1\":" '$1 == "\"spectator\":" { spec = ($2 ~ /true/) }
+        $1 == k && !spec { v = $2; sub(/,$/, "", v); if (!n++ || v + 0 > m) m = v + 0 }
+        END { print m }' "$2"
+}
+skew=$(peer_max frame_skew_abs_mean "$dir/default.json")
+stalls=$(peer_max timesync_stalls "$dir/default.json")
+waits=$(peer_max waiting_ticks "$dir/default.json")
+depth=$(peer_max rollback_depth_mean "$dir/default.json")
+awk "BEGIN { exit !($skew <= 0.5 && $stalls <= 60 && $waits <= 18 && $depth <= 3) }" ||
+    fail "default scenario: skew $skew, stalls $stalls, waiting $waits, depth $depth"
 
 echo "sim_network: ok"

@@ -40,7 +40,7 @@ max-prediction --max-prediction max-prediction int 0 64 -1 65
 save-policy --save-policy save-policy enum every sparse - no-such-save-policy
 desync-interval --desync-interval desync-interval int 0 100000 -1 100001
 desync-at --desync-at desync-at frame 0 2147483647 -1 2147483648
-compare --compare - enum timesync input-delay - no-such-compare
+compare --compare - enum timesync max-prediction - no-such-compare
 check-distance --check-distance - int 1 64 0 65
 nondeterministic-at --nondeterministic-at - int 0 2147483647 -1 2147483648
 synctest --synctest - flag - - - -

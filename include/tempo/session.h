@@ -97,7 +97,13 @@ typedef struct tempo_auto_delay_config {
 typedef struct tempo_config {
     int num_players;    /* 1..TEMPO_MAX_PLAYERS */
     int input_size;     /* bytes per player per frame, 1..TEMPO_MAX_INPUT_SIZE */
-    int max_prediction; /* 0..TEMPO_MAX_PREDICTION frames, default 8; 0 = lockstep */
+    /* 0..TEMPO_MAX_PREDICTION frames, default 16; 0 = lockstep. The game
+     * must afford max_prediction + 1 frames of simulation in one tick (a
+     * rollback of the whole window) and max_prediction + 2 saved states.
+     * 16 rides out a jitter spike or loss burst of about 150 ms on a
+     * 75 ms link without waiting (docs/TIMESYNC.md); a game whose frame
+     * is too costly for that lowers it and waits more on such links. */
+    int max_prediction;
     tempo_save_policy save_policy; /* either value above; default TEMPO_SAVE_EVERY_FRAME */
 
     /* Arena mode: when arena is non-NULL, tempo keeps the game state itself.
@@ -162,7 +168,7 @@ typedef struct tempo_config {
     int frames_per_second;
 } tempo_config;
 
-/* Fill cfg with defaults: 2 players, 4-byte input, max_prediction 8, every-
+/* Fill cfg with defaults: 2 players, 4-byte input, max_prediction 16, every-
  * frame saving, no arena, default predictor, malloc, no log, desync checks
  * every 60 frames; network: session id 1, interrupted after 500 ms,
  * disconnected after 3000 ms, up to 32 spectators. Override fields, then

@@ -24,7 +24,7 @@ void tempo_config_default(tempo_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->num_players = 2;
     cfg->input_size = 4;
-    cfg->max_prediction = 8;
+    cfg->max_prediction = 16; /* GGPO's 8 waits through a mobile link's bursts */
     cfg->save_policy = TEMPO_SAVE_EVERY_FRAME;
     cfg->log_level = TEMPO_LOG_WARN;
     cfg->desync_interval = 60;

@@ -14,8 +14,9 @@
  * length); the threshold is "more than 0.5 frames", not 0.75 (a stall moves
  * the skew by one whole frame, so it helps as soon as the skew passes half a
  * frame; and whole-frame lags read exactly 0.5 for two machines in step but
- * out of phase, which must not trigger); and the mean is trimmed (robust to
- * jitter bursts).
+ * out of phase, which must not trigger); the mean is trimmed (robust to
+ * jitter bursts); and L is sampled only on ticks that brought news from
+ * the peer (a loss burst does not read as running ahead).
  *
  * GGPO (timesync.cpp / p2p.cpp): a 40-frame window of local advantages and
  * the peer's reported ones; recommend (remote - local) / 2 frames of sleep
@@ -66,7 +67,16 @@ void timesync_on_local(tempo_timesync *t, int p, double local_lag, double ggpo_l
         return;
     timesync_peer *x = &t->peer[p];
     x->live = true;
-    ring_put(x->win_local, &x->head_local, &x->n_local, t->cfg.window_frames, local_lag);
+    /* Between two arrivals L only counts the frames since the newest one:
+     * it measures the network's gap, not the clocks. A one-sided loss burst
+     * or jitter spike fills the window with such ticks on the receiving
+     * side only, which then stalls for skew that does not exist, and every
+     * other machine stalls in turn to catch up with it. R is taken per
+     * arrival already. */
+    bool news = x->news;
+    x->news = false;
+    if (news)
+        ring_put(x->win_local, &x->head_local, &x->n_local, t->cfg.window_frames, local_lag);
     double alpha = 2.0 / (t->cfg.window_frames + 1.0);
     if (x->ewma_init)
         x->ewma_local += alpha * (local_lag - x->ewma_local);
@@ -84,7 +94,16 @@ void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double fram
         return;
     timesync_peer *x = &t->peer[p];
     x->live = true;
-    ring_put(x->win_remote, &x->head_remote, &x->n_remote, t->cfg.window_frames, remote_lag);
+    x->news = true;
+    if (t->cfg.method == TEMPO_TIMESYNC_INVERSUS) {
+        if (x->npend < TIMESYNC_PENDING) {
+            x->pend_remote[x->npend] = (float)remote_lag;
+            x->pend_lag[x->npend] = (float)frame_lag;
+            x->npend++;
+        }
+    } else {
+        ring_put(x->win_remote, &x->head_remote, &x->n_remote, t->cfg.window_frames, remote_lag);
+    }
     double alpha = 2.0 / (t->cfg.window_frames + 1.0);
     if (!x->ewma_init) {
         x->ewma_init = true;
@@ -143,9 +162,18 @@ static double window_mean(const float *ring, int n)
     return trimmed_mean(v, n);
 }
 
-/* Every third of a window, over the newest window of samples. After queueing
- * stalls, forget every sample: the next decision must see their effect, not
- * count the same advantage twice. */
+static void forget_window(tempo_timesync *t)
+{
+    for (int p = 0; p < TIMESYNC_MAX_PEERS; p++) {
+        timesync_peer *x = &t->peer[p];
+        x->n_local = x->n_remote = x->head_local = x->head_remote = 0;
+    }
+}
+
+/* Every third of a window, over the newest window of samples, and only
+ * once the queued stalls have run: samples taken before a stall describe a
+ * lead the stall has changed (spread_stall forgets them), so counting them
+ * again would correct the same advantage twice. */
 static void inversus_decide(tempo_timesync *t)
 {
     int need = t->cfg.window_frames / 2 > 0 ? t->cfg.window_frames / 2 : 1;
@@ -168,10 +196,7 @@ static void inversus_decide(tempo_timesync *t)
         return;
     int n = (int)(adv + 0.5);
     t->stall_queue += n < 1 ? 1 : n > TIMESYNC_MAX_QUEUED ? TIMESYNC_MAX_QUEUED : n;
-    for (int p = 0; p < TIMESYNC_MAX_PEERS; p++) {
-        timesync_peer *x = &t->peer[p];
-        x->n_local = x->n_remote = x->head_local = x->head_remote = 0;
-    }
+    forget_window(t);
 }
 
 static bool spread_stall(tempo_timesync *t)
@@ -247,9 +272,34 @@ static bool lead_decide(tempo_timesync *t)
     return false;
 }
 
+/* The R of an INPUT is the L its sender measured when it sent it, so it is
+ * kept on the same terms as our L: only if the sender had news from us
+ * since its previous INPUT, i.e. if the frame of ours it acknowledges
+ * moved. That frame is the sender's frame minus R, and the sender's frame
+ * is ours minus the frame lag plus 2 (p2p_input.c); our frame is the one
+ * this tick decides on, since the INPUTs arrived in this tick's poll. */
+static void take_pending(tempo_timesync *t, int32_t frame)
+{
+    for (int p = 0; p < TIMESYNC_MAX_PEERS; p++) {
+        timesync_peer *x = &t->peer[p];
+        for (int k = 0; k < x->npend; k++) {
+            double sender = (double)frame - x->pend_lag[k] + 2.0;
+            int64_t known = (int64_t)(sender - x->pend_remote[k] + (sender >= x->pend_remote[k] ? 0.5 : -0.5));
+            if (x->has_known && known <= x->known)
+                continue;
+            x->has_known = true;
+            x->known = known;
+            ring_put(x->win_remote, &x->head_remote, &x->n_remote, t->cfg.window_frames, x->pend_remote[k]);
+        }
+        x->npend = 0;
+    }
+}
+
 bool timesync_decide(tempo_timesync *t, int32_t frame)
 {
     t->ticks++;
+    if (t->cfg.method == TEMPO_TIMESYNC_INVERSUS)
+        take_pending(t, frame);
     bool stall = false;
     switch (t->cfg.method) {
     case TEMPO_TIMESYNC_INVERSUS: {

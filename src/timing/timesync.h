@@ -11,7 +11,9 @@
  *   - GGPO's quality reports.
  * L and R are measured in frames of simulation, not of input, so the input
  * delays of either side do not bias them; when both run in step, L - R
- * averages to 0 and half of it is how far ahead we are.
+ * averages to 0 and half of it is how far ahead we are. INVERSUS keeps an L
+ * sample only from a tick that brought news from that peer (see
+ * timesync_on_local).
  */
 #ifndef TEMPO_TIMING_TIMESYNC_H
 #define TEMPO_TIMING_TIMESYNC_H
@@ -27,12 +29,24 @@
 /* Lags beyond this are no real network's (frames): a lying or broken peer's
  * numbers, ignored. */
 #define TIMESYNC_LAG_LIMIT (2 * TEMPO_MAX_PREDICTION + 64)
-/* Most stalls queued at once: a correction larger than this is done in
- * several decisions, so one wrong estimate costs half a second at most. */
-#define TIMESYNC_MAX_QUEUED 30
+/* Most stalls one decision queues. The cadence spreads 8 one in every 3
+ * ticks, so even a large correction (a machine that froze for a moment)
+ * plays as a slow-down to two-thirds speed, never as a freeze; the rest
+ * follows in the next decisions, which also bounds what one wrong estimate
+ * costs. */
+#define TIMESYNC_MAX_QUEUED 8
+/* INPUTs from one peer whose R one poll keeps (more in one poll: stragglers). */
+#define TIMESYNC_PENDING 8
 
 typedef struct timesync_peer {
     bool live;
+    bool news;                    /* an INPUT arrived since the last L sample */
+    /* R samples of this poll, kept until timesync_decide knows our frame:
+     * R and the frame lag, which together give our frame as the peer knew it. */
+    float pend_remote[TIMESYNC_PENDING], pend_lag[TIMESYNC_PENDING];
+    int npend;
+    bool has_known;
+    int64_t known;                /* the newest of our frames the peer had heard of */
     /* The newest window_frames samples of L and R, rings. */
     float win_local[TIMESYNC_WINDOW_MAX], win_remote[TIMESYNC_WINDOW_MAX];
     int n_local, n_remote;        /* samples held */
@@ -71,7 +85,11 @@ typedef struct tempo_timesync {
 
 void timesync_init(tempo_timesync *t, const tempo_config *cfg);
 
-/* Per tick, for each live peer p: L, and GGPO's local advantage estimate. */
+/* Per tick, for each live peer p: L, and GGPO's local advantage estimate.
+ * INVERSUS's window takes L only if an INPUT from p arrived since the
+ * previous call: on a tick without news, L is one frame larger than on the
+ * tick before whatever the clocks do, so a loss burst or a late datagram
+ * would read as running ahead. */
 void timesync_on_local(tempo_timesync *t, int p, double local_lag, double ggpo_local_adv);
 /* Per INPUT received from p. */
 void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double frame_lag);

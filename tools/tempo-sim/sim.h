@@ -40,7 +40,8 @@ typedef enum sim_mode {
 typedef enum sim_compare {
     SIM_COMPARE_NONE = 0,
     SIM_COMPARE_TIMESYNC,   /* once per time sync method */
-    SIM_COMPARE_INPUT_DELAY /* delays 0..4 and auto */
+    SIM_COMPARE_INPUT_DELAY, /* delays 0..4 and auto */
+    SIM_COMPARE_MAX_PREDICTION /* prediction windows 4..24 frames */
 } sim_compare;
 
 /* A fault at a machine's frame: --hiccup PEER@FRAME:MS, --drop-peer PEER@FRAME. */
@@ -119,6 +120,7 @@ typedef struct sim_options {
     sim_compare compare;
     int soak_count;              /* --soak N */
     int soak_frames;             /* --soak-frames F: every soak match this long (0: random) */
+    double stuck_after_s;        /* a match part longer than this is stuck (0: 4x real time + 60 s) */
     bool soak_print;             /* --soak-print: every scenario drawn, with its verdict */
     const char *report_path;     /* NULL: no HTML report */
     const char *csv_path;        /* NULL: no CSV */

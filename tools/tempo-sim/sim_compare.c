@@ -1,6 +1,7 @@
 /*
  * sim_compare.c — tempo-sim --compare: the same match (seed, profile, faults)
- * once per time sync method or per input delay, side by side.
+ * once per time sync method, per input delay or per prediction window, side
+ * by side.
  *
  * Only the compared setting changes between runs, so every difference in the
  * table is that setting's doing (and the seed's luck: compare over several
@@ -22,8 +23,24 @@ typedef struct compare_row {
     sim_options o;
     sim_result r;
     double skew, depth_mean, mispredicted_per_s, delay_mean;
-    uint64_t stall_ticks, rollbacks;
+    uint64_t stall_ticks, timesync_stalls, waiting_ticks, rollbacks;
+    int max_depth;
 } compare_row;
+
+static const char *compare_name(sim_compare k)
+{
+    return k == SIM_COMPARE_TIMESYNC ? "timesync" : k == SIM_COMPARE_INPUT_DELAY ? "input-delay" : "max-prediction";
+}
+
+/* The first column's heading in the table and its key in the JSON rows. */
+static const char *row_heading(sim_compare k, bool json)
+{
+    if (k == SIM_COMPARE_TIMESYNC)
+        return "method";
+    if (k == SIM_COMPARE_INPUT_DELAY)
+        return json ? "input_delay" : "input delay";
+    return json ? "max_prediction" : "max prediction";
+}
 
 static int variants(const sim_options *base, compare_row *rows)
 {
@@ -33,6 +50,18 @@ static int variants(const sim_options *base, compare_row *rows)
             rows[n].o = *base;
             rows[n].o.timesync = (tempo_timesync_method)m;
             snprintf(rows[n].label, sizeof rows[n].label, "%s", sim_timesync_name(m));
+        }
+        return n;
+    }
+    if (base->compare == SIM_COMPARE_MAX_PREDICTION) {
+        /* Windows a fixed input delay fits in (the delay may not exceed it). */
+        for (int w = 4; w <= 24 && n < SIM_COMPARE_MAX; w += 4) {
+            if (!base->input_delay_auto && base->input_delay > w)
+                continue;
+            rows[n].o = *base;
+            rows[n].o.max_prediction = w;
+            snprintf(rows[n].label, sizeof rows[n].label, "%d", w);
+            n++;
         }
         return n;
     }
@@ -64,7 +93,11 @@ static void summarize(compare_row *row)
         }
         delay += p->input_delay_mean;
         row->stall_ticks += p->stall_ticks;
+        row->timesync_stalls += p->timesync_stalls;
+        row->waiting_ticks += p->waiting_ticks;
         row->rollbacks += p->rollbacks;
+        if (p->max_rollback_depth > row->max_depth)
+            row->max_depth = p->max_rollback_depth;
         depth_sum += p->rollback_depth_mean * (double)p->rollbacks;
         mispredicted += (double)p->mispredicted_frames;
     }
@@ -78,17 +111,18 @@ static void print_table(FILE *f, const sim_options *base, const compare_row *row
 {
     char desc[768];
     sim_describe(base, desc, sizeof desc);
-    fprintf(f, "tempo-sim --compare %s: %s\n\n",
-            base->compare == SIM_COMPARE_TIMESYNC ? "timesync" : "input-delay", desc);
-    fprintf(f, "| %s | frame skew (mean abs, frames) | stall ticks | rollbacks | mean rollback depth "
-               "| mispredicted frames/s | input delay used (mean) | converged |\n",
-            base->compare == SIM_COMPARE_TIMESYNC ? "method" : "input delay");
-    fprintf(f, "|---|---|---|---|---|---|---|---|\n");
+    fprintf(f, "tempo-sim --compare %s: %s\n\n", compare_name(base->compare), desc);
+    fprintf(f, "| %s | frame skew (mean abs, frames) | stall ticks | time-sync stalls | waiting ticks "
+               "| rollbacks | mean rollback depth | deepest rollback | mispredicted frames/s "
+               "| input delay used (mean) | converged |\n",
+            row_heading(base->compare, false));
+    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < n; k++) {
         const compare_row *w = &rows[k];
-        fprintf(f, "| %s | %.3f | %" PRIu64 " | %" PRIu64 " | %.2f | %.1f | %.2f | %s |\n", w->label,
-                w->skew, w->stall_ticks, w->rollbacks, w->depth_mean, w->mispredicted_per_s,
-                w->delay_mean, w->r.converged && w->r.desyncs == 0 ? "yes" : "NO");
+        fprintf(f, "| %s | %.3f | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %.2f | %d | %.1f | %.2f | %s |\n",
+                w->label, w->skew, w->stall_ticks, w->timesync_stalls, w->waiting_ticks, w->rollbacks,
+                w->depth_mean, w->max_depth, w->mispredicted_per_s, w->delay_mean,
+                w->r.converged && w->r.desyncs == 0 ? "yes" : "NO");
     }
     fprintf(f, "\nTotals over the players' peers; frame skew and input delay are means over them.\n");
 }
@@ -105,7 +139,7 @@ static bool write_json(const sim_options *base, const compare_row *rows, int n)
         desyncs += rows[k].r.desyncs;
     }
     sim_json_string(&j, "mode", "p2p");
-    sim_json_string(&j, "compare", base->compare == SIM_COMPARE_TIMESYNC ? "timesync" : "input-delay");
+    sim_json_string(&j, "compare", compare_name(base->compare));
     sim_json_string(&j, "profile", base->profile);
     sim_json_int(&j, "players", base->players);
     sim_json_int(&j, "frames", base->frames);
@@ -116,9 +150,12 @@ static bool write_json(const sim_options *base, const compare_row *rows, int n)
     for (int k = 0; k < n; k++) {
         const compare_row *w = &rows[k];
         sim_json_begin_object(&j, NULL);
-        sim_json_string(&j, base->compare == SIM_COMPARE_TIMESYNC ? "method" : "input_delay", w->label);
+        sim_json_string(&j, row_heading(base->compare, true), w->label);
         sim_json_double(&j, "frame_skew_abs_mean", w->skew);
         sim_json_uint(&j, "stall_ticks", w->stall_ticks);
+        sim_json_uint(&j, "timesync_stalls", w->timesync_stalls);
+        sim_json_uint(&j, "waiting_ticks", w->waiting_ticks);
+        sim_json_int(&j, "max_rollback_depth", w->max_depth);
         sim_json_uint(&j, "rollbacks", w->rollbacks);
         sim_json_double(&j, "rollback_depth_mean", w->depth_mean);
         sim_json_double(&j, "mispredicted_frames_per_s", w->mispredicted_per_s);

@@ -495,8 +495,10 @@ static void end_match_part(sim_match *mt, sim_result *out)
 static void run(sim_match *mt, sim_result *out, sim_progress_fn progress, void *pctx)
 {
     const sim_options *o = mt->o;
-    /* A match slower than four times real time is stuck, not slow. */
-    uint64_t match_limit = (uint64_t)((double)o->frames / 60.0 * 4e6) + 60000000u;
+    /* A match slower than four times real time is stuck, not slow, unless
+     * the caller knows it is that slow by itself (stuck_after_s). */
+    uint64_t match_limit = o->stuck_after_s > 0 ? (uint64_t)(o->stuck_after_s * 1e6)
+                                                 : (uint64_t)((double)o->frames / 60.0 * 4e6) + 60000000u;
     uint64_t drain_end = UINT64_MAX;
     int32_t shown = -1;
     for (;;) {

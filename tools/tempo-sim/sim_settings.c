@@ -34,8 +34,9 @@ static const int timesync_values[] = {TEMPO_TIMESYNC_INVERSUS, TEMPO_TIMESYNC_GG
                                       TEMPO_TIMESYNC_NONE};
 static const char *const save_names[] = {"every", "sparse", NULL};
 static const int save_values[] = {TEMPO_SAVE_EVERY_FRAME, TEMPO_SAVE_SPARSE};
-static const char *const compare_names[] = {"timesync", "input-delay", NULL};
-static const int compare_values[] = {SIM_COMPARE_TIMESYNC, SIM_COMPARE_INPUT_DELAY};
+static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction", NULL};
+static const int compare_values[] = {SIM_COMPARE_TIMESYNC, SIM_COMPARE_INPUT_DELAY,
+                                     SIM_COMPARE_MAX_PREDICTION};
 
 #define MATCH "match"
 #define NETWORK "network"
@@ -121,7 +122,7 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
                            .help = "peer 1 corrupts its state at that frame (--soak: in each)"},
     [SIM_SET_COMPARE] = {"compare", "--compare", NULL, SIM_KIND_ENUM, FIELD(compare), .names = compare_names,
                          .values = compare_values, .cli_arg = "WHAT", .group = RUN,
-                         .help = "run once per method (or delay 0..4 and auto), print one table"},
+                         .help = "run once per method (or delay 0..4 and auto, or prediction window 4..24), print one table"},
     [SIM_SET_CHECK_DISTANCE] = {"check-distance", "--check-distance", NULL, SIM_KIND_INT, FIELD(check_distance),
                                 .min = 1, .max = TEMPO_MAX_PREDICTION, .cli_arg = "D", .group = RUN,
                                 .help = "synctest rollback distance"},
@@ -167,7 +168,9 @@ void sim_settings_defaults(sim_options *o)
     o->nondeterministic_at = -1;
     o->local_per_peer = 1;
     o->profile = "broadband";
-    o->max_prediction = 8;
+    tempo_config lib;
+    tempo_config_default(&lib);
+    o->max_prediction = lib.max_prediction; /* the library's, as a game gets it */
     o->timesync = TEMPO_TIMESYNC_INVERSUS;
     o->desync_interval = 60;
     o->desync_at = -1;
