@@ -189,6 +189,8 @@ static void build(tempo_msg *m, const uint8_t *b, size_t n)
     }
 }
 
+#define FUZZ_WINDOW 8 /* the session's max_prediction */
+
 static void tick(tempo_session *s, uint64_t now)
 {
     tempo_session_poll(s, now);
@@ -197,12 +199,12 @@ static void tick(tempo_session *s, uint64_t now)
     tempo_tick t;
     if (tempo_session_advance(s, &t) != TEMPO_OK)
         return;
-    if (t.rollback_depth > 8)
+    if (t.rollback_depth > FUZZ_WINDOW)
         abort(); /* the window bounds every correction */
     const tempo_request *r;
     while (tempo_session_next(s, &r) > 0) {
     }
-    if (tempo_session_frame(s) - tempo_session_confirmed_frame(s) > 8)
+    if (tempo_session_frame(s) - tempo_session_confirmed_frame(s) > FUZZ_WINDOW)
         abort(); /* the window bounds every prediction */
     tempo_event ev;
     while (tempo_session_poll_event(s, &ev) > 0) {
@@ -221,6 +223,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tempo_config cfg;
     tempo_config_default(&cfg);
     cfg.num_players = 3;
+    cfg.max_prediction = FUZZ_WINDOW;
     cfg.session_id = 7;
     cfg.arena = block;
     cfg.arena_size = sizeof block;

@@ -90,6 +90,7 @@ if(TARGET tempo-sim AND NOT WIN32)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/report_render.sh $<TARGET_FILE:tempo-sim>
             ${CMAKE_CURRENT_BINARY_DIR}/report_render)
   set_tests_properties(report_render PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+endif()
 
 # tempo-token: new keys, minting, showing and opening tokens, refusals.
 if(TARGET tempo-token AND TEMPO_HAVE_SODIUM AND NOT WIN32)
