@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tempo — front door. `make run` runs the main job, `make test` every test.
 # Both first make sure the build dependencies are installed
 # (scripts/bootstrap.sh); `make BOOTSTRAP=0 ...` skips that check.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_codec.c — INPUT message sizes (bytes of UDP payload, header
  * included) and codec throughput, printed as markdown tables.

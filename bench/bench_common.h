@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_common.h — timing helpers shared by the benchmarks: a monotonic
  * clock, medians over repeated runs, and the machine line printed above

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_engine.c — the rollback engine's own cost, excluding game code.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_seal.c — what sealing costs a datagram.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_simnet.c — what each simnet link profile measures like, and how fast
  * simnet runs. Prints the table docs/SIMNET.md quotes.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FindSodium.cmake — libsodium as the imported target Sodium::Sodium.
 #
 # pkg-config (module libsodium) gives hints when it is there; find_path and

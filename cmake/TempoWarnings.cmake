@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Warning and sanitizer flags shared by every target of the project.
 # gcc, clang and mingw-gcc take these; MSVC has its own spelling.
 if(MSVC)

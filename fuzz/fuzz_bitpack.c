@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_bitpack.c — the bit reader driven by operations taken from the input.
  *

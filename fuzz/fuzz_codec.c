@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_codec.c — the decoder against arbitrary datagrams, under each receiver
  * context of fuzz_codec_ctx.h.

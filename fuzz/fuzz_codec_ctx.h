@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_codec_ctx.h — the receiver contexts fuzz_codec decodes under, shared
  * with the seed-corpus generator (tests/test_codec.c --write-corpus) so that

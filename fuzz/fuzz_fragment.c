@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_fragment.c — fragment reassembly against arbitrary datagrams.
  *

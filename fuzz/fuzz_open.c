@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_open.c — the opener of sealed datagrams against arbitrary bytes, in
  * two halves chosen by the input's length (odd or even), so any corpus

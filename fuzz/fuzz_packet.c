@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_packet.c — the packet header and the replay window against arbitrary
  * bytes.

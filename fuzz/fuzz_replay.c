@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_replay.c — the replay reader against arbitrary bytes, twice: as
  * they come (the framing, lengths and checksums) and resealed (magic and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_session.c — hostile datagrams against a running network session.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_target.h — the entry point every fuzz target defines, called by
  * libFuzzer or by replay_main.c. Returns 0; a broken property aborts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay_main.c — main() for compilers without libFuzzer: runs the linked
  * fuzz target once over every file named on the command line, and over every

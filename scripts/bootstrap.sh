@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bootstrap.sh — make sure tempo's build dependencies are present.
 #
 # It looks for what the build needs (tools on the PATH, libraries through

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test-windows.sh — build tempo for Windows with mingw-w64 and run every
 # cmocka unit test under Wine.
 #

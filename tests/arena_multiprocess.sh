@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Real processes, real UDP on loopback: 2 and 4 tempo-arena peers, and a pair
 # through tempo-netem's transatlantic profile. Every peer must print the same
 # "final frame=F checksum=..." line. Also: the command line (--help, usage

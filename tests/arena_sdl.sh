@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tempo-arena-sdl without a display.
 # usage: arena_sdl.sh <tempo-arena-sdl> <work dir> headless|window|p2p
 #   headless: --headless-frames runs (rollback and synctest) exit 0 and write a

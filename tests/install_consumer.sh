@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Install tempo to a temporary prefix given only at install time (configured
 # without one), then build and run a tiny consumer with CMake's
 # find_package(tempo) and with pkg-config.

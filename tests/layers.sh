@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # layers.sh — the source tree's layering rule, checked.
 #
 # src/ has one folder per layer (docs/ARCHITECTURE.md). A file may include

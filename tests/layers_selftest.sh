@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # layers_selftest.sh — layers.sh fails on each kind of violation it names
 # (an include up, across, without a folder, of the session API below it, and
 # a cycle) and passes on a clean tree. Usage: layers_selftest.sh LAYERS_SH

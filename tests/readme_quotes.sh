@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # readme_quotes.sh README FILE — the README's integration section quotes
 # FILE (examples/minimal/minimal_udp.c): every line of its first C block
 # must be a line of FILE, so the README shows the program the tests run.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The default match's report (what `make run` shows) as a browser draws it:
 # headless Chromium lays it out at 1280 and 1920 px. At each width nothing is
 # wider than the window (the page does not scroll sideways, and no table box

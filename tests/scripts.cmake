@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Script-driven and multi-process tests, included by tests/CMakeLists.txt.
 
 # test_netem spawns the tempo-netem tool: tell it where the tool is built.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tempo-sim network mode from the command line: a clean match converges with
 # every per-peer key; a planted desync is seen by every peer at the next check
 # and exits 3; a dropped peer leaves the others converging; spectators,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tempo-sim scenario files: every file in scenarios/ runs clean (exit 0,
 # converged, soak checks passed); default.scenario gives exactly the built-in
 # default run's results; bad files are refused with their line number (exit

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tempo-sim's settings table: the ranges are the documented ones; every
 # setting is accepted at its lowest and highest value and refused just
 # outside, from the command line and from a scenario file, with the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tempo-sim --synctest from the command line: clean run, planted bug caught at
 # the right frame (both save policies), JSON keys, exit codes.
 # usage: sim_synctest.sh <tempo-sim> <work dir>

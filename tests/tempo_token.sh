@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tempo-token from the command line: --help exits 0; a new key is 32 bytes
 # and never written over an existing file; a minted token is
 # TEMPO_TOKEN_SIZE (800) bytes, shows its servers, opens with the key and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Command-line tests of the tools and of the installed package.
 if(TARGET tempo-sim)
   add_test(NAME sim_synctest

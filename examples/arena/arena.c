@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena.c — the rules of arena: board layout, ship movement, firing and
  * charging, shots that paint tiles, hits, score and respawn.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena.h — the deterministic core of "arena", tempo's demo game.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena_controls.c — keyboard and gamepad to arena_input.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena_draw.c — one picture of the arena with SDL_Renderer rectangles and
  * lines: the board, shots, ships, scores, and the side panel (the netcode

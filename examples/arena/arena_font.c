@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena_font.c — a 5x7 bitmap font drawn with filled rectangles, so the demo
  * needs no font or image file.

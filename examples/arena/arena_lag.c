@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena_lag.c — the simulated network delay of tempo-arena-sdl.
  *

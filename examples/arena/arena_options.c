@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena_options.c — tempo-arena-sdl's command line, as a table for the
  * shared option parser (tools/common/options.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena_sdl.c — tempo-arena-sdl: play arena in a window, through tempo.
  *

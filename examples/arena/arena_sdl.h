@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arena_sdl.h — the pieces of tempo-arena-sdl, arena's SDL2 window, shared
  * between its files:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bot.c — arena input as a person makes it: two independent timelines of
  * randomly timed segments, one for the stick and one for the buttons.

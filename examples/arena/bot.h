@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bot.h — seeded input streams for arena that change the way a person's do.
  *

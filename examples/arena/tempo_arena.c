@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tempo_arena.c — one arena peer per process over real UDP, played by bots.
  *

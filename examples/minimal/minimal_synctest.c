@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * minimal_synctest.c — the smallest complete tempo program: a tiny game run
  * through a synctest session.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * minimal_udp.c — two peers of a rollback match over real UDP, in one
  * process: two sockets on 127.0.0.1, two sessions, one loop driving both.

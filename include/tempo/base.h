@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * base.h — what every part of tempo shares: the version, the limits, result
  * codes and their strings, the allocation and logging hooks, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* export.h — TEMPO_API marks the public functions (symbol visibility).
  *
  * Windows: a program linking tempo's DLL defines TEMPO_SHARED (the CMake

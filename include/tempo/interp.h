@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * interp.h — showing everyone else: the snapshot buffer with its playout
  * delay (tempo_interp_*), dead reckoning (tempo_reckon_*), the error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay.h — replay files: a streaming writer that records a match as its
  * frames are confirmed, and a reader that validates a file and hands back

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rng.h — deterministic random numbers for game simulations.
  *

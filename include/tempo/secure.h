@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * secure.h — connect tokens for the server and relay roles, and the key
  * helpers around them (docs/SECURITY.md has every byte).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * session.h — rollback sessions: the configuration, players, the tick and
  * its requests, events and statistics. tempo.h shows the loop a game runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * simnet.h — a seeded, simulated network in virtual time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tempo.h — rollback and lockstep netcode for games: the umbrella header.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * transport.h — addresses and the datagram transport interface.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udp.h — the UDP transport: POSIX sockets, or Winsock 2 on Windows.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * alloc.c — allocation through a tempo_allocator (NULL hooks: malloc/free).
  * Only create functions allocate; the tick path never does.

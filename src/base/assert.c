@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * assert.c — the handler behind TEMPO_ASSERT: tempo's own invariants only
  * (never a caller's mistake, never network data). The default prints and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * checksum.c — tempo_checksum: XXH3-64 with seed 0, from xxHash used as a
  * header-only library, so nothing extra is linked.

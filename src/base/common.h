@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * common.h — what every module of libtempo shares: the invariant assert,
  * allocation through the config's hooks, logging, small integer helpers.

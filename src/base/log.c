@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * log.c — one formatted line to the game's log hook, if its level passes.
  * Lines are cut at 255 bytes: logging never allocates.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * result.c — result codes as names and sentences, and the version linked.
  * Both come from lists in tempo/base.h, so they cannot drift from the enum.

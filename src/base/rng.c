@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rng.c — PCG32 (O'Neill 2014): a 64-bit LCG whose output is permuted by an
  * xorshift and a data-dependent rotation. Constants are the reference ones.

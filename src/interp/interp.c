@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * interp.c — the snapshot buffer and its render clock.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lagcomp.c — the server's history of player hit volumes and the
  * rewind-test-restore query (Source's lag compensation).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * playout.c — how long the playout delay should be (see playout.h).
  *

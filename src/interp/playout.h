@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * playout.h — the playout delay policies of the snapshot buffer: fixed,
  * Pongbat's ping rule, and tempo's adaptive rule from measured arrivals.

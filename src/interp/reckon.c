@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reckon.c — dead reckoning of one remote entity and its three
  * corrections.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * smooth.c — the render offset that hides a reconciliation's correction of
  * the locally predicted player.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * address.c — tempo_address values: parse, format, compare.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * handshake.c — a link's handshake (see handshake.h for the protocol).
  *

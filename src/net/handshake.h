@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * handshake.h — the part of a link that happens before traffic means
  * anything: nonce round trips, the shared configuration hash, readiness and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * link.c — one remote machine's link (see link.h); the handshake is in
  * handshake.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * link.h — what we know about one remote machine, whatever its role: the
  * sequences on datagrams both ways and which of ours it acknowledged, round

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * simnet.c — the seeded simulated network (see tempo/simnet.h, docs/SIMNET.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * simnet_profiles.c — the named link profiles of tempo_link_profile.
  *

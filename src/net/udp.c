@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udp.c — the UDP transport, the part every operating system shares: the
  * public functions, tempo_address <-> sockaddr, the counters, and handing one

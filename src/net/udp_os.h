@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udp_os.h — what the UDP transport's portable half (udp.c) and its
  * operating-system halves (udp_posix.c, udp_win32.c) share. Internal.

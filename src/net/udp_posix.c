@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udp_posix.c — the UDP transport's socket on POSIX systems (Linux, macOS,
  * the BSDs): socket, fcntl, sendto, recvmsg, close. Compiled to nothing on

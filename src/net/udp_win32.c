@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * udp_win32.c — the UDP transport's socket on Windows (Winsock 2). Compiled
  * to nothing elsewhere (udp_posix.c). net/udp_os.h states what this file

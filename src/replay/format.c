@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.c — what the replay writer and reader share (format.h): the magic,
  * the settings' ranges and their hash, check frames and state marks, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.h — the replay file's layout (docs/REPLAY.md), shared by the
  * writer and the reader: offsets, chunk types, little-endian helpers, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reader.c — the replay reader (replay.h, docs/REPLAY.md).
  *

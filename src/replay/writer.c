@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * writer.c — the streaming replay writer (replay.h, docs/REPLAY.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input_log.c — the confirmed-input log (see input_log.h).
  *

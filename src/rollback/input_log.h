@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input_log.h — the confirmed-input log: for each of the newest `capacity`
  * confirmed frames, every player's input and status (CONFIRMED or

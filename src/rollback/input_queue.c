@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input_queue.c — one player's inputs by frame (see input_queue.h).
  *

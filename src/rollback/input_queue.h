@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input_queue.h — one player's inputs, real and predicted, by frame.
  *

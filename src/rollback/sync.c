@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sync.c — the rollback engine (see sync.h).
  *

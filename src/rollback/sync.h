@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sync.h — the rollback engine: input queues, prediction, saved frames and
  * the plan of each tick (which frames to load, resimulate, save and advance).

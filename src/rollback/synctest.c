@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * synctest.c — the synctest planner: prove a game deterministic under
  * rollback without a network.

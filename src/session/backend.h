@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h — what a session backend is: the ops table the public facade
  * dispatches through, and the host, the narrow interface the facade hands

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clock.c — the session clock (clock.h): a monotonic time made of the
  * caller's steps, so that a machine that sleeps, stops in a debugger or has

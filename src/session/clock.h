@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clock.h — the session clock: monotonic time built from the steps of the
  * caller's clock between polls, on which every timer of a session runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * event_name.c — tempo_event_kind as text, for logs and tools.
  *

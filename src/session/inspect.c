@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * inspect.c — what tests may ask of a session's insides (p2p.h), beyond the
  * fields they read: the library itself never calls it.

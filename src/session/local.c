@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * local.c — the local backend: a rollback session whose remote inputs the
  * caller delivers itself (tempo_session_add_remote_input), over its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * network.h — the network backends' state and their shared machinery: one
  * p2p_peer per remote machine (its rollback fields beside its net_link),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * p2p.c — the p2p backend (its ops table is at the end) and the machinery
  * it shares with the spectator backend: the packet layer both ways,

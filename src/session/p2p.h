@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * p2p.h — a network session seen whole, for tests that inspect what a peer
  * holds or craft datagrams it would accept: the facade's session object and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * p2p_agree.c — what the peers must agree on: the frame from which a
  * dropped player's input counts as "disconnected", and each confirmed

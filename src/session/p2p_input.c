@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * p2p_input.c — inputs on the wire: what we send each peer, what we take
  * from peers, and the spectator feed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * session.c — the public session API, a facade over the backends
  * (backend.h): it checks every argument, owns the config, the rollback

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * session.h — the session object behind the public API: what every session
  * has (config, engine, clock, events, bookkeeping of the tick) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * session_match.c — the public API of a match that is not fixed at its
  * first frame: external states (tempo_session_load_state), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * session_match.h — slots that take a player while the match runs (see
  * session_match.c). Internal: not installed.

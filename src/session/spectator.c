@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spectator.c — the spectator backend: a network session with one peer,
  * the host, which sends every player's confirmed inputs. It declares every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * synctest.c — the synctest backend: every player is local from creation
  * and each tick runs the synctest planner (rollback/synctest.c), which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timesync.c — stall planning, automatic input delay, start-up delay
  * (see timesync.h for the signals).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timesync.h — keeping peers in step: frame advantage and stall planning
  * (INVERSUS, GGPO, lead-based), automatic input delay, start-up delay.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bitpack.c — the bit writer and reader of bitpack.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bitpack.h — bounds-checked bit writer and reader, the layer under the codec.
  *

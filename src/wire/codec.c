@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * codec.c — tempo messages <-> datagrams; docs/PROTOCOL.md is the spec and
  * this file follows it field by field.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * codec.h — tempo's messages and their wire form (specified byte by byte in
  * docs/PROTOCOL.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * drop.c — names of the drop reasons (drop.h), as stats and logs print them.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * drop.h — why the wire layer refused a datagram: one list for the packet
  * header, the replay window, fragment reassembly and the message codec, so a

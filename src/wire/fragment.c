@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fragment.c — splitting and reassembly (fragment.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fragment.h — payloads larger than a datagram: split into fragments on
  * the way out, reassembled on the way in (docs/PROTOCOL.md section 4).

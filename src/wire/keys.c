@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keys.c — per-ordered-pair keys from a match key (keys.h), with
  * libsodium's crypto_kdf (keyed BLAKE2b).

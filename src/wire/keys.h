@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keys.h — a peer-to-peer match's keys: one per ordered pair of machines,
  * derived from the match key (docs/SECURITY.md, "Key derivation").

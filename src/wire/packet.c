@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * packet.c — the datagram header (packet.h; docs/PROTOCOL.md section 2).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * packet.h — the datagram header, the layer below the message codec
  * (docs/PROTOCOL.md, section 2, byte by byte).

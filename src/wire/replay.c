@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay.c — replay window (replay.h).
  *

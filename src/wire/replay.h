@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay.h — the replay window: each 64-bit sequence is accepted at most
  * once, and nothing older than the window is accepted at all.

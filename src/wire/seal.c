@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * seal.c — sealed datagrams (seal.h): ChaCha20-Poly1305-IETF with the
  * header as associated data and a nonce made from the sequence.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * seal.h — sealing a datagram and opening it again (docs/SECURITY.md,
  * "Sealed datagrams"; docs/PROTOCOL.md, section 2.2).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * token.c — connect tokens (tempo/secure.h, layout in token.h), in the
  * spirit of netcode.io's: a public part for the client and a private part

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * token.h — the byte layout of a connect token (tempo/secure.h; the table
  * is in docs/SECURITY.md, "Connect tokens"). Internal: the offsets tests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_checksum.c — tempo_checksum is XXH3-64 (seed 0) and accepts empty input.
  */

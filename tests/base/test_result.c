@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_result.c — every result code has a name and a sentence; the version
  * macros and the linked version agree.

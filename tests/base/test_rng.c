@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rng.c — the game rng (PCG32): deterministic per seed and stream,
  * uniform in range, and equal to the reference outputs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_arena.c — the arena demo game's core and its bots: determinism, the
  * arena-mode contract (a memcpy'd state replays the same future), validity

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_interp.c — the snapshot buffer and its playout delay: which two
  * snapshots a render frame blends and by how much, each policy's delay

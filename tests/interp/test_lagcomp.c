@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_lagcomp.c — the server's rewind: a query at (T, frac) shows the hit
  * test exactly the blended volumes, leaves the shooter and absent players

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_reckon.c — dead reckoning: exact first- and second-order positions
  * along known trajectories, saturation, the three corrections (snap jumps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_smooth.c — the error offset of the locally predicted player: what
  * is drawn does not move when a correction arrives, the offset decays by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_address.c — tempo_address parse/format round trips, strict rejects,
  * equality, for IPv4, IPv6 and opaque ids.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_link.c — one remote machine's link: RTT and jitter against known
  * delays through simnet, acks and outbound loss, inbound loss from gaps,

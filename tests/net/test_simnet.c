@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_simnet.c — the seeded simulated network: determinism, each profile's
  * statistics over 100k packets against what its parameters predict, order,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_udp.c — the UDP transport on loopback: IPv4 and IPv6 round
  * trips, bind conflicts, truncation, draining, ICMP errors, bad arguments.

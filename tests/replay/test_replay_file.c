@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_replay_file.c — replay files: a minute of a 4-player match recorded
  * from a session reads back exactly as the session logged it (inputs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_input_log.c — the confirmed-input log: the ring itself (wrap, range,
  * frames outside it), and, through a session, that every confirmed frame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_input_queue.c — one player's input ring: prediction, first incorrect
  * frame, out-of-order arrival, wraparound, disconnects. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sync.c — the rollback engine under scenarios over many seeds.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_synctest.c — the synctest session: silent on a deterministic game,
  * and catching an injected nondeterminism at the right frame, with both save

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_allocation.c — when tempo allocates. Create allocates, through the
  * config's allocator, and reports a failure of any one of its allocations as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_clock_jumps.c — a machine whose clock leaps (sleep and resume, a
  * breakpoint, a long load, a wall clock set) while the network carried

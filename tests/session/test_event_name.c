@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_event_name.c — every event kind has its own name; other values are
  * "unknown".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_local_input.c — the local-input contract: every input a game offers
  * is applied exactly once, in order, or the tick that received it says it

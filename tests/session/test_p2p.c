@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_p2p.c — peer-to-peer rollback sessions over the simulated network:
  * peers converge on every profile and player count, with several local

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_p2p_agree.c — what peers agree on (session/p2p_agree.c): the frame
  * from which a dropped player's input counts as disconnected, and the

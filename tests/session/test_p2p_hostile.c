@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_p2p_hostile.c — a p2p session facing datagrams no honest peer sends,
  * from the addresses of the match's own peers and spectator. What fails the

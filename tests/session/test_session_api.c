@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_session_api.c — the public API's contract with callers: every bad
  * argument returns an error code (never a crash), documented bounds hold,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * count_malloc.h — counts every malloc, calloc and realloc of the program,
  * the library's direct calls and the C library's own (qsort's scratch

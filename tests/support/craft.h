@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * craft.h — messages a test builds by hand and sends as one harness peer to
  * another: a forged INPUT or CHECKSUM from a real peer's address, numbered

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fail_on_assert.h — a TEMPO_ASSERT reached inside the library fails the
  * running cmocka test with the assertion's text, instead of aborting the

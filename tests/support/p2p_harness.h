@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * p2p_harness.h — several tempo peers (and spectators) over simnet in
  * virtual time, each running the toy game, for network session tests.

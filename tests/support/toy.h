@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * toy.h — a tiny deterministic "game" and a request driver for engine tests.
  *

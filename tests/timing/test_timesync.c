@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_timesync.c — keeping peers in step. Units for the pure parts (stall
  * spreading, GGPO's rules, the automatic delay's hysteresis, the start-up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_netem.c — tempo-netem between two real UDP sockets on loopback.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sim_report.c — tempo-sim's match report (HTML) and CSV export, built
  * from synthetic timelines: page structure, every chart with data, nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_bitpack.c — the bit writer and reader: random round trips of every
  * field kind, truncation at every length, poisoning, out-of-range values,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_codec.c — the wire format: round trips of every message type over
  * random contents, the test vectors of docs/PROTOCOL.md byte for byte,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fragment.c — splitting and reassembly: the fragment vector of
  * docs/PROTOCOL.md both ways, round trips of random sizes up to 64 KiB with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_keys.c — per-ordered-pair keys from a match key: both ends of a
  * link derive matching halves; A->B differs from B->A, from A->C and from

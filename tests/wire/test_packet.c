@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_packet.c — the datagram header: exact bytes, the header vectors of
  * docs/PROTOCOL.md both ways, every refusal with its reason, the session

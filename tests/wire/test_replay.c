@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_replay.c — the replay window: once only, duplicates and stale
  * sequences refused at its exact edge, check without effect, and the

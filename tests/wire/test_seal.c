@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_seal.c — sealed datagrams: exact round trips at every size; any bit
  * flipped anywhere refuses to open; another key, the other direction or

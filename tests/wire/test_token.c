@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_token.c — connect tokens: what the backend puts in comes out at the
  * client (public part) and the server (private part) exactly; the private

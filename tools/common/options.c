@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * options.c — argv against an option table (see options.h for the rules).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * options.h — the command line of tempo's programs, from one table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * platform.c — clock, sleep, socket wait, Ctrl-C and name lookup for the
  * programs (platform.h), once for POSIX and once for Windows.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * platform.h — the few operating-system calls tempo's programs make, in one
  * place: a monotonic clock, sleeping, waiting for sockets, stopping on

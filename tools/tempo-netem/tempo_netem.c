@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tempo_netem.c — a UDP link conditioner between real processes.
  *

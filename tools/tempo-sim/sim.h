@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim.h — tempo-sim's shared pieces: options, the modes' entry points, the
  * JSON writer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_compare.c — tempo-sim --compare: the same match (seed, profile, faults)
  * once per time sync method, per input delay or per prediction window, side

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_csv.c — the match timeline as CSV, for spreadsheets and scripts.
  *

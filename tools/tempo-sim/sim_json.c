@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_json.c — a small streaming JSON writer for tempo-sim's --json output.
  * Keys are written in call order; nesting depth is bounded by sim_json.first.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_match.c — one network match: build it, run it in virtual time, end it
  * and check that the peers agree.

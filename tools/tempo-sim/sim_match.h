@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_match.h — tempo-sim's network match: every machine of a match (the
  * players' peers and the spectators) in one process, over simnet, in virtual

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_measure.c — what tempo-sim measures of a match, from outside the
  * library wherever it can: from the ticks and requests the sessions hand

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_network.c — tempo-sim's network mode from the command line's point of
  * view: check what only the machine count can tell, run one match (or hand

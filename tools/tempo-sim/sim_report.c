@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_report.c — the match report: one self-contained HTML page with inline
  * CSS and inline SVG charts drawn here, readable offline and on paper.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_scenario.c — tempo-sim's scenario files: read one into sim_options
  * (docs/SCENARIOS.md has the format; sim_scenario_write.c writes them).

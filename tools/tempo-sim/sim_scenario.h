@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_scenario.h — what tempo-sim's scenario reader (sim_scenario.c) and
  * writer (sim_scenario_write.c) share: the link parameters by name.

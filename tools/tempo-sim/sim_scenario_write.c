@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_scenario_write.c — write sim_options as a scenario file
  * (docs/SCENARIOS.md; sim_scenario.c reads them).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_settings.c — the table of tempo-sim's settings and what reads, checks,
  * writes and explains a value by it (sim_settings.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_settings.h — every tempo-sim setting in one table (sim_settings.c):
  * its names on the command line and in scenario files, how its value is

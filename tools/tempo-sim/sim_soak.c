@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_soak.c — tempo-sim --soak N: N short random matches from a seed, each
  * checked, in virtual time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_summary.c — a match's results for people and programs: the scenario in
  * one line, the per-peer table (terminal and HTML), and the JSON keys.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_svg.c — the small SVG layer tempo-sim's report draws with: escaping,
  * nice tick numbers, the decimator, a plot area with grid and axes, lines,

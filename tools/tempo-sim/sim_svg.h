@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_svg.h — the SVG drawing layer of tempo-sim's match report: a plot area
  * mapping data to SVG user units, its grid and axes with nice ticks, lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_synctest.c — tempo-sim --synctest: the arena with bots in a synctest
  * session (arena mode), and a one-screen summary.

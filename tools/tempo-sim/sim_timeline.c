@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_timeline.c — allocation and markers of the match timeline.
  *

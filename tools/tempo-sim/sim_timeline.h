@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_timeline.h — what tempo-sim records over a simulated match, for the
  * HTML report (sim_report.c) and the CSV export (sim_csv.c).

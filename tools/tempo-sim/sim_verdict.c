@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_verdict.c — each chart's "good" line as a rule over the timeline, and
  * the verdict with its numbers (sim_verdict.h).

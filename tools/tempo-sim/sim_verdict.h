@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_verdict.h — whether a match meets the "good" line of each chart of the
  * report, judged from the timeline alone, with the numbers that decided it.

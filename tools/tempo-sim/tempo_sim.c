@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tempo_sim.c — tempo-sim's command line: parse options, pick the mode.
  *

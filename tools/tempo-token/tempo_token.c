@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tempo_token.c — mint connect tokens from a key file, for tests and LAN
  * play (a real game's backend calls tempo_token_create itself).

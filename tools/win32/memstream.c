@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * memstream.c — open_memstream for Windows (memstream.h says how it works).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * memstream.h — open_memstream for Windows, whose C runtime lacks it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmocka.h (shim) — the part of cmocka's API that tempo's tests use, for the
  * Windows cross build only.
