@@ -17,7 +17,7 @@
 
 #include "fuzz_target.h"
 #include "wire/packet.h"
-#include "wire/replay.h"
+#include "wire/replay_window.h"
 
 static void check_header(const uint8_t *data, size_t size)
 {

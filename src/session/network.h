@@ -23,7 +23,7 @@
 #define TEMPO_SESSION_NETWORK_H
 
 #include "wire/codec.h"
-#include "wire/replay.h"
+#include "wire/replay_window.h"
 #include "net/link.h"
 #include "session/backend.h"
 #include "timing/timesync.h"

@@ -25,7 +25,7 @@ typedef enum tempo_drop_reason {
     TEMPO_DROP_BAD_VALUE,      /* a field out of range */
     TEMPO_DROP_NO_REFERENCE,   /* INPUT delta base unknown to the receiver */
     TEMPO_DROP_TRAILING,       /* bytes left after the body */
-    /* replay window (wire/replay.h) */
+    /* replay window (wire/replay_window.h) */
     TEMPO_DROP_DUPLICATE,      /* this sequence was already accepted */
     TEMPO_DROP_STALE,          /* older than the replay window */
     /* fragments (wire/fragment.h) */

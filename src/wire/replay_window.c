@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replay.c — replay window (replay.h).
+ * replay_window.c — the replay window (replay_window.h).
  *
  * Invariant: for every accepted s with s + REPLAY_WINDOW > highest,
  * slot[s % REPLAY_WINDOW] == s. A later accepted sequence only overwrites a
@@ -8,7 +8,7 @@
  * once the old one has left the window; so "slot holds seq" is exactly
  * "seq was accepted" inside the window.
  */
-#include "wire/replay.h"
+#include "wire/replay_window.h"
 
 void replay_init(tempo_replay *w)
 {

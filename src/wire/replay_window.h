@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replay.h — the replay window: each 64-bit sequence is accepted at most
+ * replay_window.h — the replay window: each 64-bit sequence is accepted at most
  * once, and nothing older than the window is accepted at all.
  *
  * As in netcode.io's standard ("replay protection"): the window remembers
@@ -17,8 +17,8 @@
  * The highest accepted sequence is also what packet_sequence_recover
  * recovers the next one against.
  */
-#ifndef TEMPO_WIRE_REPLAY_H
-#define TEMPO_WIRE_REPLAY_H
+#ifndef TEMPO_WIRE_REPLAY_WINDOW_H
+#define TEMPO_WIRE_REPLAY_WINDOW_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,4 +48,4 @@ tempo_drop_reason replay_accept(tempo_replay *w, uint64_t seq);
 /* The sequence to recover the next one against (0 before any). */
 uint64_t replay_highest(const tempo_replay *w);
 
-#endif /* TEMPO_WIRE_REPLAY_H */
+#endif /* TEMPO_WIRE_REPLAY_WINDOW_H */

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "tempo/rng.h"
-#include "wire/replay.h"
+#include "wire/replay_window.h"
 
 static tempo_replay w;
 
