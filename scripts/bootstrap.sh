@@ -13,7 +13,8 @@
 # pkg-config finds the rest; cmocka runs the tests; xxhash.h gives the
 # checksum; libsodium seals datagrams and connect tokens; clang with its
 # sanitizer runtime builds the ASan+UBSan test run and the fuzzers; SDL2
-# builds the demo window (optional for the library).
+# builds the demo window (optional for the library); Chromium renders the
+# simulator's report headless in a test (skipped without it).
 #
 # `sh scripts/bootstrap.sh windows` checks instead what `make test-windows`
 # needs on top of that: the mingw-w64 cross compiler and Wine (wine64). The
@@ -63,6 +64,9 @@ else
     need clang-rt
 fi
 have_pc sdl2 || need sdl2
+# a headless browser renders the simulator's report in a test
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
+    command -v google-chrome >/dev/null 2>&1 || need chromium
 }
 
 [ -z "$missing" ] && exit 0
@@ -97,6 +101,8 @@ pkg() { # pkg MANAGER NEED
     dnf:sdl2) echo SDL2-devel ;;
     apk:sdl2) echo sdl2-dev ;;
     *:sdl2) echo sdl2 ;;
+    brew:chromium) ;; # a cask, not a formula: the render test skips without it
+    *:chromium) echo chromium ;;
     apt:mingw-w64) echo "mingw-w64 gcc-mingw-w64-x86-64" ;;
     dnf:mingw-w64) echo mingw64-gcc ;;
     pacman:mingw-w64) echo mingw-w64-gcc ;;
@@ -116,6 +122,7 @@ packages=""
 if [ -n "$manager" ]; then
     for n in $missing; do
         p=$(pkg "$short" "$n")
+        [ -n "$p" ] || continue
         case " $packages " in *" $p "*) ;; *) packages="$packages $p" ;; esac
     done
 fi
