@@ -168,6 +168,7 @@ static void heard(net_link *l, uint64_t now)
 
 static link_rx receive_seq(net_link *l, uint64_t seq)
 {
+    l->jump_confirmed = false;
     if (!l->recv_any) {
         l->recv_any = true;
         l->recv_max = seq;
@@ -179,6 +180,8 @@ static link_rx receive_seq(net_link *l, uint64_t seq)
     if (seq > l->recv_max) {
         uint64_t d = seq - l->recv_max;
         if (d > l->cfg.seq_jump) {
+            if (l->jump_pending && seq == l->jump_seq)
+                return LINK_RX_DUPLICATE; /* the pending jump again: no news */
             bool confirmed = l->jump_pending && seq > l->jump_seq &&
                              seq - l->jump_seq <= LINK_ACK_BITS;
             if (!confirmed) {
@@ -194,6 +197,7 @@ static link_rx receive_seq(net_link *l, uint64_t seq)
             l->in_first = l->jump_seq;
             l->in_received = 2;
             l->jump_pending = false;
+            l->jump_confirmed = true;
             return LINK_RX_NEWEST;
         }
         uint64_t shifted = d >= LINK_RECV_HISTORY ? 0 : l->recv_bits << d;

@@ -109,6 +109,7 @@ struct net_link {
     uint64_t recv_bits;         /* bit i: recv_max - 1 - i was received */
     bool jump_pending;
     uint64_t jump_seq;          /* a far-ahead sequence awaiting a neighbour to confirm it */
+    bool jump_confirmed;        /* the last datagram confirmed jump_seq: both are now accepted */
 
     /* round trips, RFC 6298 in Jacobson's scaled integers */
     bool has_rtt;

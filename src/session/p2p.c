@@ -430,9 +430,16 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
     }
     bool first = !e->link.heard;
     link_rx rx = link_on_datagram(&e->link, n->clock->now_us, seq, size);
+    if (rx == LINK_RX_DUPLICATE) { /* a copy of a pending jump the window could not hold */
+        n->count.dropped_replay++;
+        return;
+    }
     /* A sequence far ahead is used but not taken as the newest until a
      * second one confirms it (net/link.c); the window must not move either,
-     * or every later datagram would look too old. */
+     * or every later datagram would look too old. Once confirmed, both are
+     * accepted, so neither is used again. */
+    if (e->link.jump_confirmed)
+        (void)replay_accept(&e->replay, e->link.jump_seq);
     if (rx != LINK_RX_JUMP)
         (void)replay_accept(&e->replay, seq);
     if (first)
