@@ -12,7 +12,7 @@
  *    sealing should stay within 1.5 times the open cost.
  * 2. Payload bytes per second per direction for one pair of peers over
  *    simnet, a 4-byte input changing about every 8 frames, 60 s per profile.
- * Targets (issue): <= 5 us CPU per frame; <= 900 payload bytes/s on lan (a
+ * Targets: <= 5 us CPU per frame; <= 900 payload bytes/s on lan (a
  * GGPO pair was measured at about 2,070 bytes/s under the same load).
  */
 #include <string.h>
