@@ -6,10 +6,13 @@
  *    included: two p2p sessions in this process, each on its own socket,
  *    ticking alternately with their clocks advancing 1/60 s per tick (so
  *    every timer behaves as at 60 Hz). The time counted is spent inside
- *    tempo calls (poll, input, advance, next); the "game" is a hash.
+ *    tempo calls (poll, input, advance, next); the "game" is a hash. The
+ *    same pair runs again with a match key (every datagram sealed and
+ *    opened), interleaved with the open runs so both see the same machine;
+ *    sealing should stay within 1.5 times the open cost.
  * 2. Payload bytes per second per direction for one pair of peers over
  *    simnet, a 4-byte input changing about every 8 frames, 60 s per profile.
- * Targets (issue): <= 5 us CPU per frame; <= 900 payload bytes/s on lan (a
+ * Targets: <= 5 us CPU per frame; <= 900 payload bytes/s on lan (a
  * GGPO pair was measured at about 2,070 bytes/s under the same load).
  */
 #include <string.h>
@@ -36,12 +39,15 @@ static void next_input(peer *p)
         p->input[tempo_rng_below(&p->rng, 4)] = (uint8_t)tempo_rng_next(&p->rng);
 }
 
-static void make_pair(peer *pr, const tempo_transport *tr, const tempo_address *addr)
+static void make_pair(peer *pr, const tempo_transport *tr, const tempo_address *addr, bool keyed)
 {
     for (int i = 0; i < 2; i++) {
         tempo_config cfg;
         tempo_config_default(&cfg);
         cfg.random_seed = (uint64_t)i + 1;
+        cfg.has_match_key = keyed;
+        for (int k = 0; k < 32; k++)
+            cfg.match_key[k] = (uint8_t)(k * 37 + 11);
         memset(&pr[i], 0, sizeof pr[i]);
         tempo_rng_seed(&pr[i].rng, 7, (uint64_t)i);
         if (tempo_session_create_p2p(&cfg, &tr[i], &pr[i].s) != TEMPO_OK)
@@ -77,7 +83,7 @@ static double tick(peer *p, uint64_t now, int player)
     return bench_now() - t0 - in_game;
 }
 
-static double udp_run(void)
+static double udp_run(bool keyed)
 {
     tempo_udp *u[2];
     tempo_address addr[2];
@@ -91,7 +97,7 @@ static double udp_run(void)
         tr[i] = tempo_udp_transport(u[i]);
     }
     peer pr[2];
-    make_pair(pr, tr, addr);
+    make_pair(pr, tr, addr, keyed);
     double spent = 0;
     int32_t frames = 0;
     for (uint64_t k = 0; frames < FRAMES && k < 100000; k++) {
@@ -158,7 +164,7 @@ static traffic simnet_run(const char *profile)
     for (int i = 0; i < 2; i++)
         tempo_simnet_add_node(net, &addr[i], &tr[i]);
     peer pr[2];
-    make_pair(pr, tr, addr);
+    make_pair(pr, tr, addr, false);
     uint64_t start_us = 0;
     for (uint64_t k = 0; k < 200000; k++) {
         uint64_t now = k * 1000u; /* 1 ms steps; each machine ticks every 16.667 ms */
@@ -187,12 +193,15 @@ int main(void)
 {
     printf("## bench_net (tempo %s)\n", tempo_version_string());
     bench_machine_line();
-    double us[REPS], snd[REPS], rcv[REPS];
+    double us[REPS], sealed_us[REPS], snd[REPS], rcv[REPS];
+    bool can_seal = tempo_secure_available();
     for (int r = 0; r < REPS; r++) {
-        us[r] = udp_run() * 1e6;
+        us[r] = udp_run(false) * 1e6;
+        sealed_us[r] = can_seal ? udp_run(true) * 1e6 : 0.0;
         syscall_floor(&snd[r], &rcv[r]);
     }
     double total = bench_median(us, REPS), s_us = bench_median(snd, REPS), r_us = bench_median(rcv, REPS);
+    double sealed = bench_median(sealed_us, REPS);
     printf("\n### Library CPU per frame, 2 players over UDP on loopback (median of %d runs of %d frames)\n\n",
            REPS, FRAMES);
     printf("| measure | us per frame per peer |\n|---|---:|\n");
@@ -200,6 +209,11 @@ int main(void)
     printf("| of which: one send of a 12-byte datagram (transport alone) | %.2f |\n", s_us);
     printf("| of which: receiving it and learning the socket is empty | %.2f |\n", r_us);
     printf("| tempo's own work (the rest) | %.2f |\n", total - s_us - r_us);
+    if (can_seal)
+        printf("| sealed: the same with a match key, syscalls included | %.2f (%.2fx open) |\n",
+               sealed, sealed / total);
+    else
+        printf("| sealed: not measured, this build has no libsodium | - |\n");
 
     printf("\n### Payload per direction, one pair, 4-byte input changing every ~8 frames, 60 s\n\n");
     printf("| profile | payload bytes/s | datagrams/s | bytes per datagram |\n|---|---:|---:|---:|\n");

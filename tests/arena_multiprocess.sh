@@ -5,7 +5,9 @@
 # "final frame=F checksum=..." line. Also: the command line (--help, usage
 # errors naming the allowed range), the same seed giving the same match
 # however the peers' starts are staggered, an unreachable peer failing
-# within the connect timeout, and an IPv6 pair when the machine has ::1.
+# within the connect timeout, an IPv6 pair when the machine has ::1, and a
+# sealed pair (--key on one side, --key-file on the other) that ends as the
+# open one does, while a pair with different keys never starts.
 # usage: arena_multiprocess.sh <tempo-arena> <tempo-netem> <work dir>
 set -u
 arena=$1
@@ -50,7 +52,7 @@ echo "command line:"
 out=$("$arena" --help 2>&1); rc=$?
 [ $rc -eq 0 ] || fail "--help exited $rc"
 for opt in players player port peer frames seed input-delay auto-delay connect-timeout \
-           timeout verbose quiet headless help; do
+           timeout key key-file verbose quiet headless help; do
     echo "$out" | grep -q -- "--$opt" || fail "--help does not list --$opt"
 done
 usage_error() { # expected text, then arguments
@@ -68,6 +70,11 @@ usage_error "--player 3: want a player below --players, 0..1" \
     --players 2 --player 3 --port $base --peer 1=127.0.0.1:$((base + 1)) --frames 10
 usage_error "player 1 is neither" --players 2 --player 0 --port $base --frames 10
 usage_error "--player is required" --players 2
+usage_error "--key abc: want 64 hex digits (32 bytes)" --key abc
+key=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+printf '%s\n' "$key" > "$dir/match.key"
+usage_error "give the match key once" --players 2 --player 0 --port $base \
+    --peer 1=127.0.0.1:$((base + 1)) --frames 10 --key $key --key-file "$dir/match.key"
 
 echo "unreachable peer:"
 t0=$(date +%s)
@@ -83,14 +90,16 @@ base=$((base + 2))
 
 # Two peers, the second started `stagger` seconds after the first; prints
 # the final line both agreed on.
-run_pair() { # name stagger host
-    name=$1; stagger=$2; host=$3
+run_pair() { # name stagger host [options of peer 0 [options of peer 1]]
+    name=$1; stagger=$2; host=$3; opt0=${4:-}; opt1=${5:-}
+    # shellcheck disable=SC2086
     "$arena" --players 2 --player 0 --port $base --peer 1=$host:$((base + 1)) \
-        --frames $frames --seed 21 --timeout 60 > "$dir/$name-0.out" 2> "$dir/$name-0.err" &
+        --frames $frames --seed 21 --timeout 60 $opt0 > "$dir/$name-0.out" 2> "$dir/$name-0.err" &
     p0=$!
     sleep "$stagger"
+    # shellcheck disable=SC2086
     "$arena" --players 2 --player 1 --port $((base + 1)) --peer 0=$host:$base \
-        --frames $frames --seed 21 --timeout 60 > "$dir/$name-1.out" 2> "$dir/$name-1.err"
+        --frames $frames --seed 21 --timeout 60 $opt1 > "$dir/$name-1.out" 2> "$dir/$name-1.err"
     r1=$?
     wait $p0; r0=$?
     base=$((base + 2))
@@ -104,6 +113,22 @@ first=$(run_pair seed-a 0 127.0.0.1) || fail "the first same-seed match failed"
 second=$(run_pair seed-b 1 127.0.0.1) || fail "the second same-seed match failed"
 [ "$first" = "$second" ] || fail "the same seed ended differently: '$first', then '$second'"
 echo "  $first, twice"
+
+echo "2 peers sealed with a match key (--key, --key-file):"
+sealed=$(run_pair sealed 0 127.0.0.1 "--key $key" "--key-file $dir/match.key") ||
+    fail "the sealed pair failed"
+[ "$sealed" = "$first" ] || fail "the sealed match ended differently: '$sealed', '$first'"
+grep -q "sealed: datagrams authenticated" "$dir/sealed-0.err" || fail "peer 0 did not say it seals"
+grep -q "NOT authenticated" "$dir/seed-a-0.err" || fail "an open peer did not warn"
+echo "  $sealed"
+echo "2 peers with different match keys never start:"
+other=fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210
+if run_pair wrongkey 0 127.0.0.1 "--key $key --connect-timeout 2" \
+    "--key $other --connect-timeout 2" > /dev/null; then
+    fail "peers with different keys played"
+fi
+grep -q "did not start within 2 s" "$dir/wrongkey-0.err" || fail "a wrong key did not stop the start"
+echo "  $(tail -n 1 "$dir/wrongkey-0.err")"
 
 echo "2 peers over IPv6 loopback:"
 if v6=$(run_pair v6 0 "[::1]"); then

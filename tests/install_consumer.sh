@@ -89,8 +89,11 @@ if command -v c++ >/dev/null 2>&1; then
         for h in "$work/prefix"/include/tempo/*.h; do echo "#include <tempo/$(basename "$h")>"; done
         echo 'int main() { tempo_config c; tempo_config_default(&c); return c.num_players == 2 ? 0 : 1; }'
     } > "$work/consumer/headers.cpp"
+    # the static library's own dependencies (libsodium) come from tempo.pc
+    static_deps=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --static --libs-only-l tempo | sed 's/-ltempo//')
+    # shellcheck disable=SC2086
     c++ -std=c++11 -Wall -Wextra -pedantic -Werror -I"$work/prefix/include" -o "$work/consumer/cxx" \
-        "$work/consumer/headers.cpp" "$work/build/src/libtempo.a"
+        "$work/consumer/headers.cpp" "$work/build/src/libtempo.a" -L"$libdir" $static_deps
     "$work/consumer/cxx"
     echo "install_consumer: C++ headers ok"
 fi

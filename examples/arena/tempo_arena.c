@@ -34,6 +34,7 @@
 #include "bot.h"
 #include "options.h"
 #include "platform.h"
+#include "tempo/secure.h"
 #include "tempo/udp.h"
 
 #define MAX_INPUT_DELAY 8      /* the default prediction window */
@@ -56,6 +57,9 @@ typedef struct arena_cli {
     bool headless;
     bool verbose;
     bool quiet;
+    uint8_t key[TEMPO_KEY_SIZE];           /* the match key (--key, --key-file) */
+    bool has_key;
+    const char *key_file;
 } arena_cli;
 
 /* --player I[,J...]: local players, by number. The count is checked later,
@@ -110,6 +114,75 @@ static bool parse_peer(void *out, const char *value, char *why, size_t why_size)
     return true;
 }
 
+/* Exactly 64 hex digits into out; false otherwise (out then undefined). */
+static bool hex_key(const char *text, size_t len, uint8_t out[TEMPO_KEY_SIZE])
+{
+    if (len != 2 * TEMPO_KEY_SIZE)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        int v = c >= '0' && c <= '9' ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (v < 0)
+            return false;
+        if (i % 2 == 0)
+            out[i / 2] = (uint8_t)(v << 4);
+        else
+            out[i / 2] |= (uint8_t)v;
+    }
+    return true;
+}
+
+/* --key HEX: the match key, 64 hex digits. */
+static bool parse_key(void *field, const char *value, char *why, size_t why_size)
+{
+    arena_cli *o = field;
+    if (!hex_key(value, strlen(value), o->key)) {
+        tempo_wipe(o->key, sizeof o->key);
+        snprintf(why, why_size, "want 64 hex digits (32 bytes)");
+        return false;
+    }
+    o->has_key = true;
+    return true;
+}
+
+/* The match key from a file: 32 raw bytes, or 64 hex digits (surrounding
+ * white space allowed). False with a message on stderr otherwise. */
+static bool read_key_file(arena_cli *o)
+{
+    FILE *f = fopen(o->key_file, "rb");
+    if (!f) {
+        fprintf(stderr, "tempo-arena: --key-file %s: %s\n", o->key_file, strerror(errno));
+        return false;
+    }
+    uint8_t buf[2 * TEMPO_KEY_SIZE + 8];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    bool ok = false;
+    if (n == TEMPO_KEY_SIZE) {
+        memcpy(o->key, buf, TEMPO_KEY_SIZE);
+        ok = true;
+    } else {
+        size_t a = 0, b = n;
+        while (a < b && (buf[a] == ' ' || buf[a] == '\t' || buf[a] == '\r' || buf[a] == '\n'))
+            a++;
+        while (b > a && (buf[b - 1] == ' ' || buf[b - 1] == '\t' || buf[b - 1] == '\r' ||
+                         buf[b - 1] == '\n'))
+            b--;
+        ok = hex_key((const char *)buf + a, b - a, o->key);
+    }
+    tempo_wipe(buf, sizeof buf);
+    if (!ok) {
+        tempo_wipe(o->key, sizeof o->key);
+        fprintf(stderr, "tempo-arena: --key-file %s: want 32 raw bytes or 64 hex digits\n",
+                o->key_file);
+        return false;
+    }
+    o->has_key = true;
+    return true;
+}
+
 #define FIELD(f) offsetof(arena_cli, f)
 static const option_spec arena_specs[] = {
     {.name = "players", .kind = OPTION_INT, .value = "N", .offset = FIELD(players), .min = 1,
@@ -142,6 +215,13 @@ static const option_spec arena_specs[] = {
     {.name = "timeout", .kind = OPTION_INT, .value = "S", .offset = FIELD(timeout_s), .min = 1,
      .max = 86400, .help = "give up when frame F is not confirmed after\n"
                            "S seconds; default 120"},
+    {.name = "key", .kind = OPTION_CUSTOM, .value = "HEX", .parse = parse_key,
+     .range = "64 hex digits",
+     .help = "the match key, the same on every peer: every\n"
+             "datagram is then authenticated and encrypted\n"
+             "(without one, anyone on the path can forge them)"},
+    {.name = "key-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(key_file),
+     .help = "the match key from file F: 32 raw bytes or\n64 hex digits"},
     {.name = "verbose", .kind = OPTION_FLAG, .offset = FIELD(verbose),
      .help = "also print time sync, waiting and input delay events"},
     {.name = "quiet", .kind = OPTION_FLAG, .offset = FIELD(quiet),
@@ -162,6 +242,8 @@ static const option_command arena_command = {
                 "              --peer 1=127.0.0.1:7001 --frames 600 &\n"
                 "  tempo-arena --players 2 --player 1 --port 7001 \\\n"
                 "              --peer 0=127.0.0.1:7000 --frames 600\n"
+                "sealed: add --key-file match.key on both (one key per match,\n"
+                "  e.g. head -c 32 /dev/urandom > match.key)\n"
                 "exit: 0 done, 1 error or timeout, 2 usage\n",
 };
 
@@ -188,6 +270,8 @@ static option_status check(const arena_cli *o)
                                      "player %d is neither a --player nor at a --peer: with "
                                      "--players %d, each of 0..%d must be one or the other",
                                      p, o->players, o->players - 1);
+    if (o->has_key && o->key_file)
+        return options_error(c, "--key and --key-file: give the match key once");
     int family = TEMPO_ADDRESS_NONE;
     for (int p = 0; p < o->players; p++)
         if (o->remote >> p & 1u) {
@@ -349,6 +433,8 @@ int main(int argc, char **argv)
         st = check(&o);
     if (st != OPTIONS_OK)
         return st == OPTIONS_HELP ? 0 : 2;
+    if (o.key_file && !read_key_file(&o))
+        return 2;
 
     /* One socket speaks one family: the peers' (all the same, see check). */
     tempo_address bind_addr = {.family = TEMPO_ADDRESS_IPV4, .port = (uint16_t)o.port};
@@ -372,13 +458,23 @@ int main(int argc, char **argv)
     /* Handshake nonces only: they never reach the game. */
     cfg.random_seed = platform_now_us() ^ ((uint64_t)o.port << 32);
     cfg.auto_delay.enabled = o.auto_delay;
+    cfg.has_match_key = o.has_key;
+    memcpy(cfg.match_key, o.key, sizeof cfg.match_key);
+    tempo_wipe(o.key, sizeof o.key); /* the session holds its own copy */
     tempo_transport tr = tempo_udp_transport(udp);
     tempo_session *s;
-    if (tempo_session_create_p2p(&cfg, &tr, &s) != TEMPO_OK) {
+    tempo_result cr = tempo_session_create_p2p(&cfg, &tr, &s);
+    tempo_wipe(cfg.match_key, sizeof cfg.match_key);
+    if (cr != TEMPO_OK) {
         tempo_udp_close(udp);
-        fprintf(stderr, "tempo-arena: cannot create the session\n");
+        fprintf(stderr, "tempo-arena: cannot create the session: %s%s\n", tempo_strerror(cr),
+                cr == TEMPO_E_UNSUPPORTED ? " (this build has no libsodium: no --key)" : "");
         return 1;
     }
+    if (!o.quiet)
+        fprintf(stderr, "tempo-arena: %s\n",
+                o.has_key ? "sealed: datagrams authenticated and encrypted with the match key"
+                          : "no --key: datagrams are NOT authenticated");
     for (int p = 0; p < o.players; p++) {
         if (o.local >> p & 1u) {
             tempo_session_add_local_player(s, p);

@@ -167,6 +167,30 @@ typedef struct tempo_config {
     /* The simulation's frame rate, for turning milliseconds into frames
      * (time sync, automatic delay). 1..1000, default 60. */
     int frames_per_second;
+
+    /* ---- sealing (p2p and spectator sessions; docs/SECURITY.md) ---- */
+    /* With has_match_key set, every datagram of the session, the handshake
+     * included, is authenticated and encrypted under keys derived from
+     * match_key for each ordered pair of machines, and a datagram that
+     * fails to open is dropped before it is decoded. The matchmaker makes
+     * the key (tempo_key_generate) and gives the same one to every machine
+     * of the match, spectators too. An all-zero key is refused
+     * (TEMPO_E_INVALID_ARG: a key never filled in); a build without
+     * libsodium refuses a keyed config with TEMPO_E_UNSUPPORTED. The
+     * session keeps a copy and wipes it, and every key derived from it,
+     * when the session is destroyed; the caller wipes its own.
+     * Without a key (the default) nothing is sealed: the session logs one
+     * warning at create and tempo_session_stats.unauthenticated is true. */
+    bool has_match_key;
+    uint8_t match_key[32];
+    /* Spectator sessions with a match key: both ends must name the pair's
+     * keys alike before the first datagram. spectator_number is this
+     * spectator's number at its host, 0.. in the order the host called
+     * tempo_session_add_spectator (0..TEMPO_MAX_SPECTATORS - 1);
+     * spectator_host_player the lowest player the host machine hosts
+     * (0..num_players - 1). Default 0; ignored otherwise. */
+    int spectator_number;
+    int spectator_host_player;
 } tempo_config;
 
 /* Fill cfg with defaults: 2 players, 4-byte input, max_prediction 16, every-
@@ -587,6 +611,14 @@ typedef struct tempo_session_stats {
                                    of a frame we never sent): that part is ignored */
     uint64_t dropped_replay;    /* datagrams already received, or too far behind the
                                    newest to tell (the replay window): not decoded */
+    /* Sealing (tempo_config.has_match_key). dropped_forged counts datagrams
+     * refused before decoding because they did not authenticate: a tag that
+     * does not verify under the sender's key (altered, another key, another
+     * pair, a sequence recovered wrongly), or a plain datagram at a keyed
+     * session. unauthenticated is true for a network session without a
+     * match key: anyone on the path can read and forge its datagrams. */
+    uint64_t dropped_forged;
+    bool unauthenticated;
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from

@@ -23,6 +23,7 @@
 #define TEMPO_SESSION_NETWORK_H
 
 #include "wire/codec.h"
+#include "wire/seal.h"
 #include "wire/replay_window.h"
 #include "net/link.h"
 #include "session/backend.h"
@@ -74,6 +75,10 @@ typedef struct p2p_peer {
 
     tempo_replay replay;       /* its sequences we accepted (wire/replay.h) */
     net_link link;             /* set up at the session's first poll */
+    /* The pair's keys (keyed sessions): derived at the first poll, wiped
+     * when the peer is lost, the session has left, or it is destroyed. Not
+     * ready means nothing goes to it and nothing from it opens. */
+    wire_keys keys;
 } p2p_peer;
 
 /* Handshake done with it (and stays so once it is lost). */
@@ -100,6 +105,7 @@ typedef struct p2p_sum_window {
 typedef struct p2p_counts {
     uint64_t desync_checks, desyncs;
     uint64_t dropped_malformed, dropped_unknown, dropped_session, dropped_replay;
+    uint64_t dropped_forged;
     uint64_t send_errors;
     uint64_t desync_checks_missed, checksums_ignored;
 } p2p_counts;
@@ -111,6 +117,7 @@ typedef struct tempo_p2p {
     const session_clock *clock;
     tempo_transport transport;
     bool spectating;                 /* a spectator session (peers[0] is the host) */
+    bool keyed;                      /* a match key: every datagram sealed */
 
     p2p_peer peers[P2P_MAX_PEERS];   /* machines hosting players (or the host) */
     int npeers;
@@ -187,8 +194,10 @@ tempo_result p2p_player_stats(const void *b, int player, tempo_endpoint_stats *o
 bool p2p_tick_opens(tempo_p2p *n, tempo_tick *tick, tempo_result *r);
 /* ...and after planning: checksums, the spectator ring, sending. */
 void p2p_tick_closes(tempo_p2p *n);
-/* Send msg to e: the packet header with e's next sequence, then the body;
- * its link counts the datagram. False if it could not be encoded or sent. */
+/* Send msg to e: the packet header with e's next sequence, then the body,
+ * sealed with e's keys in a keyed session; its link counts the datagram.
+ * False if it could not be encoded, sealed or sent (a keyed session sends
+ * nothing to a peer whose keys are gone). */
 bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx);
 /* Drop e and its players (it left, or we give up on it); nothing if lost. */
 void p2p_lose_peer(tempo_p2p *n, p2p_peer *e);

@@ -18,14 +18,19 @@
  * addresses are dropped before anything is parsed, then those with another
  * session id; the 16 sequence bits are recovered to 64 against the newest
  * the link accepted, and the replay window drops copies and datagrams too
- * old to tell before the body is decoded. Only a datagram whose body decoded
- * is recorded in the window and the link, so a malformed one moves nothing.
+ * old to tell before any cryptography. A keyed session then opens the seal
+ * with the sender's pair key (docs/SECURITY.md); a datagram that does not
+ * open is counted as forged and nothing else happens. Only a datagram that
+ * opened and whose body decoded is recorded in the window and the link, so
+ * a forged or malformed one moves no liveness timer, round trip or window.
  * Time sync decides once per tick, at the first poll after an advance, so
  * tempo_session_will_stall can answer before input is sampled.
  */
 #include "session/network.h"
 
 #include <string.h>
+
+#include "wire/keys.h"
 
 int p2p_first_player(uint32_t mask)
 {
@@ -80,6 +85,14 @@ tempo_result p2p_open(const session_host *host, const session_args *args, tempo_
         n->own_sums[i].frame = -1;
     for (int i = 0; i < 8; i++)
         n->desync_reported[i] = -1;
+    if (cfg->has_match_key) {
+        if (seal_start() != TEMPO_OK)
+            return TEMPO_E_UNSUPPORTED; /* no libsodium: refuse rather than run open */
+        n->keyed = true;
+    } else {
+        tempo__log(&n->sync->log, TEMPO_LOG_WARN,
+                   "tempo: no match key: datagrams are not authenticated or encrypted");
+    }
     return TEMPO_OK;
 }
 
@@ -105,7 +118,12 @@ void p2p_destroy(void *b)
 {
     tempo_p2p *n = b;
     const tempo_allocator *a = &n->cfg->allocator;
+    /* Keys and the last plaintext live in here: nothing of them outlives
+     * the session. */
+    if (n->specs)
+        seal_wipe(n->specs, (size_t)n->max_specs * sizeof *n->specs);
     tempo__free(a, n->specs);
+    seal_wipe(n, sizeof *n);
     tempo__free(a, n);
 }
 
@@ -119,10 +137,57 @@ void p2p_peer_init(p2p_peer *e, const tempo_address *addr, p2p_role role, uint32
     replay_init(&e->replay);
 }
 
+/* The identity (wire/keys.h) of this machine, and of remote machine e;
+ * `spec` is e's number among our spectators. */
+static uint32_t self_identity(const tempo_p2p *n)
+{
+    return n->spectating ? keys_identity_of_spectator((uint32_t)n->cfg->spectator_number)
+                         : keys_identity_of_players(n->local_mask);
+}
+
+static uint32_t peer_identity(const tempo_p2p *n, const p2p_peer *e, int spec)
+{
+    switch (e->role) {
+    case P2P_ROLE_SPECTATOR: return keys_identity_of_spectator((uint32_t)spec);
+    case P2P_ROLE_HOST: return (uint32_t)n->cfg->spectator_host_player;
+    case P2P_ROLE_PEER: break;
+    }
+    return keys_identity_of_players(e->players);
+}
+
+/* Every link's pair keys, now that the local players are known. A link
+ * whose keys cannot be made (this machine hosts no player, so it has no
+ * identity) stays without: nothing goes to it or opens from it. */
+static void derive_keys(tempo_p2p *n)
+{
+    bool failed = false;
+    for (int i = 0; i < n->npeers + n->nspecs; i++) {
+        p2p_peer *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
+        if (p2p_lost(e)) /* dropped by the game before the first poll */
+            continue;
+        if (keys_derive_link(n->cfg->match_key, n->cfg->session_id, self_identity(n),
+                             peer_identity(n, e, i - n->npeers), &e->keys) != TEMPO_OK)
+            failed = true;
+    }
+    if (failed)
+        tempo__log(&n->sync->log, TEMPO_LOG_ERROR,
+                   "tempo: cannot derive the keys of some links: they stay silent");
+}
+
+static void wipe_keys(tempo_p2p *n)
+{
+    for (int i = 0; i < n->npeers; i++)
+        seal_keys_wipe(&n->peers[i].keys);
+    for (int i = 0; i < n->nspecs; i++)
+        seal_keys_wipe(&n->specs[i].keys);
+}
+
 /* The link of every machine starts at the first poll, so silence counts
  * from the moment the game starts polling, not from when it was declared. */
 static void start_links(tempo_p2p *n)
 {
+    if (n->keyed)
+        derive_keys(n);
     link_config lc;
     link_config_default(&lc);
     lc.notify_us = (uint64_t)n->cfg->disconnect_notify_ms * 1000u;
@@ -208,15 +273,27 @@ static tempo_result p2p_add_spectator(void *b, const tempo_address *addr)
 
 bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
 {
-    int body = tempo_codec_encode_body(msg, ctx, n->buf + PACKET_HEADER_SIZE, PACKET_MAX_BODY);
-    tempo_packet_header h = {n->cfg->session_id, (uint16_t)link_next_seq(&e->link), msg->type,
-                             false, false};
+    if (n->keyed && !e->keys.ready)
+        return false;
+    /* A sealed datagram's body leaves room for the tag. */
+    int body = tempo_codec_encode_body(msg, ctx, n->buf + PACKET_HEADER_SIZE,
+                                       n->keyed ? PACKET_MAX_SEALED_BODY : PACKET_MAX_BODY);
+    uint64_t seq = link_next_seq(&e->link);
+    tempo_packet_header h = {n->cfg->session_id, (uint16_t)seq, msg->type, false, false};
     if (body < 0 || packet_write(&h, n->buf, PACKET_HEADER_SIZE) != PACKET_HEADER_SIZE) {
         tempo__log(&n->sync->log, TEMPO_LOG_ERROR, "tempo: cannot encode message type %d: %s",
                    msg->type, tempo_strerror(body < 0 ? body : TEMPO_E_INVALID_ARG));
         return false;
     }
     size_t size = PACKET_HEADER_SIZE + (size_t)body;
+    if (n->keyed) {
+        int sealed = seal_datagram(&e->keys, seq, n->buf, size, sizeof n->buf);
+        if (sealed < 0) { /* the body was sized to leave room: not expected */
+            n->count.send_errors++;
+            return false;
+        }
+        size = (size_t)sealed;
+    }
     link_on_sent(&e->link, n->clock->now_us, size);
     if (n->transport.send(n->transport.ctx, &e->addr, n->buf, size) < 0) {
         n->count.send_errors++;
@@ -274,6 +351,13 @@ static void drop(tempo_p2p *n, tempo_drop_reason why)
 {
     n->drops[why]++;
     n->count.dropped_malformed++;
+}
+
+/* Not authenticated: counted apart, and nothing else of it is used. */
+static void forged(tempo_p2p *n)
+{
+    n->drops[TEMPO_DROP_FORGED]++;
+    n->count.dropped_forged++;
 }
 
 /* What only the game can check in a SYNC message; the configuration hash is
@@ -401,8 +485,12 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         drop(n, why);
         return;
     }
-    if (v.h.sealed) { /* no keys yet */
+    if (v.h.sealed && !n->keyed) { /* nothing to open it with */
         drop(n, TEMPO_DROP_SEALED);
+        return;
+    }
+    if (!v.h.sealed && n->keyed) { /* a keyed match sends nothing in the clear */
+        forged(n);
         return;
     }
     uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
@@ -411,6 +499,16 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         n->drops[why]++;
         n->count.dropped_replay++;
         return;
+    }
+    size_t body_size = v.body_size;
+    if (n->keyed) {
+        /* Before a byte of the body is read: a refusal moves nothing. */
+        int opened = seal_open(&e->keys, seq, n->buf, size, &why);
+        if (opened < 0) {
+            forged(n);
+            return;
+        }
+        body_size = (size_t)opened - PACKET_HEADER_SIZE;
     }
     if (v.h.fragment) { /* no message of this version is fragmented */
         drop(n, TEMPO_DROP_FRAGMENT);
@@ -423,7 +521,7 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
     ctx.frame_hint = p2p_wanted(n, e);
     ctx.reference = p2p_reference;
     ctx.reference_ctx = n;
-    if (tempo_codec_decode_body(v.h.type, n->buf + v.body, v.body_size, &ctx, &n->msg, &why) !=
+    if (tempo_codec_decode_body(v.h.type, n->buf + v.body, body_size, &ctx, &n->msg, &why) !=
         TEMPO_OK) {
         drop(n, why);
         return;
@@ -466,6 +564,7 @@ static void receive_all(tempo_p2p *n)
  * agreement), or a spectator's host is gone. */
 static void peer_lost(tempo_p2p *n, p2p_peer *e)
 {
+    seal_keys_wipe(&e->keys); /* nothing more goes to it or comes from it */
     bool is_peer = e >= n->peers && e < n->peers + P2P_MAX_PEERS;
     if (is_peer) /* its checksums are moot */
         p2p_forget_sums(n, (int)(e - n->peers));
@@ -718,6 +817,8 @@ void p2p_poll(void *b)
         if (n->leave_repeats > 0) {
             n->leave_repeats--;
             send_leaving(n);
+            if (n->leave_repeats == 0) /* the last word is said */
+                wipe_keys(n);
         }
         return;
     }
@@ -881,6 +982,8 @@ void p2p_stats(const void *b, tempo_session_stats *out)
     out->dropped_unknown = n->count.dropped_unknown;
     out->dropped_session = n->count.dropped_session;
     out->dropped_replay = n->count.dropped_replay;
+    out->dropped_forged = n->count.dropped_forged;
+    out->unauthenticated = !n->keyed;
     out->send_errors = n->count.send_errors;
     out->desync_checks_missed = n->count.desync_checks_missed;
     out->checksums_ignored = n->count.checksums_ignored;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "session/session_match.h"
+#include "wire/seal.h"
 
 void tempo_config_default(tempo_config *cfg)
 {
@@ -99,6 +100,16 @@ tempo_result session_validate_config(const tempo_config *cfg)
             return TEMPO_E_INVALID_ARG;
     if (cfg->frames_per_second < 1 || cfg->frames_per_second > 1000)
         return TEMPO_E_INVALID_ARG;
+    if (cfg->has_match_key) {
+        uint8_t any = 0;
+        for (size_t i = 0; i < sizeof cfg->match_key; i++)
+            any |= cfg->match_key[i];
+        if (any == 0) /* never filled in: sealing under it would protect nothing */
+            return TEMPO_E_INVALID_ARG;
+    }
+    if (cfg->spectator_number < 0 || cfg->spectator_number >= TEMPO_MAX_SPECTATORS ||
+        cfg->spectator_host_player < 0 || cfg->spectator_host_player >= cfg->num_players)
+        return TEMPO_E_INVALID_ARG;
     return TEMPO_OK;
 }
 
@@ -170,6 +181,7 @@ static tempo_result create(const tempo_config *cfg, const session_backend_ops *o
     if (ops->confirmed_only)
         engine.max_prediction = 0;
     r = sync_init(&s->sync, &engine, check_distance);
+    seal_wipe(engine.match_key, sizeof engine.match_key);
     if (r != TEMPO_OK) {
         tempo__free(&s->alloc, s);
         return r;
@@ -246,6 +258,7 @@ void tempo_session_destroy(tempo_session *s)
     if (s->ops->destroy && s->backend)
         s->ops->destroy(s->backend);
     sync_free(&s->sync);
+    seal_wipe(s->cfg.match_key, sizeof s->cfg.match_key);
     tempo__free(&a, s);
 }
 

@@ -24,6 +24,7 @@
 
 #include "count_malloc.h"
 #include "p2p_harness.h"
+#include "tempo/secure.h"
 #include "timing/timesync.h"
 
 static harness h;
@@ -184,7 +185,7 @@ static void ticking_a_local_session_never_allocates(void **state)
 
 /* Three peers and a spectator with the automatic delay, on two link
  * profiles: handshake, inputs, time sync, checksums, spectating, and a peer
- * lost mid-match with its drop agreed. */
+ * lost mid-match with its drop agreed; the second match sealed. */
 static void ticking_network_sessions_never_allocates(void **state)
 {
     (void)state;
@@ -195,6 +196,10 @@ static void ticking_network_sessions_never_allocates(void **state)
         tempo_config c = harness_cfg(3);
         use_hook(&c, &hc);
         c.auto_delay.enabled = k == 1;
+        if (k == 1 && tempo_secure_available()) { /* sealing and opening too */
+            c.has_match_key = true;
+            memset(c.match_key, 0x5a, sizeof c.match_key);
+        }
         uint32_t m[3];
         harness_one_each(m, 3);
         harness_init(&h, &c, 3, m, 1, profiles[k], 45 + (uint64_t)k * 1255);

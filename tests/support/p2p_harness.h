@@ -153,7 +153,13 @@ static inline void harness_init(harness *h, const tempo_config *cfg, int npeers,
         h_peer *p = &h->peer[npeers + k];
         p->spectator = true;
         tempo_address host = h_addr(0);
-        assert_int_equal(tempo_session_create_spectator(cfg, &p->ears, &host, &p->s), TEMPO_OK);
+        /* how a keyed spectator names its host and itself (the order added) */
+        tempo_config c = *cfg;
+        c.spectator_number = k;
+        c.spectator_host_player = 0;
+        while (c.spectator_host_player < 7 && !(players_of[0] & (1u << c.spectator_host_player)))
+            c.spectator_host_player++;
+        assert_int_equal(tempo_session_create_spectator(&c, &p->ears, &host, &p->s), TEMPO_OK);
         assert_int_equal(tempo_session_add_spectator(h->peer[0].s, &p->addr), TEMPO_OK);
     }
 }
