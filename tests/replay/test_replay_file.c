@@ -532,7 +532,7 @@ static void offers_wait_for_confirmation_and_the_newest_wins(void **state)
     assert_int_equal(tempo_replay_writer_checksum(w, 10, 0xBBBB), 1); /* a rollback saves again */
     assert_int_equal(tempo_replay_writer_state(w, 10, "new!", 4), 1);
     assert_int_equal(tempo_replay_writer_checksum(w, 11, 1), 0); /* no check frame */
-    assert_int_equal(tempo_replay_writer_state(w, 12, "xxxx", 4), 0); /* no mark */
+    assert_int_equal(tempo_replay_writer_state(w, 12, "abcd", 4), 0); /* no mark */
     assert_int_equal(tempo_replay_writer_state(w, 0, "zero", 4), 1);  /* final: written now */
     assert_int_equal(tempo_replay_writer_state(w, 0, "zero", 4), 0);  /* once */
     add_frames(w, 12);

@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "doc_vectors.h"
+
 #include "../../fuzz/fuzz_codec_ctx.h"
 #include "wire/bitpack.h"
 #include "wire/codec.h"
@@ -421,24 +423,6 @@ static void to_hex(const uint8_t *data, size_t n, char *out)
         sprintf(out + 3 * i, i + 1 < n ? "%02x " : "%02x", data[i]);
     if (n == 0)
         out[0] = '\0';
-}
-
-/* Hex digits of text, spaces ignored; returns the byte count or -1. */
-static int from_hex(const char *text, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    for (const char *p = text; *p != '\0' && *p != '\n';) {
-        unsigned v;
-        if (*p == ' ') {
-            p++;
-            continue;
-        }
-        if (n == cap || sscanf(p, "%2x", &v) != 1)
-            return -1;
-        out[n++] = (uint8_t)v;
-        p += 2;
-    }
-    return (int)n;
 }
 
 static void test_vectors_encode_and_decode_byte_for_byte(void **state)

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "doc_vectors.h"
+
 #include "tempo/rng.h"
 #include "wire/fragment.h"
 
@@ -68,23 +70,6 @@ static void test_count_follows_the_chunk_size(void **state)
     assert_int_equal(frag_count(FRAG_MAX_PAYLOAD + 1), 0);
     /* the largest fragment, sealed, still fits a datagram */
     assert_true(PACKET_HEADER_SIZE + FRAG_HEADER_SIZE + FRAG_CHUNK + PACKET_TAG_SIZE <= TEMPO_MAX_DATAGRAM);
-}
-
-static int from_hex(const char *text, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    for (const char *p = text; *p != '\0' && *p != '\n';) {
-        unsigned v;
-        if (*p == ' ') {
-            p++;
-            continue;
-        }
-        if (n == cap || sscanf(p, "%2x", &v) != 1)
-            return -1;
-        out[n++] = (uint8_t)v;
-        p += 2;
-    }
-    return (int)n;
 }
 
 /* PROTOCOL.md "fragment last": the last fragment of a 1200-byte payload of

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "doc_vectors.h"
+
 #include "tempo/rng.h"
 #include "wire/packet.h"
 
@@ -29,23 +31,6 @@ static const struct {
     {"sealed", {0xCAFEF00Du, 0xFFFF, 1, false, true}, 24},
 };
 #define HEADER_COUNT ((int)(sizeof headers / sizeof headers[0]))
-
-static int from_hex(const char *text, uint8_t *out, size_t cap)
-{
-    size_t n = 0;
-    for (const char *p = text; *p != '\0' && *p != '\n';) {
-        unsigned v;
-        if (*p == ' ') {
-            p++;
-            continue;
-        }
-        if (n == cap || sscanf(p, "%2x", &v) != 1)
-            return -1;
-        out[n++] = (uint8_t)v;
-        p += 2;
-    }
-    return (int)n;
-}
 
 static bool header_equal(const tempo_packet_header *a, const tempo_packet_header *b)
 {
