@@ -64,11 +64,12 @@ static double quantile(const float *sorted, int n, double q)
     return sorted[k < 0 ? 0 : k >= n ? n - 1 : k];
 }
 
+/* The mean of the finite values in [from, to), from clamped at 0. */
 static double mean_of(const float *v, int from, int to, int *finite)
 {
     double sum = 0.0;
     *finite = 0;
-    for (int i = from; v != NULL && i < to; i++)
+    for (int i = from < 0 ? 0 : from; v != NULL && i < to; i++)
         if (isfinite(v[i])) {
             sum += v[i];
             (*finite)++;
