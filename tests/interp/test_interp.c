@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "count_malloc.h"
+#include "hook_count.h"
 #include "interp/playout.h"
 #include "tempo/interp.h"
 
@@ -507,26 +508,6 @@ static void bad_arguments_are_refused(void **state)
     assert_int_equal(tempo_interp_add_ping(NULL, 1), TEMPO_E_INVALID_ARG);
     tempo_interp_destroy(ip);
     tempo_interp_destroy(NULL);
-}
-
-typedef struct hook_count {
-    int fail_at, count, live;
-} hook_count;
-
-static void *hc_alloc(void *ctx, size_t size)
-{
-    hook_count *h = ctx;
-    if (h->count++ == h->fail_at)
-        return NULL;
-    h->live++;
-    return malloc(size);
-}
-
-static void hc_free(void *ctx, void *p)
-{
-    hook_count *h = ctx;
-    h->live--;
-    free(p);
 }
 
 static void create_allocates_once_and_nothing_after(void **state)

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "count_malloc.h"
+#include "hook_count.h"
 #include "tempo/interp.h"
 
 #define PLAYERS 4
@@ -309,26 +310,6 @@ static void segment_helpers(void **state)
     assert_false(tempo_hit_sphere_segment(&s, (int32_t[3]){6, 0, 0}, (int32_t[3]){20, 0, 0}));
     assert_true(tempo_hit_sphere_segment(&s, (int32_t[3]){1, 1, 1}, (int32_t[3]){1, 1, 1}));
     assert_false(tempo_hit_box_segment(NULL, (int32_t[3]){0, 0, 0}, (int32_t[3]){0, 0, 0}));
-}
-
-typedef struct hook_count {
-    int fail_at, count, live;
-} hook_count;
-
-static void *hc_alloc(void *ctx, size_t size)
-{
-    hook_count *h = ctx;
-    if (h->count++ == h->fail_at)
-        return NULL;
-    h->live++;
-    return malloc(size);
-}
-
-static void hc_free(void *ctx, void *p)
-{
-    hook_count *h = ctx;
-    h->live--;
-    free(p);
 }
 
 static void create_allocates_once_and_queries_nothing(void **state)

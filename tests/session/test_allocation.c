@@ -23,35 +23,12 @@
 #include <cmocka.h>
 
 #include "count_malloc.h"
+#include "hook_count.h"
 #include "p2p_harness.h"
 #include "tempo/secure.h"
 #include "timing/timesync.h"
 
 static harness h;
-
-/* The config's allocator: counts, and fails the allocation numbered fail_at
- * (0-based; -1: none). */
-typedef struct hook_count {
-    int fail_at;
-    int count; /* allocations asked for, the failed one included */
-    int live;  /* blocks handed out and not yet freed */
-} hook_count;
-
-static void *hc_alloc(void *ctx, size_t size)
-{
-    hook_count *c = ctx;
-    if (c->count++ == c->fail_at)
-        return NULL;
-    c->live++;
-    return malloc(size);
-}
-
-static void hc_free(void *ctx, void *p)
-{
-    hook_count *c = ctx;
-    c->live--;
-    free(p);
-}
 
 static void use_hook(tempo_config *c, hook_count *hc)
 {
