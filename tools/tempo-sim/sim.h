@@ -183,4 +183,8 @@ void sim_json_null(sim_json *j, const char *key);
  * clock; the library never does). */
 double sim_wall_seconds(void);
 
+/* Append printf-style text to the string in buf (size bytes in all), never
+ * overflowing: what does not fit is cut. */
+void sim_append(char *buf, size_t size, const char *fmt, ...);
+
 #endif /* TEMPO_SIM_H */

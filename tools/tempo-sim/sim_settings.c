@@ -434,22 +434,10 @@ bool sim_setting_format(const sim_setting *s, const sim_options *o, char *buf, s
     }
 }
 
-/* Appends to buf (size bytes in all) what the format says. */
-static void append(char *buf, size_t size, const char *fmt, ...)
-{
-    size_t len = strlen(buf);
-    if (len + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + len, size - len, fmt, ap);
-    va_end(ap);
-}
-
 static void append_names(char *buf, size_t size, const char *const *names)
 {
     for (int k = 0; names[k]; k++)
-        append(buf, size, "%s%s", k ? "|" : "", names[k]);
+        sim_append(buf, size, "%s%s", k ? "|" : "", names[k]);
 }
 
 void sim_setting_range(const sim_setting *s, char *buf, size_t size)
@@ -464,20 +452,20 @@ void sim_setting_range(const sim_setting *s, char *buf, size_t size)
         if (doubles) {
             snprintf(lo, sizeof lo, "%g", s->lo);
             snprintf(hi, sizeof hi, "%g", s->hi);
-            append(buf, size, s->open ? "over %s and under %s" : "%s..%s", lo, hi);
+            sim_append(buf, size, s->open ? "over %s and under %s" : "%s..%s", lo, hi);
         } else if (s->min < s->max) {
-            append(buf, size, "%" PRId64 "..%" PRId64, s->min, s->max);
+            sim_append(buf, size, "%" PRId64 "..%" PRId64, s->min, s->max);
         }
         if (buf[0] && s->unit)
-            append(buf, size, "%s%s", s->unit[0] == '%' ? "" : " ", s->unit);
+            sim_append(buf, size, "%s%s", s->unit[0] == '%' ? "" : " ", s->unit);
         if (s->keyword)
-            append(buf, size, " or %s", s->keyword);
+            sim_append(buf, size, " or %s", s->keyword);
         break;
     case SIM_KIND_DURATION:
-        append(buf, size, "%" PRId64 "..%" PRId64 " frames, or seconds as 60s", s->min, s->max);
+        sim_append(buf, size, "%" PRId64 "..%" PRId64 " frames, or seconds as 60s", s->min, s->max);
         break;
     case SIM_KIND_FRAME:
-        append(buf, size, "frame %" PRId64 "..%" PRId64 ", or seconds as 10s", s->min, s->max);
+        sim_append(buf, size, "frame %" PRId64 "..%" PRId64 ", or seconds as 10s", s->min, s->max);
         break;
     case SIM_KIND_ENUM:
         append_names(buf, size, s->names);
@@ -486,7 +474,7 @@ void sim_setting_range(const sim_setting *s, char *buf, size_t size)
         append_names(buf, size, tempo_link_profile_names());
         break;
     case SIM_KIND_PATH:
-        append(buf, size, "a file name");
+        sim_append(buf, size, "a file name");
         break;
     case SIM_KIND_FLAG:
         break;

@@ -14,14 +14,7 @@
 
 #include "sim_match.h"
 
-const char *sim_timesync_name(int method)
-{
-    static const char *const names[] = {"inversus", "ggpo", "lead", "none"};
-    return method >= 0 && method < 4 ? names[method] : "?";
-}
-
-/* Append printf-style text to buf (size bytes), never overflowing. */
-static void add(char *buf, size_t size, const char *fmt, ...)
+void sim_append(char *buf, size_t size, const char *fmt, ...)
 {
     size_t len = strlen(buf);
     if (len + 1 >= size)
@@ -32,72 +25,78 @@ static void add(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
+const char *sim_timesync_name(int method)
+{
+    static const char *const names[] = {"inversus", "ggpo", "lead", "none"};
+    return method >= 0 && method < 4 ? names[method] : "?";
+}
+
 void sim_describe(const sim_options *o, char *buf, size_t size)
 {
     buf[0] = '\0';
     int peers = sim_match_peers(o);
     if (o->hosts_set) {
-        add(buf, size, "%d peers (", peers);
+        sim_append(buf, size, "%d peers (", peers);
         for (int q = 0; q < peers; q++) {
             int n = 0;
             for (int p = 0; p < o->players; p++)
                 n += sim_player_peer(o, p) == q;
-            add(buf, size, "%s%d", q ? "+" : "", n);
+            sim_append(buf, size, "%s%d", q ? "+" : "", n);
         }
-        add(buf, size, " players)");
+        sim_append(buf, size, " players)");
     } else {
-        add(buf, size, "%d peers x %d player%s", peers, o->local_per_peer, o->local_per_peer > 1 ? "s" : "");
+        sim_append(buf, size, "%d peers x %d player%s", peers, o->local_per_peer, o->local_per_peer > 1 ? "s" : "");
         if (peers * o->local_per_peer != o->players)
-            add(buf, size, " (%d players)", o->players);
+            sim_append(buf, size, " (%d players)", o->players);
     }
     if (o->spectators)
-        add(buf, size, " + %d spectator%s", o->spectators, o->spectators > 1 ? "s" : "");
+        sim_append(buf, size, " + %d spectator%s", o->spectators, o->spectators > 1 ? "s" : "");
     for (int k = 0; k < o->spectators; k++)
         if (o->spectator_host[k])
-            add(buf, size, " (spectator %d watches peer %d)", k, o->spectator_host[k]);
-    add(buf, size, ", %s", o->profile);
+            sim_append(buf, size, " (spectator %d watches peer %d)", k, o->spectator_host[k]);
+    sim_append(buf, size, ", %s", o->profile);
     for (int k = 0; k < o->num_links; k++) {
         const sim_link_override *l = &o->links[k];
         char what[48];
         snprintf(what, sizeof what, "%s%s", l->custom && !l->profile[0] ? "custom" : l->profile,
                  l->custom && l->profile[0] ? " (changed)" : "");
         if (l->b < 0)
-            add(buf, size, ", peer %d's links %s", l->a, what);
+            sim_append(buf, size, ", peer %d's links %s", l->a, what);
         else
-            add(buf, size, ", link %d-%d %s", l->a, l->b, what);
+            sim_append(buf, size, ", link %d-%d %s", l->a, l->b, what);
     }
-    add(buf, size, ", %d frames (%.0f s), seed %" PRIu64, o->frames, o->frames / 60.0, o->seed);
+    sim_append(buf, size, ", %d frames (%.0f s), seed %" PRIu64, o->frames, o->frames / 60.0, o->seed);
     if (o->input_delay_auto)
-        add(buf, size, "; input delay auto");
+        sim_append(buf, size, "; input delay auto");
     else
-        add(buf, size, "; input delay %d", o->input_delay);
-    add(buf, size, ", time sync %s, max prediction %d, %s saving, desync checks every %d frames",
+        sim_append(buf, size, "; input delay %d", o->input_delay);
+    sim_append(buf, size, ", time sync %s, max prediction %d, %s saving, desync checks every %d frames",
         sim_timesync_name(o->timesync), o->max_prediction,
         o->save_policy == TEMPO_SAVE_SPARSE ? "sparse" : "every-frame", o->desync_interval);
     for (int i = 0; i < SIM_MAX_MACHINES; i++) {
         if (o->clock_drift_pct[i] != 0.0)
-            add(buf, size, "; peer %d's clock %+g%%", i, o->clock_drift_pct[i]);
+            sim_append(buf, size, "; peer %d's clock %+g%%", i, o->clock_drift_pct[i]);
         if (o->start_skew_ms[i])
-            add(buf, size, "; peer %d starts %" PRIu32 " ms late", i, o->start_skew_ms[i]);
+            sim_append(buf, size, "; peer %d starts %" PRIu32 " ms late", i, o->start_skew_ms[i]);
     }
     for (int k = 0; k < o->num_hiccups; k++)
-        add(buf, size, "; peer %d freezes %" PRIu32 " ms at frame %" PRId32, o->hiccups[k].peer,
+        sim_append(buf, size, "; peer %d freezes %" PRIu32 " ms at frame %" PRId32, o->hiccups[k].peer,
             o->hiccups[k].ms, o->hiccups[k].frame);
     for (int k = 0; k < o->num_clock_jumps; k++)
-        add(buf, size, "; peer %d's clock jumps %+.3f s at frame %" PRId32, o->clock_jumps[k].peer,
+        sim_append(buf, size, "; peer %d's clock jumps %+.3f s at frame %" PRId32, o->clock_jumps[k].peer,
             (double)o->clock_jumps[k].us / 1e6, o->clock_jumps[k].frame);
     for (int k = 0; k < o->num_drops; k++)
-        add(buf, size, "; peer %d drops at frame %" PRId32, o->drops[k].peer, o->drops[k].frame);
+        sim_append(buf, size, "; peer %d drops at frame %" PRId32, o->drops[k].peer, o->drops[k].frame);
     for (int k = 0; k < o->num_blackouts; k++) {
         const sim_blackout *b = &o->blackouts[k];
         if (b->b < 0)
-            add(buf, size, "; machine %d's links dark", b->a);
+            sim_append(buf, size, "; machine %d's links dark", b->a);
         else
-            add(buf, size, "; link %d-%d dark", b->a, b->b);
-        add(buf, size, " %.2f-%.2f s", (double)b->from_us / 1e6, (double)b->to_us / 1e6);
+            sim_append(buf, size, "; link %d-%d dark", b->a, b->b);
+        sim_append(buf, size, " %.2f-%.2f s", (double)b->from_us / 1e6, (double)b->to_us / 1e6);
     }
     if (o->desync_at >= 0)
-        add(buf, size, "; peer 1 corrupts its state at frame %" PRId32, o->desync_at);
+        sim_append(buf, size, "; peer 1 corrupts its state at frame %" PRId32, o->desync_at);
 }
 
 /* ---- the table ---------------------------------------------------------------- */
