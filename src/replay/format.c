@@ -13,6 +13,8 @@
 
 #include <string.h>
 
+#include "wire/flips.h"
+
 /* PNG's idea: a high byte catches 7-bit transfers, CR LF and LF catch
  * line-ending conversion, ^Z stops a DOS `type`. */
 const uint8_t replay__magic[RP_MAGIC_SIZE] = {0x89, 'T', 'R', 'P', 0x0d, 0x0a, 0x1a, 0x0a};
@@ -66,59 +68,31 @@ uint64_t tempo_replay_config_hash(const tempo_replay_settings *s)
     return tempo_checksum(b, sizeof b);
 }
 
-/* ---- one frame ------------------------------------------------------------ */
-
-static int popcount8(uint32_t v)
-{
-    int n = 0;
-    for (; v != 0; v &= v - 1)
-        n++;
-    return n;
-}
-
 bool replay__frame_equal(const uint8_t *a_in, const uint8_t *a_st, const uint8_t *b_in,
                          const uint8_t *b_st, int np, int is)
 {
     return memcmp(a_in, b_in, (size_t)np * (size_t)is) == 0 && memcmp(a_st, b_st, (size_t)np) == 0;
 }
 
-/* Bits of the two delta forms of x = prev ^ cur (nonzero), as the wire
- * counts them: the sparse list of flipped bits, and the changed bytes. */
-static void delta_costs(const uint8_t *prev, const uint8_t *cur, int is, int *sparse, int *dense,
-                        int *flips)
+/* Bits of the two delta forms of cur against prev (they differ), as the
+ * wire counts them: the sparse list of flipped bits, and the changed bytes. */
+static flips_cost delta_costs(const uint8_t *prev, const uint8_t *cur, int is)
 {
-    int f = 0, bytes = 0;
-    for (int b = 0; b < is; b++) {
-        f += popcount8((uint32_t)(prev[b] ^ cur[b]));
-        bytes += prev[b] != cur[b];
-    }
-    int posw = tempo_bitpack_bits_required((uint32_t)(8 * is - 1));
-    *flips = f;
-    *sparse = tempo_bitpack_uvarint_bits((uint32_t)f - 1, RP_VARINT_FLIPS) + f * posw;
-    *dense = is + 8 * bytes;
+    return flips_measure(prev, cur, is, RP_VARINT_FLIPS,
+                         tempo_bitpack_bits_required((uint32_t)(8 * is - 1)));
 }
 
 static void put_delta(tempo_bitwriter *w, const uint8_t *prev, const uint8_t *cur, int is)
 {
-    int sparse, dense, flips;
-    delta_costs(prev, cur, is, &sparse, &dense, &flips);
-    if (sparse < dense) {
-        int posw = tempo_bitpack_bits_required((uint32_t)(8 * is - 1));
+    flips_cost c = delta_costs(prev, cur, is);
+    if (c.sparse < c.dense) {
         tempo_bitwriter_bits(w, 0, 1);
-        tempo_bitwriter_uvarint(w, (uint32_t)flips - 1, RP_VARINT_FLIPS);
-        for (int b = 0; b < is; b++)
-            for (uint32_t x = (uint32_t)(prev[b] ^ cur[b]); x != 0; x &= x - 1)
-                tempo_bitwriter_bits(w, (uint32_t)(b * 8 + popcount8((x & (0u - x)) - 1)), posw);
+        flips_put_sparse(w, prev, cur, is, RP_VARINT_FLIPS,
+                         tempo_bitpack_bits_required((uint32_t)(8 * is - 1)));
         return;
     }
     tempo_bitwriter_bits(w, 1, 1);
-    for (int b = 0; b < is; b++) {
-        uint32_t x = (uint32_t)(prev[b] ^ cur[b]);
-        if (x != 0)
-            tempo_bitwriter_bits(w, 1u | (x << 1), 9);
-        else
-            tempo_bitwriter_bits(w, 0, 1);
-    }
+    flips_put_dense(w, prev, cur, is);
 }
 
 void replay__put_frame(tempo_bitwriter *w, const uint8_t *prev_in, const uint8_t *prev_st,
@@ -157,41 +131,13 @@ static bool get_delta(tempo_bitreader *r, uint8_t *cur, int is)
     uint8_t prev[TEMPO_MAX_INPUT_SIZE];
     memcpy(prev, cur, (size_t)is);
     bool dense_form = get_bits(r, 1) != 0;
-    if (!dense_form) {
-        int posw = tempo_bitpack_bits_required((uint32_t)(8 * is - 1));
-        uint32_t n1;
-        if (!tempo_bitreader_uvarint(r, RP_VARINT_FLIPS, &n1))
-            return false;
-        if (n1 >= (uint32_t)is * 8)
-            return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
-        for (uint32_t k = 0, last = 0; k <= n1; k++) {
-            uint32_t pos = get_bits(r, posw);
-            if (r->error != TEMPO_BITREAD_OK || pos >= (uint32_t)is * 8 || (k > 0 && pos <= last))
-                return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
-            cur[pos >> 3] ^= (uint8_t)(1u << (pos & 7u));
-            last = pos;
-        }
-    } else {
-        bool any = false;
-        for (int b = 0; b < is && r->error == TEMPO_BITREAD_OK; b++) {
-            if (get_bits(r, 1) == 0)
-                continue;
-            uint32_t x = get_bits(r, 8);
-            if (r->error == TEMPO_BITREAD_OK && x == 0)
-                return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
-            cur[b] ^= (uint8_t)x;
-            any = true;
-        }
-        if (r->error != TEMPO_BITREAD_OK)
-            return false;
-        if (!any)
-            return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
-    }
-    if (r->error != TEMPO_BITREAD_OK)
+    bool ok = dense_form ? flips_get_dense(r, cur, is)
+                         : flips_get_sparse(r, cur, is, RP_VARINT_FLIPS,
+                                            tempo_bitpack_bits_required((uint32_t)(8 * is - 1)));
+    if (!ok || r->error != TEMPO_BITREAD_OK)
         return false;
-    int sparse, dense, flips;
-    delta_costs(prev, cur, is, &sparse, &dense, &flips);
-    if ((sparse < dense) == dense_form)
+    flips_cost c = delta_costs(prev, cur, is);
+    if ((c.sparse < c.dense) == dense_form)
         return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE); /* the longer form */
     return true;
 }

@@ -18,6 +18,7 @@
 
 #include "base/common.h"
 #include "wire/bitpack.h"
+#include "wire/flips.h"
 #include "wire/fragment.h"
 
 /* Varint group widths, one per kind of field (PROTOCOL.md, "Varints"). */
@@ -45,14 +46,6 @@ static bool ctx_ok(const tempo_codec_ctx *c)
 }
 
 static bool mask_ok(uint32_t mask, int num_players) { return (mask >> num_players) == 0; }
-
-static int popcount8(uint32_t v)
-{
-    int n = 0;
-    for (; v != 0; v &= v - 1)
-        n++;
-    return n;
-}
 
 /* ---- validation of what the caller asks to encode ---- */
 
@@ -103,32 +96,17 @@ static void put_offset(tempo_bitwriter *w, int32_t base, int32_t frame)
 static void put_delta(tempo_bitwriter *w, const uint8_t *prev, const uint8_t *cur, int is,
                       int posw)
 {
-    int flips = 0, bytes = 0;
-    for (int b = 0; b < is; b++) {
-        flips += popcount8((uint32_t)(prev[b] ^ cur[b]));
-        bytes += prev[b] != cur[b];
-    }
-    if (bytes == 0) {
+    flips_cost c = flips_measure(prev, cur, is, G_FLIPS, posw);
+    if (c.bytes == 0) {
         tempo_bitwriter_bits(w, 0, 1);
         return;
     }
-    int sparse = tempo_bitpack_uvarint_bits((uint32_t)flips - 1, G_FLIPS) + flips * posw;
-    int dense = is + 8 * bytes;
-    if (sparse < dense) {
+    if (c.sparse < c.dense) {
         tempo_bitwriter_bits(w, 1u, 2); /* changed, selector 0 */
-        tempo_bitwriter_uvarint(w, (uint32_t)flips - 1, G_FLIPS);
-        for (int b = 0; b < is; b++)
-            for (uint32_t x = (uint32_t)(prev[b] ^ cur[b]); x != 0; x &= x - 1)
-                tempo_bitwriter_bits(w, (uint32_t)(b * 8 + popcount8((x & -x) - 1)), posw);
+        flips_put_sparse(w, prev, cur, is, G_FLIPS, posw);
     } else {
         tempo_bitwriter_bits(w, 3u, 2); /* changed, selector 1 */
-        for (int b = 0; b < is; b++) {
-            uint32_t x = (uint32_t)(prev[b] ^ cur[b]);
-            if (x != 0)
-                tempo_bitwriter_bits(w, 1u | (x << 1), 9);
-            else
-                tempo_bitwriter_bits(w, 0, 1);
-        }
+        flips_put_dense(w, prev, cur, is);
     }
 }
 
@@ -137,9 +115,9 @@ static void put_delta(tempo_bitwriter *w, const uint8_t *prev, const uint8_t *cu
  * mask. One player in mask form is not canonical. */
 static void put_players(tempo_bitwriter *w, uint32_t mask, int np)
 {
-    if (popcount8(mask) == 1) {
+    if (flips_popcount(mask) == 1) {
         tempo_bitwriter_bits(w, 1u, 1);
-        tempo_bitwriter_ranged(w, popcount8((mask & -mask) - 1), 0, np - 1);
+        tempo_bitwriter_ranged(w, flips_popcount((mask & -mask) - 1), 0, np - 1);
     } else {
         tempo_bitwriter_bits(w, 0u, 1);
         tempo_bitwriter_bits(w, mask, np);
@@ -221,7 +199,7 @@ static void shrink_input(tempo_msg_input *in, int input_size, int count)
 {
     size_t old_stride = (size_t)in->count * (size_t)input_size;
     size_t new_stride = (size_t)count * (size_t)input_size;
-    int players = popcount8(in->player_mask);
+    int players = flips_popcount(in->player_mask);
     for (int i = 1; i < players; i++)
         memmove(in->data + (size_t)i * new_stride, in->data + (size_t)i * old_stride, new_stride);
     in->count = count;
@@ -342,7 +320,7 @@ static uint32_t get_players(tempo_bitreader *r, int np)
         return tempo_bitreader_ranged(r, 0, np - 1, &p) ? 1u << p : 0u;
     }
     uint32_t mask = get_bits(r, np);
-    if (popcount8(mask) == 1)
+    if (flips_popcount(mask) == 1)
         tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
     return r->error == TEMPO_BITREAD_OK ? mask : 0u;
 }
@@ -353,33 +331,9 @@ static bool get_delta(tempo_bitreader *r, const uint8_t *prev, uint8_t *cur, int
     memcpy(cur, prev, (size_t)is);
     if (get_bits(r, 1) == 0)
         return r->error == TEMPO_BITREAD_OK;
-    if (get_bits(r, 1) == 0) {
-        uint32_t n1;
-        if (!tempo_bitreader_uvarint(r, G_FLIPS, &n1))
-            return false;
-        if (n1 >= (uint32_t)is * 8)
-            return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
-        for (uint32_t k = 0, last = 0; k <= n1; k++) {
-            uint32_t pos = get_bits(r, posw);
-            /* strictly ascending, so no flip cancels another */
-            if (r->error != TEMPO_BITREAD_OK || pos >= (uint32_t)is * 8 || (k > 0 && pos <= last))
-                return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
-            cur[pos >> 3] ^= (uint8_t)(1u << (pos & 7u));
-            last = pos;
-        }
-        return true;
-    }
-    bool any = false;
-    for (int b = 0; b < is && r->error == TEMPO_BITREAD_OK; b++) {
-        if (get_bits(r, 1) == 0)
-            continue;
-        uint32_t x = get_bits(r, 8);
-        if (x == 0)
-            return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
-        cur[b] ^= (uint8_t)x;
-        any = true;
-    }
-    return any ? r->error == TEMPO_BITREAD_OK : tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+    if (get_bits(r, 1) == 0)
+        return flips_get_sparse(r, cur, is, G_FLIPS, posw);
+    return flips_get_dense(r, cur, is);
 }
 
 static tempo_drop_reason get_input(tempo_bitreader *r, const tempo_codec_ctx *ctx,
@@ -524,7 +478,7 @@ static bool input_equal(const tempo_msg *ma, const tempo_msg *mb, int input_size
         if (((a->disconnected_mask >> p) & 1u) && (a->disconnect_frame[p] != b->disconnect_frame[p] ||
                                                     a->have_until[p] != b->have_until[p]))
             return false;
-    size_t n = (size_t)popcount8(a->player_mask) * (size_t)a->count * (size_t)input_size;
+    size_t n = (size_t)flips_popcount(a->player_mask) * (size_t)a->count * (size_t)input_size;
     return n <= sizeof a->data && memcmp(a->data, b->data, n) == 0;
 }
 
