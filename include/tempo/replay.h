@@ -271,6 +271,55 @@ TEMPO_API tempo_result tempo_replay_state_at_or_before(const tempo_replay *r, in
 /* States stored (0..). Errors: TEMPO_E_INVALID_ARG (r NULL). */
 TEMPO_API int tempo_replay_state_count(const tempo_replay *r);
 
+/* ---- playback ------------------------------------------------------------ */
+
+/* Create a session that plays the file `replay` back through the request
+ * contract of tempo_session_advance. Every player is declared already (none
+ * may be added) and nothing is predicted: each advance hands out the
+ * ADVANCE of the file's next frame, with its recorded inputs and statuses
+ * (CONFIRMED or DISCONNECTED, never PREDICTED). Before the ADVANCE of a
+ * frame the file holds a checksum for (and after the last frame, for the
+ * end state) it asks for a SAVE whose checksum the game writes (arena
+ * mode: tempo computes it); the next advance compares it with the file's
+ * and raises TEMPO_EVENT_DESYNC (u.desync: the frame, the game's checksum
+ * as `local`, the file's as `remote`) when they differ. The game starts
+ * from its state at the file's start frame. Once the file's last frame is
+ * handed out, tempo_session_get_state reports TEMPO_SESSION_ENDED and each
+ * advance returns TEMPO_OK with status TEMPO_TICK_WAITING and no request.
+ * The reader is used by the session (it is not const: reading moves its
+ * decoding position) and must stay open until the session is destroyed;
+ * use it for nothing else meanwhile. cfg's other fields (arena, allocator,
+ * save policy...) mean what they mean for any session.
+ * Errors: TEMPO_E_INVALID_ARG (cfg, replay or out NULL, a config field out
+ * of range), TEMPO_E_FOREIGN (cfg's num_players, input_size, start_frame
+ * or desync_interval differ from the file's settings: the file was not
+ * recorded with this config), TEMPO_E_NO_MEMORY. *out is NULL on error. */
+TEMPO_API tempo_result tempo_session_create_replay(const tempo_config *cfg, tempo_replay *replay,
+                                                   tempo_session **out);
+
+/* Seek a replay session to `frame` (start_frame..end of the file): the
+ * session takes the file's stored state nearest at or before `frame`, of
+ * frame *state_frame, and from the next advance fast-forwards to `frame`
+ * with ADVANCE requests flagged resimulating (a SAVE asked for at check
+ * frames on the way, as in play), at most a few dozen frames a tick;
+ * tempo_session_frame is *state_frame right after the call. Call it
+ * between ticks, every request of the last tick carried out (those
+ * requests' checksums are not compared).
+ * The state reaches the game this way: in arena mode tempo copies it into
+ * the arena; otherwise the game must load it itself, *size bytes at
+ * *state (inside the reader's buffer), as its state *state_frame, before
+ * carrying out the next tick's requests. state, size and state_frame may
+ * each be NULL (in arena mode they are optional).
+ * Errors: TEMPO_E_INVALID_ARG (s NULL), TEMPO_E_UNSUPPORTED (not a replay
+ * session), TEMPO_E_STATE (arena mode, and the last tick's requests were
+ * not all taken with tempo_session_next), TEMPO_E_FRAME (frame outside the
+ * file's frames, or the file stores no state at or before it),
+ * TEMPO_E_MALFORMED (arena mode, and the stored state's size is not the
+ * arena's). Nothing changes on error. */
+TEMPO_API tempo_result tempo_session_replay_seek(tempo_session *s, int32_t frame,
+                                                 const void **state, size_t *size,
+                                                 int32_t *state_frame);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,8 @@
  * config, the rollback engine, the session clock, the event queue, the
  * statistics (a backend fills in only its own fields) and the tick's
  * bookkeeping (start, arena checks, waiting transitions, the state). A
- * backend (local.c, synctest.c, p2p.c, spectator.c) owns how its kind of
+ * backend (local.c, synctest.c, p2p.c, spectator.c,
+ * replay_play.c) owns how its kind of
  * session gets inputs and plans ticks. It sees the facade
  * only through its session_host: the config, the engine and the clock to
  * read and drive, and three calls back (push an event, mark a player
@@ -52,6 +53,7 @@ typedef struct session_host {
 typedef struct session_args {
     const tempo_transport *transport; /* network backends: copied */
     const tempo_address *host_addr;   /* spectator: the machine it watches */
+    struct tempo_replay *replay;      /* replay: the file played back */
 } session_args;
 
 typedef struct session_backend_ops {
@@ -117,5 +119,12 @@ extern const session_backend_ops session_local_ops;    /* local.c */
 extern const session_backend_ops session_synctest_ops; /* synctest.c */
 extern const session_backend_ops session_p2p_ops;      /* p2p.c */
 extern const session_backend_ops session_spectator_ops; /* spectator.c */
+extern const session_backend_ops session_replay_ops;    /* replay_play.c */
+
+/* Put a replay session at the file's stored state nearest at or before
+ * `frame` and fast-forward to `frame` from the next tick (replay_play.c;
+ * tempo_session_replay_seek documents it). */
+tempo_result replay_play_seek(void *b, int32_t frame, const void **state, size_t *size,
+                              int32_t *state_frame);
 
 #endif /* TEMPO_SESSION_BACKEND_H */

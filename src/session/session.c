@@ -4,7 +4,8 @@
  * (backend.h): it checks every argument, owns the config, the rollback
  * engine, the session clock, the event queue and the statistics, fixes the
  * players when play starts, and dispatches each call through the session's
- * ops table. The backends (local.c, synctest.c, p2p.c, spectator.c) decide
+ * ops table. The backends (local.c, synctest.c, p2p.c, spectator.c,
+ * replay_play.c) decide
  * how inputs arrive and how a tick is planned; the rollback decisions
  * themselves live in rollback/sync.c.
  *
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "session/session_match.h"
+#include "tempo/replay.h"
 #include "wire/seal.h"
 
 void tempo_config_default(tempo_config *cfg)
@@ -204,7 +206,7 @@ static tempo_result create(const tempo_config *cfg, const session_backend_ops *o
 
 tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out)
 {
-    session_args args = {NULL, NULL};
+    session_args args = {NULL, NULL, NULL};
     return create(cfg, &session_local_ops, 0, &args, out);
 }
 
@@ -221,7 +223,7 @@ tempo_result tempo_session_create_p2p(const tempo_config *cfg, const tempo_trans
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    session_args args = {transport, NULL};
+    session_args args = {transport, NULL, NULL};
     return create(cfg, &session_p2p_ops, 0, &args, out);
 }
 
@@ -234,7 +236,7 @@ tempo_result tempo_session_create_spectator(const tempo_config *cfg,
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    session_args args = {transport, host};
+    session_args args = {transport, host, NULL};
     return create(cfg, &session_spectator_ops, 0, &args, out);
 }
 
@@ -246,8 +248,35 @@ tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_di
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    session_args args = {NULL, NULL};
+    session_args args = {NULL, NULL, NULL};
     return create(cfg, &session_synctest_ops, check_distance, &args, out);
+}
+
+tempo_result tempo_session_create_replay(const tempo_config *cfg, tempo_replay *replay,
+                                         tempo_session **out)
+{
+    if (out)
+        *out = NULL;
+    tempo_replay_settings st;
+    if (!cfg || !out || tempo_replay_get_settings(replay, &st) != TEMPO_OK)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->num_players != st.num_players || cfg->input_size != st.input_size ||
+        cfg->start_frame != st.start_frame || cfg->desync_interval != st.desync_interval)
+        return TEMPO_E_FOREIGN;
+    session_args args = {NULL, NULL, replay};
+    return create(cfg, &session_replay_ops, 0, &args, out);
+}
+
+tempo_result tempo_session_replay_seek(tempo_session *s, int32_t frame, const void **state,
+                                       size_t *size, int32_t *state_frame)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (s->ops != &session_replay_ops)
+        return TEMPO_E_UNSUPPORTED;
+    if (s->sync.arena && s->sync.next_req < s->sync.nreqs)
+        return TEMPO_E_STATE;
+    return replay_play_seek(s->backend, frame, state, size, state_frame);
 }
 
 void tempo_session_destroy(tempo_session *s)
