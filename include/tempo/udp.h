@@ -85,8 +85,8 @@ TEMPO_API int tempo_udp_fd(const tempo_udp *u);
  * kernel_drops counts datagrams the kernel dropped because the receive
  * buffer was full. On Linux it comes with each received datagram
  * (SO_RXQ_OVFL), so it is as new as the last datagram read and covers
- * drops since the socket was opened. Not reported on this platform
- * elsewhere (macOS, the BSDs, Windows): always 0 there. */
+ * drops since the socket was opened. On macOS, the BSDs and Windows:
+ * not reported on this platform, always 0. */
 typedef struct tempo_udp_stats {
     uint64_t sent, send_errors;
     uint64_t received, recv_errors, recv_refused, truncated;
