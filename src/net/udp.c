@@ -101,12 +101,29 @@ int tempo__udp_deliver(tempo_udp *u, const struct sockaddr_storage *ss, const ui
     return size > (size_t)INT32_MAX ? INT32_MAX : (int)size;
 }
 
-tempo_result tempo_udp_open(const tempo_address *bind_addr, const tempo_allocator *alloc,
-                            tempo_udp **out)
+/* A buffer size from the options: 0 picks def; false when out of range. */
+static bool buffer_size(uint32_t asked, uint32_t def, uint32_t *out)
+{
+    if (asked == 0)
+        asked = def;
+    *out = asked;
+    return asked >= TEMPO_UDP_MIN_BUFFER && asked <= TEMPO_UDP_MAX_BUFFER;
+}
+
+tempo_result tempo_udp_open_ex(const tempo_address *bind_addr, const tempo_udp_options *opts,
+                               const tempo_allocator *alloc, tempo_udp **out)
 {
     if (!bind_addr || !out)
         return TEMPO_E_INVALID_ARG;
     *out = NULL;
+    tempo_udp_options o;
+    memset(&o, 0, sizeof o);
+    if (opts)
+        o = *opts;
+    uint32_t recv_bytes, send_bytes;
+    if (!buffer_size(o.recv_buffer_bytes, TEMPO_UDP_DEFAULT_RECV_BUFFER, &recv_bytes) ||
+        !buffer_size(o.send_buffer_bytes, TEMPO_UDP_DEFAULT_SEND_BUFFER, &send_bytes))
+        return TEMPO_E_INVALID_ARG;
     struct sockaddr_storage ss;
     size_t len = to_sockaddr(bind_addr, &ss);
     if (len == 0)
@@ -117,7 +134,7 @@ tempo_result tempo_udp_open(const tempo_address *bind_addr, const tempo_allocato
     if (alloc)
         u->alloc = *alloc;
     u->family = ss.ss_family;
-    if (!tempo__udp_os_open(u, &ss, len)) {
+    if (!tempo__udp_os_open(u, &ss, len, recv_bytes, send_bytes)) {
         int reason = tempo__udp_os_error(); /* kept across the free */
         tempo__free(alloc, u);
         tempo__udp_os_set_error(reason);
@@ -125,6 +142,12 @@ tempo_result tempo_udp_open(const tempo_address *bind_addr, const tempo_allocato
     }
     *out = u;
     return TEMPO_OK;
+}
+
+tempo_result tempo_udp_open(const tempo_address *bind_addr, const tempo_allocator *alloc,
+                            tempo_udp **out)
+{
+    return tempo_udp_open_ex(bind_addr, NULL, alloc, out);
 }
 
 tempo_transport tempo_udp_transport(tempo_udp *u)

@@ -58,6 +58,9 @@ struct tempo_udp {
     tempo_allocator alloc;
 #ifdef __linux__
     tempo__udp_batch batch;
+    /* The kernel's drop counter as last read (SO_RXQ_OVFL, 32 bits that
+     * wrap); stats.kernel_drops adds up its steps. */
+    uint32_t drops_seen;
 #elif defined(_WIN32)
     /* Winsock truncates to the buffer it is given and hides the real size
      * (WSAEMSGSIZE), so a caller's small buffer is filled from here. */
@@ -79,10 +82,13 @@ int tempo__udp_deliver(tempo_udp *u, const struct sockaddr_storage *ss, const ui
                        size_t capacity);
 
 /* The OS file. open: a socket for ss's family, non-blocking, not inherited
- * by child processes, IPv6-only for AF_INET6, bound to ss; false on failure
+ * by child processes, IPv6-only for AF_INET6, bound to ss, asking for
+ * recv_bytes and send_bytes of socket buffers (best effort) and storing the
+ * granted receive buffer in u->stats.recv_buffer_bytes; false on failure
  * with nothing left open and the system's reason kept (errno, or
  * WSAGetLastError on Windows). */
-bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t len);
+bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+                        uint32_t recv_bytes, uint32_t send_bytes);
 void tempo__udp_os_close(tempo_udp *u);
 /* Send one datagram; true when all of it left. */
 bool tempo__udp_os_send(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,

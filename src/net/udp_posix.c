@@ -10,6 +10,11 @@
  * without asking the kernel again. A tick that receives one datagram then
  * costs one system call instead of two. Elsewhere recvmsg takes one datagram
  * per call; MSG_TRUNC in its flags marks a truncated one.
+ *
+ * Socket buffers are asked for with SO_RCVBUF and SO_SNDBUF, and the granted
+ * receive buffer read back. On Linux SO_RXQ_OVFL attaches the socket's drop
+ * counter to each datagram received after a drop; refill reads it from the
+ * last such datagram of a batch.
  */
 #ifndef _WIN32
 #define _GNU_SOURCE /* recvmmsg; before any system header */
@@ -43,6 +48,42 @@ static int recv_failed(tempo_udp *u)
 }
 
 #ifdef __linux__
+/* Room for one SO_RXQ_OVFL control message, aligned for cmsghdr (whose
+ * first member, cmsg_len, is a size_t on Linux). */
+typedef union {
+    size_t align;
+    unsigned char bytes[CMSG_SPACE(sizeof(uint32_t))];
+} drop_control;
+
+/* The drop counter carried by msg, if any: the kernel attaches it only once
+ * the socket has dropped something. */
+static bool drop_counter(struct msghdr *msg, uint32_t *out)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL &&
+            c->cmsg_len >= CMSG_LEN(sizeof *out)) {
+            memcpy(out, CMSG_DATA(c), sizeof *out);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Count the drops the kernel reports with the newest datagram of msgs that
+ * carries its counter. The counter is 32 bits and wraps; the steps between
+ * readings add up in stats.kernel_drops. */
+static void note_drops(tempo_udp *u, struct mmsghdr *msgs, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        uint32_t now;
+        if (drop_counter(&msgs[i].msg_hdr, &now)) {
+            u->stats.kernel_drops += (uint32_t)(now - u->drops_seen);
+            u->drops_seen = now;
+            return;
+        }
+    }
+}
+
 /* Refill the batch with one recvmmsg. Returns the count, 0 for none, or an
  * error from recv_failed. */
 static int refill(tempo_udp *u)
@@ -50,6 +91,7 @@ static int refill(tempo_udp *u)
     tempo__udp_batch *b = &u->batch;
     struct mmsghdr msgs[TEMPO__UDP_BATCH];
     struct iovec iov[TEMPO__UDP_BATCH];
+    drop_control control[TEMPO__UDP_BATCH];
     memset(msgs, 0, sizeof msgs);
     for (int i = 0; i < TEMPO__UDP_BATCH; i++) {
         iov[i].iov_base = b->data[i];
@@ -58,6 +100,8 @@ static int refill(tempo_udp *u)
         msgs[i].msg_hdr.msg_namelen = sizeof b->addr[i];
         msgs[i].msg_hdr.msg_iov = &iov[i];
         msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_control = control[i].bytes;
+        msgs[i].msg_hdr.msg_controllen = sizeof control[i].bytes;
     }
     /* MSG_TRUNC: Linux reports each datagram's real length. */
     int n = recvmmsg(u->sock, msgs, TEMPO__UDP_BATCH, MSG_TRUNC, NULL);
@@ -68,6 +112,7 @@ static int refill(tempo_udp *u)
         b->size[i] = msgs[i].msg_len;
         b->truncated[i] = (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) || b->size[i] > TEMPO__UDP_SLOT;
     }
+    note_drops(u, msgs, n);
     b->count = n;
     b->drained = n < TEMPO__UDP_BATCH;
     return n;
@@ -146,7 +191,26 @@ static bool set_nonblocking_cloexec(int fd)
            fcntl(fd, F_SETFD, fd_fl | FD_CLOEXEC) == 0;
 }
 
-bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t len)
+/* Ask for the socket buffers (the kernel caps them, a refusal keeps its
+ * defaults) and read back the receive buffer granted. Best effort: a socket
+ * with the default buffers still works. */
+static void size_buffers(tempo_udp *u, uint32_t recv_bytes, uint32_t send_bytes)
+{
+    int rcv = (int)recv_bytes, snd = (int)send_bytes; /* both <= TEMPO_UDP_MAX_BUFFER */
+    (void)setsockopt(u->sock, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+    (void)setsockopt(u->sock, SOL_SOCKET, SO_SNDBUF, &snd, sizeof snd);
+    int granted = 0;
+    socklen_t glen = sizeof granted;
+    if (getsockopt(u->sock, SOL_SOCKET, SO_RCVBUF, &granted, &glen) == 0 && granted > 0)
+        u->stats.recv_buffer_bytes = (uint64_t)granted;
+#ifdef __linux__
+    int one = 1;
+    (void)setsockopt(u->sock, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof one);
+#endif
+}
+
+bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+                        uint32_t recv_bytes, uint32_t send_bytes)
 {
     u->sock = socket(u->family, SOCK_DGRAM, 0);
     bool ok = u->sock >= 0 && set_nonblocking_cloexec(u->sock);
@@ -154,6 +218,8 @@ bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t 
         int one = 1;
         ok = setsockopt(u->sock, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) == 0;
     }
+    if (ok)
+        size_buffers(u, recv_bytes, send_bytes);
     ok = ok && bind(u->sock, (const struct sockaddr *)ss, (socklen_t)len) == 0;
     if (!ok && u->sock >= 0) {
         int saved = errno; /* the reason, kept across close */

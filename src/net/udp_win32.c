@@ -28,6 +28,9 @@
  * - An AF_INET6 socket is IPv6-only by default; tempo sets IPV6_V6ONLY anyway
  *   so both systems say the same thing.
  * Receiving is one recvfrom per datagram: Winsock has no recvmmsg.
+ * Socket buffers are asked for with SO_RCVBUF and SO_SNDBUF as on POSIX;
+ * Winsock has no counter of datagrams dropped for a full receive buffer, so
+ * kernel_drops stays 0.
  */
 #ifdef _WIN32
 
@@ -102,7 +105,21 @@ static void disable_connreset(SOCKET s)
     (void)WSAIoctl(s, SIO_UDP_CONNRESET, &off, sizeof off, NULL, 0, &bytes, NULL, NULL);
 }
 
-bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t len)
+/* Ask for the socket buffers and read back the receive buffer granted.
+ * Best effort: a socket with the default buffers still works. */
+static void size_buffers(tempo_udp *u, uint32_t recv_bytes, uint32_t send_bytes)
+{
+    int rcv = (int)recv_bytes, snd = (int)send_bytes; /* both <= TEMPO_UDP_MAX_BUFFER */
+    (void)setsockopt(u->sock, SOL_SOCKET, SO_RCVBUF, (const char *)&rcv, sizeof rcv);
+    (void)setsockopt(u->sock, SOL_SOCKET, SO_SNDBUF, (const char *)&snd, sizeof snd);
+    int granted = 0;
+    int glen = (int)sizeof granted;
+    if (getsockopt(u->sock, SOL_SOCKET, SO_RCVBUF, (char *)&granted, &glen) == 0 && granted > 0)
+        u->stats.recv_buffer_bytes = (uint64_t)granted;
+}
+
+bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+                        uint32_t recv_bytes, uint32_t send_bytes)
 {
     WSADATA wsa;
     int e = WSAStartup(MAKEWORD(2, 2), &wsa);
@@ -120,6 +137,8 @@ bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t 
         DWORD one = 1;
         ok = setsockopt(u->sock, IPPROTO_IPV6, IPV6_V6ONLY, (const char *)&one, sizeof one) == 0;
     }
+    if (ok)
+        size_buffers(u, recv_bytes, send_bytes);
     if (ok) { /* best effort: without it the socket still works */
         BOOL on = TRUE;
         (void)setsockopt(u->sock, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, (const char *)&on, sizeof on);
