@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Hex pairs (spaces between them allowed) up to the end of the line into
  * out: the byte count, or -1 if a pair is malformed or cap is exceeded. */
@@ -28,6 +29,21 @@ static inline int from_hex(const char *text, uint8_t *out, size_t cap)
         p += 2;
     }
     return (int)n;
+}
+
+/* The next line of f that reads "KIND NAME HEX...": copies NAME into name
+ * (64 bytes) and returns the text after it, or NULL at the end of f. line
+ * (cap bytes) holds the line the result points into. */
+static inline const char *doc_next(FILE *f, const char *kind, char *line, size_t cap, char *name)
+{
+    size_t k = strlen(kind);
+    while (fgets(line, (int)cap, f) != NULL) {
+        int at;
+        if (strncmp(line, kind, k) == 0 && line[k] == ' ' &&
+            sscanf(line + k + 1, "%63s %n", name, &at) == 1)
+            return line + k + 1 + at;
+    }
+    return NULL;
 }
 
 #endif /* TEMPO_TESTS_DOC_VECTORS_H */

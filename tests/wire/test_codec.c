@@ -452,18 +452,16 @@ static void test_vectors_match_protocol_md(void **state)
     assert_non_null(f);
     char line[4096];
     int found = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
-        char name[64];
-        int at;
-        if (strncmp(line, "vector ", 7) != 0 || sscanf(line + 7, "%63s %n", name, &at) != 1)
-            continue;
+    char name[64];
+    const char *hex;
+    while ((hex = doc_next(f, "vector", line, sizeof line, name)) != NULL) {
         int i = 0;
         while (i < VECTOR_COUNT && strcmp(vectors[i].name, name) != 0)
             i++;
         if (i == VECTOR_COUNT)
             fail_msg("PROTOCOL.md vector %s is not in test_codec.c", name);
         uint8_t doc[TEMPO_MAX_DATAGRAM], src[TEMPO_MAX_DATAGRAM];
-        int nd = from_hex(line + 7 + at, doc, sizeof doc);
+        int nd = from_hex(hex, doc, sizeof doc);
         int ns = from_hex(vectors[i].hex, src, sizeof src);
         if (nd != ns || memcmp(doc, src, (size_t)ns) != 0)
             fail_msg("PROTOCOL.md vector %s differs from test_codec.c", name);

@@ -45,18 +45,16 @@ static void test_header_vectors_of_protocol_md_both_ways(void **state)
     assert_non_null(f);
     char line[4096];
     int found = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
-        char name[64];
-        int at;
-        if (strncmp(line, "header ", 7) != 0 || sscanf(line + 7, "%63s %n", name, &at) != 1)
-            continue;
+    char name[64];
+    const char *hex;
+    while ((hex = doc_next(f, "header", line, sizeof line, name)) != NULL) {
         int i = 0;
         while (i < HEADER_COUNT && strcmp(headers[i].name, name) != 0)
             i++;
         if (i == HEADER_COUNT)
             fail_msg("PROTOCOL.md header %s is not in test_packet.c", name);
         uint8_t doc[TEMPO_MAX_DATAGRAM], mine[PACKET_HEADER_SIZE];
-        int n = from_hex(line + 7 + at, doc, sizeof doc);
+        int n = from_hex(hex, doc, sizeof doc);
         assert_int_equal(n, (int)headers[i].size);
         /* document -> fields */
         tempo_packet_view v;
