@@ -58,6 +58,11 @@ if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_multiprocess.sh $<TARGET_FILE:tempo-arena>
             $<TARGET_FILE:tempo-netem> ${CMAKE_CURRENT_BINARY_DIR}/arena_multiprocess)
   set_tests_properties(arena_multiprocess PROPERTIES TIMEOUT 300)
+  # --record on both peers of a real match, --replay of each file.
+  add_test(NAME arena_replay
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_replay.sh $<TARGET_FILE:tempo-arena>
+            ${CMAKE_CURRENT_BINARY_DIR}/arena_replay)
+  set_tests_properties(arena_replay PROPERTIES TIMEOUT 120)
 endif()
 
 # tempo-sim scenario files (every file in scenarios/ runs clean, the default
