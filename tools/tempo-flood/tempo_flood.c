@@ -236,11 +236,13 @@ static bool out_open(flood_out *f, const flood_cli *o)
     return true;
 }
 
+#if FLOOD_CAN_SPOOF
 static void put16(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 8);
     p[1] = (uint8_t)v;
 }
+#endif
 
 /* One datagram out; false when the system refused it. */
 static bool out_send(flood_out *f, const flood_cli *o, const uint8_t *data, size_t size)
