@@ -12,7 +12,8 @@
 #   - peer 0 accounted for the stranger's datagrams: dropped as unknown by
 #     the session, or dropped by the kernel for want of buffer room;
 #   - the forged ones (when sent) were refused as malformed, of another
-#     session or forged, never used: the final line proves nothing moved;
+#     session, replayed or forged, never used: the final line proves
+#     nothing moved;
 #   - peers 1 and 2, not flooded, dropped nothing from strangers.
 # Kept out of `make test` (seconds of two cores at full load): `make flood`
 # and `make soak` run it.
@@ -103,7 +104,7 @@ if [ "$forged" = 1 ]; then
     echo "  $(cat "$dir/forged.out") (forged from peer 1's address)"
     fsent=$(field sent "$dir/forged.out")
     refused=$(($(field malformed "$dir/peer0.err") + $(field session "$dir/peer0.err") + \
-               $(field forged "$dir/peer0.err")))
+               $(field replay "$dir/peer0.err") + $(field forged "$dir/peer0.err")))
     # A forged datagram the kernel dropped is not refused by the session, and
     # the kernel's drops cannot be told apart by sender: the refusals must
     # cover the forged datagrams less every kernel drop.
