@@ -60,7 +60,7 @@ if "$flood" --to 127.0.0.1:$((base + 3)) --from 127.0.0.1:$((base + 1)) --rate 1
     > /dev/null 2>&1; then
     forged=1
     "$flood" --to 127.0.0.1:$base --from 127.0.0.1:$((base + 1)) --rate "$spoof_rate" \
-        --seconds "$((seconds - 1))" --seed 8 --session-id 1 --headers 50 \
+        --seconds "$((seconds > 1 ? seconds - 1 : 1))" --seed 8 --session-id 1 --headers 50 \
         > "$dir/forged.out" 2> "$dir/forged.err" &
     forged_pid=$!
 fi
