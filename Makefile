@@ -26,7 +26,7 @@ define run_tests
 endef
 SHELL := /bin/bash
 
-.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak bootstrap release dist clean
+.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak flood bootstrap release dist clean
 
 all: release
 
@@ -70,10 +70,17 @@ bench: release
 
 # Soak: SOAK_COUNT random matches (2-8 players, random links, drift, hiccups,
 # blackouts, drops, delays, save policies) from SOAK_SEED, each checked; a
-# failure prints its scenario file (docs/SCENARIOS.md). Release build.
+# failure prints its scenario file (docs/SCENARIOS.md); then the flood test
+# below. Release build.
 SOAK_SEED   ?= 1
 soak: release
 	@$(RELEASE_DIR)/tools/tempo-sim/tempo-sim --soak $(SOAK_COUNT) --seed $(SOAK_SEED)
+	@sh tests/arena_flood.sh $(FLOOD_ARGS)
+
+# Flood: a sealed 3-peer tempo-arena match, one peer sent 20,000 hostile datagrams a second (tests/arena_flood.sh).
+FLOOD_ARGS = $(RELEASE_DIR)/examples/arena/tempo-arena $(RELEASE_DIR)/tools/tempo-flood/tempo-flood $(RELEASE_DIR)/arena_flood
+flood: release
+	@sh tests/arena_flood.sh $(FLOOD_ARGS)
 
 # Fuzz the wire format, the session behind it and the replay reader:
 # libFuzzer builds (clang, ASan + UBSan) in $(FUZZ_DIR), seeded with the

@@ -65,6 +65,14 @@ if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
   set_tests_properties(arena_replay PROPERTIES TIMEOUT 120)
 endif()
 
+# tempo-flood's command line and accounting (the flood of a real match is
+# tests/arena_flood.sh, run by `make flood`).
+if(TARGET tempo-flood AND NOT WIN32)
+  add_test(NAME tempo_flood
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tempo_flood.sh $<TARGET_FILE:tempo-flood>)
+  set_tests_properties(tempo_flood PROPERTIES TIMEOUT 60)
+endif()
+
 # tempo-sim scenario files (every file in scenarios/ runs clean, the default
 # file is the built-in default, bad files name their line, a soak failure's
 # scenario reproduces it) and a short soak: 50 random scenarios, each checked

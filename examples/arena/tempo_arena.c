@@ -517,6 +517,22 @@ static int play_replay(const arena_cli *o)
     return 0;
 }
 
+/* One line on stderr at the end: what the session refused, by counter
+ * (tempo_session_stats), and what the socket saw (tempo_udp_stats). */
+static void print_drops(tempo_session *s, const tempo_udp *udp)
+{
+    tempo_session_stats ss;
+    tempo_udp_stats us;
+    if (tempo_session_get_stats(s, &ss) != TEMPO_OK || tempo_udp_get_stats(udp, &us) != TEMPO_OK)
+        return;
+    fprintf(stderr,
+            "tempo-arena: dropped malformed=%" PRIu64 " unknown=%" PRIu64 " session=%" PRIu64
+            " replay=%" PRIu64 " forged=%" PRIu64 "; udp received=%" PRIu64
+            " kernel_drops=%" PRIu64 " recv_buffer=%" PRIu64 "\n",
+            ss.dropped_malformed, ss.dropped_unknown, ss.dropped_session, ss.dropped_replay,
+            ss.dropped_forged, us.received, us.kernel_drops, us.recv_buffer_bytes);
+}
+
 int main(int argc, char **argv)
 {
     char why[512];
@@ -660,6 +676,8 @@ int main(int argc, char **argv)
             linger_until = now + LINGER_US;
         }
     }
+    if (!o.quiet)
+        print_drops(s, udp);
     tempo_session_destroy(s);
     tempo_udp_close(udp);
     if (o.record && !arena_record_close(&rec, !failed)) {
