@@ -134,8 +134,7 @@ static gate_outcome on_request(gate_server *g, uint64_t now_us, uint64_t now_sec
     seal_wipe(cookie, sizeof cookie);
     if (n < 0)
         return GATE_IGNORED; /* the caller's buffer is too small: nothing sent */
-    if (sealed)
-        g->reply_sequence++;
+    g->reply_sequence++;
     TEMPO_ASSERT((size_t)n <= size); /* never an amplifier */
     *reply_size = (size_t)n;
     g->stats.challenges++;
@@ -218,8 +217,7 @@ int gate_server_deny(gate_server *g, const gate_admit *admit, uint8_t *buf, size
                                  admit->client_id);
     if (n < 0)
         return n;
-    if (admit->sealed)
-        g->reply_sequence++;
+    g->reply_sequence++;
     g->stats.denials++;
     return n;
 }
@@ -327,9 +325,9 @@ gate_client_event gate_client_on_datagram(gate_client *c, uint64_t now_us,
                                           const tempo_address *from, const uint8_t *data,
                                           size_t size)
 {
-    (void)now_us;
     if (c == NULL || from == NULL)
         return GATE_CLIENT_NOTHING;
+    (void)gate_client_update(c, now_us); /* nothing is taken after the timeout */
     uint8_t type;
     bool sealed_bit;
     if (!handshaking(c) || !tempo_address_equal(from, &c->server) ||
