@@ -152,18 +152,22 @@ static gate_outcome on_response(gate_server *g, uint64_t now_us, uint64_t now_se
     if (why != CONNECT_OK)
         return refuse(g, why);
     uint8_t gen = connect_cookie_generation(cookie);
-    const uint8_t *key = gen == g->generation                     ? g->cookie_key
-                         : g->has_previous && gen == (uint8_t)(g->generation - 1) ? g->previous_key
-                                                                                   : NULL;
+    const uint8_t *key = NULL;
+    if (gen == g->generation)
+        key = g->cookie_key;
+    else if (g->has_previous && gen == (uint8_t)(g->generation - 1))
+        key = g->previous_key;
     if (key == NULL)
         return refuse(g, CONNECT_BAD_COOKIE);
     connect_cookie c;
     why = connect_cookie_read(key, sealed, from, g->cfg.protocol_id, cookie, &c);
-    if (why == CONNECT_OK && (c.issued_us > now_us || now_us - c.issued_us >= g->cfg.cookie_lifetime_us))
+    bool fresh = c.issued_us <= now_us && now_us - c.issued_us < g->cfg.cookie_lifetime_us;
+    if (why == CONNECT_OK && !fresh)
         why = CONNECT_STALE_COOKIE;
     else if (why == CONNECT_OK && sealed && now_seconds >= c.expire_seconds)
         why = CONNECT_EXPIRED;
-    else if (why == CONNECT_OK && sealed && !connect_response_verify(data, size, c.client_to_server_key))
+    else if (why == CONNECT_OK && sealed &&
+             !connect_response_verify(data, size, c.client_to_server_key))
         why = CONNECT_FORGED;
     if (why == CONNECT_OK && sealed &&
         seal_keys_set(&admit->keys, c.server_to_client_key, c.client_to_server_key,

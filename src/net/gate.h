@@ -165,7 +165,8 @@ typedef struct gate_client_stats {
     uint64_t responses;         /* CHALLENGE_RESPONSEs written */
     uint64_t challenges;        /* CHALLENGEs taken */
     uint64_t ignored;           /* datagrams refused, forged ones included */
-    uint64_t forged;            /* of those: a seal that did not open, the wrong mode, a plain one not ours */
+    uint64_t forged;            /* of those: a seal that did not open, the wrong
+                                   mode, a plain one naming another client */
 } gate_client_stats;
 
 typedef struct gate_client {
