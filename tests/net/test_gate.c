@@ -7,7 +7,8 @@
  * and expired, altered, foreign or misaddressed tokens are refused and
  * counted by reason while an honest client still gets in; a copy of a
  * response admits the same client again and a caller that checks the id
- * keeps one; forged and old denials do not end a handshake; the client
+ * keeps one; forged and old denials do not end a handshake, and nothing
+ * restarts or ends a connected client; the client
  * retries on its period and times out; the plain messages are the bytes
  * of docs/PROTOCOL.md's "handshake" vectors.
  */
@@ -713,6 +714,39 @@ static void test_a_copy_of_an_older_challenge_does_not_replace_the_cookie(void *
     assert_memory_equal(held, c.cookie, sizeof held);
 }
 
+static void test_a_connected_client_ignores_handshake_messages(void **state)
+{
+    (void)state;
+    bool sealed = tempo_secure_available();
+    gate_server g;
+    gate_client c;
+    server_up(&g, sealed);
+    uint8_t token[TEMPO_TOKEN_SIZE];
+    if (sealed)
+        make_token(token, backend_key, PROTOCOL, &server_addr, NOW_S + 30);
+    client_up(&c, sealed ? token : NULL, T0);
+    wire req = client_sends(&c, T0), ch, den, reply;
+    gate_admit admit;
+    assert_int_equal(to_server(&g, T0, &client_addr, &req, &ch, &admit), GATE_REPLY);
+    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, ch.buf, ch.size),
+                     GATE_CLIENT_CHALLENGED);
+    wire resp = client_sends(&c, T0);
+    assert_int_equal(to_server(&g, T0, &client_addr, &resp, &reply, &admit), GATE_ADMIT);
+    den.size = (size_t)gate_server_deny(&g, &admit, den.buf, sizeof den.buf);
+    assert_int_equal(gate_client_connected(&c), TEMPO_OK);
+    /* a fresher challenge (a late copy of a request answered) and a
+     * genuine denial: neither restarts nor ends the connection */
+    assert_int_equal(to_server(&g, T0, &client_addr, &req, &ch, &admit), GATE_REPLY);
+    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, ch.buf, ch.size),
+                     GATE_CLIENT_NOTHING);
+    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, den.buf, den.size),
+                     GATE_CLIENT_NOTHING);
+    assert_int_equal(gate_client_update(&c, T0), GATE_CLIENT_CONNECTED);
+    assert_int_equal(c.stats.ignored, 2);
+    assert_int_equal(gate_client_connected(&c), TEMPO_E_STATE);
+    seal_keys_wipe(&admit.keys);
+}
+
 /* ---- the client's clock ---------------------------------------------- */
 
 static void test_the_client_retries_on_its_period_and_times_out(void **state)
@@ -905,6 +939,7 @@ int main(void)
         cmocka_unit_test(test_a_full_server_denies_and_the_client_gives_up),
         cmocka_unit_test(test_forged_or_old_denials_do_not_end_a_handshake),
         cmocka_unit_test(test_a_copy_of_an_older_challenge_does_not_replace_the_cookie),
+        cmocka_unit_test(test_a_connected_client_ignores_handshake_messages),
         cmocka_unit_test(test_the_client_retries_on_its_period_and_times_out),
         cmocka_unit_test(test_a_challenged_client_retries_its_response_then_times_out),
         cmocka_unit_test(test_init_refuses_what_it_cannot_use),
