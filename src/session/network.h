@@ -69,7 +69,8 @@ typedef struct p2p_peer {
     int32_t sum_sent_max;      /* newest check frame of ours ever sent to it */
     uint64_t sum_timer_us;     /* when the oldest unacknowledged one was last sent */
 
-    /* disconnect gossip it sent us */
+    /* disconnect gossip it sent us: the drops it claims, those we believe */
+    uint8_t claim_mask;
     uint8_t gossip_mask;
     int32_t gossip_have[TEMPO_MAX_PLAYERS];
 

@@ -12,7 +12,10 @@
  * disconnect_notify_ms, or lost): a claim about a machine whose
  * authenticated traffic still reaches us, or about one of our own players,
  * is ignored and counted (claims_ignored), so one participant cannot make
- * the others drop a third. A drop that stays pending for the disconnect
+ * the others drop a third. Two machines that accuse each other while we
+ * hear both (the link between them is down) are told apart by their lowest
+ * player: the lower one's claim is believed, so every third machine keeps
+ * the same one. A drop that stays pending for the disconnect
  * timeout because some survivor keeps hearing the player and never reports
  * it drops that survivor instead: the machine that lost contact with a
  * peer everyone else hears is the one that leaves the match. Once every live surviving
@@ -79,25 +82,33 @@ void p2p_restart_drops(tempo_p2p *n)
         }
 }
 
-/* Whether we can believe that player x is gone: we already drop it, or
- * its machine is lost or silent to us too. Our own players are here. */
-static bool drop_believable(const tempo_p2p *n, int x)
+/* Whether we believe peer e's claim that player x is gone: we already drop
+ * it, or its machine is lost or silent to us too, or the two machines
+ * accuse each other (a link between them is down) and x's machine is the
+ * one whose lowest player is higher: every third machine keeps the same one
+ * of the two. Our own players are here. */
+static bool drop_believable(const tempo_p2p *n, const p2p_peer *e, int x)
 {
     if (n->drop_state[x] != DROP_NONE)
         return true;
     int h = n->player_peer[x];
     if (h < 0)
         return false; /* one of ours */
-    const net_link *l = &n->peers[h].link;
-    return link_closed(l) || l->interrupted || !l->heard;
+    const p2p_peer *accused = &n->peers[h];
+    const net_link *l = &accused->link;
+    if (link_closed(l) || l->interrupted || !l->heard)
+        return true;
+    return (accused->claim_mask & e->players) != 0 &&
+           p2p_first_player(accused->players) > p2p_first_player(e->players);
 }
 
 void p2p_on_gossip(tempo_p2p *n, int peer, const tempo_msg_input *m)
 {
     p2p_peer *e = &n->peers[peer];
+    e->claim_mask = m->disconnected_mask;
     uint8_t mask = 0;
     for (int x = 0; x < n->cfg->num_players; x++)
-        if ((m->disconnected_mask & (1u << x)) && drop_believable(n, x))
+        if ((m->disconnected_mask & (1u << x)) && drop_believable(n, e, x))
             mask |= (uint8_t)(1u << x);
     if (mask != m->disconnected_mask)
         n->count.claims_ignored++;
