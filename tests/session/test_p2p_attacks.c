@@ -388,6 +388,37 @@ static void survivors_settle_a_real_drop_on_one_frame_while_an_insider_lies(void
     harness_free(&h);
 }
 
+/* The link between B and C goes dark for 4 s while A hears both: B and C
+ * accuse each other, A believes the accusation against the machine with
+ * the higher player (C), so A and B play on together with one drop frame,
+ * and C, which claimed B, ends cut off rather than splitting the match
+ * three ways. */
+static void mutual_accusation_is_settled_alike_by_the_third_machine(void **state)
+{
+    (void)state;
+    start_three(44);
+    harness_run(&h, 150, 60000000);
+    tempo_simnet_add_blackout(h.net, &h.peer[B].addr, &h.peer[C].addr, h.now_us, h.now_us + 4000000);
+    tempo_simnet_add_blackout(h.net, &h.peer[C].addr, &h.peer[B].addr, h.now_us, h.now_us + 4000000);
+    harness_run(&h, 900, 60000000);
+    assert_false(endpoint_of(A, B).disconnected);
+    assert_true(endpoint_of(A, C).disconnected);
+    assert_true(endpoint_of(B, C).disconnected);
+    assert_true(endpoint_of(C, A).disconnected && endpoint_of(C, B).disconnected);
+    assert_true(stats_of(A).claims_ignored > 0); /* C's claim against B */
+    for (int i = A; i <= B; i++) {
+        assert_int_equal(h.peer[i].disconnect_events, 1);
+        assert_int_equal(h.peer[i].desync_events, 0);
+    }
+    assert_int_equal(h.peer[A].s->net->sync->q[C].disconnect_frame,
+                     h.peer[B].s->net->sync->q[C].disconnect_frame);
+    h.peer[C].dead = true; /* alone now: compare the two that play on */
+    int32_t checked;
+    assert_true(harness_converged(&h, false, &checked));
+    assert_true(checked > 850);
+    harness_free(&h);
+}
+
 /* ---- inject ------------------------------------------------------------------------ */
 
 /* Inputs "from B" for frames B has not sent yet, made without B's key:
@@ -715,6 +746,7 @@ int main(void)
         cmocka_unit_test(insider_drop_claims_about_peers_still_heard_are_ignored),
         cmocka_unit_test(forged_drop_claims_are_refused_before_decoding),
         cmocka_unit_test(survivors_settle_a_real_drop_on_one_frame_while_an_insider_lies),
+        cmocka_unit_test(mutual_accusation_is_settled_alike_by_the_third_machine),
         cmocka_unit_test(forged_inputs_for_frames_not_sent_are_refused),
         cmocka_unit_test(insider_false_checksum_raises_one_desync_and_nothing_else),
         cmocka_unit_test(lying_checksum_cannot_hide_another_peers_real_desync),
