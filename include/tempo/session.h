@@ -204,8 +204,8 @@ typedef struct tempo_config {
 /* Fill cfg with defaults: 2 players, 4-byte input, max_prediction 16, every-
  * frame saving, no arena, default predictor, malloc, no log, desync checks
  * every 60 frames; network: session id 1, interrupted after 500 ms,
- * disconnected after 3000 ms, up to 32 spectators. Override fields, then
- * create a session. */
+ * disconnected after 3000 ms, no handshake timeout, up to 32 spectators.
+ * Override fields, then create a session. */
 TEMPO_API void tempo_config_default(tempo_config *cfg);
 
 /* ---- sessions --------------------------------------------------------- */

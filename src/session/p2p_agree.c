@@ -15,17 +15,17 @@
  * the others drop a third. Two machines that accuse each other while we
  * hear both (the link between them is down) are told apart by their lowest
  * player: the lower one's claim is believed, so every third machine keeps
- * the same one. A drop that stays pending for the disconnect
- * timeout because some survivor keeps hearing the player and never reports
- * it drops that survivor instead: the machine that lost contact with a
- * peer everyone else hears is the one that leaves the match. Once every live surviving
- * peer has reported since the round began, the drop is final at the largest
- * have of a live survivor (our own included): a frame someone alive can back
- * with real inputs. Peers holding fewer get the missing ones relayed by a
- * peer that has them, so no one rolls back into confirmed frames. Every
- * survivor computes the same frame: the peer with the largest have reports
- * it unchanged (relays only copy up to it), and everyone waits for its
- * report.
+ * the same one. A drop that stays pending for the disconnect timeout,
+ * because some survivor keeps hearing the player and never reports it,
+ * drops that survivor instead: the machine that lost contact with a peer
+ * everyone else hears is the one that leaves the match. Once every live
+ * surviving peer has reported since the round began, the drop is final at
+ * the largest have of a live survivor (our own included): a frame someone
+ * alive can back with real inputs. Peers holding fewer get the missing ones
+ * relayed by a peer that has them, so no one rolls back into confirmed
+ * frames. Every survivor computes the same frame: the peer with the largest
+ * have reports it unchanged (relays only copy up to it), and everyone waits
+ * for its report.
  *
  * When a survivor is lost, the round starts again: the frame may drop to
  * what the remaining survivors can back, which is safe, since nobody
@@ -51,8 +51,8 @@
  * P2P_SUM_LOG, never computed here, or the peer dropped) is counted as
  * missed, once, when that becomes known. A mismatch raises one DESYNC event
  * per frame and remote checksum: however many peers disagree with us alike,
- * one event; a peer sending another value (a liar) cannot hide them. Frames and acks no honest peer
- * sends are ignored and counted.
+ * one event, and a peer sending another value (a liar) cannot hide them.
+ * Frames and acks no honest peer sends are ignored and counted.
  */
 #include "session/network.h"
 

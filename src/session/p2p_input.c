@@ -10,10 +10,9 @@
  * a spectator, the confirmed-input log) is a lie, since no honest peer can
  * want the frame after one that does not exist yet: it is ignored and
  * counted, never clamped and believed, and the timing values of its
- * datagram are not used either.
- * The host serves spectators
- * from the engine's confirmed-input log (the last input_log_frames confirmed
- * frames of every player), so a spectator that falls behind never holds the
+ * datagram are not used either. The host serves spectators from the
+ * engine's confirmed-input log (the last input_log_frames confirmed frames
+ * of every player), so a spectator that falls behind never holds the
  * match's input queues.
  */
 #include "session/network.h"
