@@ -353,6 +353,7 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
         case TEMPO_EVENT_CONNECTED:
         case TEMPO_EVENT_SYNCHRONIZED:
         case TEMPO_EVENT_RESUMED:
+        case TEMPO_EVENT_HANDSHAKE_FAILED:
             fprintf(stderr, ": %s", who);
             break;
         case TEMPO_EVENT_SYNCHRONIZING:

@@ -86,6 +86,9 @@ tempo_result session_validate_config(const tempo_config *cfg)
         return TEMPO_E_INVALID_ARG;
     if (cfg->disconnect_notify_ms == 0 || cfg->disconnect_timeout_ms < cfg->disconnect_notify_ms)
         return TEMPO_E_INVALID_ARG;
+    if (cfg->handshake_timeout_ms != 0 &&
+        (cfg->handshake_timeout_ms < 1000u || cfg->handshake_timeout_ms > 3600000u))
+        return TEMPO_E_INVALID_ARG;
     const tempo_timesync_config *ts = &cfg->timesync;
     if (ts->method < TEMPO_TIMESYNC_INVERSUS || ts->method > TEMPO_TIMESYNC_NONE ||
         ts->window_frames < 0 || ts->window_frames > 256 || !(ts->lead_tolerance > 0.0) ||
