@@ -3,7 +3,7 @@
  * test_delta.c — the state delta coder: round trips over random states and
  * random sparse changes, exact sizes of unchanged and lightly changed
  * states, the worst case against delta_bound, the example of
- * docs/PROTOCOL.md byte for byte, every truncation and every single-byte
+ * docs/PROTOCOL.md and its vector lines byte for byte, both ways, every truncation and every single-byte
  * mutation of real encodings (buffers sized exactly, so ASan sees any
  * access outside), the sizes 0, 1 and 65536, and what the decoder refuses.
  *
@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "doc_vectors.h"
 #include "wire/delta.h"
 #include "tempo/rng.h"
 
@@ -179,6 +180,53 @@ static void the_protocol_example_is_what_the_encoder_writes(void **state)
     assert_memory_equal(out, expect, sizeof expect);
     assert_true(delta_decode(base, sizeof base, expect, sizeof expect, back));
     assert_memory_equal(back, cur, sizeof cur);
+}
+
+/* The "delta NAME HEX" lines of docs/PROTOCOL.md, encoded and decoded. */
+static void the_vectors_in_protocol_md_are_what_the_coder_writes_and_reads(void **state)
+{
+    (void)state;
+    FILE *f = fopen(TEMPO_SOURCE_DIR "/docs/PROTOCOL.md", "r");
+    assert_non_null(f);
+    char line[512], name[64];
+    const char *hex;
+    int seen = 0;
+    static uint8_t base[1000], cur[1000], back[1000];
+    while ((hex = doc_next(f, "delta", line, sizeof line, name)) != NULL) {
+        uint8_t want[64], got[64];
+        int len = from_hex(hex, want, sizeof want);
+        assert_true(len > 0);
+        size_t n;
+        memset(base, 0, sizeof base);
+        if (strcmp(name, "example") == 0) {
+            n = 64;
+            for (size_t i = 0; i < n; i++)
+                base[i] = (uint8_t)i;
+            memcpy(cur, base, n);
+            cur[10] = 0x1a, cur[11] = 0x0a, cur[40] = 0x29;
+        } else if (strcmp(name, "unchanged_1000") == 0) {
+            n = 1000;
+            for (size_t i = 0; i < n; i++)
+                base[i] = (uint8_t)(i * 13);
+            memcpy(cur, base, n);
+        } else if (strcmp(name, "changed_1") == 0) {
+            n = 1;
+            base[0] = 0x42, cur[0] = 0x43;
+        } else if (strcmp(name, "empty") == 0) {
+            n = 0;
+        } else {
+            fail_msg("unknown delta vector %s", name);
+            return;
+        }
+        assert_int_equal(delta_encode(base, cur, n, got, sizeof got), (size_t)len);
+        assert_memory_equal(got, want, (size_t)len);
+        assert_true(delta_decode(base, n, want, (size_t)len, back));
+        if (n > 0)
+            assert_memory_equal(back, cur, n);
+        seen++;
+    }
+    fclose(f);
+    assert_int_equal(seen, 4);
 }
 
 static void the_worst_case_stays_within_delta_bound(void **state)
@@ -444,6 +492,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(an_unchanged_state_costs_the_varint_of_its_size),
         cmocka_unit_test(a_few_changed_fields_cost_their_bytes_and_two_per_field),
         cmocka_unit_test(the_protocol_example_is_what_the_encoder_writes),
+        cmocka_unit_test(the_vectors_in_protocol_md_are_what_the_coder_writes_and_reads),
         cmocka_unit_test(the_worst_case_stays_within_delta_bound),
         cmocka_unit_test(a_small_buffer_gives_zero_and_the_exact_one_fits),
         cmocka_unit_test(every_truncation_of_an_encoding_is_refused),
