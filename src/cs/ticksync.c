@@ -158,7 +158,7 @@ double cs_ticksync_predicted_error(const cs_ticksync *ts)
 static double recent_error(const cs_ticksync *ts)
 {
     int n = ts->reports_held < SNAP_REPORTS ? ts->reports_held : SNAP_REPORTS, w = ts->cfg.window;
-    double v[SNAP_REPORTS];
+    double v[SNAP_REPORTS] = {0.0, 0.0, 0.0};
     for (int i = 0; i < n; i++)
         v[i] = ts->window[(ts->next_slot - 1 - i + w) % w];
     double m = v[0];
