@@ -51,6 +51,7 @@ typedef struct model_result {
     double margin;
     int64_t settled_at_us; /* from here on, every half second's mean earliness is within 0.5 of margin */
     double final_mean;     /* mean earliness over the last second */
+    double lowest, highest; /* of the half seconds' means */
     uint64_t trace;        /* hash of every tick's length and every snap */
 } model_result;
 
@@ -190,6 +191,14 @@ static void run_model(const model_config *m, model_result *r)
     /* settled: the first half second from which every half second is within 0.5 tick */
     int halves = (int)(m->duration_us / 500000);
     r->settled_at_us = NEVER;
+    r->lowest = 1e9, r->highest = -1e9;
+    for (int s = 0; s < halves; s++) {
+        if (half_n[s] == 0)
+            continue;
+        double mean = half_sum[s] / half_n[s];
+        r->lowest = mean < r->lowest ? mean : r->lowest;
+        r->highest = mean > r->highest ? mean : r->highest;
+    }
     for (int s = halves - 1; s >= 0; s--) {
         double mean = half_n[s] ? half_sum[s] / half_n[s] : 1e9;
         if (mean - r->margin > 0.5 || mean - r->margin < -0.5)
@@ -208,8 +217,10 @@ static model_config base_model(void)
 
 static void print_result(const char *name, const model_result *r)
 {
-    printf("%s: margin %.3f settled at %lld us, final mean %.3f, max |dilation| %.4f, snaps %d:",
-           name, r->margin, (long long)r->settled_at_us, r->final_mean, r->max_abs_dilation, r->snaps);
+    printf("%s: margin %.3f settled at %lld us, final mean %.3f (half seconds %.3f..%.3f), "
+           "max |dilation| %.4f, snaps %d:",
+           name, r->margin, (long long)r->settled_at_us, r->final_mean, r->lowest, r->highest,
+           r->max_abs_dilation, r->snaps);
     for (int i = 0; i < r->snaps; i++)
         printf(" %+d at %lld us", r->snap[i], (long long)r->snap_at_us[i]);
     printf("; trace %016llx\n", (unsigned long long)r->trace);
@@ -256,6 +267,30 @@ static void a_start_within_the_snap_threshold_is_steered_by_dilation_alone(void 
     /* 4 ticks at 3 ticks per second at most, plus the first reports' round trip */
     assert_int_equal(r.settled_at_us, 2000000);
     assert_true(r.max_abs_dilation > 0.049);
+}
+
+static void a_long_round_trip_converges_without_overshoot(void **state)
+{
+    (void)state;
+    /* 300 ms round trip, reports every tick: D is about 18 ticks, where a
+     * controller on raw reports would need a gain below 0.02 per tick */
+    for (int off = -7; off <= 7; off += 14) {
+        model_config m = base_model();
+        m.owd_us = 150000;
+        m.report_every = 1;
+        m.start_offset = off;
+        model_result r;
+        run_model(&m, &r);
+        print_result(off < 0 ? "300 ms, 7 late" : "300 ms, 7 early", &r);
+        assert_int_equal(r.snaps, 0);
+        assert_true(r.settled_at_us <= 3500000);
+        /* never past the margin by more than half a tick on the other side */
+        if (off < 0)
+            assert_true(r.highest - r.margin < 0.5);
+        else
+            assert_true(r.lowest - r.margin > -0.5);
+        assert_true(r.final_mean - r.margin < 0.5 && r.final_mean - r.margin > -0.5);
+    }
 }
 
 static void the_dilation_never_leaves_its_bound(void **state)
@@ -392,6 +427,7 @@ int main(void)
         cmocka_unit_test(a_start_10_ticks_late_converges_within_3_seconds),
         cmocka_unit_test(a_start_10_ticks_early_converges_within_3_seconds),
         cmocka_unit_test(a_start_within_the_snap_threshold_is_steered_by_dilation_alone),
+        cmocka_unit_test(a_long_round_trip_converges_without_overshoot),
         cmocka_unit_test(the_dilation_never_leaves_its_bound),
         cmocka_unit_test(no_snap_after_settling_without_a_hitch),
         cmocka_unit_test(a_hitch_of_20_ticks_causes_one_snap),
