@@ -14,6 +14,11 @@
  * once by a snap: run k extra ticks, or let k tick periods pass without a
  * tick. Pure arithmetic: no clock, no allocation; the struct is the whole
  * state. The method and its numbers are in ticksync.c.
+ *
+ * What the server should report: the mean earliness of the inputs that
+ * arrived since its previous report, and nothing before the first input
+ * arrives. A longer smoothing (an exponential average) still converges,
+ * but the client sees a hitch later and may leave part of it to dilation.
  */
 #ifndef TEMPO_CS_TICKSYNC_H
 #define TEMPO_CS_TICKSYNC_H
