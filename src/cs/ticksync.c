@@ -65,7 +65,8 @@
 #define JITTER_FACTOR 2.0  /* margin per tick of jitter */
 #define GAIN_SECONDS 0.5   /* time constant of the dilation loop */
 #define SNAP_REPORTS 3     /* a snap goes by the median of this many newest reports */
-#define LIMIT 1e6          /* reports and measurements beyond this are not numbers we use */
+#define LIMIT 1e6          /* measurements beyond this are not numbers we use */
+#define BELIEVABLE_S 10.0  /* reports beyond this many seconds of ticks are ignored */
 
 static double clampd(double v, double lo, double hi)
 {
@@ -111,7 +112,8 @@ static uint64_t visible_delay(const cs_ticksync *ts)
 
 void cs_ticksync_on_report(cs_ticksync *ts, double earliness_ticks)
 {
-    if (!(earliness_ticks > -LIMIT && earliness_ticks < LIMIT))
+    double most = BELIEVABLE_S * ts->cfg.frames_per_second;
+    if (!(earliness_ticks >= -most && earliness_ticks <= most)) /* also NaN */
         return;
     if (ts->reports > 0)
         ts->report_interval += ((double)(ts->tick - ts->last_report_tick) - ts->report_interval) / 8;
@@ -188,7 +190,7 @@ int cs_ticksync_update(cs_ticksync *ts)
     if (ts->reports_held >= needed && ts->tick >= ts->hold_until) {
         double spread, r = recent_error(ts, &spread), e = cs_ticksync_predicted_error(ts);
         if ((r > c->snap_ticks || r < -c->snap_ticks) && spread <= 1.0 + ts->jitter_ticks) {
-            snap = (int)(r < 0 ? -r + 0.5 : -(r + 0.5)); /* -round(r); |r| < 2 LIMIT */
+            snap = (int)(r < 0 ? -r + 0.5 : -(r + 0.5)); /* -round(r); |r| is about 10 s of ticks at most */
             ts->applied += snap;
             ts->snaps++;
             /* reports from before the snap may describe a world it has changed */

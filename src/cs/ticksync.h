@@ -63,7 +63,8 @@ void cs_ticksync_config_default(cs_ticksync_config *cfg);
 void cs_ticksync_init(cs_ticksync *ts, const cs_ticksync_config *cfg);
 
 /* A report from the server: its smoothed earliness of our inputs, in ticks
- * (may be negative = late). Non-finite values are ignored. */
+ * (may be negative = late). Values beyond +-10 seconds of ticks (so a snap
+ * is never longer than that) and non-finite ones are ignored. */
 void cs_ticksync_on_report(cs_ticksync *ts, double earliness_ticks);
 
 /* The link's measurements, updated as they change: round-trip time and

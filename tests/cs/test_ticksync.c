@@ -431,7 +431,7 @@ static void the_same_seed_gives_the_same_run(void **state)
     assert_int_not_equal(a.trace, c.trace);
 }
 
-static void tick_length_follows_the_dilation(void **state)
+static void tick_length_follows_the_dilation_and_reports_are_checked(void **state)
 {
     (void)state;
     cs_ticksync ts;
@@ -448,9 +448,20 @@ static void tick_length_follows_the_dilation(void **state)
     assert_float_equal(cs_ticksync_error(&ts), 2.0, 1e-12);
     assert_float_equal(cs_ticksync_dilation(&ts), 0.05, 1e-12);
     assert_int_equal(cs_ticksync_tick_us(&ts), 17500);
-    /* a NaN report is ignored */
+    /* a NaN report is ignored, and so is one beyond 10 s of ticks */
     cs_ticksync_on_report(&ts, NAN);
     assert_float_equal(cs_ticksync_error(&ts), 2.0, 1e-12);
+    for (int i = 0; i < 3; i++) {
+        cs_ticksync_on_report(&ts, 601.0);
+        cs_ticksync_on_report(&ts, -601.0);
+        assert_int_equal(cs_ticksync_update(&ts), 0);
+    }
+    assert_float_equal(cs_ticksync_error(&ts), 2.0, 1e-12);
+    /* 600 is believable, and snaps */
+    for (int i = 0; i < 3; i++)
+        cs_ticksync_on_report(&ts, 600.0);
+    assert_true(cs_ticksync_update(&ts) < -590);
+    assert_int_equal(cs_ticksync_snaps(&ts), 1);
 }
 
 int main(void)
@@ -466,7 +477,7 @@ int main(void)
         cmocka_unit_test(a_hitch_of_20_ticks_causes_one_snap),
         cmocka_unit_test(margin_rises_with_jitter_and_loss),
         cmocka_unit_test(the_same_seed_gives_the_same_run),
-        cmocka_unit_test(tick_length_follows_the_dilation),
+        cmocka_unit_test(tick_length_follows_the_dilation_and_reports_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
