@@ -19,7 +19,8 @@
  *                  true position at the render time. Added delay: server
  *                  time minus render time.
  *   reckoning      tempo_reckon, first and second order, each with snap,
- *                  blend and plan corrections (100 ms); an update is valid
+ *                  blend and plan corrections (100 ms, or longer so a
+ *                  correction adds at most 3 m/s); an update is valid
  *                  at its tick's server time, put on the client's clock
  *                  with the smallest transit seen (so a snapshot a jitter
  *                  spike delayed is known to be old).
@@ -346,6 +347,8 @@ static bool run_view(const sim_options *o, const view_variant *v, const tempo_li
         rc.dims = 2;
         rc.order = v->order;
         rc.correction = v->correction;
+        /* a correction may add at most half the bots' top speed */
+        rc.max_correct_speed = (uint32_t)(V_SPEED / 2 * V_UNIT);
         ok = tempo_reckon_init(&c->rk[i], &rc) == TEMPO_OK;
     }
     size_t max_samples = (size_t)(o->frames + 2) * V_BOTS;
