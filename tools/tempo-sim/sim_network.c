@@ -176,6 +176,8 @@ int sim_network(const sim_options *o)
         return code;
     if (o->compare != SIM_COMPARE_NONE)
         return sim_compare_run(o);
+    if (o->attack > 0)
+        return sim_attack(o);
 
     bool want_timeline = o->report_path || o->csv_path;
     sim_timeline tl;

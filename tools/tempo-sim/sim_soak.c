@@ -158,6 +158,8 @@ static bool check_machines(const sim_options *o, const sim_result *r, char *why,
 bool sim_soak_check(const sim_options *o, const sim_result *r, char *why, size_t size)
 {
     why[0] = '\0';
+    if (sim_security_failed(o, r, why, size))
+        return false;
     if (!r->converged) {
         snprintf(why, size, "did not converge: %s", r->problem);
         return false;
