@@ -11,6 +11,8 @@ FUZZ_DIR    ?= build/fuzz
 WINDOWS_DIR ?= build/windows
 FUZZ_SECONDS ?= 60
 SOAK_COUNT  ?= 2000
+ATTACK_COUNT ?= 1000000
+ATTACK_SEED ?= 1
 CC_ASAN     ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo gcc)
 
 CMAKE_QUIET = -Wno-dev --log-level=WARNING
@@ -26,7 +28,7 @@ define run_tests
 endef
 SHELL := /bin/bash
 
-.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak bootstrap release dist clean
+.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak attack bootstrap release dist clean
 
 all: release
 
@@ -74,6 +76,11 @@ bench: release
 SOAK_SEED   ?= 1
 soak: release
 	@$(RELEASE_DIR)/tools/tempo-sim/tempo-sim --soak $(SOAK_COUNT) --seed $(SOAK_SEED)
+
+# A million forged, mutated and replayed datagrams at a sealed match: what
+# got in (nothing), whether the match noticed, and how long it took.
+attack: release
+	@$(RELEASE_DIR)/tools/tempo-sim/tempo-sim --attack $(ATTACK_COUNT) --seed $(ATTACK_SEED)
 
 # Fuzz the wire format, the session behind it and the replay reader:
 # libFuzzer builds (clang, ASan + UBSan) in $(FUZZ_DIR), seeded with the

@@ -40,6 +40,10 @@ int sim_attack(const sim_options *o)
     const sim_security *sec = &r->security;
     char why[200];
     bool failed = sim_security_failed(o, r, why, sizeof why);
+    if (!failed && sec->hostile.sent != (uint64_t)o->attack) {
+        failed = true;
+        snprintf(why, sizeof why, "only %" PRIu64 " of %d datagrams were sent", sec->hostile.sent, o->attack);
+    }
     if (!o->quiet) {
         char desc[768];
         sim_describe(o, desc, sizeof desc);
@@ -70,7 +74,7 @@ int sim_attack(const sim_options *o)
         fprintf(stderr, "tempo-sim: cannot write %s\n", o->json_path);
         code = SIM_EXIT_USAGE;
     }
-    if (code == SIM_EXIT_OK && (failed || (uint64_t)o->attack != sec->hostile.sent))
+    if (code == SIM_EXIT_OK && failed)
         code = SIM_EXIT_MISMATCH;
     free(r);
     return code;

@@ -155,7 +155,10 @@ static void put_hostiles(FILE *f, const sim_options *o)
         if (kind == SIM_HOSTILE_ONPATH)
             fprintf(f, " %d-%d", h->a, h->b);
         fputs(" rate ", f);
-        put_double(f, h->rate);
+        if (h->rate == (double)(int64_t)h->rate) /* whole: 1000, not 1e+03 */
+            fprintf(f, "%" PRId64, (int64_t)h->rate);
+        else
+            put_double(f, h->rate);
         fputs(" from ", f);
         put_span(f, h->from_us);
         fputs(" to ", f);
