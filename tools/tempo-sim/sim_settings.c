@@ -552,6 +552,7 @@ void sim_settings_help(FILE *f)
           "       tempo-sim --scenario FILE [options] the match a scenario file describes\n"
           "       tempo-sim --soak N [--seed S]       N random matches, each checked\n"
           "       tempo-sim --synctest [options]      the arena under a synctest session\n"
+          "       tempo-sim --attack N [options]      N forged datagrams at a sealed match: what got in\n"
           "\n"
           "Network match: every peer runs the arena with bots for its players, over a simulated\n"
           "network, in virtual time, each machine on its own clock; tempo-sim measures from outside\n"
