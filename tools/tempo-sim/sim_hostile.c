@@ -134,7 +134,7 @@ static bool from_dropped_machine(const reader *r, const tempo_address *from)
 {
     for (int j = 0; j < r->h->nmach; j++) {
         const sim_machine *x = r->h->rd[j]->m;
-        if (x == r->m || x->spectator || !tempo_address_equal(&x->addr, from))
+        if (!x || x == r->m || x->spectator || !tempo_address_equal(&x->addr, from))
             continue;
         tempo_endpoint_stats es;
         return tempo_session_get_endpoint_stats(r->m->s, x->first_player, &es) == TEMPO_OK && es.disconnected;
