@@ -147,6 +147,10 @@ hostile() { # hostile <name> <hostile datagrams sent, or - if it depends on the 
     counts_add_up "$1 (honest)" "$honest"
     [ "$2" = - ] || [ "$(echo "$all" | num sent)" -eq "$2" ] || fail "$1: $(echo "$all" | num sent) sent, not $2"
     [ "$(echo "$all" | num sent)" -gt 0 ] || fail "$1: nothing hostile was sent"
+    seal=$(block "$j" seal "  ")
+    [ "$(echo "$seal" | num sealed_datagrams)" -eq "$(echo "$seal" | num datagrams)" ] || fail "$1: not every datagram sealed"
+    [ "$(echo "$seal" | num overhead_bytes)" -eq $((16 * $(echo "$seal" | num datagrams))) ] ||
+        fail "$1: the tags are not 16 bytes a datagram"
     total=$(echo "$h" | num dropped_between_reads)
     for v in $(drops_of "$all") $(drops_of "$honest"); do total=$((total + v)); done
     [ "$total" -eq "$(echo "$h" | num drop_counters)" ] || fail "$1: drop counters $(echo "$h" | num drop_counters) != $total"

@@ -67,6 +67,7 @@ typedef struct sim_security {
     bool sealed;             /* the sessions had a match key */
     bool seal_unavailable;   /* sealing was asked for, but this build has no libsodium */
     uint64_t datagrams, bytes; /* every machine's, the match part */
+    uint64_t sealed_datagrams; /* of those, the ones whose header says sealed */
     uint64_t overhead_bytes; /* the tags: 16 bytes a sealed datagram */
     int num_actors;
     sim_actor_result actor[SIM_MAX_ACTORS];
@@ -102,6 +103,9 @@ void sim_hostile_finish(sim_hostile_run *h, struct sim_match *mt, struct sim_res
 
 /* ---- sim_security.c ----------------------------------------------------------------- */
 
+/* Whether a datagram a machine sends is a well-formed sealed one (its
+ * header says so and it has room for the tag). */
+bool sim_security_sealed_datagram(const uint8_t *data, size_t size);
 /* Whether the match runs sealed: asked for and available. */
 bool sim_security_sealed(const sim_options *o);
 /* The match key of a sealed run, drawn from the seed (never all zero). */

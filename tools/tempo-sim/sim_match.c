@@ -61,6 +61,7 @@ static int counted_send(void *ctx, const tempo_address *to, const uint8_t *data,
     if (!m->dead && m->m.end_vt == 0) {
         m->m.bytes_sent += size;
         m->m.packets_sent++;
+        m->m.sealed_sent += sim_security_sealed_datagram(data, size);
     }
     return m->net.send(m->net.ctx, to, data, size);
 }

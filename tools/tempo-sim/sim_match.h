@@ -80,6 +80,7 @@ typedef struct sim_measure {
     double skew_integral;    /* frames x microseconds, after warm-up */
     double skew_time;        /* microseconds integrated */
     uint64_t bytes_sent, packets_sent; /* datagrams handed to the network */
+    uint64_t sealed_sent;    /* of those, datagrams whose header says sealed */
     uint64_t end_vt;         /* when the match part ended for this machine */
     int32_t first_desync_frame;
     uint64_t desync_events;

@@ -7,9 +7,9 @@
  * JSON.
  *
  * The overhead is measured on what the machines handed to the network in
- * the match part (sim_measure's counts): a sealed datagram carries a 16-byte
- * tag its plain form would not, so the tags are 16 bytes times the
- * datagrams. Everything printed comes from sim_result.security, so the three
+ * the match part (counted in sim_match.c's transport): a datagram whose
+ * header says sealed carries a 16-byte tag its plain form would not, so the
+ * tags are 16 bytes times those datagrams. Everything printed comes from sim_result.security, so the three
  * outputs agree.
  */
 #include <inttypes.h>
@@ -17,8 +17,15 @@
 
 #include "sim_match.h"
 #include "tempo/secure.h"
+#include "wire/packet.h"
 
 #define TAG_BYTES 16u /* the AEAD tag of a sealed datagram (docs/PROTOCOL.md) */
+
+bool sim_security_sealed_datagram(const uint8_t *data, size_t size)
+{
+    tempo_packet_view v;
+    return packet_read(data, size, &v, NULL) == TEMPO_OK && v.h.sealed;
+}
 
 bool sim_security_sealed(const sim_options *o)
 {
@@ -90,8 +97,9 @@ void sim_security_finish(sim_match *mt, sim_result *out)
     for (int i = 0; i < mt->nmach; i++) {
         sec->datagrams += mt->mach[i]->m.packets_sent;
         sec->bytes += mt->mach[i]->m.bytes_sent;
+        sec->sealed_datagrams += mt->mach[i]->m.sealed_sent;
     }
-    sec->overhead_bytes = sec->sealed ? sec->datagrams * TAG_BYTES : 0;
+    sec->overhead_bytes = sec->sealed_datagrams * TAG_BYTES;
     sec->honest_drops = honest_drops(mt);
     sec->disturbed = sec->num_actors > 0 && (out->desyncs > 0 || sec->honest_drops > 0 || !out->converged);
 }
@@ -121,8 +129,9 @@ static void sealing_line(FILE *f, const sim_security *sec)
 {
     if (sec->sealed)
         fprintf(f, "sealing: on - every datagram authenticated and encrypted (a match key drawn from the seed);\n"
-                   "  %" PRIu64 " datagrams, %" PRIu64 " bytes, of which %" PRIu64 " (%.1f%%) are the 16-byte tags\n",
-                sec->datagrams, sec->bytes, sec->overhead_bytes,
+                   "  %" PRIu64 " datagrams (%" PRIu64 " sealed), %" PRIu64 " bytes, of which %" PRIu64
+                   " (%.1f%%) are the 16-byte tags\n",
+                sec->datagrams, sec->sealed_datagrams, sec->bytes, sec->overhead_bytes,
                 sec->bytes ? 100.0 * (double)sec->overhead_bytes / (double)sec->bytes : 0.0);
     else
         fprintf(f, "sealing: off - %s; %" PRIu64 " datagrams, %" PRIu64 " bytes, no tags\n",
@@ -217,9 +226,9 @@ void sim_security_html(FILE *f, const sim_options *o, const sim_result *r)
     const sim_security *sec = &r->security;
     if (sec->sealed)
         fprintf(f, "<p class=\"facts\">Sealed: every datagram authenticated and encrypted (a match key drawn "
-                   "from the seed) &#183; %" PRIu64 " datagrams, %" PRIu64 " bytes &#183; tags %" PRIu64
-                   " bytes (%.1f%%)</p>\n",
-                sec->datagrams, sec->bytes, sec->overhead_bytes,
+                   "from the seed) &#183; %" PRIu64 " datagrams (%" PRIu64 " sealed), %" PRIu64
+                   " bytes &#183; tags %" PRIu64 " bytes (%.1f%%)</p>\n",
+                sec->datagrams, sec->sealed_datagrams, sec->bytes, sec->overhead_bytes,
                 sec->bytes ? 100.0 * (double)sec->overhead_bytes / (double)sec->bytes : 0.0);
     else
         fprintf(f, "<p class=\"facts\">Not sealed: %s &#183; %" PRIu64 " datagrams, %" PRIu64 " bytes</p>\n",
@@ -284,6 +293,7 @@ void sim_security_json(sim_json *j, const sim_options *o, const sim_result *r)
     sim_json_begin_object(j, "seal");
     sim_json_bool(j, "unavailable", sec->seal_unavailable);
     sim_json_uint(j, "datagrams", sec->datagrams);
+    sim_json_uint(j, "sealed_datagrams", sec->sealed_datagrams);
     sim_json_uint(j, "bytes", sec->bytes);
     sim_json_uint(j, "overhead_bytes", sec->overhead_bytes);
     sim_json_double(j, "overhead_pct", sec->bytes ? 100.0 * (double)sec->overhead_bytes / (double)sec->bytes : 0.0);
