@@ -406,6 +406,11 @@ typedef struct tempo_request {
     /* ADVANCE: true when this frame is being resimulated by a rollback (mute
      * one-shot effects such as sounds that already played). */
     bool resimulating;
+    /* LOAD from outside (a client-server client, client.h): state_size bytes
+     * of state to load as the state of `frame`, owned by tempo and valid
+     * until the next call on it; slot is -1. NULL for every other request. */
+    const uint8_t *state;
+    size_t state_size;
 } tempo_request;
 
 typedef enum tempo_tick_status {

@@ -4,8 +4,10 @@
  *
  * It includes every public header: base.h (results, hooks, checksum),
  * transport.h (addresses, the datagram interface), rng.h, session.h (the
- * session API), replay.h (replay files), udp.h and simnet.h (two
- * transports), secure.h (connect tokens and keys).
+ * session API), effects.h (sounds under rollback), server.h and client.h
+ * (the client-server roles), replay.h
+ * (replay files), udp.h and simnet.h (two transports), secure.h (connect
+ * tokens and keys).
  *
  * The game owns the loop. Each tick it hands tempo the time and its local
  * input; tempo answers with an ordered list of requests (SAVE, LOAD, ADVANCE)
@@ -47,6 +49,9 @@
 #include "tempo/rng.h"
 #include "tempo/transport.h"
 #include "tempo/session.h"
+#include "tempo/server.h"
+#include "tempo/client.h"
+#include "tempo/effects.h"
 #include "tempo/replay.h"
 #include "tempo/simnet.h"
 #include "tempo/udp.h"

@@ -279,6 +279,15 @@ tempo_result tempo_session_replay_seek(tempo_session *s, int32_t frame, const vo
     return replay_play_seek(s->backend, frame, state, size, state_frame);
 }
 
+tempo_result tempo_session_replay_set_speed(tempo_session *s, int speed_q8)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (s->ops != &session_replay_ops)
+        return TEMPO_E_UNSUPPORTED;
+    return replay_play_set_speed(s->backend, speed_q8);
+}
+
 void tempo_session_destroy(tempo_session *s)
 {
     if (!s)

@@ -43,7 +43,10 @@ typedef enum sim_compare {
     SIM_COMPARE_NONE = 0,
     SIM_COMPARE_TIMESYNC,   /* once per time sync method */
     SIM_COMPARE_INPUT_DELAY, /* delays 0..4 and auto */
-    SIM_COMPARE_MAX_PREDICTION /* prediction windows 4..24 frames */
+    SIM_COMPARE_MAX_PREDICTION, /* prediction windows 4..24 frames */
+    SIM_COMPARE_INTERPOLATION, /* playout delays: fixed 2 ticks, Pongbat, adaptive (sim_view.c) */
+    SIM_COMPARE_RECKONING,     /* dead reckoning orders and corrections (sim_view.c) */
+    SIM_COMPARE_LAGCOMP        /* lag compensation on and off at 50/100/150 ms (sim_view.c) */
 } sim_compare;
 
 /* A fault at a machine's frame: --hiccup PEER@FRAME:MS, --drop-peer PEER@FRAME. */
@@ -160,6 +163,8 @@ int sim_soak(const sim_options *o);
  * validate what needs the machine count, run, print, write the files.
  * Returns the exit code. */
 int sim_network(const sim_options *o);
+/* --compare interpolation | reckoning | lagcomp (sim_view.c). */
+int sim_view_compare(const sim_options *o);
 
 /* The peer hosting player p (the scenario's split, or p / local_per_peer). */
 int sim_player_peer(const sim_options *o, int player);

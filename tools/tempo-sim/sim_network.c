@@ -173,6 +173,8 @@ static bool write_report(const sim_options *o, const sim_result *r, const sim_ti
 
 int sim_network(const sim_options *o)
 {
+    if (o->compare >= SIM_COMPARE_INTERPOLATION)
+        return sim_view_compare(o);
     int code = validate(o);
     if (code != SIM_EXIT_OK)
         return code;

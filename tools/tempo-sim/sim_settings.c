@@ -37,9 +37,11 @@ static const char *const save_names[] = {"every", "sparse", NULL};
 static const int save_values[] = {TEMPO_SAVE_EVERY_FRAME, TEMPO_SAVE_SPARSE};
 static const char *const seal_names[] = {"on", "off", NULL};
 static const int seal_values[] = {1, 0};
-static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction", NULL};
+static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction",
+                                            "interpolation", "reckoning", "lagcomp", NULL};
 static const int compare_values[] = {SIM_COMPARE_TIMESYNC, SIM_COMPARE_INPUT_DELAY,
-                                     SIM_COMPARE_MAX_PREDICTION};
+                                     SIM_COMPARE_MAX_PREDICTION, SIM_COMPARE_INTERPOLATION,
+                                     SIM_COMPARE_RECKONING, SIM_COMPARE_LAGCOMP};
 
 #define MATCH "match"
 #define NETWORK "network"
