@@ -45,7 +45,7 @@ save-policy --save-policy save-policy enum every sparse - no-such-save-policy
 desync-interval --desync-interval desync-interval int 0 100000 -1 100001
 desync-at --desync-at desync-at frame 0 2147483647 -1 2147483648
 seal --seal seal enum on off - no-such-seal
-compare --compare - enum timesync max-prediction - no-such-compare
+compare --compare - enum timesync lagcomp - no-such-compare
 check-distance --check-distance - int 1 64 0 65
 nondeterministic-at --nondeterministic-at - int 0 2147483647 -1 2147483648
 synctest --synctest - flag - - - -
