@@ -11,6 +11,8 @@ FUZZ_DIR    ?= build/fuzz
 WINDOWS_DIR ?= build/windows
 FUZZ_SECONDS ?= 60
 SOAK_COUNT  ?= 2000
+ATTACK_COUNT ?= 1000000
+ATTACK_SEED ?= 1
 CC_ASAN     ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo gcc)
 
 CMAKE_QUIET = -Wno-dev --log-level=WARNING
@@ -26,7 +28,7 @@ define run_tests
 endef
 SHELL := /bin/bash
 
-.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak flood bootstrap release dist clean
+.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak attack flood bootstrap release dist clean
 
 all: release
 
@@ -81,6 +83,11 @@ soak: release
 FLOOD_ARGS = $(RELEASE_DIR)/examples/arena/tempo-arena $(RELEASE_DIR)/tools/tempo-flood/tempo-flood $(RELEASE_DIR)/arena_flood
 flood: release
 	@sh tests/arena_flood.sh $(FLOOD_ARGS)
+
+# A million forged, mutated and replayed datagrams at a sealed match: what
+# got in (nothing), whether the match noticed, and how long it took.
+attack: release
+	@$(RELEASE_DIR)/tools/tempo-sim/tempo-sim --attack $(ATTACK_COUNT) --seed $(ATTACK_SEED)
 
 # Fuzz the wire format, the session behind it and the replay reader:
 # libFuzzer builds (clang, ASan + UBSan) in $(FUZZ_DIR), seeded with the

@@ -30,6 +30,7 @@
 #define SIM_MAX_FAULTS 16    /* --hiccup and --drop-peer entries, each */
 #define SIM_MAX_LINKS 48     /* link entries: every pair of 9 machines, and more */
 #define SIM_MAX_BLACKOUTS 16 /* each takes two of simnet's 64 windows; drops take 2 each */
+#define SIM_MAX_HOSTILES 8   /* spoofer, onpath and handshake-flood lines together */
 
 typedef enum sim_mode {
     SIM_MODE_DEFAULT = 0, /* the default scenario (no scenario option given) */
@@ -81,6 +82,22 @@ typedef struct sim_blackout {
     uint64_t from_us, to_us;
 } sim_blackout;
 
+/* A scenario's hostile actor (sim_hostile.c, docs/SCENARIOS.md), at work
+ * during [from_us, to_us) of virtual time. */
+typedef enum sim_hostile_kind {
+    SIM_HOSTILE_SPOOFER, /* off-path, forging peers' source addresses */
+    SIM_HOSTILE_ONPATH,  /* on the path from a to b: rewrites, drops, replays, duplicates, reorders */
+    SIM_HOSTILE_FLOOD    /* handshake requests from many addresses */
+} sim_hostile_kind;
+
+typedef struct sim_hostile {
+    int kind;            /* sim_hostile_kind */
+    int a, b;            /* onpath: datagrams from machine a to machine b */
+    double rate;         /* spoofer, flood: datagrams a second; onpath: the share of
+                            passing datagrams it acts on (0..1) */
+    uint64_t from_us, to_us;
+} sim_hostile;
+
 typedef struct sim_options {
     sim_mode mode;
     int players;
@@ -121,6 +138,10 @@ typedef struct sim_options {
     uint32_t start_skew_ms[SIM_MAX_MACHINES];
     sim_blackout blackouts[SIM_MAX_BLACKOUTS];
     int num_blackouts;
+    int seal;                    /* 1: every datagram sealed under a key drawn from the seed */
+    sim_hostile hostiles[SIM_MAX_HOSTILES];
+    int num_hostiles;
+    int attack;                  /* --attack N: N forged datagrams at a sealed match (0: off) */
     sim_compare compare;
     int soak_count;              /* --soak N */
     int soak_frames;             /* --soak-frames F: every soak match this long (0: random) */
