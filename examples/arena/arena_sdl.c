@@ -93,7 +93,12 @@ static tempo_result open_p2p(demo *d, tempo_config *cfg)
     tempo_transport tr = arena_lag_transport(&d->lag, tempo_udp_transport(d->udp));
     cfg->random_seed = clock_us() ^ ((uint64_t)o->port << 40); /* handshake nonces */
     cfg->auto_delay.enabled = o->auto_delay; /* INVERSUS-style: delay follows the lag */
-    if ((r = tempo_session_create_p2p(cfg, &tr, &d->session)) != TEMPO_OK)
+    cfg->has_match_key = o->has_key;
+    memcpy(cfg->match_key, o->key, sizeof cfg->match_key);
+    r = tempo_session_create_p2p(cfg, &tr, &d->session);
+    tempo_wipe(cfg->match_key, sizeof cfg->match_key); /* the session keeps its own copy */
+    tempo_wipe(d->opt.key, sizeof d->opt.key);
+    if (r != TEMPO_OK)
         return r;
     for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
         const tempo_address *at = NULL;
