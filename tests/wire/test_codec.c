@@ -189,6 +189,16 @@ static void random_hint(tempo_rng *rng, const tempo_msg *m, tempo_codec_ctx *ctx
     }
 }
 
+/* The registry's types in turn: the k-th known one, wrapping. */
+static int known_type(int k)
+{
+    int known[TEMPO_MSG_TYPE_COUNT_], n = 0;
+    for (int t = 1; t < TEMPO_MSG_TYPE_COUNT_; t++)
+        if (tempo_msg_type_known((uint8_t)t))
+            known[n++] = t;
+    return known[k % n];
+}
+
 /* A type of the registry (numbers between are free). */
 static int random_type(tempo_rng *rng)
 {
@@ -989,7 +999,7 @@ static int write_corpus(const char *root)
         tempo_codec_ctx ctx;
         fuzz_codec_ctx(c, &ctx);
         for (int k = 0; k < 120; k++) {
-            random_msg(&rng, 1 + k % (TEMPO_MSG_TYPE_COUNT_ - 1), &ctx, &msg_a);
+            random_msg(&rng, known_type(k), &ctx, &msg_a);
             if (msg_a.type == TEMPO_MSG_INPUT) /* a base the fuzz context unwraps */
                 msg_a.u.input.start = ctx.frame_hint - 200 + (int32_t)tempo_rng_below(&rng, 400);
             if (msg_a.type == TEMPO_MSG_INPUT && !fuzz_reference_known(msg_a.u.input.start - 1))
