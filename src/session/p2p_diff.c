@@ -120,6 +120,9 @@ void p2p_diff_capture(tempo_p2p *n, int32_t frame, uint64_t checksum)
 static void diff_event(tempo_p2p *n, int peer, int32_t frame, tempo_diff_status status)
 {
     p2p_diff *d = &n->diff;
+    if (d->reported & (1u << peer))
+        return; /* one event per peer and frame: both our state and its may be too large */
+    d->reported |= 1u << peer;
     tempo_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = TEMPO_EVENT_DESYNC_DIFF;
@@ -146,7 +149,7 @@ static bool take_frame(tempo_p2p *n, int32_t frame)
         return false;
     d->frame = frame;
     d->since_us = n->clock->now_us;
-    d->sent_to = d->want_from = 0;
+    d->sent_to = d->want_from = d->reported = 0;
     d->out_ready = false;
     d->remote_peer = -1;
     return true;

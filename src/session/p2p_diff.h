@@ -38,6 +38,7 @@ typedef struct p2p_diff {
     uint64_t since_us;
     uint32_t sent_to;          /* peers our state of `frame` went (or goes) to */
     uint32_t want_from;        /* no arena: peers waiting for the game's state */
+    uint32_t reported;         /* peers whose DESYNC_DIFF event was raised */
 
     /* Our state of `frame` coded as a DESYNC_STATE body, going out in fragments. */
     uint8_t *out;
