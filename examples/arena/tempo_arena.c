@@ -576,6 +576,7 @@ int main(int argc, char **argv)
     cfg.input_size = ARENA_INPUT_SIZE;
     cfg.arena = &game;
     cfg.arena_size = sizeof game;
+    cfg.describe_state = arena_describe; /* desync diffs name the fields */
     /* Handshake nonces only: they never reach the game. */
     cfg.random_seed = platform_now_us() ^ ((uint64_t)o.port << 32);
     cfg.auto_delay.enabled = o.auto_delay;
