@@ -927,8 +927,9 @@ TEMPO_API tempo_result tempo_session_desync_diff(const tempo_session *s, tempo_d
  * bytes (the first 16); without a describer, or where it names nothing,
  * the range is printed as "bytes 120..123" and hex bytes. Returns the
  * line's length (as snprintf: what it would take), or TEMPO_E_INVALID_ARG
- * (s NULL, buf NULL with size > 0), TEMPO_E_UNSUPPORTED (not a p2p
- * session), TEMPO_E_STATE (no diff yet), TEMPO_E_PLAYER (index out of range). */
+ * (s NULL, buf NULL with size > 0, index outside 0..kept_ranges - 1),
+ * TEMPO_E_UNSUPPORTED (not a p2p session), TEMPO_E_STATE (no diff yet).
+ * The describer is called from here, with the game's own context. */
 TEMPO_API int tempo_session_desync_diff_line(const tempo_session *s, int index, char *buf, size_t size);
 
 /* ---- names --------------------------------------------------------------- */

@@ -592,7 +592,7 @@ int tempo_session_desync_diff_line(const tempo_session *s, int index, char *buf,
     if (r != TEMPO_OK)
         return r;
     if (index < 0 || index >= d.kept_ranges)
-        return TEMPO_E_PLAYER;
+        return TEMPO_E_INVALID_ARG;
     return session_diff_line(&s->cfg, &d, index, buf, size);
 }
 

@@ -21,6 +21,7 @@
 
 #include "session/network.h"
 #include "session/session.h"
+#include "tempo/secure.h"
 #include "tempo/simnet.h"
 #include "wire/fragment.h"
 #include "wire/packet.h"
@@ -58,6 +59,7 @@ typedef struct machine {
     tempo_result provided;  /* what tempo_session_provide_state answered */
     uint64_t state_bytes_sent; /* bytes of DESYNC_STATE datagrams */
     int state_datagrams;
+    int state_sealed;       /* of those, sealed */
 } machine;
 
 typedef struct allocs {
@@ -84,6 +86,7 @@ static int spy_send(void *ctx, const tempo_address *to, const uint8_t *data, siz
     if (packet_read(data, size, &v, &why) == TEMPO_OK && v.h.type == 46) {
         m->state_bytes_sent += size;
         m->state_datagrams++;
+        m->state_sealed += v.h.sealed;
     }
     return m->node.send(m->node.ctx, to, data, size);
 }
@@ -373,7 +376,7 @@ static void the_describer_names_the_field_and_its_values(void **state)
     char shortbuf[8];
     assert_int_equal(tempo_session_desync_diff_line(mt.m[0].s, 0, shortbuf, sizeof shortbuf), n);
     assert_string_equal(shortbuf, "peer 0 ");
-    assert_int_equal(tempo_session_desync_diff_line(mt.m[0].s, 1, line, sizeof line), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_session_desync_diff_line(mt.m[0].s, 1, line, sizeof line), TEMPO_E_INVALID_ARG);
     match_free(&mt);
 }
 
@@ -446,13 +449,20 @@ static void turned_off_nothing_is_sent_and_desyncs_still_come(void **state)
     }
 }
 
-static void a_large_state_goes_in_fragments_a_few_per_tick(void **state)
+static const uint8_t MATCH_KEY[32] = {
+    0x51, 0x02, 0x9c, 0x7e, 0x33, 0xa8, 0x14, 0xd0, 0x6b, 0x2f, 0xc5, 0x81, 0x4e, 0xb7, 0x09, 0x6d,
+    0xe1, 0x38, 0x75, 0x1a, 0x9f, 0x40, 0xcb, 0x66, 0x2d, 0x83, 0xf9, 0x17, 0x5e, 0xa2, 0x0c, 0x94};
+
+/* Without an arena the game's state may be of any size: 10 000 bytes, 9
+ * fragments, at most 4 a tick; sealed when the match has a key. */
+static void large_state(bool keyed)
 {
-    (void)state;
-    /* without an arena the game's state may be of any size: 10 000 bytes,
-     * 9 fragments, at most 4 a tick */
     match mt;
     tempo_config c = base_cfg();
+    if (keyed) {
+        c.has_match_key = true;
+        memcpy(c.match_key, MATCH_KEY, sizeof c.match_key);
+    }
     match_init(&mt, &c, false, 1);
     static uint8_t big[2][10000];
     run(&mt, CHECK - 10);
@@ -503,9 +513,26 @@ static void a_large_state_goes_in_fragments_a_few_per_tick(void **state)
         assert_int_equal(got[i].u.diff.ranges[0].offset, 9000);
         assert_int_equal(got[i].u.diff.ranges[0].length, 5);
         assert_int_equal(mt.m[i].state_datagrams, 9); /* 10 014 bytes with the message's own 14 */
+        assert_int_equal(mt.m[i].state_sealed, keyed ? 9 : 0);
     }
     assert_int_equal(max_per_tick, P2P_DIFF_FRAGS_PER_TICK);
     match_free(&mt);
+}
+
+static void a_large_state_goes_in_fragments_a_few_per_tick(void **state)
+{
+    (void)state;
+    large_state(false);
+}
+
+static void in_a_keyed_match_every_fragment_is_sealed(void **state)
+{
+    (void)state;
+    if (!tempo_secure_available()) {
+        print_message("no libsodium in this build: nothing to seal\n");
+        return;
+    }
+    large_state(true);
 }
 
 /* ---- hostility ------------------------------------------------------------ */
@@ -664,6 +691,7 @@ int main(void)
         cmocka_unit_test(a_state_above_the_cap_sends_nothing_and_says_so),
         cmocka_unit_test(turned_off_nothing_is_sent_and_desyncs_still_come),
         cmocka_unit_test(a_large_state_goes_in_fragments_a_few_per_tick),
+        cmocka_unit_test(in_a_keyed_match_every_fragment_is_sealed),
         cmocka_unit_test(a_hostile_peer_cannot_make_the_session_allocate_or_read_out_of_bounds),
         cmocka_unit_test(a_forged_state_for_a_real_desync_frame_is_taken_once),
         cmocka_unit_test(a_diff_allocates_nothing_after_create),
