@@ -6,13 +6,16 @@
  * clear or under another key, altered copies of real datagrams, a datagram
  * sealed for another pair) is dropped before decoding and counted as
  * dropped_forged, while a copy of a real one is dropped by the replay
- * window. The match goes on and the machines agree. A session without a
- * key says it is unauthenticated.
+ * window. The match goes on and the machines agree. Genuine datagrams far
+ * ahead, held back by an attacker and sent in turn, are never used and do
+ * not keep a silent peer alive. A session without a key says it is
+ * unauthenticated; no freed block holds the match key.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -513,6 +516,83 @@ static void keyed_config_is_validated(void **state)
     tempo_session_destroy(s);
 }
 
+/* An allocator that fails one chosen allocation and, before it frees a
+ * block, looks for the match key in it. */
+#define SCAN_BLOCKS 64
+static struct {
+    int fail_at, count, live, key_found;
+    void *ptr[SCAN_BLOCKS];
+    size_t size[SCAN_BLOCKS];
+} scan;
+
+static void *scan_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    if (scan.count++ == scan.fail_at)
+        return NULL;
+    for (int i = 0; i < SCAN_BLOCKS; i++)
+        if (scan.ptr[i] == NULL) {
+            scan.ptr[i] = malloc(size);
+            scan.size[i] = size;
+            scan.live++;
+            return scan.ptr[i];
+        }
+    fail_msg("more than %d blocks out", SCAN_BLOCKS);
+    return NULL;
+}
+
+static void scan_free(void *ctx, void *p)
+{
+    (void)ctx;
+    if (p == NULL)
+        return;
+    for (int i = 0; i < SCAN_BLOCKS; i++) {
+        if (scan.ptr[i] != p)
+            continue;
+        const uint8_t *b = p;
+        for (size_t at = 0; at + sizeof MATCH_KEY <= scan.size[i]; at++)
+            if (memcmp(b + at, MATCH_KEY, sizeof MATCH_KEY) == 0)
+                scan.key_found++;
+        free(p);
+        scan.ptr[i] = NULL;
+        scan.live--;
+        return;
+    }
+    fail_msg("freeing a block not handed out");
+}
+
+/* A session's copy of the match key is wiped before its memory goes back,
+ * when create fails at any of its allocations as after a match. */
+static void no_freed_block_holds_the_match_key(void **state)
+{
+    (void)state;
+    tempo_transport tr = {no_send, no_recv, NULL};
+    for (int k = 0;; k++) {
+        memset(&scan, 0, sizeof scan);
+        scan.fail_at = k;
+        tempo_config c = keyed_cfg(2);
+        c.allocator.alloc = scan_alloc;
+        c.allocator.free = scan_free;
+        tempo_session *s = NULL;
+        tempo_result r = tempo_session_create_p2p(&c, &tr, &s);
+        if (r == TEMPO_OK) {
+            tempo_address b = h_addr(1);
+            assert_int_equal(tempo_session_add_local_player(s, 0), TEMPO_OK);
+            assert_int_equal(tempo_session_add_remote_player(s, 1, &b), TEMPO_OK);
+            for (uint64_t t = 0; t < 100000; t += 16667)
+                assert_int_equal(tempo_session_poll(s, t), TEMPO_OK);
+            tempo_session_destroy(s);
+            assert_true(k > 0); /* the first allocation can fail */
+        } else {
+            assert_int_equal(r, TEMPO_E_NO_MEMORY);
+        }
+        assert_int_equal(scan.live, 0);
+        assert_int_equal(scan.key_found, 0);
+        if (r == TEMPO_OK)
+            break;
+    }
+}
+
 /* Keyed and unkeyed machines cannot play together: each drops the other's
  * datagrams and counts them, and neither decodes a byte. */
 static void keyed_and_unkeyed_machines_drop_each_other(void **state)
@@ -575,6 +655,7 @@ int main(void)
         cmocka_unit_test(unkeyed_session_warns_once_and_says_unauthenticated),
         cmocka_unit_test(keyed_config_is_validated),
         cmocka_unit_test(keyed_and_unkeyed_machines_drop_each_other),
+        cmocka_unit_test(no_freed_block_holds_the_match_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
