@@ -18,10 +18,13 @@
  * Client: requests on a period until a challenge opens under the token's
  * server-to-client key, then responses (under that challenge's connection
  * keys, connect.h) on the same period until the caller
- * reports the connection (or a denial, or the timeout). A sealed challenge
- * is taken only if its sequence is newer than the last one taken, and a
- * denial only if newer still, so a copy of an old CHALLENGE or DENIED
- * (from an earlier attempt under the same token) changes nothing.
+ * reports the connection (or a denial, or the timeout). Only the first
+ * sealed challenge that opens is taken: the connection's keys come from
+ * it, so a second one (the answer to a retried request) must not change
+ * them under a response the server may already have admitted. A denial is
+ * taken only if it opens under those keys and is newer than the challenge,
+ * so a copy of an old CHALLENGE or DENIED (from an earlier attempt under
+ * the same token) changes nothing.
  */
 #include "net/gate.h"
 
@@ -352,9 +355,8 @@ gate_client_event gate_client_on_datagram(gate_client *c, uint64_t now_us,
             data, size, c->sealed ? c->token_keys.recv_key : NULL, &seq, &id, cookie);
         if (why == CONNECT_OK && !c->sealed && id != c->nonce)
             why = CONNECT_FORGED; /* an answer to someone else's request */
-        if (why == CONNECT_OK && c->sealed && c->state == GATE_CLIENT_RESPONDING &&
-            seq <= c->challenge_sequence)
-            why = CONNECT_UNEXPECTED; /* a copy, or older than the one we hold */
+        if (why == CONNECT_OK && c->sealed && c->state == GATE_CLIENT_RESPONDING)
+            why = CONNECT_UNEXPECTED; /* the connection's keys come from the one we hold */
         if (why != CONNECT_OK) {
             seal_wipe(cookie, sizeof cookie);
             return ignore(c, why == CONNECT_FORGED || why == CONNECT_WRONG_MODE);

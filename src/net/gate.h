@@ -190,7 +190,7 @@ typedef struct gate_client {
     uint64_t start_us, last_send_us;
     bool sent_any, send_now;
     uint8_t cookie[COOKIE_SEALED_SIZE];
-    uint64_t challenge_sequence; /* the newest challenge taken (sealed) */
+    uint64_t challenge_sequence; /* the challenge taken (sealed) */
     uint64_t client_id;          /* known once challenged */
     uint64_t next_sequence;      /* the client's next sealed datagram */
     wire_keys token_keys;        /* sealed: the token's keys; open CHALLENGEs */
@@ -221,9 +221,10 @@ bool gate_client_due(const gate_client *c, uint64_t now_us);
  * TEMPO_E_INVALID_ARG (NULL). */
 int gate_client_write(gate_client *c, uint64_t now_us, uint8_t *buf, size_t cap);
 
-/* A datagram from `from` at now_us: a CHALLENGE (taken when it opens and
- * is newer than any taken) or a CONNECT_DENIED (taken only while
- * responding, and sealed after the newest challenge). Anything else, and
+/* A datagram from `from` at now_us: a CHALLENGE (taken when it opens;
+ * sealed, only the first: the connection's keys come from it) or a
+ * CONNECT_DENIED (taken only while responding, and sealed after the
+ * challenge, under its connection keys). Anything else, and
  * everything once the timeout has passed, is ignored and counted. */
 gate_client_event gate_client_on_datagram(gate_client *c, uint64_t now_us,
                                           const tempo_address *from, const uint8_t *data,

@@ -807,6 +807,41 @@ static void test_a_token_used_for_two_connections_never_repeats_a_nonce(void **s
     gate_client_wipe(&c2);
 }
 
+/* Two challenges in flight (a request and its retry): the client keeps
+ * the first it takes, so whichever of its responses the server admits,
+ * the connection's keys are the same at both ends. */
+static void test_a_second_challenge_does_not_change_the_connection_keys(void **state)
+{
+    (void)state;
+    NEED_SODIUM();
+    gate_server g;
+    gate_client c;
+    server_up(&g, true);
+    uint8_t token[TEMPO_TOKEN_SIZE];
+    make_token(token, backend_key, PROTOCOL, &server_addr, NOW_S + 30);
+    client_up(&c, token, T0);
+    wire req = client_sends(&c, T0), ch1, ch2, none;
+    gate_admit admit;
+    assert_int_equal(to_server(&g, T0, &client_addr, &req, &ch1, &admit), GATE_REPLY);
+    assert_int_equal(to_server(&g, T0 + 5, &client_addr, &req, &ch2, &admit), GATE_REPLY);
+    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, ch1.buf, ch1.size),
+                     GATE_CLIENT_CHALLENGED);
+    wire resp = client_sends(&c, T0);
+    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, ch2.buf, ch2.size),
+                     GATE_CLIENT_NOTHING);
+    wire retry = client_sends(&c, T0 + 100000);
+    const wire *sent[2] = {&resp, &retry};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(to_server(&g, T0 + 200000, &client_addr, sent[i], &none, &admit),
+                         GATE_ADMIT);
+        wire d = sealed_probe(&admit.keys, 0);
+        assert_int_equal(seal_open(&c.keys, 0, d.buf, d.size, NULL), 12);
+        seal_keys_wipe(&admit.keys);
+    }
+    gate_server_wipe(&g);
+    gate_client_wipe(&c);
+}
+
 /* ---- the client's clock ---------------------------------------------- */
 
 static void test_the_client_retries_on_its_period_and_times_out(void **state)
@@ -999,6 +1034,7 @@ int main(void)
         cmocka_unit_test(test_a_full_server_denies_and_the_client_gives_up),
         cmocka_unit_test(test_forged_or_old_denials_do_not_end_a_handshake),
         cmocka_unit_test(test_a_token_used_for_two_connections_never_repeats_a_nonce),
+        cmocka_unit_test(test_a_second_challenge_does_not_change_the_connection_keys),
         cmocka_unit_test(test_a_copy_of_an_older_challenge_does_not_replace_the_cookie),
         cmocka_unit_test(test_a_connected_client_ignores_handshake_messages),
         cmocka_unit_test(test_the_client_retries_on_its_period_and_times_out),
