@@ -8,7 +8,9 @@
  * counted by reason while an honest client still gets in; a copy of a
  * response admits the same client again and a caller that checks the id
  * keeps one; forged and old denials do not end a handshake, and nothing
- * restarts or ends a connected client; the client
+ * restarts or ends a connected client; two connections under one token
+ * share no key or nonce, and a second challenge does not change the
+ * connection's keys; the client
  * retries on its period and times out; the plain messages are the bytes
  * of docs/PROTOCOL.md's "handshake" vectors.
  */
