@@ -551,14 +551,15 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         n->count.dropped_replay++;
         return;
     }
-    /* A sequence far ahead is used but not taken as the newest until a
-     * second one confirms it (net/link.c); the window must not move either,
-     * or every later datagram would look too old. Once confirmed, both are
-     * accepted, so neither is used again. */
+    /* A sequence far ahead is held, not used, until a second one confirms
+     * it (net/link.c): the window cannot record it without moving, and
+     * moving would make every later datagram look too old. Once confirmed,
+     * both are accepted (the held one is lost; inputs are sent again). */
+    if (rx == LINK_RX_JUMP)
+        return;
     if (e->link.jump_confirmed)
         (void)replay_accept(&e->replay, e->link.jump_seq);
-    if (rx != LINK_RX_JUMP)
-        (void)replay_accept(&e->replay, seq);
+    (void)replay_accept(&e->replay, seq);
     if (first)
         p2p_event(n, TEMPO_EVENT_CONNECTED, p2p_first_player(e->players));
     if (!partial)

@@ -189,6 +189,7 @@ static tempo_result create(const tempo_config *cfg, const session_backend_ops *o
     r = sync_init(&s->sync, &engine, check_distance);
     seal_wipe(engine.match_key, sizeof engine.match_key);
     if (r != TEMPO_OK) {
+        seal_wipe(s->cfg.match_key, sizeof s->cfg.match_key);
         tempo__free(&s->alloc, s);
         return r;
     }

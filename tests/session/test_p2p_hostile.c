@@ -281,9 +281,9 @@ static void send_from_1(const uint8_t *buf, int len)
     harness_run(&h, INT32_MAX, h.now_us + 50000);
 }
 
-/* A datagram whose sequence lies far ahead is used once, then held as a
- * pending jump; a copy of it, before or after a neighbour confirms the
- * jump, is a replay: dropped and counted, never used again. */
+/* A datagram whose sequence lies far ahead is held as a pending jump, not
+ * used; a copy of it, before or after a neighbour confirms the jump, is a
+ * replay: dropped and counted, never used. */
 static void copies_of_a_far_ahead_datagram_are_replays(void **state)
 {
     (void)state;
