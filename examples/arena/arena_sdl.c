@@ -64,6 +64,15 @@ typedef struct demo {
     tempo_effects fx;
     bool resim_seen;        /* this tick's first resimulated frame was seen */
     uint64_t sounds_started, sounds_stopped;
+    /* Drawing between frames (tempo/subframe.h): the newest frame's inputs
+     * step a copy of the game part of a frame ahead of the last tick. */
+    tempo_subframe sf;
+    arena_state backup;
+    uint8_t last_inputs[ARENA_MAX_PLAYERS * ARENA_INPUT_SIZE];
+    uint8_t last_status[ARENA_MAX_PLAYERS];
+    bool have_last;
+    bool subframe_on;       /* F2 */
+    uint64_t subframe_changed; /* renders after which the game was not as before */
 } demo;
 
 static bool ok(tempo_result r, const char *what)
@@ -119,6 +128,8 @@ static bool demo_start(demo *d, const arena_options *o)
     memset(d, 0, sizeof *d);
     d->opt = *o;
     tempo_effects_init(&d->fx);
+    tempo_subframe_init(&d->sf, &d->game, &d->backup, sizeof d->game);
+    d->subframe_on = true;
     if (!ok(arena_init(&d->game, o->players, o->seed), "arena_init"))
         return false;
     for (int p = 0; p < o->players; p++)
@@ -235,6 +246,51 @@ static void run_frame(demo *d, const tempo_request *r)
     }
     for (uint32_t p = 0; p < d->game.num_players; p++)
         d->view.predicted[p] = r->status[p] == TEMPO_INPUT_PREDICTED;
+    size_t n = (size_t)d->game.num_players;
+    memcpy(d->last_inputs, r->inputs, n * ARENA_INPUT_SIZE);
+    memcpy(d->last_status, r->status, n);
+    d->have_last = true;
+}
+
+static int32_t blend(int32_t a, int32_t b, uint32_t alpha)
+{
+    return a + (int32_t)(((int64_t)b - a) * (int64_t)alpha >> 16);
+}
+
+/* Draw the game `alpha` (Q16) of a frame past the last tick: step a copy
+ * of it one frame with the newest inputs, draw what moved at alpha of the
+ * way, and put the game back. A ship or shot that appeared, vanished or
+ * jumped in that frame is drawn as it was. */
+static void draw_between(demo *d, SDL_Renderer *ren, uint32_t alpha)
+{
+    if (!d->subframe_on || !d->have_last || alpha == 0 ||
+        tempo_subframe_begin(&d->sf) != TEMPO_OK) {
+        arena_draw(ren, &d->view);
+        return;
+    }
+    uint64_t sum = arena_checksum(&d->game);
+    arena_step(&d->game, d->last_inputs, d->last_status);
+    const arena_state *b = &d->backup;
+    for (uint32_t p = 0; p < d->game.num_players; p++) {
+        arena_ship *s = &d->game.ships[p];
+        const arena_ship *was = &b->ships[p];
+        bool steady = s->state == was->state && abs(s->x - was->x) < ARENA_TILE && abs(s->y - was->y) < ARENA_TILE;
+        s->x = steady ? blend(was->x, s->x, alpha) : was->x;
+        s->y = steady ? blend(was->y, s->y, alpha) : was->y;
+    }
+    for (int i = 0; i < ARENA_MAX_SHOTS; i++) {
+        arena_shot *s = &d->game.shots[i];
+        const arena_shot *was = &b->shots[i];
+        if (s->active && was->active && s->owner == was->owner && s->dir == was->dir) {
+            s->x = blend(was->x, s->x, alpha);
+            s->y = blend(was->y, s->y, alpha);
+        } else {
+            *s = *was;
+        }
+    }
+    arena_draw(ren, &d->view);
+    tempo_subframe_end(&d->sf);
+    d->subframe_changed += arena_checksum(&d->game) != sum;
 }
 
 /* After the tick's requests: stop what a correction took away, and forget
@@ -454,6 +510,7 @@ static void on_key(demo *d, SDL_Scancode key, bool *running, bool *shot)
     case SDL_SCANCODE_ESCAPE: *running = false; break;
     case SDL_SCANCODE_F1: d->view.overlay = !d->view.overlay; break;
     case SDL_SCANCODE_F12: *shot = true; break;
+    case SDL_SCANCODE_F2: d->subframe_on = !d->subframe_on; break;
     case SDL_SCANCODE_TAB: d->view.autopilot = !d->view.autopilot; break;
     case SDL_SCANCODE_LEFTBRACKET: if (!synctest) change_delay(d, -10); break;
     case SDL_SCANCODE_RIGHTBRACKET: if (!synctest) change_delay(d, 10); break;
@@ -478,6 +535,10 @@ static int finish(const demo *d)
     printf("tempo-arena-sdl: %s, %d players, %llu ticks, frame %d, score %d:%d\n",
            mode_name(d->opt.mode), d->opt.players, (unsigned long long)d->ticks, (int)st.frame,
            arena_team_score(&d->game, 0), arena_team_score(&d->game, 1));
+    if (tempo_subframe_renders(&d->sf) > 0)
+        printf("  drawn between frames: %llu pictures, the game changed by %llu of them\n",
+               (unsigned long long)tempo_subframe_renders(&d->sf),
+               (unsigned long long)d->subframe_changed);
     printf("  effects: %llu started, %llu stopped by a correction, %llu not doubled by a "
            "resimulation\n",
            (unsigned long long)d->sounds_started, (unsigned long long)d->sounds_stopped,
@@ -544,13 +605,19 @@ static int run_headless(const arena_options *o)
         d->view.human = o->me;
         d->view.autopilot = true;
     }
-    uint64_t start = o->mode == ARENA_MODE_P2P ? clock_us() : 0;
+    uint64_t start = o->mode == ARENA_MODE_P2P ? clock_us() : 0, next_render = start;
     for (int t = 1; t <= o->headless_frames && code == EXIT_OK; t++) {
         uint64_t at = start + (uint64_t)t * FRAME_US;
         while (o->mode == ARENA_MODE_P2P && clock_us() < at)
             SDL_Delay(1);
         if (demo_tick(d, NULL, at) != TEMPO_OK)
             code = EXIT_ERROR;
+        /* --render-hz: the pictures a display of that rate would draw before
+         * the next tick, each a partial step on a copy */
+        for (; o->render_hz > 0 && code == EXIT_OK && next_render < at + FRAME_US;
+             next_render += 1000000u / (uint64_t)o->render_hz)
+            if (next_render >= at)
+                draw_between(d, ren, tempo_subframe_alpha(at, FRAME_US, next_render));
     }
     if (code == EXIT_OK) {
         arena_draw(ren, &d->view);
@@ -629,7 +696,7 @@ static int run_window(const arena_options *o)
                 running = false;
         }
         d->view.has_pad = pads.pad != NULL;
-        arena_draw(ren, &d->view);
+        draw_between(d, ren, tempo_subframe_alpha(sim_us, FRAME_US, now));
         if (shot) {
             char path[64];
             snprintf(path, sizeof path, "tempo-arena-%llu.bmp", (unsigned long long)d->ticks);

@@ -49,6 +49,7 @@ typedef struct arena_options {
     int check_distance;  /* synctest: frames replayed each tick */
     int frames;          /* window: quit after this many ticks; 0 = play on */
     int headless_frames; /* > 0: no window, no devices, bots fly every local ship */
+    int render_hz;       /* headless: pictures a second drawn between frames (0: none) */
     const char *screenshot; /* BMP written at the end */
     bool autopilot;      /* window: a bot flies your ship until Tab */
     bool auto_delay;     /* p2p: tempo picks the input delay from the lag */
