@@ -51,6 +51,19 @@ headless)
         fail "144 Hz for 10 s: $between"
     [ "$(echo "$between" | grep -v 'drawn between')" = "$plain" ] ||
         fail "drawing between frames changed the match: '$plain' vs '$between'"
+    # --record, then --replay: the window's replay ends on the recorded state
+    # with every checksum equal; a file cut short is refused.
+    rec=$("$exe" --headless-frames 600 --record "$dir/m.rep") || fail "the recorded run failed"
+    want=$(echo "$rec" | sed -n 's/.*recorded frames 0\.\.\([0-9]*\) to .*, state \([0-9a-f]*\)/\1 \2/p')
+    [ -n "$want" ] || fail "no recording line: $rec"
+    set -- $want
+    out=$("$exe" --replay "$dir/m.rep" --headless-frames 900 --screenshot "$dir/r.bmp") ||
+        fail "the replay failed: $out"
+    echo "$out" | grep -q "replay: frame $(($1 + 1)) of $(($1 + 1)), state $2, 0 checksums differed" ||
+        fail "the replay did not end on the recorded state $2: $out"
+    is_picture "$dir/r.bmp"
+    head -c 300 "$dir/m.rep" > "$dir/cut.rep"
+    "$exe" --replay "$dir/cut.rep" --headless-frames 10 > /dev/null 2>&1 && fail "a cut replay played"
     # Effects under rollback: a synctest resimulates every frame with the
     # same inputs, so no effect is stopped and each repeat is recognised;
     # behind 120 ms of delay, predictions fail and some effects are stopped.
