@@ -192,6 +192,12 @@ typedef struct tempo_client_tick {
  * connected the tick is empty. Errors: TEMPO_E_INVALID_ARG (NULL). */
 TEMPO_API tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick);
 
+/* Switch what the client does with snapshots from now on (a demo's
+ * "reconciliation off" key): the next advance puts the newest snapshot in
+ * place under the new mode. Errors: TEMPO_E_INVALID_ARG (NULL, a mode out
+ * of range). */
+TEMPO_API tempo_result tempo_client_set_reconcile(tempo_client *c, tempo_reconcile_mode mode);
+
 /* Tell the server we leave (a few redundant goodbyes) and stop. Errors:
  * TEMPO_E_INVALID_ARG (NULL), TEMPO_E_STATE (not connected). */
 TEMPO_API tempo_result tempo_client_disconnect(tempo_client *c);
