@@ -307,7 +307,7 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
     for (int p = 0; p < np; p++) {
         const uint8_t *pl = m.players + (size_t)p * (size_t)(1 + is);
         if (c->slots >> p & 1u) {
-            if (pl[0] == TEMPO_INPUT_PREDICTED && c->started)
+            if (pl[0] == TEMPO_INPUT_PREDICTED && c->started && m.tick - 1 >= c->first_tick)
                 c->st.late_inputs++;
             continue;
         }
@@ -507,8 +507,10 @@ tempo_result tempo_client_poll(tempo_client *c, uint64_t now_us)
                 (void)c->tr.send(c->tr.ctx, &c->server, c->dgram, (size_t)n);
                 c->st.bytes_sent += (uint64_t)n;
                 c->st.packets_sent++;
-                if (responding)
+                if (responding && !c->responded) {
+                    c->responded = true; /* timed from the first: retries would shorten it */
                     c->response_sent_us = c->now_us;
+                }
             }
         }
         return TEMPO_OK;

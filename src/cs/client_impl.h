@@ -32,7 +32,8 @@ struct tempo_client {
     /* handshake */
     gate_client gate;
     bool gate_up;
-    uint64_t response_sent_us;
+    bool responded;
+    uint64_t response_sent_us;    /* the first response: the RTT until the ACCEPT */
 
     /* connection */
     bool channel_up;
@@ -56,6 +57,7 @@ struct tempo_client {
     /* ticks */
     bool started;
     int32_t frame;                /* the next tick to step */
+    int32_t first_tick;           /* the first tick it sent an input for */
     int stall_left;               /* ticks still to skip after a snap back */
     cs_ticksync ts;
     uint8_t *local;               /* num_players * input_size: the coming tick's */

@@ -174,15 +174,14 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
         c->started = true;
         c->applied = t0;
         plan_load(c, &n, t0);
-        memset(c->local, 0, (size_t)c->cfg.num_players * (size_t)c->cfg.input_size);
-        for (int32_t t = t0; t < t0 + lead; t++) {
-            keep(c, t);
+        for (int32_t t = t0; t < t0 + lead; t++) { /* zeros: no input given for these */
             if (mode != TEMPO_RECONCILE_DUMB) {
                 plan_advance(c, &n, t, false);
                 tick->frames_advanced++;
             }
         }
         c->frame = t0 + lead;
+        c->first_tick = c->frame;
         tick->corrected = true;
     } else {
         if (c->cfg.arena != NULL && mode != TEMPO_RECONCILE_DUMB) {

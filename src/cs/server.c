@@ -396,7 +396,6 @@ static void on_input(tempo_server *s, int ci, const uint8_t *body, size_t size)
         c->acked_snapshot = in.snapshot_ack;
     const int32_t oldest = s->frame - 2 * CS_MSG_MAX_TICKS;
     const int32_t newest = s->frame + s->cfg.input_window;
-    int32_t newest_new = -1;
     for (int k = 0; k < in.count; k++) {
         int32_t t = in.first + k;
         if (t < s->frame) { /* already played; far older ones are not believable */
@@ -412,16 +411,15 @@ static void on_input(tempo_server *s, int ci, const uint8_t *body, size_t size)
             continue;
         }
         const uint8_t *src = in.inputs + (size_t)k * (size_t)c->num_slots * (size_t)is;
-        bool fresh = false;
         for (int p = 0, j = 0; p < s->cfg.num_players; p++)
             if (c->slots >> p & 1u) {
-                fresh |= cs_slot_inputs_put(&s->slot_in[p], t, src + (size_t)j * (size_t)is);
+                (void)cs_slot_inputs_put(&s->slot_in[p], t, src + (size_t)j * (size_t)is);
                 j++;
             }
-        if (fresh && t > newest_new)
-            newest_new = t;
     }
-    if (newest_new > c->last_input_tick) {
+    const int32_t newest_new = in.first + in.count - 1;
+    if (in.count > 0 && newest_new > c->last_input_tick && newest_new <= newest) {
+        /* a tick it never sent before: late ones count too (negative) */
         /* how early it came: whole ticks ahead of the next tick, plus the
          * part of the current tick not yet elapsed */
         uint64_t since = s->now_us >= s->last_advance_us ? s->now_us - s->last_advance_us : 0;
