@@ -107,11 +107,214 @@ static void test_two_clients_over_150ms_with_2pct_loss_load_the_servers_states(v
     free(h);
 }
 
+
+/* One moving client, the other slot empty: nothing but its own input moves
+ * the world, so with replay its prediction of every tick is exact. */
+static csh *solo(tempo_reconcile_mode mode)
+{
+    csh *h = new_match(3, 50000, 0, 0.0, 2);
+    h->ccfg.reconcile = mode;
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, true), TEMPO_OK);
+    csh_run(h, 600);
+    return h;
+}
+
+static void test_solo_replay_makes_no_correction(void **state)
+{
+    (void)state;
+    csh *h = solo(TEMPO_RECONCILE_REPLAY);
+    tempo_client_stats cs;
+    tempo_client_get_stats(h->cl[0].c, &cs);
+    printf("replay: snapshots %llu corrections %llu resim %llu\n",
+           (unsigned long long)cs.snapshots, (unsigned long long)cs.corrections,
+           (unsigned long long)cs.resim_frames);
+    assert_true(cs.snapshots > 500);
+    assert_true(cs.resim_frames > 500 * 3); /* it did replay */
+    assert_int_equal(cs.corrections, 0);
+    assert_true(cs.correction_max == 0.0);
+    csh_free(h);
+    free(h);
+}
+
+static void test_solo_without_replay_corrects_nearly_every_snapshot(void **state)
+{
+    (void)state;
+    csh *h = solo(TEMPO_RECONCILE_NONE);
+    tempo_client_stats cs;
+    tempo_client_get_stats(h->cl[0].c, &cs);
+    printf("none: snapshots %llu corrections %llu max %.0f\n", (unsigned long long)cs.snapshots,
+           (unsigned long long)cs.corrections, cs.correction_max);
+    assert_true(cs.snapshots > 500);
+    assert_int_equal(cs.resim_frames, 0);
+    assert_true(cs.corrections * 10 >= cs.snapshots * 9);
+    csh_free(h);
+    free(h);
+}
+
+static void test_the_reconcile_mode_switches_at_run_time(void **state)
+{
+    (void)state;
+    csh *h = solo(TEMPO_RECONCILE_REPLAY);
+    tempo_client_stats before, after;
+    tempo_client_get_stats(h->cl[0].c, &before);
+    assert_int_equal(tempo_client_set_reconcile(h->cl[0].c, TEMPO_RECONCILE_NONE), TEMPO_OK);
+    assert_int_equal(tempo_client_set_reconcile(h->cl[0].c, (tempo_reconcile_mode)7),
+                     TEMPO_E_INVALID_ARG);
+    csh_run(h, 900);
+    tempo_client_get_stats(h->cl[0].c, &after);
+    assert_int_equal(before.corrections, 0);
+    assert_true(after.corrections >= 250);
+    assert_int_equal(after.resim_frames, before.resim_frames);
+    csh_free(h);
+    free(h);
+}
+
+static void test_late_inputs_stay_under_one_a_minute_at_1pct_loss_and_10ms_jitter(void **state)
+{
+    (void)state;
+    csh *h = new_match(4, 40000, 10000, 0.01, 2);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 5000, true, false), TEMPO_OK);
+    csh_run(h, 600); /* settle: 10 s */
+    uint64_t late0[2];
+    for (int i = 0; i < 2; i++) {
+        tempo_server_client_stats sc;
+        tempo_server_get_client_stats(h->server, i, &sc);
+        late0[i] = sc.late_inputs;
+    }
+    csh_run(h, 600 + 3 * 3600); /* three minutes */
+    for (int i = 0; i < 2; i++) {
+        tempo_server_client_stats sc;
+        tempo_server_get_client_stats(h->server, i, &sc);
+        tempo_client_stats cs;
+        tempo_client_get_stats(h->cl[i].c, &cs);
+        printf("client %d: late while settling %llu, then %llu in 3 min; earliness %.2f margin "
+               "%.2f snaps %llu stalls %llu\n",
+               i, (unsigned long long)late0[i], (unsigned long long)(sc.late_inputs - late0[i]),
+               sc.earliness_ticks, cs.margin_ticks, (unsigned long long)cs.snaps,
+               (unsigned long long)cs.stall_ticks);
+        assert_true(sc.late_inputs - late0[i] <= 3);
+        assert_int_equal(h->cl[i].load_mismatch, 0);
+    }
+    csh_free(h);
+    free(h);
+}
+
+static void test_a_leaving_client_frees_its_slot_for_the_next(void **state)
+{
+    (void)state;
+    csh *h = new_match(5, 30000, 0, 0.0, 2);
+    h->scfg.disconnect_timeout_ms = 1000;
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 2000, true, false), TEMPO_OK);
+    csh_run(h, 120);
+    uint64_t slots1 = tempo_client_local_players(h->cl[1].c);
+    /* client 0 says goodbye; client 1 falls silent */
+    assert_int_equal(tempo_client_disconnect(h->cl[0].c), TEMPO_OK);
+    h->cl[0].running = false;
+    h->cl[1].running = false;
+    csh_run(h, 240);
+    tempo_server_stats ss;
+    tempo_server_get_stats(h->server, &ss);
+    assert_int_equal(ss.clients, 0);
+    assert_int_equal(ss.disconnects, 2);
+    assert_int_equal(ss.timeouts, 1);
+    tempo_server_event ev;
+    while (tempo_server_poll_event(h->server, &ev))
+        ;
+    /* a newcomer takes the first free slot and plays */
+    assert_int_equal(csh_add_client(h, h->now + 1000, true, false), TEMPO_OK);
+    csh_run(h, 480);
+    tempo_server_get_stats(h->server, &ss);
+    assert_int_equal(ss.clients, 1);
+    assert_int_equal(ss.connects, 3);
+    assert_int_equal(tempo_client_local_players(h->cl[2].c), 1u);
+    assert_true(slots1 == 2u);
+    assert_true(h->cl[2].loads > 100);
+    assert_int_equal(h->cl[2].load_mismatch, 0);
+    csh_free(h);
+    free(h);
+}
+
+static void test_a_kicked_client_is_told_and_its_slot_freed(void **state)
+{
+    (void)state;
+    csh *h = new_match(6, 20000, 0, 0.0, 2);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    csh_run(h, 60);
+    assert_int_equal(tempo_server_kick(h->server, 0), TEMPO_OK);
+    assert_int_equal(tempo_server_kick(h->server, 0), TEMPO_E_PLAYER);
+    csh_run(h, 90);
+    tempo_client_stats cs;
+    tempo_client_get_stats(h->cl[0].c, &cs);
+    assert_int_equal(cs.state, TEMPO_CLIENT_DISCONNECTED);
+    tempo_server_stats ss;
+    tempo_server_get_stats(h->server, &ss);
+    assert_int_equal(ss.clients, 0);
+    assert_int_equal(ss.timeouts, 0);
+    csh_free(h);
+    free(h);
+}
+
+static void test_a_full_server_denies_the_next_client(void **state)
+{
+    (void)state;
+    csh *h = new_match(7, 20000, 0, 0.0, 1);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 200000, true, false), TEMPO_OK);
+    csh_run(h, 60);
+    tempo_client_stats cs;
+    tempo_client_get_stats(h->cl[1].c, &cs);
+    assert_int_equal(cs.state, TEMPO_CLIENT_DENIED);
+    tempo_server_stats ss;
+    tempo_server_get_stats(h->server, &ss);
+    assert_int_equal(ss.clients, 1);
+    assert_true(ss.denied_full >= 1);
+    csh_free(h);
+    free(h);
+}
+
+static void test_64_clients_play_on_one_server(void **state)
+{
+    (void)state;
+    csh *h = new_match(8, 30000, 2000, 0.0, 64);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    for (int i = 0; i < 64; i++)
+        assert_int_equal(csh_add_client(h, 1000 + (uint64_t)i * 500, true, false), TEMPO_OK);
+    csh_run(h, 300);
+    tempo_server_stats ss;
+    tempo_server_get_stats(h->server, &ss);
+    assert_int_equal(ss.clients, 64);
+    uint64_t slots = 0;
+    for (int i = 0; i < 64; i++) {
+        slots |= tempo_client_local_players(h->cl[i].c);
+        assert_true(h->cl[i].loads > 200);
+        assert_int_equal(h->cl[i].load_mismatch, 0);
+        assert_int_equal(h->cl[i].errors, 0);
+    }
+    assert_true(slots == UINT64_MAX);
+    csh_free(h);
+    free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_clients_over_75ms_load_the_servers_states),
         cmocka_unit_test(test_two_clients_over_150ms_with_2pct_loss_load_the_servers_states),
+        cmocka_unit_test(test_solo_replay_makes_no_correction),
+        cmocka_unit_test(test_solo_without_replay_corrects_nearly_every_snapshot),
+        cmocka_unit_test(test_the_reconcile_mode_switches_at_run_time),
+        cmocka_unit_test(test_late_inputs_stay_under_one_a_minute_at_1pct_loss_and_10ms_jitter),
+        cmocka_unit_test(test_a_leaving_client_frees_its_slot_for_the_next),
+        cmocka_unit_test(test_a_kicked_client_is_told_and_its_slot_freed),
+        cmocka_unit_test(test_a_full_server_denies_the_next_client),
+        cmocka_unit_test(test_64_clients_play_on_one_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
