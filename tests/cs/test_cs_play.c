@@ -302,6 +302,98 @@ static void test_64_clients_play_on_one_server(void **state)
     free(h);
 }
 
+#define BIG 8192
+
+static uint64_t big_hash(const uint8_t *b)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < BIG; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* An 8 KiB arena of noise, 300 bytes of it rewritten each tick: the first
+ * snapshot goes in fragments, the rest as deltas; at 5% loss some
+ * fragments go missing and the client still shows exactly the server's
+ * states (DUMB: it shows what came). */
+static void test_large_states_travel_in_fragments_and_deltas(void **state)
+{
+    (void)state;
+    tempo_simnet_config nc;
+    tempo_simnet_config_default(&nc);
+    nc.seed = 21;
+    nc.default_link.latency_us = 40000;
+    nc.default_link.loss = 0.05;
+    tempo_simnet *net;
+    assert_int_equal(tempo_simnet_create(&nc, &net), TEMPO_OK);
+    tempo_address sa = tempo_address_ipv4(10, 0, 0, 1, 1), ca = tempo_address_ipv4(10, 0, 0, 2, 2);
+    tempo_transport st, ct;
+    assert_int_equal(tempo_simnet_add_node(net, &sa, &st), TEMPO_OK);
+    assert_int_equal(tempo_simnet_add_node(net, &ca, &ct), TEMPO_OK);
+    static uint8_t sbig[BIG], cbig[BIG];
+    static uint64_t hashes[700];
+    tempo_rng r;
+    tempo_rng_seed(&r, 5, 6);
+    for (int i = 0; i < BIG; i++)
+        sbig[i] = (uint8_t)tempo_rng_next(&r);
+    tempo_server_config sc;
+    tempo_server_config_default(&sc);
+    sc.num_players = 1;
+    sc.max_clients = 1;
+    sc.arena = sbig;
+    sc.arena_size = BIG;
+    tempo_server *s;
+    assert_int_equal(tempo_server_create(&sc, &st, &s), TEMPO_OK);
+    tempo_client_config cc;
+    tempo_client_config_default(&cc);
+    cc.num_players = 1;
+    cc.arena = cbig;
+    cc.arena_size = BIG;
+    cc.reconcile = TEMPO_RECONCILE_DUMB;
+    tempo_client *c;
+    assert_int_equal(tempo_client_create(&cc, &ct, &sa, &c), TEMPO_OK);
+    const uint64_t tick = 1000000 / 60;
+    int checked = 0, wrong = 0;
+    for (int32_t f = 0; f < 600; f++) {
+        uint64_t now = (uint64_t)f * tick;
+        tempo_simnet_set_time(net, now);
+        tempo_server_poll(s, now);
+        tempo_server_tick t;
+        tempo_server_advance(s, &t);
+        int at = (int)((uint32_t)(f * 37) % (BIG - 300));
+        for (int i = 0; i < 300; i++)
+            sbig[at + i] = (uint8_t)tempo_rng_next(&r);
+        hashes[f + 1] = big_hash(sbig);
+        tempo_simnet_set_time(net, now + tick / 2);
+        tempo_client_poll(c, now + tick / 2);
+        tempo_client_tick k;
+        tempo_client_advance(c, &k);
+        tempo_client_stats cs;
+        tempo_client_get_stats(c, &cs);
+        if (k.corrected) {
+            checked++;
+            wrong += big_hash(cbig) != hashes[cs.server_frame];
+        }
+    }
+    tempo_client_stats cs;
+    tempo_client_get_stats(c, &cs);
+    tempo_server_client_stats scs;
+    tempo_server_get_client_stats(s, 0, &scs);
+    printf("big: snapshots %llu full %llu dropped %llu; sent %llu, %llu bytes (%llu full)\n",
+           (unsigned long long)cs.snapshots, (unsigned long long)cs.full_snapshots,
+           (unsigned long long)cs.snapshots_dropped, (unsigned long long)scs.snapshots_sent,
+           (unsigned long long)scs.snapshot_bytes, (unsigned long long)scs.full_snapshots);
+    assert_true(checked > 400);
+    assert_int_equal(wrong, 0);
+    assert_true(cs.full_snapshots >= 1);
+    assert_true(cs.snapshots > cs.full_snapshots * 10);
+    /* a delta is a few hundred bytes, a full state over 8 KiB */
+    assert_true(scs.snapshot_bytes < scs.snapshots_sent * 1200);
+    tempo_client_destroy(c);
+    tempo_server_destroy(s);
+    tempo_simnet_destroy(net);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_a_kicked_client_is_told_and_its_slot_freed),
         cmocka_unit_test(test_a_full_server_denies_the_next_client),
         cmocka_unit_test(test_64_clients_play_on_one_server),
+        cmocka_unit_test(test_large_states_travel_in_fragments_and_deltas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,6 +64,9 @@ typedef struct csh_client {
     int32_t last_load;
     uint8_t sent[CSH_MAX_TICKS][CSH_INPUT]; /* its input for each tick */
     bool moving;      /* false: its input stays zero */
+    tempo_transport rec;          /* the client's transport: the simnet's, recording */
+    uint8_t last_sent[TEMPO_MAX_DATAGRAM]; /* its newest datagram */
+    size_t last_size;
     bool arena;       /* its game state is the client's arena */
 } csh_client;
 
@@ -80,7 +83,24 @@ typedef struct csh {
     int n;
     csh_client cl[CSH_MAX_CLIENTS];
     tempo_client_config ccfg;
+    /* called before each server tick, e.g. a hostile sender */
+    void (*extra)(struct csh *h, void *ctx);
+    void *extra_ctx;
 } csh;
+
+static inline int csh_rec_send(void *ctx, const tempo_address *to, const uint8_t *data, size_t size)
+{
+    csh_client *k = (csh_client *)ctx;
+    memcpy(k->last_sent, data, size);
+    k->last_size = size;
+    return k->t.send(k->t.ctx, to, data, size);
+}
+
+static inline int csh_rec_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
+{
+    csh_client *k = (csh_client *)ctx;
+    return k->t.recv(k->t.ctx, from, buf, capacity);
+}
 
 /* A simnet with every link `lp`, a server of `players` slots. */
 static inline void csh_init(csh *h, uint64_t seed, const tempo_link_params *lp, int players,
@@ -136,7 +156,10 @@ static inline int csh_add_client(csh *h, uint64_t start_us, bool moving, bool ar
         cc.arena = &k->g;
         cc.arena_size = sizeof k->g;
     }
-    int r = tempo_client_create(&cc, &k->t, &h->saddr, &k->c);
+    k->rec.send = csh_rec_send;
+    k->rec.recv = csh_rec_recv;
+    k->rec.ctx = k;
+    int r = tempo_client_create(&cc, &k->rec, &h->saddr, &k->c);
     if (r != TEMPO_OK)
         return r;
     k->next_us = start_us;
@@ -243,6 +266,8 @@ static inline void csh_run(csh *h, int32_t ticks)
         if (who != NULL) {
             csh_client_tick(h, who);
         } else {
+            if (h->extra != NULL)
+                h->extra(h, h->extra_ctx);
             csh_server_tick(h);
             h->next_server_us += h->tick_us;
             tempo_server_get_stats(h->server, &ss);
