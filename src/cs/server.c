@@ -49,6 +49,7 @@
 #define RECV_PER_POLL 4096   /* datagrams taken in one poll at most */
 #define ACCEPT_RETRY_US 100000u
 #define BYE_COPIES 3
+#define DELTA_CACHE 4        /* deltas of one snapshot kept for clients sharing a baseline */
 
 typedef struct cs_client {
     bool used;
@@ -96,6 +97,13 @@ struct tempo_server {
 
     uint8_t *body;               /* a snapshot body */
     size_t body_cap;
+    /* the current snapshot's deltas by baseline: most clients acknowledged
+     * the same snapshot, and their deltas are coded once */
+    uint8_t *cache;              /* DELTA_CACHE * delta_bound(state_cap) */
+    size_t cache_stride;
+    int32_t cache_base[DELTA_CACHE];
+    size_t cache_size[DELTA_CACHE];
+    int cache_used, cache_next;
     uint8_t dgram[TEMPO_MAX_DATAGRAM];
     uint8_t recv[TEMPO_MAX_DATAGRAM + 1];
 
@@ -177,6 +185,7 @@ void tempo_server_destroy(tempo_server *s)
     tempo__free(&a, s->inputs);
     tempo__free(&a, s->played);
     tempo__free(&a, s->body);
+    tempo__free(&a, s->cache);
     seal_wipe(s, sizeof *s);
     tempo__free(&a, s);
 }
@@ -212,13 +221,15 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     s->body_cap = CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD + (size_t)np * (size_t)(1 + is) + 4 +
                   delta_bound(s->state_cap);
     s->body = (uint8_t *)tempo__alloc(a, s->body_cap);
+    s->cache_stride = delta_bound(s->state_cap);
+    s->cache = (uint8_t *)tempo__alloc(a, DELTA_CACHE * s->cache_stride);
     if (s->slot_in != NULL)
         s->slot_in[0].data = ring; /* freed through slot 0 even on failure */
     else
         tempo__free(a, ring);
     s->hist.states = hist;
     if (s->clients == NULL || s->slot_in == NULL || ring == NULL || hist == NULL ||
-        s->inputs == NULL || s->played == NULL || s->body == NULL) {
+        s->inputs == NULL || s->played == NULL || s->body == NULL || s->cache == NULL) {
         tempo_server_destroy(s);
         return TEMPO_E_NO_MEMORY;
     }
@@ -532,7 +543,25 @@ static void send_snapshot(tempo_server *s, int ci, const uint8_t *state, size_t 
     m.state_size = (uint32_t)n;
     cs_msg_prefix p = cs_channel_prefix(&c->ch);
     size_t head = cs_msg_write_snapshot_head(s->body, s->body_cap, &p, &m, s->cfg.input_size);
-    size_t d = head > 0 ? delta_encode(base, state, n, s->body + head, s->body_cap - head) : 0;
+    const int32_t key = base != NULL ? c->acked_snapshot : -1;
+    size_t d = 0;
+    for (int i = 0; i < s->cache_used && d == 0; i++)
+        if (s->cache_base[i] == key) {
+            d = s->cache_size[i];
+            memcpy(s->body + head, s->cache + (size_t)i * s->cache_stride, d);
+        }
+    if (d == 0 && head > 0) {
+        d = delta_encode(base, state, n, s->body + head, s->body_cap - head);
+        if (d > 0) {
+            int i = s->cache_next;
+            s->cache_next = (s->cache_next + 1) % DELTA_CACHE;
+            if (s->cache_used < DELTA_CACHE)
+                s->cache_used++;
+            s->cache_base[i] = key;
+            s->cache_size[i] = d;
+            memcpy(s->cache + (size_t)i * s->cache_stride, s->body + head, d);
+        }
+    }
     if (d == 0 || head + d > FRAG_MAX_PAYLOAD) {
         tempo__log(&s->log, TEMPO_LOG_ERROR, "tempo server: a snapshot of %zu bytes does not fit",
                    n);
@@ -563,6 +592,7 @@ static void send_snapshots(tempo_server *s)
     if (state == NULL)
         return;
     s->newest_sent = s->snapshot_tick;
+    s->cache_used = s->cache_next = 0;
     for (int i = 0; i < s->cfg.max_clients; i++)
         if (s->clients[i].used)
             send_snapshot(s, i, state, n);
