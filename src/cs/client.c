@@ -317,7 +317,7 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
     }
     double e = (double)m.earliness_q8 / 256.0;
     c->st.earliness_ticks = e;
-    if (c->started)
+    if (c->started && m.input_ack >= c->report_from)
         cs_ticksync_on_report(&c->ts, e);
     link_on_stamp(&c->ch.link, c->now_us, (uint64_t)m.tick * c->tick_us);
 }

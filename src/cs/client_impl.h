@@ -58,6 +58,8 @@ struct tempo_client {
     bool started;
     int32_t frame;                /* the next tick to step */
     int32_t first_tick;           /* the first tick it sent an input for */
+    int32_t report_from;          /* earliness reports count once the server has our inputs to here */
+    int32_t gap;                  /* frame minus the newest snapshot's tick, before a jump */
     int stall_left;               /* ticks still to skip after a snap back */
     cs_ticksync ts;
     uint8_t *local;               /* num_players * input_size: the coming tick's */

@@ -141,6 +141,15 @@ static void measure(tempo_client *c, int32_t t)
         c->st.correction_max = d;
 }
 
+/* Ticks from a snapshot's tick to where the client should run: the round
+ * trip and the margin, at most input_history - 2. */
+static int lead_ticks(const tempo_client *c)
+{
+    double ahead = (double)link_rtt_us(&c->ch.link) / (double)c->tick_us + cs_ticksync_margin(&c->ts);
+    int lead = (int)ahead + 1;
+    return lead > c->cfg.input_history - 2 ? c->cfg.input_history - 2 : lead;
+}
+
 static void feed_ticksync(tempo_client *c)
 {
     const net_link *l = &c->ch.link;
@@ -166,11 +175,7 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
 
     if (!c->started) {
         const int32_t t0 = c->newest;
-        double ahead = (double)link_rtt_us(&c->ch.link) / (double)c->tick_us +
-                       cs_ticksync_margin(&c->ts);
-        int lead = (int)ahead + 1;
-        if (lead > h - 2)
-            lead = h - 2;
+        const int lead = lead_ticks(c);
         c->started = true;
         c->applied = t0;
         plan_load(c, &n, t0);
@@ -182,6 +187,7 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
         }
         c->frame = t0 + lead;
         c->first_tick = c->frame;
+        c->report_from = c->frame;
         tick->corrected = true;
     } else {
         if (c->cfg.arena != NULL && mode != TEMPO_RECONCILE_DUMB) {
@@ -194,8 +200,23 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
             if (mode != TEMPO_RECONCILE_DUMB)
                 measure(c, t);
             plan_load(c, &n, t);
-            if (t > c->frame) /* the server is ahead of us: start from its tick */
-                c->frame = t;
+            if (t > c->frame) {
+                /* the server passed us (a hitch of ours): jump back to the
+                 * lead we kept before, and start tick sync afresh on
+                 * reports of inputs sent after the jump (the late ones
+                 * still on their way describe what the jump corrected) */
+                int32_t to = t + (c->gap > 0 ? c->gap : lead_ticks(c));
+                int k = (int)(to - c->frame);
+                const cs_ticksync_config tc = c->ts.cfg;
+                cs_ticksync_init(&c->ts, &tc);
+                c->report_from = to;
+                tempo_client_event ev = {TEMPO_CLIENT_EVENT_SNAP, 0, k};
+                cs_client_push_event(c, &ev);
+                c->st.snaps++;
+                for (int32_t f = t; f < to; f++) /* zeros: the player gave none */
+                    c->kept_tick[f % h] = -1;
+                c->frame = to;
+            }
             if (mode == TEMPO_RECONCILE_REPLAY) {
                 int32_t from = t < c->frame - h ? c->frame - h : t;
                 for (int32_t f = from; f < c->frame; f++)
@@ -227,6 +248,9 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
             }
         }
     }
+
+    if (!tick->corrected || tick->resimulated > 0)
+        c->gap = c->frame - c->applied; /* the lead over the newest snapshot, kept for a jump */
 
     /* the new tick */
     if (c->stall_left > 0) {

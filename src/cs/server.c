@@ -26,8 +26,10 @@
  * client acknowledged while that is still in the history (else against
  * zeros: a full state), fragmented when larger than a datagram. The
  * earliness reported is how many ticks before the server ran them the
- * client's inputs arrived, smoothed (an exponential average, 1/8 per
- * sample) — the measure the client's tick sync steers by.
+ * client's inputs arrived, the mean over the inputs that arrived since the
+ * last snapshot (the client's tick sync averages reports itself and
+ * expects each to describe its own interval, cs/ticksync.c); the
+ * statistics show an exponential average (1/8 per input).
  *
  * Everything is allocated at create; poll, advance and submit allocate
  * nothing.
@@ -64,7 +66,10 @@ typedef struct cs_client {
     int32_t input_ack;           /* all its inputs up to here are in (or played) */
     int32_t last_input_tick;     /* -1 none */
     bool has_earliness;
-    double earliness;
+    double earliness;            /* smoothed, for the statistics */
+    double early_sum;            /* since the last snapshot: its report is the mean */
+    int early_count;
+    double reported;             /* the last report */
     uint64_t late_inputs, inputs_dropped;
     uint64_t snapshots_sent, snapshot_bytes, full_snapshots;
 } cs_client;
@@ -437,6 +442,8 @@ static void on_input(tempo_server *s, int ci, const uint8_t *body, size_t size)
         if (since > s->tick_us)
             since = s->tick_us;
         double e = (double)(newest_new - s->frame) + (double)(s->tick_us - since) / (double)s->tick_us;
+        c->early_sum += e;
+        c->early_count++;
         if (!c->has_earliness) {
             c->earliness = e;
             c->has_earliness = true;
@@ -528,7 +535,12 @@ static void send_snapshot(tempo_server *s, int ci, const uint8_t *state, size_t 
     const uint8_t *base = cs_history_get(&s->hist, c->acked_snapshot, &base_size);
     if (base != NULL && (base_size != n || c->acked_snapshot >= s->snapshot_tick))
         base = NULL;
-    double e = c->has_earliness ? c->earliness : 0.0;
+    if (c->early_count > 0) {
+        c->reported = c->early_sum / c->early_count;
+        c->early_sum = 0;
+        c->early_count = 0;
+    }
+    double e = c->reported;
     if (e > 127.0)
         e = 127.0;
     if (e < -127.0)

@@ -302,6 +302,37 @@ static void test_64_clients_play_on_one_server(void **state)
     free(h);
 }
 
+/* The client's machine freezes for 20 ticks (its loop does not run): its
+ * lead collapses and its inputs arrive late; tick sync jumps ahead once and
+ * its inputs are early again. */
+static void test_a_hitch_of_the_client_snaps_its_lead_back(void **state)
+{
+    (void)state;
+    csh *h = new_match(9, 40000, 0, 0.0, 2);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    csh_run(h, 600);
+    assert_int_equal(h->cl[0].snap_events, 0); /* settled: no jump */
+    tempo_client_stats before;
+    tempo_client_get_stats(h->cl[0].c, &before);
+    h->cl[0].next_us += 20 * h->tick_us;
+    csh_run(h, 1200);
+    tempo_client_stats after;
+    tempo_client_get_stats(h->cl[0].c, &after);
+    tempo_server_client_stats sc;
+    tempo_server_get_client_stats(h->server, 0, &sc);
+    printf("hitch: snaps %d (%+d ticks), late %llu, earliness %.2f margin %.2f\n",
+           h->cl[0].snap_events, h->cl[0].snap_sum, (unsigned long long)sc.late_inputs,
+           sc.earliness_ticks, after.margin_ticks);
+    assert_int_equal(h->cl[0].snap_events, 1);
+    assert_true(h->cl[0].snap_sum >= 15 && h->cl[0].snap_sum <= 25);
+    assert_true(sc.earliness_ticks > 0.5);
+    assert_true(sc.late_inputs <= 25);
+    assert_int_equal(h->cl[0].load_mismatch, 0);
+    csh_free(h);
+    free(h);
+}
+
 #define BIG 8192
 
 static uint64_t big_hash(const uint8_t *b)
@@ -407,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_a_kicked_client_is_told_and_its_slot_freed),
         cmocka_unit_test(test_a_full_server_denies_the_next_client),
         cmocka_unit_test(test_64_clients_play_on_one_server),
+        cmocka_unit_test(test_a_hitch_of_the_client_snaps_its_lead_back),
         cmocka_unit_test(test_large_states_travel_in_fragments_and_deltas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,7 @@ typedef struct csh_client {
     uint8_t input[CSH_INPUT];
     uint32_t seed;
     int loads, load_mismatch, errors, input_lag_violations;
+    int snap_events, snap_sum;    /* TEMPO_CLIENT_EVENT_SNAP: how many, ticks in all */
     int32_t last_load;
     uint8_t sent[CSH_MAX_TICKS][CSH_INPUT]; /* its input for each tick */
     bool moving;      /* false: its input stays zero */
@@ -194,7 +195,10 @@ static inline void csh_client_tick(csh *h, csh_client *k)
     tempo_client_poll(k->c, h->now);
     tempo_client_event ev;
     while (tempo_client_poll_event(k->c, &ev))
-        ;
+        if (ev.kind == TEMPO_CLIENT_EVENT_SNAP) {
+            k->snap_events++;
+            k->snap_sum += ev.ticks;
+        }
     uint64_t mine = tempo_client_local_players(k->c);
     if (k->moving && mine != 0) {
         k->seed = k->seed * 1103515245u + 12345u;
