@@ -276,7 +276,8 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
         c->st.dropped_malformed++;
         return;
     }
-    if (c->state != TEMPO_CLIENT_CONNECTED || m.tick <= c->newest) {
+    if (c->state != TEMPO_CLIENT_CONNECTED || m.tick <= c->newest ||
+        (c->cfg.arena != NULL && m.state_size != c->cfg.arena_size)) {
         c->st.snapshots_dropped++;
         return;
     }
