@@ -138,8 +138,10 @@ static void to_client(mode_state *s, bool sealed, const msg *d, bool responding)
               memcmp(d->b, s->m[1].b, d->n) == 0) ||
              (e == GATE_CLIENT_GOT_DENIED && responding && d->n == s->m[3].n &&
               memcmp(d->b, s->m[3].b, d->n) == 0));
-    must(e == GATE_CLIENT_CHALLENGED ? c.state == GATE_CLIENT_RESPONDING
-                                     : e == GATE_CLIENT_GOT_DENIED && c.state == GATE_CLIENT_DENIED);
+    if (e == GATE_CLIENT_CHALLENGED)
+        must(c.state == GATE_CLIENT_RESPONDING);
+    else
+        must(e == GATE_CLIENT_GOT_DENIED && c.state == GATE_CLIENT_DENIED);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -46,9 +46,12 @@
  * Snaps. A snap goes by the median of the newest 3 reports (each
  * predicted to now), not by the window's mean: a step such as a hitch shows
  * in full after two reports, while the mean would cross snap_ticks halfway
- * up its ramp and snap twice. Beyond snap_ticks the controller answers
- * -round(error) ticks at once and forgets the reports it held (they may
- * describe a world the hitch changed). If D is misjudged by d ticks, a
+ * up its ramp and snap twice. And only when those 3 agree within 1 tick +
+ * the jitter: a server that smooths its reports over many inputs turns a
+ * step into a ramp, and a snap in the middle of it would take half the step
+ * and leave the rest for a second snap. Beyond snap_ticks the controller
+ * answers -round(error) ticks at once and forgets the reports it held (they
+ * may describe a world the hitch changed). If D is misjudged by d ticks, a
  * correction is counted d ticks too early or too late; after a snap of k
  * that is an error of k for d ticks, so after a snap the controller holds
  * (no dilation, no snap) for D + window x report interval ticks, until the
@@ -62,7 +65,8 @@
 #define JITTER_FACTOR 2.0  /* margin per tick of jitter */
 #define GAIN_SECONDS 0.5   /* time constant of the dilation loop */
 #define SNAP_REPORTS 3     /* a snap goes by the median of this many newest reports */
-#define LIMIT 1e6          /* reports and measurements beyond this are not numbers we use */
+#define LIMIT 1e6          /* measurements beyond this are not numbers we use */
+#define BELIEVABLE_S 10.0  /* reports beyond this many seconds of ticks are ignored */
 
 static double clampd(double v, double lo, double hi)
 {
@@ -108,7 +112,8 @@ static uint64_t visible_delay(const cs_ticksync *ts)
 
 void cs_ticksync_on_report(cs_ticksync *ts, double earliness_ticks)
 {
-    if (!(earliness_ticks > -LIMIT && earliness_ticks < LIMIT))
+    double most = BELIEVABLE_S * ts->cfg.frames_per_second;
+    if (!(earliness_ticks >= -most && earliness_ticks <= most)) /* also NaN */
         return;
     if (ts->reports > 0)
         ts->report_interval += ((double)(ts->tick - ts->last_report_tick) - ts->report_interval) / 8;
@@ -152,21 +157,24 @@ double cs_ticksync_predicted_error(const cs_ticksync *ts)
 }
 
 /* The median of the newest three stored reports (fewer if fewer are held),
- * predicted to now, minus the margin: what a snap goes by. A step (a hitch)
- * shows in full after two reports, where the window's mean would cross the
- * threshold halfway up its ramp and snap twice. */
-static double recent_error(const cs_ticksync *ts)
+ * predicted to now, minus the margin: what a snap goes by; *spread is how
+ * far apart they are. */
+static double recent_error(const cs_ticksync *ts, double *spread)
 {
     int n = ts->reports_held < SNAP_REPORTS ? ts->reports_held : SNAP_REPORTS, w = ts->cfg.window;
     double v[SNAP_REPORTS] = {0.0, 0.0, 0.0};
     for (int i = 0; i < n; i++)
         v[i] = ts->window[(ts->next_slot - 1 - i + w) % w];
-    double m = v[0];
+    double lo = v[0], hi = v[0], m = v[0];
+    for (int i = 1; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
     if (n == 2)
         m = (v[0] + v[1]) / 2;
     else if (n == 3)
-        m = v[0] > v[1] ? (v[1] > v[2] ? v[1] : v[0] > v[2] ? v[2] : v[0])
-                        : (v[0] > v[2] ? v[0] : v[1] > v[2] ? v[2] : v[1]);
+        m = v[0] + v[1] + v[2] - lo - hi;
+    *spread = hi - lo;
     return m + ts->applied - ts->margin;
 }
 
@@ -180,9 +188,9 @@ int cs_ticksync_update(cs_ticksync *ts)
     int snap = 0;
     int needed = c->window < SNAP_REPORTS ? c->window : SNAP_REPORTS;
     if (ts->reports_held >= needed && ts->tick >= ts->hold_until) {
-        double r = recent_error(ts), e = cs_ticksync_predicted_error(ts);
-        if (r > c->snap_ticks || r < -c->snap_ticks) {
-            snap = (int)(r < 0 ? -r + 0.5 : -(r + 0.5)); /* -round(r); |r| < 2 LIMIT */
+        double spread, r = recent_error(ts, &spread), e = cs_ticksync_predicted_error(ts);
+        if ((r > c->snap_ticks || r < -c->snap_ticks) && spread <= 1.0 + ts->jitter_ticks) {
+            snap = (int)(r < 0 ? -r + 0.5 : -(r + 0.5)); /* -round(r); |r| is about 10 s of ticks at most */
             ts->applied += snap;
             ts->snaps++;
             /* reports from before the snap may describe a world it has changed */

@@ -14,6 +14,11 @@
  * once by a snap: run k extra ticks, or let k tick periods pass without a
  * tick. Pure arithmetic: no clock, no allocation; the struct is the whole
  * state. The method and its numbers are in ticksync.c.
+ *
+ * What the server should report: the mean earliness of the inputs that
+ * arrived since its previous report, and nothing before the first input
+ * arrives. A longer smoothing (an exponential average) still converges,
+ * but the client sees a hitch later and may leave part of it to dilation.
  */
 #ifndef TEMPO_CS_TICKSYNC_H
 #define TEMPO_CS_TICKSYNC_H
@@ -58,7 +63,8 @@ void cs_ticksync_config_default(cs_ticksync_config *cfg);
 void cs_ticksync_init(cs_ticksync *ts, const cs_ticksync_config *cfg);
 
 /* A report from the server: its smoothed earliness of our inputs, in ticks
- * (may be negative = late). Non-finite values are ignored. */
+ * (may be negative = late). Values beyond +-10 seconds of ticks (so a snap
+ * is never longer than that) and non-finite ones are ignored. */
 void cs_ticksync_on_report(cs_ticksync *ts, double earliness_ticks);
 
 /* The link's measurements, updated as they change: round-trip time and

@@ -134,8 +134,7 @@ static gate_outcome on_request(gate_server *g, uint64_t now_us, uint64_t now_sec
     seal_wipe(cookie, sizeof cookie);
     if (n < 0)
         return GATE_IGNORED; /* the caller's buffer is too small: nothing sent */
-    if (sealed)
-        g->reply_sequence++;
+    g->reply_sequence++;
     TEMPO_ASSERT((size_t)n <= size); /* never an amplifier */
     *reply_size = (size_t)n;
     g->stats.challenges++;
@@ -153,18 +152,22 @@ static gate_outcome on_response(gate_server *g, uint64_t now_us, uint64_t now_se
     if (why != CONNECT_OK)
         return refuse(g, why);
     uint8_t gen = connect_cookie_generation(cookie);
-    const uint8_t *key = gen == g->generation                     ? g->cookie_key
-                         : g->has_previous && gen == (uint8_t)(g->generation - 1) ? g->previous_key
-                                                                                   : NULL;
+    const uint8_t *key = NULL;
+    if (gen == g->generation)
+        key = g->cookie_key;
+    else if (g->has_previous && gen == (uint8_t)(g->generation - 1))
+        key = g->previous_key;
     if (key == NULL)
         return refuse(g, CONNECT_BAD_COOKIE);
     connect_cookie c;
     why = connect_cookie_read(key, sealed, from, g->cfg.protocol_id, cookie, &c);
-    if (why == CONNECT_OK && (c.issued_us > now_us || now_us - c.issued_us >= g->cfg.cookie_lifetime_us))
+    bool fresh = c.issued_us <= now_us && now_us - c.issued_us < g->cfg.cookie_lifetime_us;
+    if (why == CONNECT_OK && !fresh)
         why = CONNECT_STALE_COOKIE;
     else if (why == CONNECT_OK && sealed && now_seconds >= c.expire_seconds)
         why = CONNECT_EXPIRED;
-    else if (why == CONNECT_OK && sealed && !connect_response_verify(data, size, c.client_to_server_key))
+    else if (why == CONNECT_OK && sealed &&
+             !connect_response_verify(data, size, c.client_to_server_key))
         why = CONNECT_FORGED;
     if (why == CONNECT_OK && sealed &&
         seal_keys_set(&admit->keys, c.server_to_client_key, c.client_to_server_key,
@@ -218,8 +221,7 @@ int gate_server_deny(gate_server *g, const gate_admit *admit, uint8_t *buf, size
                                  admit->client_id);
     if (n < 0)
         return n;
-    if (admit->sealed)
-        g->reply_sequence++;
+    g->reply_sequence++;
     g->stats.denials++;
     return n;
 }
@@ -327,9 +329,9 @@ gate_client_event gate_client_on_datagram(gate_client *c, uint64_t now_us,
                                           const tempo_address *from, const uint8_t *data,
                                           size_t size)
 {
-    (void)now_us;
     if (c == NULL || from == NULL)
         return GATE_CLIENT_NOTHING;
+    (void)gate_client_update(c, now_us); /* nothing is taken after the timeout */
     uint8_t type;
     bool sealed_bit;
     if (!handshaking(c) || !tempo_address_equal(from, &c->server) ||

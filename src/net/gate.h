@@ -77,7 +77,7 @@ typedef struct gate_server {
     uint8_t previous_key[TEMPO_KEY_SIZE]; /* accepted until the next rotation */
     bool has_previous;
     uint8_t generation;         /* the current key's number, in every cookie */
-    uint64_t reply_sequence;    /* the next sealed reply's; top bit set */
+    uint64_t reply_sequence;    /* the next reply's (and cookie's) sequence; top bit set */
     gate_server_stats stats;
 } gate_server;
 
@@ -165,7 +165,8 @@ typedef struct gate_client_stats {
     uint64_t responses;         /* CHALLENGE_RESPONSEs written */
     uint64_t challenges;        /* CHALLENGEs taken */
     uint64_t ignored;           /* datagrams refused, forged ones included */
-    uint64_t forged;            /* of those: a seal that did not open, the wrong mode, a plain one not ours */
+    uint64_t forged;            /* of those: a seal that did not open, the wrong
+                                   mode, a plain one naming another client */
 } gate_client_stats;
 
 typedef struct gate_client {
@@ -209,9 +210,10 @@ bool gate_client_due(const gate_client *c, uint64_t now_us);
  * TEMPO_E_INVALID_ARG (NULL). */
 int gate_client_write(gate_client *c, uint64_t now_us, uint8_t *buf, size_t cap);
 
-/* A datagram from `from`: a CHALLENGE (taken when it opens and is newer
- * than any taken) or a CONNECT_DENIED (taken only while responding, and
- * sealed after the newest challenge). Anything else is ignored. */
+/* A datagram from `from` at now_us: a CHALLENGE (taken when it opens and
+ * is newer than any taken) or a CONNECT_DENIED (taken only while
+ * responding, and sealed after the newest challenge). Anything else, and
+ * everything once the timeout has passed, is ignored and counted. */
 gate_client_event gate_client_on_datagram(gate_client *c, uint64_t now_us,
                                           const tempo_address *from, const uint8_t *data,
                                           size_t size);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * connect.h — the four messages of the server handshake and the cookie,
- * byte by byte (docs/PROTOCOL.md, section 13; the exchange is net/gate.h's).
+ * byte by byte (docs/PROTOCOL.md, section 12; the exchange is net/gate.h's).
  *
  * Every message starts with the 8-byte packet header (wire/packet.h): no
  * fragment bit, session id the low 32 bits of the protocol id, type 16..19.
@@ -82,12 +82,14 @@
 #define COOKIE_PLAIN_SIZE (COOKIE_CLEAR_SIZE + COOKIE_FIELDS_SIZE + 8)    /* 42 */
 
 /* Whole messages, by mode. */
-#define CONNECT_CHALLENGE_SEALED_SIZE (CONNECT_SEALED_AD + 8 + COOKIE_SEALED_SIZE + CONNECT_TAG_SIZE)
-#define CONNECT_CHALLENGE_PLAIN_SIZE (PACKET_HEADER_SIZE + 8 + COOKIE_PLAIN_SIZE)
-#define CONNECT_RESPONSE_SEALED_SIZE (CONNECT_SEALED_AD + COOKIE_SEALED_SIZE + CONNECT_TAG_SIZE)
-#define CONNECT_RESPONSE_PLAIN_SIZE (PACKET_HEADER_SIZE + COOKIE_PLAIN_SIZE)
-#define CONNECT_DENIED_SEALED_SIZE (CONNECT_SEALED_AD + CONNECT_TAG_SIZE)
-#define CONNECT_DENIED_PLAIN_SIZE (PACKET_HEADER_SIZE + 8)
+#define CONNECT_CHALLENGE_SEALED_SIZE \
+    (CONNECT_SEALED_AD + 8 + COOKIE_SEALED_SIZE + CONNECT_TAG_SIZE) /* 410 */
+#define CONNECT_CHALLENGE_PLAIN_SIZE (PACKET_HEADER_SIZE + 8 + COOKIE_PLAIN_SIZE) /* 58 */
+#define CONNECT_RESPONSE_SEALED_SIZE \
+    (CONNECT_SEALED_AD + COOKIE_SEALED_SIZE + CONNECT_TAG_SIZE) /* 402 */
+#define CONNECT_RESPONSE_PLAIN_SIZE (PACKET_HEADER_SIZE + COOKIE_PLAIN_SIZE) /* 50 */
+#define CONNECT_DENIED_SEALED_SIZE (CONNECT_SEALED_AD + CONNECT_TAG_SIZE) /* 32 */
+#define CONNECT_DENIED_PLAIN_SIZE (PACKET_HEADER_SIZE + 8) /* 16 */
 
 /* Why a handshake datagram was refused: one list for both sides. */
 typedef enum connect_refusal {

@@ -13,8 +13,9 @@
  *
  * Decoder invariant: pos (bytes of state decided) <= n and at (bytes of
  * data read) <= size at every step; a run's length is compared with what is
- * left of both before anything is copied. Varints go through bitpack's
- * canonical uvarint g7 reader, which is LEB128 byte for byte.
+ * left of both before anything is copied. Varints of two bytes or more go
+ * through bitpack's canonical uvarint g7 reader, which is LEB128 byte for
+ * byte; a single byte below 0x80 is read inline (it is always canonical).
  */
 #include "wire/delta.h"
 
@@ -61,9 +62,18 @@ static size_t next_change(const uint8_t *base, const uint8_t *cur, size_t at, si
     return at;
 }
 
-/* Append v as a uvarint g7 at out[*at], within limit bytes; false if it does not fit. */
+/* Append v as a uvarint g7 at out[*at], within limit bytes; false if it
+ * does not fit. A length below 128 is its own single byte, written inline
+ * (most runs of a sparse delta are that short); longer ones go through
+ * bitpack. */
 static bool put_varint(uint8_t *out, size_t limit, size_t *at, size_t v)
 {
+    if (v < 0x80) {
+        if (*at == limit)
+            return false;
+        out[(*at)++] = (uint8_t)v;
+        return true;
+    }
     tempo_bitwriter w;
     tempo_bitwriter_init(&w, out + *at, limit - *at);
     if (v > UINT32_MAX || !tempo_bitwriter_uvarint(&w, (uint32_t)v, GROUP))
@@ -150,13 +160,18 @@ bool delta_decode(const uint8_t *base, size_t n, const uint8_t *data, size_t siz
     }
     size_t at = 0, pos = 0;
     for (bool literal = false;; literal = !literal) {
-        tempo_bitreader r;
-        tempo_bitreader_init(&r, data + at, size - at);
-        uint32_t v;
-        if (!tempo_bitreader_uvarint(&r, GROUP, &v))
-            return false;
-        at += tempo_bitreader_bits_read(&r) / 8;
-        size_t len = v;
+        size_t len;
+        if (at < size && data[at] < 0x80) {
+            len = data[at++]; /* one byte, always canonical */
+        } else {
+            tempo_bitreader r;
+            tempo_bitreader_init(&r, data + at, size - at);
+            uint32_t v;
+            if (!tempo_bitreader_uvarint(&r, GROUP, &v))
+                return false;
+            at += tempo_bitreader_bits_read(&r) / 8;
+            len = v;
+        }
         if (len > n - pos || (len == 0 && pos != 0) || (len == 0 && literal))
             return false;
         if (literal) {

@@ -7,8 +7,10 @@
  * and expired, altered, foreign or misaddressed tokens are refused and
  * counted by reason while an honest client still gets in; a copy of a
  * response admits the same client again and a caller that checks the id
- * keeps one; forged and old denials do not end a handshake; the client
- * retries on its period and times out.
+ * keeps one; forged and old denials do not end a handshake, and nothing
+ * restarts or ends a connected client; the client
+ * retries on its period and times out; the plain messages are the bytes
+ * of docs/PROTOCOL.md's "handshake" vectors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include <cmocka.h>
 
 #include "count_malloc.h"
+#include "doc_vectors.h"
 #include "net/gate.h"
 #include "tempo/secure.h"
 #include "wire/codec.h"
@@ -321,7 +324,7 @@ static void test_the_server_side_allocates_nothing(void **state)
     assert_true(gate_server_deny(&g, &admit, den.buf, sizeof den.buf) > 0);
     assert_true(count_malloc_total() == before);
     /* 100 requests changed nothing but the counters and the reply sequence */
-    assert_true(g.reply_sequence == copy.reply_sequence + (sealed ? 101 : 0));
+    assert_true(g.reply_sequence == copy.reply_sequence + 101);
     assert_memory_equal(g.cookie_key, copy.cookie_key, TEMPO_KEY_SIZE);
     assert_int_equal(g.stats.challenges, 101);
     if (sealed)
@@ -711,6 +714,39 @@ static void test_a_copy_of_an_older_challenge_does_not_replace_the_cookie(void *
     assert_memory_equal(held, c.cookie, sizeof held);
 }
 
+static void test_a_connected_client_ignores_handshake_messages(void **state)
+{
+    (void)state;
+    bool sealed = tempo_secure_available();
+    gate_server g;
+    gate_client c;
+    server_up(&g, sealed);
+    uint8_t token[TEMPO_TOKEN_SIZE];
+    if (sealed)
+        make_token(token, backend_key, PROTOCOL, &server_addr, NOW_S + 30);
+    client_up(&c, sealed ? token : NULL, T0);
+    wire req = client_sends(&c, T0), ch, den, reply;
+    gate_admit admit;
+    assert_int_equal(to_server(&g, T0, &client_addr, &req, &ch, &admit), GATE_REPLY);
+    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, ch.buf, ch.size),
+                     GATE_CLIENT_CHALLENGED);
+    wire resp = client_sends(&c, T0);
+    assert_int_equal(to_server(&g, T0, &client_addr, &resp, &reply, &admit), GATE_ADMIT);
+    den.size = (size_t)gate_server_deny(&g, &admit, den.buf, sizeof den.buf);
+    assert_int_equal(gate_client_connected(&c), TEMPO_OK);
+    /* a fresher challenge (a late copy of a request answered) and a
+     * genuine denial: neither restarts nor ends the connection */
+    assert_int_equal(to_server(&g, T0, &client_addr, &req, &ch, &admit), GATE_REPLY);
+    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, ch.buf, ch.size),
+                     GATE_CLIENT_NOTHING);
+    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, den.buf, den.size),
+                     GATE_CLIENT_NOTHING);
+    assert_int_equal(gate_client_update(&c, T0), GATE_CLIENT_CONNECTED);
+    assert_int_equal(c.stats.ignored, 2);
+    assert_int_equal(gate_client_connected(&c), TEMPO_E_STATE);
+    seal_keys_wipe(&admit.keys);
+}
+
 /* ---- the client's clock ---------------------------------------------- */
 
 static void test_the_client_retries_on_its_period_and_times_out(void **state)
@@ -741,8 +777,10 @@ static void test_the_client_retries_on_its_period_and_times_out(void **state)
     wire ch;
     gate_admit admit;
     assert_int_equal(to_server(&g, T0, &client_addr, &w, &ch, &admit), GATE_REPLY);
-    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, ch.buf, ch.size),
+    assert_int_equal(gate_client_on_datagram(&c, T0 + GATE_DEFAULT_TIMEOUT_US, &server_addr,
+                                             ch.buf, ch.size),
                      GATE_CLIENT_NOTHING);
+    assert_int_equal(c.stats.challenges, 0);
 }
 
 static void test_a_challenged_client_retries_its_response_then_times_out(void **state)
@@ -759,6 +797,8 @@ static void test_a_challenged_client_retries_its_response_then_times_out(void **
                      GATE_CLIENT_RESPONDING);
     assert_int_equal(gate_client_update(&c, T0 + GATE_DEFAULT_TIMEOUT_US), GATE_CLIENT_TIMED_OUT);
     assert_int_equal(gate_client_connected(&c), TEMPO_E_STATE);
+    wire w;
+    assert_int_equal(gate_client_write(&c, T0, w.buf, sizeof w.buf), TEMPO_E_STATE);
 }
 
 static void test_init_refuses_what_it_cannot_use(void **state)
@@ -801,6 +841,83 @@ static void test_init_refuses_what_it_cannot_use(void **state)
     }
 }
 
+/* ---- the document's vectors ------------------------------------------ */
+
+/* docs/PROTOCOL.md 12.7: an unsealed server, protocol id
+ * 0x1122334455667788, cookie key 00 01 .. 1f, the client 10.0.0.2:50000
+ * with nonce 0x0102030405060708 asking for 2 slots, at 1 s on the
+ * server's clock. */
+static void test_plain_messages_are_the_documents_vectors(void **state)
+{
+    (void)state;
+    const uint64_t protocol = 0x1122334455667788ull;
+    uint8_t key[TEMPO_KEY_SIZE];
+    for (int i = 0; i < TEMPO_KEY_SIZE; i++)
+        key[i] = (uint8_t)i;
+    tempo_address srv = tempo_address_ipv4(10, 0, 0, 1, 40000);
+    tempo_address cli = tempo_address_ipv4(10, 0, 0, 2, 50000);
+    gate_server g;
+    gate_server_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.protocol_id = protocol;
+    assert_int_equal(gate_server_init(&g, &sc, key), TEMPO_OK);
+    gate_client c;
+    gate_client_config cc;
+    memset(&cc, 0, sizeof cc);
+    cc.protocol_id = protocol;
+    cc.nonce = 0x0102030405060708ull;
+    cc.server = srv;
+    cc.slots = 2;
+    assert_int_equal(gate_client_init(&c, &cc, 0), TEMPO_OK);
+
+    wire m[4];
+    gate_admit admit;
+    m[0] = client_sends(&c, 0);
+    assert_int_equal(gate_server_on_datagram(&g, 1000000, 0, &cli, m[0].buf, m[0].size, m[1].buf,
+                                             sizeof m[1].buf, &m[1].size, &admit),
+                     GATE_REPLY);
+    assert_int_equal(gate_client_on_datagram(&c, 0, &srv, m[1].buf, m[1].size),
+                     GATE_CLIENT_CHALLENGED);
+    m[2] = client_sends(&c, 0);
+    size_t none;
+    assert_int_equal(gate_server_on_datagram(&g, 1000000, 0, &cli, m[2].buf, m[2].size, m[3].buf,
+                                             sizeof m[3].buf, &none, &admit),
+                     GATE_ADMIT);
+    int n = gate_server_deny(&g, &admit, m[3].buf, sizeof m[3].buf);
+    assert_true(n > 0);
+    m[3].size = (size_t)n;
+    /* the request's vector is its first 26 bytes; the rest is zero */
+    for (size_t i = 26; i < m[0].size; i++)
+        assert_int_equal(m[0].buf[i], 0);
+    m[0].size = 26;
+
+    static const char *const names[4] = {"request_head", "challenge", "response", "denied"};
+    FILE *f = fopen(TEMPO_SOURCE_DIR "/docs/PROTOCOL.md", "r");
+    assert_non_null(f);
+    char line[1024], name[64];
+    const char *hex;
+    int seen = 0;
+    while ((hex = doc_next(f, "handshake", line, sizeof line, name)) != NULL) {
+        uint8_t want[TEMPO_MAX_DATAGRAM];
+        int len = from_hex(hex, want, sizeof want);
+        int k = 0;
+        while (k < 4 && strcmp(name, names[k]) != 0)
+            k++;
+        if (k == 4 || len < 0)
+            fail_msg("handshake vector %s: unknown or malformed", name);
+        if ((size_t)len != m[k].size || memcmp(want, m[k].buf, m[k].size) != 0) {
+            print_message("handshake %s", name);
+            for (size_t i = 0; i < m[k].size; i++)
+                print_message(" %02x", m[k].buf[i]);
+            print_message("\n");
+            fail_msg("handshake vector %s differs from the code's bytes", name);
+        }
+        seen |= 1 << k;
+    }
+    fclose(f);
+    assert_int_equal(seen, 15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -822,9 +939,11 @@ int main(void)
         cmocka_unit_test(test_a_full_server_denies_and_the_client_gives_up),
         cmocka_unit_test(test_forged_or_old_denials_do_not_end_a_handshake),
         cmocka_unit_test(test_a_copy_of_an_older_challenge_does_not_replace_the_cookie),
+        cmocka_unit_test(test_a_connected_client_ignores_handshake_messages),
         cmocka_unit_test(test_the_client_retries_on_its_period_and_times_out),
         cmocka_unit_test(test_a_challenged_client_retries_its_response_then_times_out),
         cmocka_unit_test(test_init_refuses_what_it_cannot_use),
+        cmocka_unit_test(test_plain_messages_are_the_documents_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,7 +159,9 @@ static void a_few_changed_fields_cost_their_bytes_and_two_per_field(void **state
     /* gaps of one or two equal bytes stay inside the literal run */
     memcpy(cur, base, sizeof cur);
     cur[10] ^= 1, cur[12] ^= 1, cur[15] ^= 1;
-    assert_int_equal(delta_encode(base, cur, sizeof cur, out, sizeof out), 1 + 1 + 6 + 2);
+    static const uint8_t merged[] = {0x0a, 0x06, 1, 0, 1, 0, 0, 1, 0xd8, 0x07};
+    assert_int_equal(delta_encode(base, cur, sizeof cur, out, sizeof out), sizeof merged);
+    assert_memory_equal(out, merged, sizeof merged);
     /* a gap of three splits it */
     cur[15] ^= 1, cur[16] ^= 1;
     assert_int_equal(delta_encode(base, cur, sizeof cur, out, sizeof out), 1 + 1 + 3 + 1 + 1 + 1 + 2);
@@ -422,7 +424,7 @@ static void malformed_deltas_are_refused(void **state)
         {"literal run past the end", 4, 6, {0x00, 0x05, 1, 2, 3, 4}},
         {"literal bytes missing", 4, 4, {0x00, 0x04, 1, 2}},
         {"empty literal run", 4, 3, {0x02, 0x00, 0x02}},
-        {"empty zero run after a literal", 4, 5, {0x00, 0x01, 7, 0x00, 0x03}},
+        {"empty zero run after a literal", 4, 7, {0x00, 0x01, 7, 0x00, 0x01, 8, 0x02}},
         {"non-canonical varint", 4, 2, {0x84, 0x00}},
         {"unterminated varint", 4, 1, {0x84}},
         {"varint above 32 bits", 4, 5, {0xff, 0xff, 0xff, 0xff, 0x7f}},

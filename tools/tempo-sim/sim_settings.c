@@ -35,9 +35,13 @@ static const int timesync_values[] = {TEMPO_TIMESYNC_INVERSUS, TEMPO_TIMESYNC_GG
                                       TEMPO_TIMESYNC_NONE};
 static const char *const save_names[] = {"every", "sparse", NULL};
 static const int save_values[] = {TEMPO_SAVE_EVERY_FRAME, TEMPO_SAVE_SPARSE};
-static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction", NULL};
+static const char *const seal_names[] = {"on", "off", NULL};
+static const int seal_values[] = {1, 0};
+static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction",
+                                            "interpolation", "reckoning", "lagcomp", NULL};
 static const int compare_values[] = {SIM_COMPARE_TIMESYNC, SIM_COMPARE_INPUT_DELAY,
-                                     SIM_COMPARE_MAX_PREDICTION};
+                                     SIM_COMPARE_MAX_PREDICTION, SIM_COMPARE_INTERPOLATION,
+                                     SIM_COMPARE_RECKONING, SIM_COMPARE_LAGCOMP};
 
 #define MATCH "match"
 #define NETWORK "network"
@@ -94,6 +98,15 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_DROP] = {"drop", "--drop-peer", "drop", SIM_KIND_STRUCTURED, .min = 0, .max = INT32_MAX,
                       .cli_arg = "PEER@FRAME", .file_arg = "MACHINE at FRAME", .group = FAULTS,
                       .help = "at that frame the machine dies: its links go dark for good"},
+    [SIM_SET_SPOOFER] = {"spoofer", NULL, "spoofer", SIM_KIND_STRUCTURED, .min = 1, .max = 1000000,
+                         .unit = "a second", .cli_arg = "rate N from TIME to|for TIME", .group = FAULTS,
+                         .help = "off-path: forged, mutated and replayed datagrams under peers' addresses"},
+    [SIM_SET_ONPATH] = {"onpath", NULL, "onpath", SIM_KIND_STRUCTURED, .lo = 0, .hi = 1,
+                        .cli_arg = "A-B rate SHARE from TIME to|for TIME", .group = FAULTS,
+                        .help = "on the path A to B: rewrites, drops, replays, duplicates, reorders"},
+    [SIM_SET_HANDSHAKE_FLOOD] = {"handshake-flood", NULL, "handshake-flood", SIM_KIND_STRUCTURED, .min = 1,
+                                 .max = 1000000, .unit = "a second", .cli_arg = "rate N from TIME to|for TIME",
+                                 .group = FAULTS, .help = "handshake requests from many addresses"},
     [SIM_SET_INPUT_DELAY] = {"input-delay", "--input-delay", "input-delay", SIM_KIND_INT, FIELD(input_delay),
                              .min = 0, .max = TEMPO_MAX_PREDICTION, .keyword = "auto",
                              .keyword_offset = offsetof(sim_options, input_delay_auto), .cli_arg = "D|auto",
@@ -121,6 +134,9 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_DESYNC_AT] = {"desync-at", "--desync-at", "desync-at", SIM_KIND_FRAME, FIELD(desync_at), .min = 0,
                            .max = INT32_MAX, .cli_arg = "FRAME", .group = FAULTS,
                            .help = "peer 1 corrupts its state at that frame (--soak: in each)"},
+    [SIM_SET_SEAL] = {"seal", "--seal", "seal", SIM_KIND_ENUM, FIELD(seal), .names = seal_names,
+                      .values = seal_values, .cli_arg = "on|off", .group = SESSION,
+                      .help = "seal every datagram (a match key drawn from the seed)"},
     [SIM_SET_COMPARE] = {"compare", "--compare", NULL, SIM_KIND_ENUM, FIELD(compare), .names = compare_names,
                          .values = compare_values, .cli_arg = "WHAT", .group = RUN,
                          .help = "run once per method (or delay 0..4 and auto, or prediction window 4..24), print one table"},
@@ -142,12 +158,18 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
                              .help = "every soak match F frames long (default: 20 to 60 s each)"},
     [SIM_SET_SOAK_PRINT] = {"soak-print", "--soak-print", NULL, SIM_KIND_FLAG, FIELD(soak_print), .group = RUN,
                             .help = "print every scenario the soak draws, with its verdict"},
+    [SIM_SET_ATTACK] = {"attack", "--attack", NULL, SIM_KIND_INT, FIELD(attack), .min = 1, .max = 100000000,
+                        .cli_arg = "N", .group = RUN,
+                        .help = "N forged, mutated and replayed datagrams at a match; print what got in"},
     [SIM_SET_JSON] = {"json", "--json", NULL, SIM_KIND_PATH, FIELD(json_path), .cli_arg = "FILE", .group = OUTPUT,
                       .help = "results as JSON (keys: docs/TEMPO-SIM.md)"},
     [SIM_SET_REPORT] = {"report", "--report", NULL, SIM_KIND_PATH, FIELD(report_path), .cli_arg = "FILE",
                         .group = OUTPUT, .help = "HTML report with timelines"},
     [SIM_SET_CSV] = {"csv", "--csv", NULL, SIM_KIND_PATH, FIELD(csv_path), .cli_arg = "FILE", .group = OUTPUT,
                      .help = "the timeline as CSV"},
+    [SIM_SET_RECORD] = {"record", "--record", NULL, SIM_KIND_PATH, FIELD(record_prefix), .cli_arg = "PREFIX",
+                        .group = OUTPUT,
+                        .help = "each peer's replay file, PREFIX-peerN.rep (tempo-arena --replay plays it)"},
     [SIM_SET_QUIET] = {"quiet", "--quiet", NULL, SIM_KIND_FLAG, FIELD(quiet), .group = OUTPUT,
                        .help = "no progress and no summary"},
     [SIM_SET_PRINT_SCENARIO] = {"print-scenario", "--print-scenario", NULL, SIM_KIND_FLAG, .group = OUTPUT,
@@ -175,6 +197,7 @@ void sim_settings_defaults(sim_options *o)
     o->timesync = TEMPO_TIMESYNC_INVERSUS;
     o->desync_interval = 60;
     o->desync_at = -1;
+    o->seal = 1;
 }
 
 const sim_setting *sim_setting_by_option(const char *option)
@@ -534,6 +557,7 @@ void sim_settings_help(FILE *f)
           "       tempo-sim --scenario FILE [options] the match a scenario file describes\n"
           "       tempo-sim --soak N [--seed S]       N random matches, each checked\n"
           "       tempo-sim --synctest [options]      the arena under a synctest session\n"
+          "       tempo-sim --attack N [options]      N forged datagrams at a sealed match: what got in\n"
           "\n"
           "Network match: every peer runs the arena with bots for its players, over a simulated\n"
           "network, in virtual time, each machine on its own clock; tempo-sim measures from outside\n"
