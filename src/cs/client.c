@@ -276,6 +276,14 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
         c->st.dropped_malformed++;
         return;
     }
+    /* a believable tick: not further ahead of ours than the silence we
+     * would wait through before giving up */
+    const int32_t ahead = (int32_t)((uint64_t)c->cfg.disconnect_timeout_ms *
+                                    (uint64_t)c->cfg.frames_per_second / 1000u) + 128;
+    if (c->started && m.tick > c->frame + ahead) {
+        c->st.snapshots_dropped++;
+        return;
+    }
     if (c->state != TEMPO_CLIENT_CONNECTED || m.tick <= c->newest ||
         (c->cfg.arena != NULL && m.state_size != c->cfg.arena_size)) {
         c->st.snapshots_dropped++;

@@ -101,7 +101,7 @@ tempo_drop_reason cs_msg_read_accept(const uint8_t *data, size_t size, cs_msg_ac
         return TEMPO_DROP_TRUNCATED;
     if (c.left != 0)
         return TEMPO_DROP_TRAILING;
-    if (f > INT32_MAX || a->slots == 0 || a->snapshot_interval == 0)
+    if (f > CS_MSG_MAX_TICK || a->slots == 0 || a->snapshot_interval == 0)
         return TEMPO_DROP_BAD_VALUE;
     a->server_frame = (int32_t)f;
     return TEMPO_DROP_NONE;
@@ -135,7 +135,8 @@ tempo_drop_reason cs_msg_read_input(const uint8_t *data, size_t size, int slots,
     uint32_t count = (uint32_t)get(&c, 1);
     if (c.bad)
         return TEMPO_DROP_TRUNCATED;
-    if ((ack > INT32_MAX && ack != UINT32_MAX) || first > INT32_MAX || count > CS_MSG_MAX_TICKS ||
+    if ((ack > CS_MSG_MAX_TICK && ack != UINT32_MAX) || first > CS_MSG_MAX_TICK ||
+        count > CS_MSG_MAX_TICKS ||
         slots < 1 || input_size < 1)
         return TEMPO_DROP_BAD_VALUE;
     size_t want = (size_t)count * (size_t)slots * (size_t)input_size;
@@ -144,7 +145,7 @@ tempo_drop_reason cs_msg_read_input(const uint8_t *data, size_t size, int slots,
         return TEMPO_DROP_TRUNCATED;
     if (c.left != 0)
         return TEMPO_DROP_TRAILING;
-    in->snapshot_ack = (int32_t)ack; /* UINT32_MAX reads as -1 */
+    in->snapshot_ack = ack == UINT32_MAX ? -1 : (int32_t)ack;
     in->first = (int32_t)first;
     in->count = (int)count;
     return TEMPO_DROP_NONE;
@@ -184,8 +185,8 @@ tempo_drop_reason cs_msg_read_snapshot(const uint8_t *data, size_t size, int num
     uint32_t players = (uint32_t)get(&c, 1);
     if (c.bad)
         return TEMPO_DROP_TRUNCATED;
-    if (tick > INT32_MAX || (base != UINT32_MAX && base >= tick) ||
-        (iack != UINT32_MAX && iack > INT32_MAX) || players != (uint32_t)num_players)
+    if (tick > CS_MSG_MAX_TICK || (base != UINT32_MAX && base >= tick) ||
+        (iack != UINT32_MAX && iack > CS_MSG_MAX_TICK) || players != (uint32_t)num_players)
         return TEMPO_DROP_BAD_VALUE;
     s->players = take(&c, (size_t)players * (size_t)(1 + input_size));
     s->state_size = (uint32_t)get(&c, 4);
@@ -197,8 +198,8 @@ tempo_drop_reason cs_msg_read_snapshot(const uint8_t *data, size_t size, int num
         if (s->players[i * (uint32_t)(1 + input_size)] > 2)
             return TEMPO_DROP_BAD_VALUE;
     s->tick = (int32_t)tick;
-    s->baseline = (int32_t)base;
-    s->input_ack = (int32_t)iack;
+    s->baseline = base == UINT32_MAX ? -1 : (int32_t)base;
+    s->input_ack = iack == UINT32_MAX ? -1 : (int32_t)iack;
     s->num_players = (int)players;
     s->delta = c.p;
     s->delta_size = c.left;

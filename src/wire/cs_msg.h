@@ -9,7 +9,9 @@
  *   0  u8   flags: bit 0 = an ack follows (the sender has received something)
  *   1  u16  ack: low 16 bits of the newest sequence received from the other side
  *   3  u32  ack bits: bit i = ack - 1 - i was received
- * then, by type (integers little endian; a tick of -1 is 0xFFFFFFFF):
+ * then, by type (integers little endian; a tick is 0 .. CS_MSG_MAX_TICK,
+ * or -1 as 0xFFFFFFFF where "none" is allowed, so a reader can add a
+ * window to any tick without overflow):
  *   ACCEPT (20), server to client, the first datagram after an admission:
  *     u8 client index | u64 slot mask | u8 players | u8 input size |
  *     u16 ticks per second | u32 the server's next tick | u8 snapshot interval
@@ -45,6 +47,7 @@
 #define CS_MSG_FIRST 20
 #define CS_MSG_LAST 29 /* the reserved range */
 
+#define CS_MSG_MAX_TICK 0x3FFFFFFF /* ticks on the wire are below 2^30 (207 days at 60 Hz) */
 #define CS_MSG_PREFIX_SIZE 7
 #define CS_MSG_MAX_TICKS 64       /* ticks one INPUT carries at most */
 #define CS_MSG_INPUT_HEAD 9       /* INPUT bytes after the prefix, before the inputs */

@@ -69,6 +69,11 @@ static void test_input_carries_exactly_its_slots_inputs(void **state)
     assert_int_equal(cs_msg_read_input(buf, n, 3, 4, &in), TEMPO_DROP_TRUNCATED);
     for (size_t k = 0; k < n; k++)
         assert_int_not_equal(cs_msg_read_input(buf, k, 2, 4, &in), TEMPO_DROP_NONE);
+    uint8_t far[128];
+    size_t fn = cs_msg_write_input(far, sizeof far, &p, -1, CS_MSG_MAX_TICK, 0, NULL, 0);
+    assert_int_equal(cs_msg_read_input(far, fn, 2, 4, &in), TEMPO_DROP_NONE);
+    far[14] = 0x40; /* first tick 2^30 + ...: past every tick a server reaches */
+    assert_int_equal(cs_msg_read_input(far, fn, 2, 4, &in), TEMPO_DROP_BAD_VALUE);
     buf[15] = CS_MSG_MAX_TICKS + 1; /* too many ticks */
     assert_int_equal(cs_msg_read_input(buf, n, 2, 4, &in), TEMPO_DROP_BAD_VALUE);
 }
