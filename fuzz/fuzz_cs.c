@@ -143,7 +143,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t len = n;
         memcpy(d, data, n);
         if (dir & 2) { /* behind a valid header of a client-server type */
-            tempo_packet_header h = {0, (uint16_t)(data[0] | (n > 1 ? data[1] << 8 : 0)),
+            uint16_t seq = (uint16_t)((n > 0 ? data[0] : 0) | (n > 1 ? data[1] << 8 : 0));
+            tempo_packet_header h = {0, seq,
                                      (uint8_t)(CS_MSG_ACCEPT + (dir >> 2) % 4),
                                      (dir & 8) != 0, false};
             len = n + PACKET_HEADER_SIZE > TEMPO_MAX_DATAGRAM ? TEMPO_MAX_DATAGRAM - PACKET_HEADER_SIZE : n;
