@@ -81,7 +81,8 @@ typedef struct tempo_client_config {
     int num_players;
     int input_size;
     int frames_per_second;
-    /* Player slots to ask for, 1..num_players; default 1. */
+    /* Player slots to ask for, 1..num_players and at most 8 (the
+     * handshake's limit, TEMPO_MAX_PLAYERS); default 1. */
     int slots;
     tempo_reconcile_mode reconcile;
     /* Arena mode: tempo copies each snapshot into this block (arena_size
