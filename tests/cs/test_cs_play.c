@@ -223,8 +223,16 @@ static void test_a_leaving_client_frees_its_slot_for_the_next(void **state)
     assert_int_equal(ss.disconnects, 2);
     assert_int_equal(ss.timeouts, 1);
     tempo_server_event ev;
-    while (tempo_server_poll_event(h->server, &ev))
-        ;
+    int connected = 0, left = 0, timed_out = 0;
+    while (tempo_server_poll_event(h->server, &ev)) {
+        connected += ev.kind == TEMPO_SERVER_CLIENT_CONNECTED;
+        left += ev.kind == TEMPO_SERVER_CLIENT_DISCONNECTED;
+        timed_out += ev.kind == TEMPO_SERVER_CLIENT_DISCONNECTED && ev.timed_out;
+        assert_true(ev.slots == 1u || ev.slots == 2u);
+    }
+    assert_int_equal(connected, 2);
+    assert_int_equal(left, 2);
+    assert_int_equal(timed_out, 1);
     /* a newcomer takes the first free slot and plays */
     assert_int_equal(csh_add_client(h, h->now + 1000, true, false), TEMPO_OK);
     csh_run(h, 480);
@@ -329,6 +337,48 @@ static void test_a_hitch_of_the_client_snaps_its_lead_back(void **state)
     assert_true(sc.earliness_ticks > 0.5);
     assert_true(sc.late_inputs <= 25);
     assert_int_equal(h->cl[0].load_mismatch, 0);
+    csh_free(h);
+    free(h);
+}
+
+static void test_snapshots_every_third_tick_still_load_exactly(void **state)
+{
+    (void)state;
+    csh *h = new_match(14, 50000, 3000, 0.01, 2);
+    h->scfg.snapshot_interval = 3;
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 4000, true, false), TEMPO_OK);
+    csh_run(h, 600);
+    expect_exact_loads(h, 180);
+    for (int i = 0; i < h->n; i++) {
+        assert_true(h->cl[i].loads <= 200);
+        assert_int_equal(h->cl[i].last_load % 3, 0);
+    }
+    expect_server_played_client_inputs(h, 200, 590);
+    csh_free(h);
+    free(h);
+}
+
+static void test_a_client_with_two_slots_plays_both(void **state)
+{
+    (void)state;
+    csh *h = new_match(15, 40000, 0, 0.0, 3);
+    h->scfg.max_slots_per_client = 2;
+    h->ccfg.slots = 2;
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    h->ccfg.slots = 1;
+    assert_int_equal(csh_add_client(h, 200000, true, false), TEMPO_OK);
+    csh_run(h, 600);
+    expect_exact_loads(h, 400);
+    assert_true(tempo_client_local_players(h->cl[0].c) == 3u);
+    assert_true(tempo_client_local_players(h->cl[1].c) == 4u);
+    /* both slots of the first client played its input */
+    for (int t = 100; t < 590; t++) {
+        assert_memory_equal(h->server_used[t], h->cl[0].sent[t], CSH_INPUT);
+        assert_memory_equal(h->server_used[t] + CSH_INPUT, h->cl[0].sent[t], CSH_INPUT);
+    }
     csh_free(h);
     free(h);
 }
@@ -439,6 +489,8 @@ int main(void)
         cmocka_unit_test(test_a_full_server_denies_the_next_client),
         cmocka_unit_test(test_64_clients_play_on_one_server),
         cmocka_unit_test(test_a_hitch_of_the_client_snaps_its_lead_back),
+        cmocka_unit_test(test_snapshots_every_third_tick_still_load_exactly),
+        cmocka_unit_test(test_a_client_with_two_slots_plays_both),
         cmocka_unit_test(test_large_states_travel_in_fragments_and_deltas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -175,9 +175,6 @@ static inline int csh_add_client(csh *h, uint64_t start_us, bool moving, bool ar
 static inline void csh_server_tick(csh *h)
 {
     tempo_server_poll(h->server, h->now);
-    tempo_server_event ev;
-    while (tempo_server_poll_event(h->server, &ev))
-        ;
     tempo_server_tick t;
     tempo_server_advance(h->server, &t);
     const tempo_request *r = &t.requests[0];
