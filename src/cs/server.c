@@ -11,7 +11,8 @@
  *
  * Strangers go through the gate (net/gate.h): the server keeps nothing for
  * them until a fresh cookie comes back, and only then takes a client
- * record and slots, from memory allocated at create. A datagram from a
+ * record and slots, from memory allocated at create. The cookie key
+ * changes every minute (the gate accepts the previous one too). A datagram from a
  * client's address goes through its channel (cs/channel.h): session id,
  * replay window, seal, then the body, and every refusal is counted.
  * Inputs are checked against what the server knows: ticks beyond the
@@ -51,6 +52,7 @@
 #define RECV_PER_POLL 4096   /* datagrams taken in one poll at most */
 #define ACCEPT_RETRY_US 100000u
 #define BYE_COPIES 3
+#define COOKIE_ROTATE_US 60000000u /* a new cookie key each minute (cookies live 10 s) */
 #define DELTA_CACHE 4        /* deltas of one snapshot kept for clients sharing a baseline */
 
 typedef struct cs_client {
@@ -80,6 +82,8 @@ struct tempo_server {
     tempo_logger log;
     gate_server gate;
     uint64_t token_time;
+    tempo_rng rng;               /* cookie keys when seeded */
+    uint64_t rotated_us;
     uint64_t now_us, last_advance_us;
     uint64_t tick_us;
 
@@ -173,6 +177,16 @@ static void push_event(tempo_server *s, const tempo_server_event *ev)
     s->ev_count++;
 }
 
+/* A cookie key: from the seed when one is given (tests, replays), else
+ * from the system (the seeded generator if the system has none). */
+static void draw_key(tempo_server *s, uint8_t key[TEMPO_KEY_SIZE])
+{
+    if (s->cfg.random_seed == 0 && tempo_key_generate(key) == TEMPO_OK)
+        return;
+    for (int i = 0; i < TEMPO_KEY_SIZE; i++)
+        key[i] = (uint8_t)tempo_rng_next(&s->rng);
+}
+
 void tempo_server_destroy(tempo_server *s)
 {
     if (s == NULL)
@@ -247,15 +261,9 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     cs_history_init(&s->hist, cfg->snapshot_history, s->state_cap, hist);
     s->newest_sent = -1;
 
-    /* The cookie key: from the seed when one is given (tests, replays),
-     * else from the system. */
     uint8_t key[TEMPO_KEY_SIZE];
-    if (cfg->random_seed != 0 || tempo_key_generate(key) != TEMPO_OK) {
-        tempo_rng r;
-        tempo_rng_seed(&r, cfg->random_seed ^ (uint64_t)(uintptr_t)s, 0x636f6f6b6965ull);
-        for (int i = 0; i < TEMPO_KEY_SIZE; i++)
-            key[i] = (uint8_t)tempo_rng_next(&r);
-    }
+    tempo_rng_seed(&s->rng, cfg->random_seed ^ (uint64_t)(uintptr_t)s, 0x636f6f6b6965ull);
+    draw_key(s, key);
     gate_server_config gc;
     memset(&gc, 0, sizeof gc);
     gc.protocol_id = cfg->protocol_id;
@@ -636,6 +644,13 @@ tempo_result tempo_server_poll(tempo_server *s, uint64_t now_us)
             send_accept(s, i);
     }
     send_snapshots(s);
+    if (s->now_us - s->rotated_us >= COOKIE_ROTATE_US) {
+        uint8_t key[TEMPO_KEY_SIZE];
+        draw_key(s, key);
+        gate_server_rotate(&s->gate, key);
+        seal_wipe(key, sizeof key);
+        s->rotated_us = s->now_us;
+    }
     return TEMPO_OK;
 }
 
