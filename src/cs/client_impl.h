@@ -17,7 +17,7 @@
 #include "wire/fragment.h"
 
 #define CS_CLIENT_EVENTS 64
-#define CS_CLIENT_STATES 32   /* received states kept as delta bases */
+#define CS_CLIENT_STATES 64   /* received states kept as delta bases: a round trip of ~1 s at 60 Hz */
 #define CS_CLIENT_MAX_JUMP 64 /* most ticks one snap runs ahead */
 
 struct tempo_client {

@@ -383,6 +383,24 @@ static void test_a_client_with_two_slots_plays_both(void **state)
     free(h);
 }
 
+static void test_a_client_400ms_away_still_loads_exactly(void **state)
+{
+    (void)state;
+    csh *h = new_match(16, 400000, 5000, 0.01, 2);
+    h->scfg.snapshot_history = 64; /* baselines a round trip (49 ticks) old */
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    csh_run(h, 900);
+    expect_exact_loads(h, 600);
+    tempo_client_stats cs;
+    tempo_client_get_stats(h->cl[0].c, &cs);
+    assert_int_equal(cs.snapshots_dropped, 0);
+    assert_true(cs.full_snapshots < 60); /* deltas once acks come back */
+    expect_server_played_client_inputs(h, 300, 890);
+    csh_free(h);
+    free(h);
+}
+
 #define BIG 8192
 
 static uint64_t big_hash(const uint8_t *b)
@@ -491,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_a_hitch_of_the_client_snaps_its_lead_back),
         cmocka_unit_test(test_snapshots_every_third_tick_still_load_exactly),
         cmocka_unit_test(test_a_client_with_two_slots_plays_both),
+        cmocka_unit_test(test_a_client_400ms_away_still_loads_exactly),
         cmocka_unit_test(test_large_states_travel_in_fragments_and_deltas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
