@@ -123,7 +123,9 @@ typedef struct tempo_client_config {
     /* Silence of the server before the client gives up, 100..600000 ms;
      * default 5000. */
     uint32_t disconnect_timeout_ms;
-    /* Seed of the client's draws (handshake nonce); 0 draws from the system. */
+    /* Seed of the client's draws (handshake nonce); 0 draws from the
+     * system. Without a token the nonce is the client's id at the server:
+     * give every client its own seed. */
     uint64_t random_seed;
     tempo_allocator allocator; /* both hooks set, or both NULL (malloc) */
     tempo_log_fn log;          /* NULL: no logging */

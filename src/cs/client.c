@@ -213,7 +213,11 @@ static bool gate_start(tempo_client *c)
     gc.protocol_id = c->cfg.protocol_id;
     gc.token = c->cfg.has_token ? c->cfg.token : NULL;
     tempo_rng r;
-    tempo_rng_seed(&r, c->cfg.random_seed ^ c->now_us ^ (uint64_t)(uintptr_t)c, 0x6e6f6e6365ull);
+    /* the nonce names the client in the clear: seeded, the same every run;
+     * else the time and the address make two clients differ */
+    tempo_rng_seed(&r, c->cfg.random_seed != 0 ? c->cfg.random_seed
+                                                : c->now_us ^ (uint64_t)(uintptr_t)c,
+                   0x6e6f6e6365ull);
     gc.nonce = ((uint64_t)tempo_rng_next(&r) << 32 | tempo_rng_next(&r)) | 1u;
     gc.server = c->server;
     gc.slots = (uint8_t)c->cfg.slots;
