@@ -21,6 +21,7 @@
 #include "wire/connect.h"
 #include "wire/flips.h"
 #include "wire/fragment.h"
+#include "wire/turn_msg.h"
 
 /* Varint group widths, one per kind of field (PROTOCOL.md, "Varints"). */
 enum {
@@ -631,6 +632,8 @@ const char *tempo_msg_type_name(uint8_t type)
     const struct codec_type *t = lookup(type);
     if (type >= CONNECT_TYPE_REQUEST && type <= CONNECT_TYPE_DENIED)
         return connect_names[type - CONNECT_TYPE_REQUEST];
+    if (turn_msg_name(type) != NULL) /* turn-based lockstep's, coded in wire/turn_msg.c */
+        return turn_msg_name(type);
     return t != NULL ? t->name : "unknown";
 }
 
