@@ -171,7 +171,8 @@ typedef enum tempo_lockstep_event_kind {
     TEMPO_LOCKSTEP_RUNNING,          /* turn 0 scheduled, or a freeze ended (u.running) */
     TEMPO_LOCKSTEP_WAITING,          /* a turn is due, some players' commands missing (u.waiting) */
     TEMPO_LOCKSTEP_DISCONNECTED,     /* player's machine left or went silent; the match ends */
-    TEMPO_LOCKSTEP_DESYNC,           /* checksums differ (u.desync) */
+    TEMPO_LOCKSTEP_DESYNC,           /* checksums differ (u.desync); once per machine, at
+                                        the first turn found differing */
     TEMPO_LOCKSTEP_TURN_LENGTH       /* the turn length changes at u.length.turn */
 } tempo_lockstep_event_kind;
 

@@ -78,12 +78,13 @@ typedef struct ls_peer {
     int32_t have;             /* the first turn of its list we lack */
     uint64_t last_send_us;
     int32_t sent_have, sent_sum; /* what the last datagram told it */
+    uint32_t pong_owed;       /* its newest ping, not answered yet (0: none) */
     bool reported;            /* it reported its round trips */
     uint32_t sim_us;
     uint16_t rtt_ms, rttvar_ms;
     int32_t sum_turn;         /* its checksum of a turn we have not done yet */
     uint64_t sum;
-    int32_t desync_turn;      /* newest turn a mismatch with it was reported for */
+    int32_t desync_turn;      /* the turn a mismatch with it was reported for, -1: none */
 } ls_peer;
 
 struct tempo_lockstep {
@@ -451,11 +452,9 @@ static void send_turns(tempo_lockstep *ls, ls_peer *e, int player)
         t->rtt_ms = TURN_RTT_UNKNOWN;
         t->rttvar_ms = 0;
     }
-    uint64_t dack = 0;
-    uint32_t bits = 0;
-    t->has_dack = link_ack_out(&e->link, &dack, &bits);
-    t->dack = t->has_dack ? (uint16_t)dack : 0;
-    t->dack_bits = t->has_dack ? bits : 0;
+    t->ping = link_ping_due(&e->link, ls->now_us) ? link_ping_sent(&e->link, ls->now_us) : 0;
+    t->pong = e->pong_owed;
+    e->pong_owed = 0;
     t->nlists = 0;
     int32_t from = e->acked > ls->cfg.execution_delay ? e->acked : ls->cfg.execution_delay;
     if (from < ls->sealed - LS_WINDOW + 2) /* older own lists are gone from the window */
@@ -600,8 +599,8 @@ static void compare(tempo_lockstep *ls, int player, int32_t turn, uint64_t their
     if (turn < 0 || turn > ls->done || ls->sum_turn[turn % LS_SUMS] != turn)
         return;
     uint64_t ours = ls->sum[turn % LS_SUMS];
-    if (ours == theirs || turn <= e->desync_turn)
-        return;
+    if (ours == theirs || e->desync_turn >= 0)
+        return; /* the first turn found differing is the one worth reading */
     e->desync_turn = turn;
     ls->st.desyncs++;
     tempo_lockstep_event ev;
@@ -674,10 +673,10 @@ static void on_turns(tempo_lockstep *ls, int player, const turn_turns *t)
             e->sum = t->sum;
         }
     }
-    if (t->has_dack && link_next_seq(&e->link) > 0)
-        (void)link_on_ack(&e->link, ls->now_us,
-                          packet_sequence_recover(t->dack, link_next_seq(&e->link) - 1u),
-                          t->dack_bits);
+    if (t->ping != 0)
+        e->pong_owed = t->ping; /* answered at the end of this poll */
+    if (t->pong != 0)
+        (void)link_on_pong(&e->link, ls->now_us, t->pong);
 }
 
 static void on_hello(tempo_lockstep *ls, int player, const turn_msg *m)
@@ -828,7 +827,7 @@ static void start_links(tempo_lockstep *ls)
     lc.notify_us = (uint64_t)ls->cfg.disconnect_timeout_ms * 500u;
     lc.timeout_us = (uint64_t)ls->cfg.disconnect_timeout_ms * 1000u;
     lc.seq_jump = LS_SEQ_JUMP;
-    lc.rtt_from_acks = true; /* every turns message acks datagrams */
+    lc.rtt_from_acks = false; /* round trips come from the handshake and pings */
     lc.handshake_timeout_us = 0;
     lc.config_hash = ls->config_hash;
     for (int p = 0; p < ls->cfg.num_players; p++) {
@@ -883,7 +882,9 @@ static void send_all(tempo_lockstep *ls)
             send_plain(ls, e, TURN_MSG_START);
         if (!ls->running)
             continue;
-        bool news = e->acked <= ls->sealed || e->sent_have != e->have || e->sent_sum != ls->done;
+        bool news = e->acked <= ls->sealed || e->sent_have != e->have ||
+                    e->sent_sum != ls->done || e->pong_owed != 0 ||
+                    link_ping_due(&e->link, ls->now_us);
         if (news || ls->now_us - e->last_send_us >= LS_KEEPALIVE_US)
             send_turns(ls, e, ls->cfg.local_player);
     }
@@ -968,6 +969,7 @@ int tempo_lockstep_next_turn(tempo_lockstep *ls, uint64_t now_us, tempo_lockstep
     for (int p = 0; p < ls->cfg.num_players; p++)
         if (!have_list(ls, p, turn))
             return 0;
+    bool waited = ls->frozen;
     if (ls->frozen) {
         ls->frozen = false;
         uint64_t frozen = ls->now_us - ls->freeze_start_us;
@@ -993,7 +995,7 @@ int tempo_lockstep_next_turn(tempo_lockstep *ls, uint64_t now_us, tempo_lockstep
         push_event(ls, &e);
     }
     uint64_t len_us = (uint64_t)ls->len_ms * 1000u;
-    uint64_t next_due = turns_next_due(ls->due_us, ls->now_us, len_us);
+    uint64_t next_due = turns_next_due(ls->due_us, ls->now_us, len_us, waited);
     ls->anchor_us = next_due - len_us;
     ls->due_us = next_due;
     memset(out, 0, sizeof *out);

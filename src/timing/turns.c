@@ -6,12 +6,14 @@
  */
 #include "timing/turns.h"
 
-uint64_t turns_next_due(uint64_t due_us, uint64_t exec_us, uint64_t len_us)
+uint64_t turns_next_due(uint64_t due_us, uint64_t exec_us, uint64_t len_us, bool waited)
 {
-    /* Late by more than half a turn: the old schedule is gone, start anew
-     * from the execution so the next turns do not come in a burst. */
-    uint64_t anchor = exec_us > due_us && exec_us - due_us > len_us / 2 ? exec_us : due_us;
-    return anchor + len_us;
+    if (exec_us <= due_us)
+        return due_us + len_us;
+    /* Waited, or late by more than half a turn: the old schedule is gone,
+     * start anew from the execution. */
+    bool restart = waited || exec_us - due_us > len_us / 2;
+    return (restart ? exec_us : due_us) + len_us;
 }
 
 int64_t turns_index_at(int64_t turn, uint64_t start_us, uint64_t len_us, uint64_t now_us)

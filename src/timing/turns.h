@@ -7,9 +7,11 @@
  * A turn is a slice of game time of a length in milliseconds that has
  * nothing to do with the game's frame rate. Commands collected during turn
  * N execute at turn N + delay. Turn k + 1 is due one turn length after turn
- * k's anchor: the time k was due, or, when the game executed k more than
- * half a turn late (a freeze, a slow machine), the time it did execute, so
- * a late machine starts a fresh schedule instead of racing to catch up.
+ * k's anchor: the time k was due, or the time it did execute when it had to
+ * wait for another machine's commands (so every machine falls in step with
+ * the slowest instead of waiting again every turn) or when the game ran it
+ * more than half a turn late (a slow machine starts a fresh schedule
+ * instead of racing to catch up).
  *
  * The adaptive rule follows Age of Empires as the lecture "Consistency
  * Despite Latency" tells it: one machine picks the length; it must cover
@@ -25,8 +27,10 @@
 #include <stdint.h>
 
 #define TURNS_STEP_MS 10u          /* lengths the rule picks are multiples of this */
-#define TURNS_MARGIN_US 20000u     /* delivery slack: two 60 Hz ticks (one before a list
-                                      goes out, one before the receiver reads it) */
+/* Delivery slack beyond half the round trip and two deviations: one 60 Hz
+ * tick. A round trip measured between polls already holds, on average, the
+ * receiver's wait for its next poll; this covers a wait longer than that. */
+#define TURNS_MARGIN_US 10000u
 #define TURNS_SIM_SHARE_PCT 50u    /* simulating a turn may take this share of it */
 #define TURNS_SHRINK_PCT 80u       /* shrink only to at most this share of the current */
 
@@ -42,9 +46,10 @@ typedef struct turns_load {
     uint64_t rttvar_us;       /* that link's round-trip deviation */
 } turns_load;
 
-/* The anchor of turn k + 1's schedule: k was due at due_us and executed at
- * exec_us (>= due_us); len_us is turn k's length. Returns when k + 1 is due. */
-uint64_t turns_next_due(uint64_t due_us, uint64_t exec_us, uint64_t len_us);
+/* When turn k + 1 is due: k was due at due_us and executed at exec_us
+ * (>= due_us), after waiting for a machine's commands if `waited`; len_us
+ * is turn k's length. */
+uint64_t turns_next_due(uint64_t due_us, uint64_t exec_us, uint64_t len_us, bool waited);
 
 /* The turn that time now_us falls in, on a schedule where turn `turn`
  * started at start_us and every turn lasts len_us (> 0); times before

@@ -88,8 +88,7 @@ static bool turns_ok(const turn_turns *t)
         return false;
     if (t->sum_turn == TURN_NONE ? t->sum != 0 : t->sum_turn > INT32_MAX)
         return false;
-    if (t->ack > INT32_MAX || (t->rtt_ms == TURN_RTT_UNKNOWN && t->rttvar_ms != 0) ||
-        (!t->has_dack && (t->dack != 0 || t->dack_bits != 0)))
+    if (t->ack > INT32_MAX || (t->rtt_ms == TURN_RTT_UNKNOWN && t->rttvar_ms != 0))
         return false;
     for (int i = 0; i < t->nlists; i++)
         if (!list_ok(&t->list[i]))
@@ -126,9 +125,8 @@ int turn_msg_encode(const turn_msg *m, uint8_t *buf, size_t capacity)
         put(&c, t->sim_us, 4);
         put(&c, t->rtt_ms, 2);
         put(&c, t->rttvar_ms, 2);
-        put(&c, t->has_dack ? 1u : 0u, 1);
-        put(&c, t->dack, 2);
-        put(&c, t->dack_bits, 4);
+        put(&c, t->ping, 4);
+        put(&c, t->pong, 4);
         put(&c, (uint64_t)t->nlists, 1);
         for (int i = 0; i < t->nlists; i++) {
             const turn_list *l = &t->list[i];
@@ -181,14 +179,12 @@ static tempo_drop_reason get_turns(cur *c, turn_turns *t)
     t->sim_us = (uint32_t)get(c, 4);
     t->rtt_ms = (uint16_t)get(c, 2);
     t->rttvar_ms = (uint16_t)get(c, 2);
-    uint8_t flags = (uint8_t)get(c, 1);
-    t->has_dack = (flags & 1u) != 0;
-    t->dack = (uint16_t)get(c, 2);
-    t->dack_bits = (uint32_t)get(c, 4);
+    t->ping = (uint32_t)get(c, 4);
+    t->pong = (uint32_t)get(c, 4);
     t->nlists = (int)get(c, 1);
     if (c->failed)
         return TEMPO_DROP_TRUNCATED;
-    if ((flags & ~1u) != 0 || t->nlists > TURN_MSG_MAX_LISTS)
+    if (t->nlists > TURN_MSG_MAX_LISTS)
         return TEMPO_DROP_BAD_VALUE;
     for (int i = 0; i < t->nlists; i++) {
         turn_list *l = &t->list[i];

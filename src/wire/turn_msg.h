@@ -12,16 +12,15 @@
  *   34 turn_leave        empty: the sender leaves the match
  *   35                   reserved for a relay's notices
  *
- * turns header (32 bytes):
+ * turns header (33 bytes):
  *   ack u32        the first turn of the receiver's player the sender lacks
  *   sum_turn u32   a turn the sender executed, TURN_NONE for none ...
  *   sum u64        ... and the checksum of its state after it (0 with none)
  *   sim_us u32     the sender's mean cost of simulating one turn, us
  *   rtt_ms u16     the sender's largest smoothed round trip, TURN_RTT_UNKNOWN for none
  *   rttvar_ms u16  that link's deviation (0 with none)
- *   flags u8       bit 0: a datagram ack follows in the next 6 bytes (else they are 0)
- *   dack u16       low 16 bits of the newest sequence received from the receiver
- *   dack_bits u32  bit i: dack - 1 - i was received too
+ *   ping u32       0, or an id the receiver echoes as pong at its next poll
+ *   pong u32       0, or the id of the receiver's newest ping
  *   lists u8       0 .. TURN_MSG_MAX_LISTS
  *
  * A turn list is one player's commands for one turn, self-contained so that
@@ -58,7 +57,7 @@
 /* A list's commands as stored and sent: one size byte per command. */
 #define TURN_LIST_BYTES (TURN_BUDGET + TURN_MAX_COMMANDS)
 #define TURN_MSG_MAX_LISTS 48     /* lists in one turns message */
-#define TURN_HEADER_SIZE 32
+#define TURN_HEADER_SIZE 33
 #define TURN_LIST_HEADER_MAX 9    /* a list's bytes before its commands, with a length */
 #define TURN_NONE 0xFFFFFFFFu
 #define TURN_RTT_UNKNOWN 0xFFFFu
@@ -91,9 +90,7 @@ typedef struct turn_turns {
     uint64_t sum;
     uint32_t sim_us;
     uint16_t rtt_ms, rttvar_ms;
-    bool has_dack;
-    uint16_t dack;
-    uint32_t dack_bits;
+    uint32_t ping, pong;
     int nlists;
     turn_list list[TURN_MSG_MAX_LISTS];
 } turn_turns;

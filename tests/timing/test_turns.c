@@ -20,16 +20,24 @@ static void an_on_time_turn_keeps_the_schedule(void **state)
 {
     (void)state;
     /* due at 1 s, executed 16 ms late (one 60 Hz tick): the next is due 100 ms after 1 s */
-    assert_int_equal(turns_next_due(1000000, 1016000, 100000), 1100000);
+    assert_int_equal(turns_next_due(1000000, 1016000, 100000, false), 1100000);
     /* exactly half a turn late still keeps it */
-    assert_int_equal(turns_next_due(1000000, 1050000, 100000), 1100000);
+    assert_int_equal(turns_next_due(1000000, 1050000, 100000, false), 1100000);
+    assert_int_equal(turns_next_due(1000000, 1000000, 100000, true), 1100000);
 }
 
 static void a_turn_late_by_more_than_half_restarts_the_schedule(void **state)
 {
     (void)state;
-    assert_int_equal(turns_next_due(1000000, 1050001, 100000), 1150001);
-    assert_int_equal(turns_next_due(1000000, 1700000, 100000), 1800000);
+    assert_int_equal(turns_next_due(1000000, 1050001, 100000, false), 1150001);
+    assert_int_equal(turns_next_due(1000000, 1700000, 100000, false), 1800000);
+}
+
+static void a_turn_that_waited_for_commands_restarts_the_schedule(void **state)
+{
+    (void)state;
+    /* 5 ms of waiting: the next turn is due a full turn after it ran */
+    assert_int_equal(turns_next_due(1000000, 1005000, 100000, true), 1105000);
 }
 
 static void a_time_falls_in_the_turn_of_its_slice(void **state)
@@ -58,13 +66,13 @@ static void the_need_covers_the_worst_round_trip(void **state)
 {
     (void)state;
     /* transatlantic: 150 ms round trip, 10 ms deviation:
-     * 75 + 20 + 20 = 115 ms over delay - 1 = 1 turn -> 120 in 10 ms steps */
+     * 75 + 20 + 10 = 105 ms over delay - 1 = 1 turn -> 110 in 10 ms steps */
     turns_load atl = {1000, 150000, 10000};
-    assert_int_equal(turns_need_ms(&rule2, &atl), 120);
-    /* a delay of 3 gives two turns of slack: 57.5 -> 60 */
+    assert_int_equal(turns_need_ms(&rule2, &atl), 110);
+    /* a delay of 3 gives two turns of slack: 52.5 -> 60 */
     turns_rule rule3 = {50, 500, 3};
     assert_int_equal(turns_need_ms(&rule3, &atl), 60);
-    /* lan: 2 ms round trip: 21.2 ms -> 30, raised to the 50 ms floor */
+    /* lan: 2 ms round trip: 11.2 ms -> 20, raised to the 50 ms floor */
     turns_load lan = {1000, 2000, 100};
     assert_int_equal(turns_need_ms(&rule2, &lan), 50);
 }
@@ -93,19 +101,19 @@ static void the_rule_grows_at_once(void **state)
 {
     (void)state;
     turns_load atl = {1000, 150000, 10000};
-    assert_int_equal(turns_adapt(&rule2, 50, &atl), 120);
-    assert_int_equal(turns_adapt(&rule2, 110, &atl), 120);
+    assert_int_equal(turns_adapt(&rule2, 50, &atl), 110);
+    assert_int_equal(turns_adapt(&rule2, 100, &atl), 110);
 }
 
 static void the_rule_shrinks_only_by_a_clear_margin(void **state)
 {
     (void)state;
-    turns_load mid = {1000, 100000, 5000}; /* 50 + 10 + 20 = 80 ms */
-    assert_int_equal(turns_need_ms(&rule2, &mid), 80);
-    assert_int_equal(turns_adapt(&rule2, 90, &mid), 90);   /* 80 > 72: kept */
-    assert_int_equal(turns_adapt(&rule2, 100, &mid), 80);  /* 80 <= 80: shrinks */
-    assert_int_equal(turns_adapt(&rule2, 200, &mid), 80);
-    assert_int_equal(turns_adapt(&rule2, 80, &mid), 80);
+    turns_load mid = {1000, 100000, 5000}; /* 50 + 10 + 10 = 70 ms */
+    assert_int_equal(turns_need_ms(&rule2, &mid), 70);
+    assert_int_equal(turns_adapt(&rule2, 80, &mid), 80);   /* 70 > 64: kept */
+    assert_int_equal(turns_adapt(&rule2, 90, &mid), 70);   /* 70 <= 72: shrinks */
+    assert_int_equal(turns_adapt(&rule2, 200, &mid), 70);
+    assert_int_equal(turns_adapt(&rule2, 70, &mid), 70);
 }
 
 int main(void)
@@ -113,6 +121,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_on_time_turn_keeps_the_schedule),
         cmocka_unit_test(a_turn_late_by_more_than_half_restarts_the_schedule),
+        cmocka_unit_test(a_turn_that_waited_for_commands_restarts_the_schedule),
         cmocka_unit_test(a_time_falls_in_the_turn_of_its_slice),
         cmocka_unit_test(the_blend_grows_over_the_turn_and_holds_at_one),
         cmocka_unit_test(the_need_covers_the_worst_round_trip),

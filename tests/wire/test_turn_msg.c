@@ -67,9 +67,8 @@ static void fill_turns(turn_msg *m)
     t->sim_us = 1500;
     t->rtt_ms = 150;
     t->rttvar_ms = 10;
-    t->has_dack = true;
-    t->dack = 0x0102;
-    t->dack_bits = 0x80000001u;
+    t->ping = 0x04030201u;
+    t->pong = 0x80000001u;
     t->nlists = 2;
     t->list[0] = (turn_list){2, TURN_LIST_HAS_LENGTH, 7, 120, 2, sizeof cmds7, cmds7};
     t->list[1] = (turn_list){2, 0, 8, 0, 0, 0, NULL};
@@ -81,7 +80,7 @@ static const uint8_t turns_bytes[] = {
     0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, /* sum */
     0xDC, 0x05, 0, 0,                               /* sim_us 1500 */
     150, 0, 10, 0,                                  /* rtt, rttvar */
-    1, 0x02, 0x01, 0x01, 0, 0, 0x80,                /* flags, dack, dack_bits */
+    1, 2, 3, 4, 1, 0, 0, 0x80,                      /* ping, pong */
     2,                                              /* lists */
     2, 1, 7, 0, 0, 0, 120, 0, 2, 1, 'a', 'b', 0, 'c',
     2, 0, 8, 0, 0, 0, 0};
@@ -101,7 +100,8 @@ static void a_turns_message_matches_its_bytes(void **state)
     const turn_turns *t = &out.u.turns;
     assert_int_equal(t->ack, 9);
     assert_int_equal(t->sum, 0x1122334455667788ull);
-    assert_int_equal(t->dack_bits, 0x80000001u);
+    assert_int_equal(t->ping, 0x04030201u);
+    assert_int_equal(t->pong, 0x80000001u);
     assert_int_equal(t->nlists, 2);
     assert_int_equal(t->list[0].turn, 7);
     assert_int_equal(t->list[0].length_ms, 120);
@@ -145,16 +145,23 @@ static tempo_drop_reason decode_changed(size_t at, uint8_t value)
 static void bodies_no_honest_sender_writes_are_refused(void **state)
 {
     (void)state;
-    assert_int_equal(decode_changed(24, 0x02), TEMPO_DROP_BAD_VALUE);  /* reserved header flag */
-    assert_int_equal(decode_changed(24, 0x00), TEMPO_DROP_BAD_VALUE);  /* dack bytes without the flag */
-    assert_int_equal(decode_changed(31, TURN_MSG_MAX_LISTS + 1), TEMPO_DROP_BAD_VALUE);
-    assert_int_equal(decode_changed(33, 0x05), TEMPO_DROP_BAD_VALUE);  /* reserved list flag */
-    assert_int_equal(decode_changed(37, 0x80), TEMPO_DROP_BAD_VALUE);  /* turn above INT32_MAX */
-    assert_int_equal(decode_changed(38, 0), TEMPO_DROP_BAD_VALUE);     /* length 0 ... */
-    assert_int_equal(decode_changed(39, 0), TEMPO_DROP_NONE);          /* ... 120 is fine */
-    assert_int_equal(decode_changed(40, TURN_MAX_COMMANDS + 1), TEMPO_DROP_BAD_VALUE);
-    assert_int_equal(decode_changed(31, 1), TEMPO_DROP_TRAILING);      /* one list, bytes left */
-    assert_int_equal(decode_changed(44, 5), TEMPO_DROP_TRUNCATED);     /* a command runs past the end */
+    assert_int_equal(decode_changed(32, TURN_MSG_MAX_LISTS + 1), TEMPO_DROP_BAD_VALUE);
+    assert_int_equal(decode_changed(34, 0x05), TEMPO_DROP_BAD_VALUE);  /* reserved list flag */
+    assert_int_equal(decode_changed(38, 0x80), TEMPO_DROP_BAD_VALUE);  /* turn above INT32_MAX */
+    assert_int_equal(decode_changed(39, 0), TEMPO_DROP_BAD_VALUE);     /* length 0 ... */
+    assert_int_equal(decode_changed(40, 0), TEMPO_DROP_NONE);          /* ... 120 is fine */
+    assert_int_equal(decode_changed(41, TURN_MAX_COMMANDS + 1), TEMPO_DROP_BAD_VALUE);
+    assert_int_equal(decode_changed(32, 1), TEMPO_DROP_TRAILING);      /* one list, bytes left */
+    assert_int_equal(decode_changed(45, 5), TEMPO_DROP_TRUNCATED);     /* a command runs past the end */
+    /* an unknown round trip with a deviation */
+    uint8_t rtt[sizeof turns_bytes];
+    memcpy(rtt, turns_bytes, sizeof rtt);
+    rtt[20] = rtt[21] = 0xFF;
+    turn_msg dec;
+    tempo_drop_reason rwhy;
+    assert_int_equal(turn_msg_decode(TURN_MSG_TURNS, rtt, sizeof rtt, &dec, &rwhy),
+                     TEMPO_E_MALFORMED);
+    assert_int_equal(rwhy, TEMPO_DROP_BAD_VALUE);
     /* a "none" checksum turn with a checksum */
     assert_int_equal(decode_changed(4, 0xFF) == TEMPO_DROP_NONE, true);
     uint8_t buf[sizeof turns_bytes];
