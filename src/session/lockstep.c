@@ -43,6 +43,7 @@
 #define LS_EVENTS 64
 #define LS_SUMS 64            /* own checksums remembered, by turn */
 #define LS_KEEPALIVE_US 100000u /* a machine with nothing new still sends this often */
+#define LS_RESEND_US 33000u   /* lists not acknowledged go again this often (two ticks) */
 #define LS_FRAG_SLOTS 2
 #define LS_RECV_BUDGET 4096   /* datagrams one poll reads at most */
 #define LS_SEQ_JUMP 4096u
@@ -77,7 +78,7 @@ typedef struct ls_peer {
     int32_t acked;            /* the first turn of ours it lacks, by its word */
     int32_t have;             /* the first turn of its list we lack */
     uint64_t last_send_us;
-    int32_t sent_have, sent_sum; /* what the last datagram told it */
+    int32_t sent_have, sent_sum, sent_sealed; /* what the last datagram told it */
     uint32_t pong_owed;       /* its newest ping, not answered yet (0: none) */
     bool reported;            /* it reported its round trips */
     uint32_t sim_us;
@@ -474,6 +475,7 @@ static void send_turns(tempo_lockstep *ls, ls_peer *e, int player)
     }
     e->sent_have = e->have;
     e->sent_sum = ls->done;
+    e->sent_sealed = ls->sealed;
     send_msg(ls, e, m);
 }
 
@@ -841,6 +843,7 @@ static void start_links(tempo_lockstep *ls)
         e->have = ls->cfg.execution_delay;
         e->sent_have = -1;
         e->sent_sum = -1;
+        e->sent_sealed = -1;
         e->sum_turn = -1;
         e->desync_turn = -1;
     }
@@ -882,10 +885,14 @@ static void send_all(tempo_lockstep *ls)
             send_plain(ls, e, TURN_MSG_START);
         if (!ls->running)
             continue;
-        bool news = e->acked <= ls->sealed || e->sent_have != e->have ||
+        /* Something it has not heard goes at once; lists it has not
+         * acknowledged go again every LS_RESEND_US until it does. */
+        bool news = e->sent_sealed != ls->sealed || e->sent_have != e->have ||
                     e->sent_sum != ls->done || e->pong_owed != 0 ||
                     link_ping_due(&e->link, ls->now_us);
-        if (news || ls->now_us - e->last_send_us >= LS_KEEPALIVE_US)
+        uint64_t quiet = ls->now_us - e->last_send_us;
+        bool unacked = e->acked <= ls->sealed;
+        if (news || (unacked && quiet >= LS_RESEND_US) || quiet >= LS_KEEPALIVE_US)
             send_turns(ls, e, ls->cfg.local_player);
     }
 }
