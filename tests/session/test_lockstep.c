@@ -581,7 +581,8 @@ static size_t craft(int from, uint8_t type, const uint8_t *body, size_t body_siz
     uint64_t seq = w.b[from].to0 + 500u;
     tempo_packet_header h = {77, (uint16_t)seq, type, false, false};
     assert_int_equal(packet_write(&h, buf, TEMPO_MAX_DATAGRAM), PACKET_HEADER_SIZE);
-    memcpy(buf + PACKET_HEADER_SIZE, body, body_size);
+    if (body_size > 0)
+        memcpy(buf + PACKET_HEADER_SIZE, body, body_size);
     size_t size = PACKET_HEADER_SIZE + body_size;
     if (key) {
         wire_keys k;

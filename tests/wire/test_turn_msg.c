@@ -10,10 +10,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "doc_vectors.h"
 #include "tempo/base.h"
 #include "wire/codec.h"
 #include "wire/turn_msg.h"
@@ -110,6 +112,28 @@ static void a_turns_message_matches_its_bytes(void **state)
     assert_memory_equal(t->list[0].cmds, cmds7, 5);
     assert_int_equal(t->list[1].turn, 8);
     assert_int_equal(t->list[1].count, 0);
+}
+
+/* docs/PROTOCOL.md section 14 carries these two bodies as vectors. */
+static void the_spec_vectors_are_these_bytes(void **state)
+{
+    (void)state;
+    FILE *f = fopen(TEMPO_SOURCE_DIR "/docs/PROTOCOL.md", "r");
+    assert_non_null(f);
+    char line[512], name[64];
+    uint8_t got[128];
+    const char *hex = doc_next(f, "turns", line, sizeof line, name);
+    assert_non_null(hex);
+    assert_string_equal(name, "example");
+    assert_int_equal(from_hex(hex, got, sizeof got), (int)sizeof turns_bytes);
+    assert_memory_equal(got, turns_bytes, sizeof turns_bytes);
+    rewind(f);
+    hex = doc_next(f, "hello", line, sizeof line, name);
+    assert_non_null(hex);
+    static const uint8_t hello[] = {1, 2, 3, 4, 0xAA, 0xBB, 0xCC, 0xDD, 5, 1};
+    assert_int_equal(from_hex(hex, got, sizeof got), (int)sizeof hello);
+    assert_memory_equal(got, hello, sizeof hello);
+    fclose(f);
 }
 
 static void every_prefix_of_a_body_is_truncated(void **state)
@@ -248,6 +272,7 @@ int main(void)
         cmocka_unit_test(names_are_in_the_registry),
         cmocka_unit_test(a_hello_is_ten_bytes),
         cmocka_unit_test(a_turns_message_matches_its_bytes),
+        cmocka_unit_test(the_spec_vectors_are_these_bytes),
         cmocka_unit_test(every_prefix_of_a_body_is_truncated),
         cmocka_unit_test(bodies_no_honest_sender_writes_are_refused),
         cmocka_unit_test(a_list_over_the_budget_is_refused),
