@@ -170,7 +170,12 @@ typedef enum tempo_lockstep_event_kind {
     TEMPO_LOCKSTEP_CONNECTED = 1,    /* handshake with player's machine done */
     TEMPO_LOCKSTEP_RUNNING,          /* turn 0 scheduled, or a freeze ended (u.running) */
     TEMPO_LOCKSTEP_WAITING,          /* a turn is due, some players' commands missing (u.waiting) */
-    TEMPO_LOCKSTEP_DISCONNECTED,     /* player's machine left or went silent; the match ends */
+    TEMPO_LOCKSTEP_DISCONNECTED,     /* player's machine left or went silent (or another
+                                        machine says so): the survivors agree on its last
+                                        turn and go on without it, its lists after that
+                                        empty and substituted; if player is this machine
+                                        (the others dropped it), or the match had not
+                                        started, the match ends */
     TEMPO_LOCKSTEP_DESYNC,           /* checksums differ (u.desync); once per machine, at
                                         the first turn found differing */
     TEMPO_LOCKSTEP_TURN_LENGTH       /* the turn length changes at u.length.turn */

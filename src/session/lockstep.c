@@ -45,9 +45,23 @@ ls_list *lockstep_held(tempo_lockstep *ls, int player, int32_t turn)
     return l->turn == turn ? l : NULL;
 }
 
+bool lockstep_dropped(const tempo_lockstep *ls, int player, int32_t turn)
+{
+    return ls->cut_final[player] && turn > ls->cut[player];
+}
+
 bool lockstep_have(tempo_lockstep *ls, int player, int32_t turn)
 {
-    return turn < ls->cfg.execution_delay || lockstep_held(ls, player, turn) != NULL;
+    return turn < ls->cfg.execution_delay || lockstep_dropped(ls, player, turn) ||
+           lockstep_held(ls, player, turn) != NULL;
+}
+
+int lockstep_host_of(const tempo_lockstep *ls, int32_t turn)
+{
+    for (int p = 0; p < ls->cfg.num_players; p++)
+        if (!lockstep_dropped(ls, p, turn))
+            return p;
+    return ls->cfg.local_player; /* every other player dropped */
 }
 
 void lockstep_push_event(tempo_lockstep *ls, const tempo_lockstep_event *e)
@@ -261,8 +275,18 @@ static ls_list *open_list(tempo_lockstep *ls)
 /* The host's decision for `turn`, written into its own list for it. */
 static void adapt(tempo_lockstep *ls, ls_list *l)
 {
-    if (!ls->cfg.adaptive || !lockstep_is_host(ls) || l->turn < ls->next_adapt)
+    if (!ls->cfg.adaptive || l->turn < ls->next_adapt ||
+        lockstep_host_of(ls, l->turn) != ls->cfg.local_player)
         return;
+    if (!lockstep_is_host(ls) && !ls->took_host) {
+        /* A survivor becomes the host once it has run every turn of the
+         * lost host's lists: the length in force is then final. */
+        for (int p = 0; p < ls->cfg.local_player; p++)
+            if (ls->executed < ls->cut[p])
+                return;
+        ls->took_host = true;
+        ls->announced_ms = ls->len_ms;
+    }
     turns_load load = {ls->sim_avg_us, 0, 0};
     if (!lockstep_own_rtt(ls, &load.rtt_us, &load.rttvar_us))
         return;
@@ -365,6 +389,35 @@ void lockstep_compare(tempo_lockstep *ls, int player, int32_t turn, uint64_t the
     lockstep_push_event(ls, &ev);
 }
 
+/* The survivors agree on each lost player's cut: once every live machine
+ * has said it holds the player lost, with the first turn of its list it
+ * lacks, the cut is the last turn any survivor holds. Holdings never grow
+ * past that (the lost machine's datagrams are dropped, and survivors
+ * forward only what one of them holds), so every survivor computes the
+ * same cut; the lists up to it reach everyone by forwarding. */
+static void agree(tempo_lockstep *ls)
+{
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!((ls->lost_mask >> x) & 1u) || ls->cut_final[x])
+            continue;
+        int32_t have = ls->peer[x].have;
+        bool all = true;
+        for (int q = 0; q < ls->cfg.num_players && all; q++) {
+            const ls_peer *e = &ls->peer[q];
+            if (q == ls->cfg.local_player || e->lost)
+                continue;
+            if (!((e->heard_lost >> x) & 1u))
+                all = false;
+            else if (e->lost_have[x] > have)
+                have = e->lost_have[x];
+        }
+        if (!all)
+            continue;
+        ls->cut_final[x] = true;
+        ls->cut[x] = have - 1;
+    }
+}
+
 /* The host starts the match once every machine is connected to every
  * other; it runs its own turn 0 half its worst round trip later, about
  * when the others hear the start. */
@@ -407,6 +460,7 @@ tempo_result tempo_lockstep_poll(tempo_lockstep *ls, uint64_t now_us)
         if (e->added && !e->lost && (link_update(&e->link, ls->now_us) & LINK_EV_TIMED_OUT))
             lockstep_lose(ls, p);
     }
+    agree(ls);
     maybe_start(ls);
     if (ls->running && !ls->ended)
         seal_due(ls);
@@ -472,7 +526,7 @@ int tempo_lockstep_next_turn(tempo_lockstep *ls, uint64_t now_us, tempo_lockstep
         e.u.running.frozen_us = frozen;
         lockstep_push_event(ls, &e);
     }
-    const ls_list *host = lockstep_held(ls, 0, turn);
+    const ls_list *host = lockstep_held(ls, lockstep_host_of(ls, turn), turn);
     if (host && (host->flags & TURN_LIST_HAS_LENGTH) && host->length_ms != ls->len_ms) {
         ls->len_ms = host->length_ms;
         record_length(ls, turn, ls->len_ms);
@@ -494,6 +548,10 @@ int tempo_lockstep_next_turn(tempo_lockstep *ls, uint64_t now_us, tempo_lockstep
     out->length_ms = ls->len_ms;
     out->num_players = ls->cfg.num_players;
     for (int p = 0; p < ls->cfg.num_players; p++) {
+        if (lockstep_dropped(ls, p, turn)) {
+            out->player[p].substituted = true; /* empty: the player is gone */
+            continue;
+        }
         const ls_list *l = lockstep_held(ls, p, turn);
         if (!l)
             continue; /* an agreed empty list */

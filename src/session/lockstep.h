@@ -60,6 +60,9 @@ typedef struct ls_peer {
     uint64_t last_send_us;
     int32_t sent_have, sent_sum, sent_sealed; /* what the last datagram told it */
     uint32_t pong_owed;       /* its newest ping, not answered yet (0: none) */
+    uint8_t sent_lost;        /* the lost players the last datagram named */
+    uint8_t heard_lost;       /* players it told us it holds lost ... */
+    int32_t lost_have[TEMPO_MAX_PLAYERS]; /* ... and the first turn of each it lacks */
     bool reported;            /* it reported its round trips */
     uint32_t sim_us;
     uint16_t rtt_ms, rttvar_ms;
@@ -75,6 +78,10 @@ struct tempo_lockstep {
     tempo_rng rng;
     uint32_t config_hash;
     bool keyed, polled, starting, running, ended, outstanding;
+    bool took_host;           /* a survivor that became the host has taken over the length */
+    uint8_t lost_mask;        /* players whose machines are gone */
+    bool cut_final[TEMPO_MAX_PLAYERS];
+    int32_t cut[TEMPO_MAX_PLAYERS]; /* a lost player's last turn with its own list */
     uint64_t now_us, start_at_us, run_start_us;
     ls_peer peer[TEMPO_MAX_PLAYERS]; /* by player; the local one unused */
     ls_list *lists;                  /* num_players * LS_WINDOW */
@@ -120,8 +127,14 @@ ls_list *lockstep_slot(tempo_lockstep *ls, int player, int32_t turn);
 /* The list of player for turn, or NULL if not held (turns below the delay:
  * the agreed empty list, also NULL). */
 ls_list *lockstep_held(tempo_lockstep *ls, int player, int32_t turn);
-/* True if player's list for turn is held or agreed empty. */
+/* True if player's list for turn is held or agreed empty (below the delay,
+ * or past a lost player's cut). */
 bool lockstep_have(tempo_lockstep *ls, int player, int32_t turn);
+/* True if player's list for turn is replaced by an empty one: the player
+ * is lost and turn is past the cut the survivors agreed. */
+bool lockstep_dropped(const tempo_lockstep *ls, int player, int32_t turn);
+/* The host for turn: the lowest player not dropped at that turn. */
+int lockstep_host_of(const tempo_lockstep *ls, int32_t turn);
 void lockstep_push_event(tempo_lockstep *ls, const tempo_lockstep_event *e);
 void lockstep_event(tempo_lockstep *ls, tempo_lockstep_event_kind kind, int player);
 /* The match runs from at_us: turn 0 is due then. */

@@ -100,6 +100,33 @@ static uint16_t ms16(uint64_t us)
     return (uint16_t)(ms >= TURN_RTT_UNKNOWN ? TURN_RTT_UNKNOWN - 1u : ms);
 }
 
+/* A lost player's lists we hold and e said it lacks, forwarded unchanged
+ * so every survivor can run up to the agreed cut. */
+static void forward_lost(tempo_lockstep *ls, const ls_peer *e, turn_turns *t)
+{
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!(((ls->lost_mask & e->heard_lost) >> x) & 1u))
+            continue;
+        int32_t from = e->lost_have[x];
+        if (from < ls->peer[x].have - LS_WINDOW) /* older lists are gone from the window */
+            from = ls->peer[x].have - LS_WINDOW;
+        for (int32_t turn = from; turn < ls->peer[x].have && t->nlists < TURN_MSG_MAX_LISTS;
+             turn++) {
+            const ls_list *l = lockstep_held(ls, x, turn);
+            if (!l)
+                continue;
+            turn_list *w = &t->list[t->nlists++];
+            w->player = (uint8_t)x;
+            w->flags = l->flags;
+            w->turn = turn;
+            w->length_ms = l->length_ms;
+            w->count = l->count;
+            w->cmds_size = l->size;
+            w->cmds = l->cmds;
+        }
+    }
+}
+
 static void send_turns(tempo_lockstep *ls, ls_peer *e, int player)
 {
     turn_msg *m = &ls->msg;
@@ -124,6 +151,9 @@ static void send_turns(tempo_lockstep *ls, ls_peer *e, int player)
     t->ping = link_ping_due(&e->link, ls->now_us) ? link_ping_sent(&e->link, ls->now_us) : 0;
     t->pong = e->pong_owed;
     e->pong_owed = 0;
+    t->lost = ls->lost_mask;
+    for (int x = 0; x < TEMPO_MAX_PLAYERS; x++)
+        t->have[x] = (ls->lost_mask >> x) & 1u ? (uint32_t)ls->peer[x].have : 0;
     t->nlists = 0;
     int32_t from = e->acked > ls->cfg.execution_delay ? e->acked : ls->cfg.execution_delay;
     if (from < ls->sealed - LS_WINDOW + 2) /* older own lists are gone from the window */
@@ -141,6 +171,8 @@ static void send_turns(tempo_lockstep *ls, ls_peer *e, int player)
         w->cmds_size = l->size;
         w->cmds = l->cmds;
     }
+    forward_lost(ls, e, t);
+    e->sent_lost = ls->lost_mask;
     e->sent_have = e->have;
     e->sent_sum = ls->done;
     e->sent_sealed = ls->sealed;
@@ -159,7 +191,9 @@ void lockstep_lose(tempo_lockstep *ls, int player)
     e->lost = true;
     link_close(&e->link);
     seal_keys_wipe(&e->keys);
-    ls->ended = true; /* the match cannot go on without its commands */
+    if (!ls->running)
+        ls->ended = true; /* a match that has not started does not start without it */
+    ls->lost_mask |= (uint8_t)(1u << player);
     lockstep_event(ls, TEMPO_LOCKSTEP_DISCONNECTED, player);
 }
 
@@ -169,14 +203,36 @@ static bool lists_honest(const tempo_lockstep *ls, int player, const turn_turns 
 {
     for (int i = 0; i < t->nlists; i++) {
         const turn_list *l = &t->list[i];
-        if (l->player != player || (l->flags & TURN_LIST_SUBSTITUTED))
-            return false; /* a peer sends its own lists, never stands in */
+        bool forwarded = l->player != player && ((ls->lost_mask >> l->player) & 1u);
+        if ((l->player != player && !forwarded) || (l->flags & TURN_LIST_SUBSTITUTED))
+            return false; /* its own lists, or a lost player's; never a stand-in */
+        uint32_t lower = (1u << l->player) - 1u;
         if ((l->flags & TURN_LIST_HAS_LENGTH) &&
-            (player != 0 || l->length_ms < ls->cfg.min_turn_ms ||
+            ((ls->lost_mask & lower) != lower || l->length_ms < ls->cfg.min_turn_ms ||
              l->length_ms > ls->cfg.max_turn_ms))
-            return false; /* only the host decides, within the bounds */
+            return false; /* only a host decides (every lower player gone), within bounds */
     }
     return true;
+}
+
+/* What a machine says of lost players: ours too (gossip), and how far it
+ * holds their lists. A machine that holds us lost has dropped us. */
+static void on_lost(tempo_lockstep *ls, ls_peer *e, const turn_turns *t)
+{
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!((t->lost >> x) & 1u) || e == &ls->peer[x])
+            continue;
+        if (x == ls->cfg.local_player) {
+            if (!ls->ended)
+                lockstep_event(ls, TEMPO_LOCKSTEP_DISCONNECTED, x);
+            ls->ended = true;
+            return;
+        }
+        lockstep_lose(ls, x);
+        e->heard_lost |= (uint8_t)(1u << x);
+        if ((int32_t)t->have[x] > e->lost_have[x])
+            e->lost_have[x] = (int32_t)t->have[x];
+    }
 }
 
 static void on_turns(tempo_lockstep *ls, int player, const turn_turns *t)
@@ -185,14 +241,15 @@ static void on_turns(tempo_lockstep *ls, int player, const turn_turns *t)
     e->started = true;
     if (!ls->running)
         lockstep_start_running(ls, ls->now_us); /* its lists show the match began */
+    on_lost(ls, e, t);
     for (int i = 0; i < t->nlists; i++) {
         const turn_list *w = &t->list[i];
         /* Held already, below the agreed empty turns, or beyond what an
          * honest machine can be ahead: nothing to store. */
         if (w->turn < ls->cfg.execution_delay || w->turn <= ls->executed ||
-            w->turn >= ls->executed + LS_WINDOW || lockstep_held(ls, player, w->turn))
+            w->turn >= ls->executed + LS_WINDOW || lockstep_held(ls, w->player, w->turn))
             continue;
-        ls_list *l = lockstep_slot(ls, player, w->turn);
+        ls_list *l = lockstep_slot(ls, w->player, w->turn);
         memset(l, 0, offsetof(ls_list, cmds));
         l->turn = w->turn;
         l->flags = w->flags;
@@ -202,8 +259,11 @@ static void on_turns(tempo_lockstep *ls, int player, const turn_turns *t)
         if (w->cmds_size > 0)
             memcpy(l->cmds, w->cmds, w->cmds_size);
     }
-    while (lockstep_have(ls, player, e->have))
-        e->have++;
+    for (int p = 0; p < ls->cfg.num_players; p++) { /* what we hold of each, contiguous */
+        ls_peer *h = &ls->peer[p];
+        while (h->added && (h->have < ls->cfg.execution_delay || lockstep_held(ls, p, h->have)))
+            h->have++;
+    }
     /* Its ack of our lists: never beyond what we sealed, never backwards. */
     int32_t ack = t->ack > (uint32_t)ls->sealed + 1u ? ls->sealed + 1 : (int32_t)t->ack;
     if (ack > e->acked)
@@ -425,6 +485,7 @@ void lockstep_send_all(tempo_lockstep *ls)
         /* Something it has not heard goes at once; lists it has not
          * acknowledged go again every LS_RESEND_US until it does. */
         bool news = e->sent_sealed != ls->sealed || e->sent_have != e->have ||
+                    e->sent_lost != ls->lost_mask ||
                     e->sent_sum != ls->done || e->pong_owed != 0 ||
                     link_ping_due(&e->link, ls->now_us);
         uint64_t quiet = ls->now_us - e->last_send_us;

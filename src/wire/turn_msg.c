@@ -90,6 +90,9 @@ static bool turns_ok(const turn_turns *t)
         return false;
     if (t->ack > INT32_MAX || (t->rtt_ms == TURN_RTT_UNKNOWN && t->rttvar_ms != 0))
         return false;
+    for (int p = 0; p < 8; p++)
+        if (((t->lost >> p) & 1u) && t->have[p] > INT32_MAX)
+            return false;
     for (int i = 0; i < t->nlists; i++)
         if (!list_ok(&t->list[i]))
             return false;
@@ -127,6 +130,10 @@ int turn_msg_encode(const turn_msg *m, uint8_t *buf, size_t capacity)
         put(&c, t->rttvar_ms, 2);
         put(&c, t->ping, 4);
         put(&c, t->pong, 4);
+        put(&c, t->lost, 1);
+        for (int p = 0; p < 8; p++)
+            if ((t->lost >> p) & 1u)
+                put(&c, t->have[p], 4);
         put(&c, (uint64_t)t->nlists, 1);
         for (int i = 0; i < t->nlists; i++) {
             const turn_list *l = &t->list[i];
@@ -181,6 +188,12 @@ static tempo_drop_reason get_turns(cur *c, turn_turns *t)
     t->rttvar_ms = (uint16_t)get(c, 2);
     t->ping = (uint32_t)get(c, 4);
     t->pong = (uint32_t)get(c, 4);
+    t->lost = (uint8_t)get(c, 1);
+    for (int p = 0; p < 8; p++) {
+        t->have[p] = (t->lost >> p) & 1u ? (uint32_t)get(c, 4) : 0;
+        if (t->have[p] > INT32_MAX)
+            return TEMPO_DROP_BAD_VALUE;
+    }
     t->nlists = (int)get(c, 1);
     if (c->failed)
         return TEMPO_DROP_TRUNCATED;

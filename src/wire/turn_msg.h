@@ -12,7 +12,7 @@
  *   34 turn_leave        empty: the sender leaves the match
  *   35                   reserved for a relay's notices
  *
- * turns header (33 bytes):
+ * turns header (34 bytes, and 4 more per lost player):
  *   ack u32        the first turn of the receiver's player the sender lacks
  *   sum_turn u32   a turn the sender executed, TURN_NONE for none ...
  *   sum u64        ... and the checksum of its state after it (0 with none)
@@ -21,6 +21,9 @@
  *   rttvar_ms u16  that link's deviation (0 with none)
  *   ping u32       0, or an id the receiver echoes as pong at its next poll
  *   pong u32       0, or the id of the receiver's newest ping
+ *   lost u8        players whose machines the sender holds lost
+ *   have u32       per player of `lost`, ascending: the first turn of its
+ *                  list the sender lacks (0 .. INT32_MAX)
  *   lists u8       0 .. TURN_MSG_MAX_LISTS
  *
  * A turn list is one player's commands for one turn, self-contained so that
@@ -57,7 +60,7 @@
 /* A list's commands as stored and sent: one size byte per command. */
 #define TURN_LIST_BYTES (TURN_BUDGET + TURN_MAX_COMMANDS)
 #define TURN_MSG_MAX_LISTS 48     /* lists in one turns message */
-#define TURN_HEADER_SIZE 33
+#define TURN_HEADER_SIZE 34        /* with no lost player */
 #define TURN_LIST_HEADER_MAX 9    /* a list's bytes before its commands, with a length */
 #define TURN_NONE 0xFFFFFFFFu
 #define TURN_RTT_UNKNOWN 0xFFFFu
@@ -91,6 +94,8 @@ typedef struct turn_turns {
     uint32_t sim_us;
     uint16_t rtt_ms, rttvar_ms;
     uint32_t ping, pong;
+    uint8_t lost;             /* players the sender holds lost */
+    uint32_t have[8];         /* for each player of lost */
     int nlists;
     turn_list list[TURN_MSG_MAX_LISTS];
 } turn_turns;

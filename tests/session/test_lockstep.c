@@ -64,6 +64,7 @@ typedef struct bot {
     uint8_t last_to0[TEMPO_MAX_DATAGRAM];
     size_t last_to0_size;
     bool render_bad;
+    int32_t first_substituted[N_MAX]; /* first turn with a player's list substituted, -1 */
 } bot;
 
 typedef struct world {
@@ -139,6 +140,8 @@ static void world_init(int n, uint64_t seed, const char *profile, tweak_fn tweak
         b->desync_turn = -1;
         b->desync_player = -1;
         b->disconnected_player = -1;
+        for (int k = 0; k < N_MAX; k++)
+            b->first_substituted[k] = -1;
         tempo_rng_seed(&b->rng, seed, (uint64_t)i + 100u);
     }
 }
@@ -239,6 +242,9 @@ static void tick(bot *b, uint64_t now)
     while ((r = tempo_lockstep_next_turn(b->ls, now, &t)) == 1) {
         assert_int_equal(t.turn, b->turns);
         execute(b, &t);
+        for (int p = 0; p < t.num_players; p++)
+            if (t.player[p].substituted && b->first_substituted[p] < 0)
+                b->first_substituted[p] = t.turn;
         if (t.turn < T_MAX)
             b->sum[t.turn] = b->state;
         b->turns++;
@@ -289,11 +295,14 @@ static int32_t assert_same_states(void)
     for (int i = 0; i < w.n; i++)
         if (w.b[i].ls && w.b[i].turns < common)
             common = w.b[i].turns;
-    for (int i = 1; i < w.n; i++)
+    int ref = 0;
+    while (ref < w.n - 1 && !w.b[ref].ls)
+        ref++;
+    for (int i = ref + 1; i < w.n; i++)
         if (w.b[i].ls)
             for (int32_t t = 0; t < common; t++)
-                if (w.b[i].sum[t] != w.b[0].sum[t])
-                    fail_msg("machine %d differs from machine 0 at turn %d", i, (int)t);
+                if (w.b[i].sum[t] != w.b[ref].sum[t])
+                    fail_msg("machine %d differs from machine %d at turn %d", i, ref, (int)t);
     for (int i = 0; i < w.n; i++) {
         assert_false(w.b[i].render_bad);
         assert_int_equal(w.b[i].events[TEMPO_LOCKSTEP_DESYNC], 0);
@@ -562,22 +571,103 @@ static void a_diverging_machine_is_reported_at_the_first_turn_it_differs(void **
     world_free();
 }
 
-static void a_machine_that_leaves_ends_the_match_for_the_others(void **state)
+/* Every survivor lists player p's commands as substituted from the same
+ * turn on; returns it. */
+static int32_t assert_same_cut(int p)
+{
+    int32_t first = -1;
+    for (int i = 0; i < w.n; i++) {
+        if (!w.b[i].ls || i == p)
+            continue;
+        if (first < 0)
+            first = w.b[i].first_substituted[p];
+        assert_int_equal(w.b[i].first_substituted[p], first);
+    }
+    assert_true(first > 0);
+    return first;
+}
+
+static void the_others_go_on_without_a_machine_that_leaves(void **state)
 {
     (void)state;
     world_init(3, 20, "lan", NULL, false);
     run_until(5000000);
+    int32_t left_at = w.b[2].turns;
     tempo_lockstep_destroy(w.b[2].ls);
     w.b[2].ls = NULL;
-    run_until(6000000);
+    run_until(10000000);
+    int32_t common = assert_same_states();
+    int32_t cut = assert_same_cut(2);
+    print_message("machine 2 left after turn %d; its commands end before turn %d; %d turns\n",
+                  (int)left_at - 1, (int)cut, (int)common);
+    assert_in_range(cut, left_at, left_at + 3);
+    assert_in_range(common, 95, 100); /* the match went on at 100 ms a turn */
     for (int i = 0; i < 2; i++) {
         assert_int_equal(w.b[i].events[TEMPO_LOCKSTEP_DISCONNECTED], 1);
         assert_int_equal(w.b[i].disconnected_player, 2);
-        assert_false(stats_of(i).running);
-        tempo_lockstep_turn t;
-        assert_int_equal(tempo_lockstep_next_turn(w.b[i].ls, 6000000, &t), TEMPO_E_STATE);
-        assert_int_equal(tempo_lockstep_add_command(w.b[i].ls, "x", 1, 6000000), TEMPO_E_STATE);
+        assert_true(stats_of(i).running);
     }
+    world_free();
+}
+
+static void a_silent_machine_is_dropped_at_the_timeout_and_the_others_go_on(void **state)
+{
+    (void)state;
+    world_init(4, 25, "broadband", NULL, false);
+    w.b[3].busy_from_us = 5000000; /* gone for good: no poll, nothing sent */
+    w.b[3].busy_until_us = UINT64_MAX;
+    run_until(20000000);
+    w.b[3].ls = NULL; /* compare the survivors */
+    int32_t common = assert_same_states();
+    int32_t cut = assert_same_cut(3);
+    tempo_lockstep_stats st = stats_of(0);
+    print_message("machine 3 silent from 5 s: cut at turn %d, %d turns, machine 0 frozen %llu us "
+                  "in %llu freezes\n",
+                  (int)cut, (int)common, (unsigned long long)st.frozen_us,
+                  (unsigned long long)st.freezes);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(w.b[i].events[TEMPO_LOCKSTEP_DISCONNECTED], 1);
+        assert_int_equal(w.b[i].disconnected_player, 3);
+        assert_int_equal(w.b[i].waiting_mask, 1u << 3);
+        /* frozen from the missing turn until the 5 s timeout and the agreement */
+        assert_in_range(stats_of(i).frozen_us, 4800000, 5300000);
+    }
+    assert_in_range(common, 145, 155); /* 20 s less about 5 s frozen */
+    tempo_lockstep_destroy(w.b[3].ls);
+    w.b[3].ls = NULL;
+    world_free();
+}
+
+static void when_the_host_leaves_the_next_player_decides_the_length(void **state)
+{
+    (void)state;
+    start_ms = 200;
+    world_init(3, 26, "lan", adaptive, false);
+    run_until(5000000);
+    tempo_lockstep_destroy(w.b[0].ls);
+    w.b[0].ls = NULL;
+    /* the survivors' link becomes transatlantic: only a new host can react */
+    tempo_link_params atl;
+    assert_int_equal(tempo_link_profile("transatlantic", &atl), TEMPO_OK);
+    assert_int_equal(tempo_simnet_set_link(w.net, &w.b[1].addr, &w.b[2].addr, &atl), TEMPO_OK);
+    assert_int_equal(tempo_simnet_set_link(w.net, &w.b[2].addr, &w.b[1].addr, &atl), TEMPO_OK);
+    run_until(25000000);
+    assert_same_states();
+    int32_t cut = assert_same_cut(0);
+    int32_t turns[TEMPO_LOCKSTEP_HISTORY], t2[TEMPO_LOCKSTEP_HISTORY];
+    uint32_t ms[TEMPO_LOCKSTEP_HISTORY], m2[TEMPO_LOCKSTEP_HISTORY];
+    int n = history_of(1, turns, ms);
+    int n2 = history_of(2, t2, m2);
+    for (int k = 0; k < n; k++)
+        print_message("host gone before turn %d: from turn %d, %u ms\n", (int)cut, (int)turns[k],
+                      (unsigned)ms[k]);
+    assert_true(n2 == n || n2 == n - 1);
+    for (int k = 0; k < n2; k++) {
+        assert_int_equal(t2[k], turns[k]);
+        assert_int_equal(m2[k], ms[k]);
+    }
+    assert_true(turns[n - 1] > cut); /* a switch the new host decided */
+    assert_in_range(ms[n - 1], 110, 200);
     world_free();
 }
 
@@ -898,7 +988,9 @@ int main(void)
         cmocka_unit_test(turns_shorten_on_a_lan_everywhere_at_once),
         cmocka_unit_test(turns_lengthen_for_a_slow_simulation),
         cmocka_unit_test(a_diverging_machine_is_reported_at_the_first_turn_it_differs),
-        cmocka_unit_test(a_machine_that_leaves_ends_the_match_for_the_others),
+        cmocka_unit_test(the_others_go_on_without_a_machine_that_leaves),
+        cmocka_unit_test(a_silent_machine_is_dropped_at_the_timeout_and_the_others_go_on),
+        cmocka_unit_test(when_the_host_leaves_the_next_player_decides_the_length),
         cmocka_unit_test(hostile_datagrams_are_dropped_and_counted),
         cmocka_unit_test(a_sealed_match_drops_forged_plain_and_replayed_datagrams),
         cmocka_unit_test(nothing_allocates_after_create),

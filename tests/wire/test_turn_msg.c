@@ -83,6 +83,7 @@ static const uint8_t turns_bytes[] = {
     0xDC, 0x05, 0, 0,                               /* sim_us 1500 */
     150, 0, 10, 0,                                  /* rtt, rttvar */
     1, 2, 3, 4, 1, 0, 0, 0x80,                      /* ping, pong */
+    0,                                              /* no lost player */
     2,                                              /* lists */
     2, 1, 7, 0, 0, 0, 120, 0, 2, 1, 'a', 'b', 0, 'c',
     2, 0, 8, 0, 0, 0, 0};
@@ -169,14 +170,17 @@ static tempo_drop_reason decode_changed(size_t at, uint8_t value)
 static void bodies_no_honest_sender_writes_are_refused(void **state)
 {
     (void)state;
-    assert_int_equal(decode_changed(32, TURN_MSG_MAX_LISTS + 1), TEMPO_DROP_BAD_VALUE);
-    assert_int_equal(decode_changed(34, 0x05), TEMPO_DROP_BAD_VALUE);  /* reserved list flag */
-    assert_int_equal(decode_changed(38, 0x80), TEMPO_DROP_BAD_VALUE);  /* turn above INT32_MAX */
-    assert_int_equal(decode_changed(39, 0), TEMPO_DROP_BAD_VALUE);     /* length 0 ... */
-    assert_int_equal(decode_changed(40, 0), TEMPO_DROP_NONE);          /* ... 120 is fine */
-    assert_int_equal(decode_changed(41, TURN_MAX_COMMANDS + 1), TEMPO_DROP_BAD_VALUE);
-    assert_int_equal(decode_changed(32, 1), TEMPO_DROP_TRAILING);      /* one list, bytes left */
-    assert_int_equal(decode_changed(45, 5), TEMPO_DROP_TRUNCATED);     /* a command runs past the end */
+    assert_int_equal(decode_changed(33, TURN_MSG_MAX_LISTS + 1), TEMPO_DROP_BAD_VALUE);
+    assert_int_equal(decode_changed(35, 0x05), TEMPO_DROP_BAD_VALUE);  /* reserved list flag */
+    assert_int_equal(decode_changed(39, 0x80), TEMPO_DROP_BAD_VALUE);  /* turn above INT32_MAX */
+    assert_int_equal(decode_changed(40, 0), TEMPO_DROP_BAD_VALUE);     /* length 0 ... */
+    assert_int_equal(decode_changed(41, 0), TEMPO_DROP_NONE);          /* ... 120 is fine */
+    assert_int_equal(decode_changed(42, TURN_MAX_COMMANDS + 1), TEMPO_DROP_BAD_VALUE);
+    assert_int_equal(decode_changed(33, 1), TEMPO_DROP_TRAILING);      /* one list, bytes left */
+    assert_int_equal(decode_changed(46, 5), TEMPO_DROP_TRUNCATED);     /* a command runs past the end */
+    /* a lost player whose turn number follows: the lists count is read as
+     * part of it, and what follows no longer parses */
+    assert_int_not_equal(decode_changed(32, 1), TEMPO_DROP_NONE);
     /* an unknown round trip with a deviation */
     uint8_t rtt[sizeof turns_bytes];
     memcpy(rtt, turns_bytes, sizeof rtt);
@@ -194,6 +198,36 @@ static void bodies_no_honest_sender_writes_are_refused(void **state)
     turn_msg out;
     tempo_drop_reason why;
     assert_int_equal(turn_msg_decode(TURN_MSG_TURNS, buf, sizeof buf, &out, &why),
+                     TEMPO_E_MALFORMED);
+    assert_int_equal(why, TEMPO_DROP_BAD_VALUE);
+}
+
+static void lost_players_carry_how_far_the_sender_holds_them(void **state)
+{
+    (void)state;
+    turn_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = TURN_MSG_TURNS;
+    m.u.turns.sum_turn = TURN_NONE;
+    m.u.turns.rtt_ms = TURN_RTT_UNKNOWN;
+    m.u.turns.lost = 0x05; /* players 0 and 2 */
+    m.u.turns.have[0] = 0x11223344u;
+    m.u.turns.have[2] = 7;
+    m.u.turns.have[1] = 99; /* not lost: not sent */
+    uint8_t buf[64];
+    int n = turn_msg_encode(&m, buf, sizeof buf);
+    assert_int_equal(n, TURN_HEADER_SIZE + 8);
+    static const uint8_t tail[] = {0x05, 0x44, 0x33, 0x22, 0x11, 7, 0, 0, 0, 0};
+    assert_memory_equal(buf + 32, tail, sizeof tail);
+    turn_msg out;
+    assert_int_equal(turn_msg_decode(TURN_MSG_TURNS, buf, (size_t)n, &out, NULL), TEMPO_OK);
+    assert_int_equal(out.u.turns.lost, 0x05);
+    assert_int_equal(out.u.turns.have[0], 0x11223344u);
+    assert_int_equal(out.u.turns.have[1], 0);
+    assert_int_equal(out.u.turns.have[2], 7);
+    buf[36] = 0x80; /* player 0's turn above INT32_MAX */
+    tempo_drop_reason why;
+    assert_int_equal(turn_msg_decode(TURN_MSG_TURNS, buf, (size_t)n, &out, &why),
                      TEMPO_E_MALFORMED);
     assert_int_equal(why, TEMPO_DROP_BAD_VALUE);
 }
@@ -275,6 +309,7 @@ int main(void)
         cmocka_unit_test(the_spec_vectors_are_these_bytes),
         cmocka_unit_test(every_prefix_of_a_body_is_truncated),
         cmocka_unit_test(bodies_no_honest_sender_writes_are_refused),
+        cmocka_unit_test(lost_players_carry_how_far_the_sender_holds_them),
         cmocka_unit_test(a_list_over_the_budget_is_refused),
         cmocka_unit_test(other_types_and_empty_bodies),
         cmocka_unit_test(the_encoder_refuses_what_it_cannot_write),
