@@ -13,7 +13,9 @@
  * are ready, executes them in order, and reports a checksum of its state
  * after each, which the machines compare (desync detection). The host (the
  * lowest player) may change the turn length for a later turn (Age of
- * Empires' adaptive turns); every machine switches at the same turn.
+ * Empires' adaptive turns); every machine switches at the same turn. When a
+ * machine leaves, the others agree on the last turn of its commands and go
+ * on without it.
  *
  * One player per machine; player numbers 0..num_players-1 are agreed by the
  * match setup. A lockstep object is single-threaded, never reads a clock

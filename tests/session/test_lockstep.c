@@ -617,6 +617,7 @@ static void a_silent_machine_is_dropped_at_the_timeout_and_the_others_go_on(void
     w.b[3].busy_from_us = 5000000; /* gone for good: no poll, nothing sent */
     w.b[3].busy_until_us = UINT64_MAX;
     run_until(20000000);
+    tempo_lockstep *gone = w.b[3].ls;
     w.b[3].ls = NULL; /* compare the survivors */
     int32_t common = assert_same_states();
     int32_t cut = assert_same_cut(3);
@@ -633,8 +634,7 @@ static void a_silent_machine_is_dropped_at_the_timeout_and_the_others_go_on(void
         assert_in_range(stats_of(i).frozen_us, 4800000, 5300000);
     }
     assert_in_range(common, 145, 155); /* 20 s less about 5 s frozen */
-    tempo_lockstep_destroy(w.b[3].ls);
-    w.b[3].ls = NULL;
+    tempo_lockstep_destroy(gone);
     world_free();
 }
 
