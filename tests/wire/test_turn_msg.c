@@ -5,6 +5,9 @@
  * bytes, round trips, the registry's names, and hostile bodies: every
  * prefix of a valid body, trailing bytes, reserved bits, counts and budgets
  * out of range, each refused with its reason.
+ *
+ * `test_turn_msg --write-corpus DIR` writes seed inputs for fuzz_turn_msg
+ * to DIR/turn_msg instead of running the tests.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -19,6 +23,11 @@
 #include "tempo/base.h"
 #include "wire/codec.h"
 #include "wire/turn_msg.h"
+
+#ifdef _WIN32 /* Windows' mkdir takes no mode */
+#include <direct.h>
+#define mkdir(path, mode) ((void)(mode), _mkdir(path))
+#endif
 
 static void names_are_in_the_registry(void **state)
 {
@@ -300,8 +309,55 @@ static void the_encoder_refuses_what_it_cannot_write(void **state)
     assert_int_equal(turn_msg_encode(&m, buf, sizeof buf), TEMPO_E_INVALID_ARG);
 }
 
-int main(void)
+static int write_seed(const char *dir, int n, uint8_t type, const uint8_t *body, size_t size)
 {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/turn_msg/seed-%02d", dir, n);
+    FILE *f = fopen(path, "wb");
+    uint8_t t = (uint8_t)(type - TURN_MSG_FIRST);
+    bool ok = f != NULL && fwrite(&t, 1, 1, f) == 1 && fwrite(body, 1, size, f) == size;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    return ok ? 0 : 1;
+}
+
+static int write_corpus(const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/turn_msg", dir);
+    mkdir(path, 0755);
+    static const uint8_t hello[] = {1, 2, 3, 4, 0xAA, 0xBB, 0xCC, 0xDD, 5, 1};
+    int bad = write_seed(dir, 0, TURN_MSG_HELLO, hello, sizeof hello);
+    bad |= write_seed(dir, 1, TURN_MSG_START, NULL, 0);
+    bad |= write_seed(dir, 2, TURN_MSG_TURNS, turns_bytes, sizeof turns_bytes);
+    turn_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = TURN_MSG_TURNS;
+    m.u.turns.sum_turn = TURN_NONE;
+    m.u.turns.rtt_ms = TURN_RTT_UNKNOWN;
+    m.u.turns.lost = 0x06;
+    m.u.turns.have[1] = 40;
+    m.u.turns.have[2] = 41;
+    static uint8_t cmds[TURN_LIST_BYTES];
+    for (int i = 0; i < 4; i++) { /* a full list: four commands of 256 bytes */
+        cmds[i * 257] = 255;
+        memset(cmds + i * 257 + 1, i + 1, 256);
+    }
+    m.u.turns.nlists = 2;
+    m.u.turns.list[0] = (turn_list){1, 0, 40, 0, 4, 4 * 257, cmds};
+    m.u.turns.list[1] = (turn_list){0, TURN_LIST_HAS_LENGTH, 41, 150, 0, 0, NULL};
+    static uint8_t buf[4096];
+    int n = turn_msg_encode(&m, buf, sizeof buf);
+    bad |= n <= 0 || write_seed(dir, 3, TURN_MSG_TURNS, buf, (size_t)n);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
+        return write_corpus(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_are_in_the_registry),
         cmocka_unit_test(a_hello_is_ten_bytes),
