@@ -449,6 +449,7 @@ void lockstep_start_links(tempo_lockstep *ls)
     lc.notify_us = (uint64_t)ls->cfg.disconnect_timeout_ms * 500u;
     lc.timeout_us = (uint64_t)ls->cfg.disconnect_timeout_ms * 1000u;
     lc.seq_jump = LS_SEQ_JUMP;
+    lc.ping_us = LS_PING_US;
     lc.rtt_from_acks = false; /* round trips come from the handshake and pings */
     lc.handshake_timeout_us = 0;
     lc.config_hash = ls->config_hash;
