@@ -229,6 +229,12 @@ static void on_lost(tempo_lockstep *ls, ls_peer *e, const turn_turns *t)
             return;
         }
         lockstep_lose(ls, x);
+        /* No machine can hold a list sealed further ahead of us than this
+         * (ahead by the delay at most, sealing the delay ahead again): a
+         * larger claim would stall the agreement, and is not believed. */
+        int64_t believable = (int64_t)ls->executed + 2 * ls->cfg.execution_delay + 3;
+        if ((int64_t)t->have[x] > believable)
+            continue;
         e->heard_lost |= (uint8_t)(1u << x);
         if ((int32_t)t->have[x] > e->lost_have[x])
             e->lost_have[x] = (int32_t)t->have[x];
