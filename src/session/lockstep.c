@@ -28,7 +28,7 @@
 #include "wire/keys.h"
 #include "wire/packet.h"
 
-/* ---- small helpers ---------------------------------------------------------- */
+/* ---- lists and events ------------------------------------------------------- */
 
 ls_list *lockstep_slot(tempo_lockstep *ls, int player, int32_t turn)
 {
