@@ -22,8 +22,8 @@
 
 /* ---- sending ------------------------------------------------------------------ */
 
-/* Header, optional seal, send: one datagram of `body` bytes already at
- * ls->dgram + PACKET_HEADER_SIZE (or a whole fragment when frag is set). */
+/* The datagram of `size` bytes at ls->dgram (header written, plain) is
+ * sealed in a keyed match, counted by the link and sent. */
 static void transmit(tempo_lockstep *ls, ls_peer *e, size_t size)
 {
     uint64_t seq = link_next_seq(&e->link);
@@ -40,6 +40,7 @@ static void transmit(tempo_lockstep *ls, ls_peer *e, size_t size)
     (void)ls->tr.send(ls->tr.ctx, &e->addr, ls->dgram, size);
 }
 
+/* m to e: one datagram, or fragments when its body does not fit one. */
 static void send_msg(tempo_lockstep *ls, ls_peer *e, const turn_msg *m)
 {
     if (ls->keyed && !e->keys.ready)
