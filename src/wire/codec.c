@@ -22,6 +22,7 @@
 #include "wire/cs_msg.h"
 #include "wire/flips.h"
 #include "wire/fragment.h"
+#include "wire/turn_msg.h"
 
 /* Varint group widths, one per kind of field (PROTOCOL.md, "Varints"). */
 enum {
@@ -696,6 +697,8 @@ const char *tempo_msg_type_name(uint8_t type)
         return connect_names[type - CONNECT_TYPE_REQUEST];
     if (type >= CS_MSG_ACCEPT && type <= CS_MSG_BYE)
         return cs_names[type - CS_MSG_ACCEPT];
+    if (turn_msg_name(type) != NULL) /* turn-based lockstep's, coded in wire/turn_msg.c */
+        return turn_msg_name(type);
     return t != NULL ? t->name : "unknown";
 }
 
