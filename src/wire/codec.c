@@ -626,11 +626,18 @@ bool tempo_msg_type_known(uint8_t type) { return lookup(type) != NULL; }
 static const char *const connect_names[] = {"connect_request", "challenge",
                                             "challenge_response", "connect_denied"};
 
+/* The relay's types: named here, coded in relay/relay_msg.c. */
+static const char *const relay_names[TEMPO_MSG_RELAY_LAST - TEMPO_MSG_RELAY_FIRST + 1] = {
+    "relay_join", "relay_welcome", "relay_input", "relay_frames", "relay_leave"};
+
 const char *tempo_msg_type_name(uint8_t type)
 {
     const struct codec_type *t = lookup(type);
     if (type >= CONNECT_TYPE_REQUEST && type <= CONNECT_TYPE_DENIED)
         return connect_names[type - CONNECT_TYPE_REQUEST];
+    if (type >= TEMPO_MSG_RELAY_FIRST && type <= TEMPO_MSG_RELAY_LAST)
+        return relay_names[type - TEMPO_MSG_RELAY_FIRST] ? relay_names[type - TEMPO_MSG_RELAY_FIRST]
+                                                         : "unknown";
     return t != NULL ? t->name : "unknown";
 }
 
