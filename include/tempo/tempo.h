@@ -7,7 +7,7 @@
  * session API), effects.h (sounds under rollback), server.h and client.h
  * (the client-server roles), replay.h
  * (replay files), udp.h and simnet.h (two transports), secure.h (connect
- * tokens and keys).
+ * tokens and keys), relay.h (the relay and its members).
  *
  * The game owns the loop. Each tick it hands tempo the time and its local
  * input; tempo answers with an ordered list of requests (SAVE, LOAD, ADVANCE)
@@ -56,5 +56,6 @@
 #include "tempo/simnet.h"
 #include "tempo/udp.h"
 #include "tempo/secure.h"
+#include "tempo/relay.h"
 
 #endif /* TEMPO_TEMPO_H */
