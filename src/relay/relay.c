@@ -431,6 +431,10 @@ static void on_join(tempo_relay *r, int index, const uint8_t *body, size_t size)
         r->st.dropped_malformed++;
         return;
     }
+    if (e->match >= 0 && (r->matches[e->match].id != j.match_id || j.slots != e->slots)) {
+        r->st.dropped_not_owned++; /* another match, or players not its own */
+        return;
+    }
     if (e->match < 0 && !e->sealed && !member_bind(r, index, &j)) {
         r->st.denied++;
         send_welcome(r, e); /* slots 0: refused; it may try another match */
@@ -449,6 +453,10 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
     relay_input_msg in;
     if (!relay_input_read(body, size, relay_input_frame_size(e->nslots, m->input_size), &in)) {
         r->st.dropped_malformed++;
+        return;
+    }
+    if (in.slots != e->slots) {
+        r->st.dropped_not_owned++; /* inputs for players it does not have */
         return;
     }
     uint64_t ack = packet_sequence_recover(in.acks.ack, link_next_seq(&e->link) - 1);

@@ -134,7 +134,7 @@ static void acks_put(uint8_t *p, const relay_acks *a)
 }
 
 size_t relay_input_write(uint8_t *body, const relay_acks *a, int32_t frames_held, int32_t first,
-                         int count, const uint8_t *inputs, size_t frame_size,
+                         uint8_t slots, int count, const uint8_t *inputs, size_t frame_size,
                          const relay_sum *sums, int nsums)
 {
     acks_put(body, a);
@@ -142,6 +142,7 @@ size_t relay_input_write(uint8_t *body, const relay_acks *a, int32_t frames_held
     put32(body + 10, (uint32_t)first);
     body[14] = (uint8_t)count;
     body[15] = (uint8_t)nsums;
+    body[16] = slots;
     size_t at = RELAY_INPUT_HEAD;
     size_t n = (size_t)count * frame_size;
     if (n > 0)
@@ -200,6 +201,7 @@ bool relay_input_read(const uint8_t *body, size_t size, size_t frame_size, relay
     uint32_t held = get32(body + 6), first = get32(body + 10);
     out->count = body[14];
     out->nsums = body[15];
+    out->slots = body[16];
     if (!frame_ok(held) || !frame_ok(first) || out->count > RELAY_MAX_FRAMES ||
         out->nsums > RELAY_MAX_SUMS ||
         size != RELAY_INPUT_HEAD + (size_t)out->count * frame_size + (size_t)out->nsums * 12u ||

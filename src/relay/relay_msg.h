@@ -17,7 +17,8 @@
  *     slots u8 (0: not in a match yet)
  *   INPUT (38), member to relay:
  *     ack u16 | ack_bits u32 (the link's) | frames_held u32 (relay frames it
- *     holds, 0..frames_held-1) | first u32 | count u8 | sums u8 |
+ *     holds, 0..frames_held-1) | first u32 | count u8 | sums u8 | slots u8
+ *     (its players: the relay refuses an INPUT naming others) |
  *     count frames of (each of its players, lowest first: input_size bytes) |
  *     sums of (frame u32 | checksum u64)
  *   FRAMES (39), relay to member:
@@ -52,7 +53,7 @@
 
 #define RELAY_MAX_FRAMES 32      /* frames in one INPUT or FRAMES */
 #define RELAY_MAX_SUMS 4         /* checksums in one INPUT */
-#define RELAY_INPUT_HEAD 16
+#define RELAY_INPUT_HEAD 17
 #define RELAY_FRAMES_HEAD 24
 #define RELAY_DESYNC_SIZE 20
 
@@ -76,6 +77,7 @@ typedef struct relay_input_msg {
     int32_t first;
     int count;
     int nsums;
+    uint8_t slots;
     const uint8_t *inputs;  /* count * nslots * input_size bytes */
     relay_sum sums[RELAY_MAX_SUMS];
 } relay_input_msg;
@@ -114,7 +116,7 @@ size_t relay_join_write(uint8_t *body, const tempo_relay_join *j);
 size_t relay_welcome_write(uint8_t *body, uint8_t slots);
 /* inputs: count * nslots * input_size bytes. */
 size_t relay_input_write(uint8_t *body, const relay_acks *a, int32_t frames_held, int32_t first,
-                         int count, const uint8_t *inputs, size_t frame_size,
+                         uint8_t slots, int count, const uint8_t *inputs, size_t frame_size,
                          const relay_sum *sums, int nsums);
 /* m's fields; frames: count * (1 + frame_bytes) bytes. */
 size_t relay_frames_write(uint8_t *body, const relay_frames_msg *m, size_t frame_size);

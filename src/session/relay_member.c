@@ -263,7 +263,8 @@ static void send_inputs(relay_member_state *m)
             break;
     }
     relay_acks a = acks_of(m);
-    size_t body = relay_input_write(m->out + PACKET_HEADER_SIZE, &a, m->finalized, first, count,
+    size_t body = relay_input_write(m->out + PACKET_HEADER_SIZE, &a, m->finalized, first,
+                                    m->local_mask, count,
                                     m->scratch, relay_input_frame_size(m->nlocal, m->cfg->input_size),
                                     sums, nsums);
     send_body(m, RELAY_TYPE_INPUT, body);
