@@ -42,6 +42,7 @@ extern char **environ;
 typedef struct options {
     const char *relay;
     int port, matches, players, input_size, seconds, warmup;
+    bool no_batch;
 } options;
 
 #define FIELD(f) offsetof(options, f)
@@ -56,6 +57,8 @@ static const option_spec load_specs[] = {
      .max = TEMPO_MAX_PLAYERS, .help = "players (members) per match, default 8"},
     {.name = "input-size", .kind = OPTION_INT, .value = "B", .offset = FIELD(input_size),
      .min = 1, .max = TEMPO_MAX_INPUT_SIZE, .help = "input bytes per player, default 4"},
+    {.name = "no-batch", .kind = OPTION_FLAG, .offset = FIELD(no_batch),
+     .help = "run the relay with --no-batch"},
     {.name = "seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(seconds), .min = 1,
      .max = 3600, .help = "measured time, default 10"},
     {.name = "warmup-seconds", .kind = OPTION_INT, .value = "W", .offset = FIELD(warmup),
@@ -270,7 +273,9 @@ int main(int argc, char **argv)
     snprintf(mm, sizeof mm, "%d", o.matches);
     snprintf(mb, sizeof mb, "%d", n);
     char *rargv[] = {(char *)o.relay, "--port", port, "--bind", "127.0.0.1", "--max-matches", mm,
-                     "--max-members", mb, "--stats-seconds", "3600", NULL};
+                     "--max-members", mb, "--stats-seconds", "3600", NULL, NULL};
+    if (o.no_batch)
+        rargv[11] = "--no-batch";
     pid_t pid;
     if (posix_spawn(&pid, o.relay, NULL, NULL, rargv, environ) != 0) {
         fprintf(stderr, "relay-load: cannot start %s: %s\n", o.relay, strerror(errno));
@@ -285,7 +290,7 @@ int main(int argc, char **argv)
         kill(pid, SIGINT);
         return 1;
     }
-    tempo_udp_options uo = {65536, 65536};
+    tempo_udp_options uo = {65536, 65536, false};
     tempo_address any = tempo_address_ipv4(127, 0, 0, 1, 0);
     uint64_t t0 = platform_now_us();
     link_config lc;

@@ -6,6 +6,7 @@
  *   tempo-relay --port P [--private-key-file F] [--protocol-id ID]
  *               [--max-matches N] [--max-members N] [--tolerance-ms T]
  *               [--stats-seconds S] [--duration-seconds D] [--bind ADDR]
+ *               [--no-batch]
  *
  * Without a key file it is an unsealed relay (LAN play and tests); with
  * one, members need tokens made with that key (tempo-token, or the game's
@@ -36,6 +37,7 @@ typedef struct options {
     const char *key_file, *bind;
     uint64_t protocol_id;
     int max_matches, max_members, tolerance_ms, stats_seconds, duration_seconds;
+    bool no_batch;
 } options;
 
 #define FIELD(f) offsetof(options, f)
@@ -54,6 +56,8 @@ static const option_spec relay_specs[] = {
      .min = 1, .max = 262144, .help = "members at once, default 2048"},
     {.name = "tolerance-ms", .kind = OPTION_INT, .value = "T", .offset = FIELD(tolerance_ms),
      .min = 0, .max = 2000, .help = "how long a late input is waited for, default 100"},
+    {.name = "no-batch", .kind = OPTION_FLAG, .offset = FIELD(no_batch),
+     .help = "one system call per datagram sent (Linux batches\nthem with sendmmsg by default)"},
     {.name = "stats-seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(stats_seconds),
      .min = 1, .max = 3600, .help = "between stats lines, default 5"},
     {.name = "duration-seconds", .kind = OPTION_INT, .value = "D",
@@ -168,7 +172,7 @@ int main(int argc, char **argv)
     cfg.self = bind;
     if (!o.bind)
         cfg.self.family = TEMPO_ADDRESS_NONE; /* any address: not checked */
-    tempo_udp_options uo = {16u * 1024u * 1024u, 4u * 1024u * 1024u};
+    tempo_udp_options uo = {16u * 1024u * 1024u, 4u * 1024u * 1024u, !o.no_batch};
     tempo_udp *u = NULL;
     int rc = tempo_udp_open_ex(&bind, &uo, NULL, &u);
     if (rc != TEMPO_OK) {
@@ -200,6 +204,7 @@ int main(int argc, char **argv)
         platform_wait_readable(&fd, &ready, 1, 1);
         uint64_t now = platform_now_us();
         tempo_relay_update(r, now, (uint64_t)time(NULL));
+        tempo_udp_flush(u);
         if (now >= next_stats) {
             print_stats(r, u, (double)(now - start) / 1e6, platform_cpu_us() - cpu0, false);
             next_stats += (uint64_t)o.stats_seconds * 1000000u;
