@@ -139,7 +139,8 @@ TEMPO_API void tempo_relay_destroy(tempo_relay *r);
  * frame of the fastest match. Returns TEMPO_OK or TEMPO_E_INVALID_ARG. */
 TEMPO_API tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_seconds);
 
-/* Datagrams refused, by reason (summed in tempo_relay_stats). */
+/* The relay's counters since create. Every datagram refused is counted in
+ * exactly one dropped_* field or handshake_refused. */
 typedef struct tempo_relay_stats {
     int matches, members;           /* in use now */
     uint64_t datagrams_in, datagrams_out;

@@ -9,7 +9,7 @@
  * statistics (a backend fills in only its own fields) and the tick's
  * bookkeeping (start, arena checks, waiting transitions, the state). A
  * backend (local.c, synctest.c, p2p.c, spectator.c,
- * replay_play.c) owns how its kind of
+ * replay_play.c, relay_member.c) owns how its kind of
  * session gets inputs and plans ticks. It sees the facade
  * only through its session_host: the config, the engine and the clock to
  * read and drive, and three calls back (push an event, mark a player

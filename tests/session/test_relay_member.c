@@ -56,6 +56,11 @@ static void test_four_members_through_the_relay_end_with_equal_checksums(void **
     }
     assert_int_equal(ms.desyncs, 0);
     assert_true(ms.checksums >= 3 * 15);
+    tempo_relay_member_stats es;
+    assert_int_equal(tempo_relay_get_member_stats(g->relay, MATCH_ID, 2, &es), TEMPO_OK);
+    assert_true(es.rtt_ms > 10.0 && es.rtt_ms < 200.0); /* broadband, from the acks */
+    assert_int_equal(es.substitutions, 0);
+    assert_true(es.bytes_up > 0 && es.bytes_down > es.bytes_up);
     rig_free(g);
     free(g);
 }

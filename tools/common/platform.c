@@ -49,8 +49,8 @@ void platform_sleep_until_us(uint64_t t)
 
 uint64_t platform_cpu_us(void)
 {
-    FILETIME create, exit, kernel, user;
-    if (!GetProcessTimes(GetCurrentProcess(), &create, &exit, &kernel, &user))
+    FILETIME created, ended, kernel, user;
+    if (!GetProcessTimes(GetCurrentProcess(), &created, &ended, &kernel, &user))
         return 0;
     uint64_t k = (uint64_t)kernel.dwHighDateTime << 32 | kernel.dwLowDateTime;
     uint64_t u = (uint64_t)user.dwHighDateTime << 32 | user.dwLowDateTime;
