@@ -8,7 +8,9 @@
  * is known into an ordered list of tempo_requests. Invariants (checked by the
  * tests): a LOAD names a frame a SAVE filled and nothing overwrote since;
  * rollback depth never exceeds max_prediction; frame - confirmed never
- * exceeds max_prediction; real inputs never change once stored; frames
+ * exceeds max_prediction; real inputs never change once stored (but for a
+ * relay's substitute of a local input, sync_override_input, before the
+ * frame is confirmed); frames
  * enter the confirmed-input log once confirmed and simulated, and the
  * confirmed frame never goes back.
  */
