@@ -359,9 +359,15 @@ static void on_frames(relay_member_state *m, const uint8_t *body, size_t size, b
         m->relay_clock = f.clock;
         m->clock_us = m->clock->now_us;
     }
-    if (f.wanted > m->wanted)
+    /* The relay cannot lack a frame past those we sent, nor hold a
+     * checksum we never computed: such claims are ignored. */
+    if (f.wanted > m->wanted && f.wanted <= local_end(m))
         m->wanted = f.wanted;
-    if (f.sum_held > m->sum_held) {
+    int32_t newest_sum = 0;
+    for (int k = 0; k < MEMBER_SUMS; k++)
+        if (m->sums[k].frame > newest_sum)
+            newest_sum = m->sums[k].frame;
+    if (f.sum_held > m->sum_held && f.sum_held <= newest_sum) {
         for (int k = 0; k < MEMBER_SUMS; k++)
             if (m->sums[k].frame > m->sum_held && m->sums[k].frame <= f.sum_held)
                 m->desync_checks++;

@@ -216,6 +216,44 @@ static void test_members_with_tokens_play_a_sealed_match(void **state)
     free(g);
 }
 
+/* Arguments the member session refuses. */
+static void test_create_relay_member_refuses_bad_arguments(void **state)
+{
+    (void)state;
+    tempo_config cfg = match_cfg(2);
+    tempo_transport t = {rig_send, h_ears_recv, NULL};
+    tempo_address relay = RELAY_ADDR, none;
+    memset(&none, 0, sizeof none);
+    tempo_session *s = (tempo_session *)&cfg;
+    assert_int_equal(tempo_session_create_relay_member(&cfg, &t, NULL, NULL, &s),
+                     TEMPO_E_INVALID_ARG);
+    assert_null(s);
+    assert_int_equal(tempo_session_create_relay_member(&cfg, &t, &none, NULL, &s),
+                     TEMPO_E_INVALID_ARG);
+    uint8_t junk[TEMPO_TOKEN_SIZE];
+    memset(junk, 0x5a, sizeof junk);
+    assert_int_equal(tempo_session_create_relay_member(&cfg, &t, &relay, junk, &s),
+                     TEMPO_E_MALFORMED);
+    assert_null(s);
+    cfg.session_id = 0;
+    assert_int_equal(tempo_session_create_relay_member(&cfg, &t, &relay, NULL, &s),
+                     TEMPO_E_INVALID_ARG);
+    cfg.session_id = MATCH_ID;
+    assert_int_equal(tempo_session_create_relay_member(&cfg, &t, &relay, NULL, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_add_local_player(s, 1), TEMPO_OK);
+    assert_int_equal(tempo_session_add_local_player(s, 1), TEMPO_E_ALREADY);
+    assert_int_equal(tempo_session_add_remote_player(s, 0, &relay), TEMPO_OK);
+    assert_int_equal(tempo_session_add_local_player(s, 2), TEMPO_E_PLAYER);
+    tempo_relay_member_info mi;
+    assert_int_equal(tempo_session_relay_info(s, &mi), TEMPO_OK);
+    assert_false(mi.connected);
+    tempo_session_destroy(s);
+    tempo_session *local;
+    assert_int_equal(tempo_session_create_local(&cfg, &local), TEMPO_OK);
+    assert_int_equal(tempo_session_relay_info(local, &mi), TEMPO_E_UNSUPPORTED);
+    tempo_session_destroy(local);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_a_planted_desync_is_reported_to_every_member_through_the_relay),
         cmocka_unit_test(test_a_silent_member_is_dropped_and_the_match_continues),
         cmocka_unit_test(test_members_with_tokens_play_a_sealed_match),
+        cmocka_unit_test(test_create_relay_member_refuses_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
