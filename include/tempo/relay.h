@@ -157,6 +157,7 @@ typedef struct tempo_relay_stats {
     uint64_t dropped_far;           /* inputs too far ahead of the match's clock */
     uint64_t dropped_unbound;       /* inputs from a member not yet in a match */
     uint64_t members_timed_out;
+    uint64_t members_behind;        /* dropped: further behind than the frames kept (192) */
     uint64_t send_errors;
 } tempo_relay_stats;
 

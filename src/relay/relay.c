@@ -266,21 +266,16 @@ static void send_frames(tempo_relay *r, relay_member *e)
         count = 0;
     f.first = first;
     f.count = count;
-    /* The frames go straight into the datagram after the fixed fields. */
+    f.frames = NULL; /* written straight into the datagram, after the head */
     size_t fsz = relay_frames_frame_size(m->num_players, m->input_size);
     uint8_t *body = r->out + PACKET_HEADER_SIZE;
-    size_t head = RELAY_FRAMES_HEAD + ((f.flags & RELAY_FLAG_DESYNC) ? RELAY_DESYNC_SIZE : 0);
-    uint8_t *dst = body + head;
-    for (int k = 0; k < count; k++) {
+    uint8_t *dst = body + RELAY_FRAMES_HEAD + ((f.flags & RELAY_FLAG_DESYNC) ? RELAY_DESYNC_SIZE : 0);
+    for (int k = 0; k < count; k++, dst += fsz) {
         int32_t fr = first + k;
         dst[0] = m->subst[relay_slot(fr)];
         memcpy(dst + 1, m->inputs + (size_t)relay_slot(fr) * m->frame_bytes, m->frame_bytes);
-        dst += fsz;
     }
-    f.count = 0; /* the header alone: the frames are in place */
     size_t n = relay_frames_write(body, &f, fsz);
-    body[23] = (uint8_t)count;
-    n += (size_t)count * fsz;
     e->sent_final = m->finalized;
     send_to(r, e, RELAY_TYPE_FRAMES, n);
 }
@@ -582,6 +577,12 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
         if (e->match < 0)
             continue;
         const relay_match *m = &r->matches[e->match];
+        if (m->finalized - e->acked > RELAY_HISTORY) {
+            /* the frames it lacks are gone: it could never catch up */
+            r->st.members_behind++;
+            member_free(r, i);
+            continue;
+        }
         bool news = m->finalized > e->sent_final && m->finalized > e->acked;
         if (news || r->now_us - e->last_send_us >= RELAY_RESEND_US)
             send_frames(r, e);

@@ -172,7 +172,7 @@ size_t relay_frames_write(uint8_t *body, const relay_frames_msg *m, size_t frame
         at += RELAY_DESYNC_SIZE;
     }
     size_t n = (size_t)m->count * frame_size;
-    if (n > 0)
+    if (n > 0 && m->frames != NULL)
         memcpy(body + at, m->frames, n);
     return at + n;
 }

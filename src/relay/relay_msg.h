@@ -118,7 +118,9 @@ size_t relay_welcome_write(uint8_t *body, uint8_t slots);
 size_t relay_input_write(uint8_t *body, const relay_acks *a, int32_t frames_held, int32_t first,
                          uint8_t slots, int count, const uint8_t *inputs, size_t frame_size,
                          const relay_sum *sums, int nsums);
-/* m's fields; frames: count * (1 + frame_bytes) bytes. */
+/* m's fields; m->frames: count * (1 + frame_bytes) bytes, or NULL when the
+ * caller wrote them in place after the head (RELAY_FRAMES_HEAD, plus
+ * RELAY_DESYNC_SIZE with a desync report). */
 size_t relay_frames_write(uint8_t *body, const relay_frames_msg *m, size_t frame_size);
 
 /* Readers: true if the body has exactly the right size and every field is
