@@ -14,11 +14,13 @@
  * taken from the pool when its first member comes and given back when its
  * last leaves.
  *
- * Sending: every update, a member whose match finalized frames since it
- * was last sent to, or that has not heard from the relay for
- * RELAY_RESEND_US, gets one FRAMES with every frame it has not
+ * Sending: every update, the members of a match that finalized frames
+ * since its last send get one FRAMES each with every frame they have not
  * acknowledged (up to a datagram's worth): redundancy instead of
- * retransmission timers, as p2p INPUT messages do.
+ * retransmission timers, as p2p INPUT messages do. Every RELAY_SWEEP_US a
+ * sweep over all members checks liveness and resends to those that have
+ * not heard from the relay for RELAY_RESEND_US, so an update costs the
+ * matches' work, not the members'.
  *
  * Invariant: after create nothing is allocated; a member index is in the
  * address table exactly while the member is used.
@@ -281,6 +283,14 @@ static void send_frames(tempo_relay *r, relay_member *e)
 }
 
 /* ---- members ------------------------------------------------------------------- */
+
+static int lowest_player(uint8_t slots)
+{
+    int p = 0;
+    while (p < 8 && !(slots & (1u << p)))
+        p++;
+    return p;
+}
 
 static int popcount8(uint8_t v)
 {
@@ -562,9 +572,31 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
             break;
         on_datagram(r, &from, (size_t)got);
     }
-    for (int i = 0; i < r->cfg.max_matches; i++)
-        if (r->matches[i].used)
-            relay_match_advance(r, &r->matches[i]);
+    /* Frames finalized since the last send go out at once, to the
+     * members of those matches only. */
+    for (int i = 0; i < r->cfg.max_matches; i++) {
+        relay_match *m = &r->matches[i];
+        if (!m->used)
+            continue;
+        relay_match_advance(r, m);
+        if (m->finalized == m->sent_final)
+            continue;
+        m->sent_final = m->finalized;
+        for (int p = 0; p < m->num_players; p++) {
+            int k = m->member_of[p];
+            if (k < 0)
+                continue;
+            relay_member *e = &r->members[k];
+            if (p == lowest_player(e->slots) && m->finalized > e->sent_final &&
+                m->finalized > e->acked)
+                send_frames(r, e);
+        }
+    }
+    /* Every member's liveness and resends, at most every RELAY_SWEEP_US. */
+    if (r->swept && r->now_us - r->last_sweep_us < RELAY_SWEEP_US)
+        return TEMPO_OK;
+    r->swept = true;
+    r->last_sweep_us = r->now_us;
     for (int i = 0; i < r->cfg.max_members; i++) {
         relay_member *e = &r->members[i];
         if (!e->used)
@@ -583,8 +615,7 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
             member_free(r, i);
             continue;
         }
-        bool news = m->finalized > e->sent_final && m->finalized > e->acked;
-        if (news || r->now_us - e->last_send_us >= RELAY_RESEND_US)
+        if (r->now_us - e->last_send_us >= RELAY_RESEND_US)
             send_frames(r, e);
     }
     return TEMPO_OK;

@@ -27,6 +27,7 @@
 #define RELAY_SUM_RING 16       /* check frames compared at once per match */
 #define RELAY_RESEND_US 50000u  /* a member hears from the relay at least this often */
 #define RELAY_RECV_MAX 65536    /* datagrams taken per update */
+#define RELAY_SWEEP_US 5000u    /* every member's liveness and resends, at most this often */
 
 typedef struct relay_member {
     bool used;
@@ -68,6 +69,7 @@ typedef struct relay_match {
     bool start_decided;
     uint64_t start_us;          /* frame 0's time */
     int32_t finalized;          /* frames below are final */
+    int32_t sent_final;         /* `finalized` when its members were last sent frames */
     uint8_t *inputs;            /* RELAY_RING * frame_bytes */
     uint8_t *have;              /* RELAY_RING: bit p, player p's input is in */
     uint8_t *subst;             /* RELAY_RING: bit p, substituted */
@@ -85,6 +87,8 @@ struct tempo_relay {
     gate_server gate;
     link_config link_cfg;
     uint64_t now_us, now_seconds;
+    bool swept;
+    uint64_t last_sweep_us;     /* the last sweep over every member */
 
     relay_match *matches;
     int free_match;

@@ -223,9 +223,11 @@ static void tick(member *m, const options *o, const tempo_address *relay, uint8_
     send_msg(m, relay, buf, RELAY_TYPE_INPUT, body, now);
 }
 
-/* utime + stime of process pid in microseconds (Linux /proc), 0 if unknown. */
-static uint64_t proc_cpu_us(pid_t pid)
+/* utime + stime of process pid in microseconds (Linux /proc), 0 if
+ * unknown; *user_us gets utime alone. */
+static uint64_t proc_cpu_us(pid_t pid, uint64_t *user_us)
 {
+    *user_us = 0;
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     FILE *f = fopen(path, "r");
@@ -243,7 +245,9 @@ static uint64_t proc_cpu_us(pid_t pid)
     if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
         return 0;
     long hz = sysconf(_SC_CLK_TCK);
-    return (ut + st) * 1000000ull / (unsigned long long)(hz > 0 ? hz : 100);
+    unsigned long long tick = (unsigned long long)(hz > 0 ? hz : 100);
+    *user_us = ut * 1000000ull / tick;
+    return (ut + st) * 1000000ull / tick;
 }
 
 int main(int argc, char **argv)
@@ -323,13 +327,14 @@ int main(int argc, char **argv)
 
     uint64_t measure_from = t0 + (uint64_t)o.warmup * 1000000u;
     uint64_t measure_to = measure_from + (uint64_t)o.seconds * 1000000u;
+    uint64_t user_from = 0, user_to = 0;
     uint64_t cpu_from = 0, up_from = 0, down_from = 0, dg_from = 0, frames_from = 0, dgu_from = 0;
     bool measuring = false;
     for (;;) {
         uint64_t now = platform_now_us();
         if (!measuring && now >= measure_from) {
             measuring = true;
-            cpu_from = proc_cpu_us(pid);
+            cpu_from = proc_cpu_us(pid, &user_from);
             for (int i = 0; i < n; i++) {
                 up_from += ms[i].bytes_up;
                 down_from += ms[i].bytes_down;
@@ -349,7 +354,7 @@ int main(int argc, char **argv)
             }
         platform_sleep_until_us(now + 500);
     }
-    uint64_t cpu_to = proc_cpu_us(pid);
+    uint64_t cpu_to = proc_cpu_us(pid, &user_to);
     uint64_t up = 0, down = 0, dg = 0, frames = 0, dgu = 0;
     int in = 0;
     for (int i = 0; i < n; i++) {
@@ -372,7 +377,9 @@ int main(int argc, char **argv)
     uint64_t upd = dgu - dgu_from;                /* datagrams the members sent */
     printf("members %d (in play %d), %d matches of %d, input %d B, %d s measured\n", n, in,
            o.matches, o.players, o.input_size, o.seconds);
-    printf("relay cpu %.3f s = %.1f%% of one core\n", cpu / 1e6, cpu / 1e6 / secs * 100.0);
+    printf("relay cpu %.3f s = %.1f%% of one core (user %.3f s, system %.3f s)\n", cpu / 1e6,
+           cpu / 1e6 / secs * 100.0, (double)(user_to - user_from) / 1e6,
+           (cpu - (double)(user_to - user_from)) / 1e6);
     printf("relay datagrams out %" PRIu64 " (%.0f/s), in %" PRIu64 " (%.0f/s)\n", out,
            (double)out / secs, upd, (double)upd / secs);
     printf("relay cpu per datagram sent %.2f us, per datagram handled (in + out) %.2f us\n",
