@@ -203,8 +203,11 @@ TEMPO_API tempo_result tempo_relay_get_member_stats(const tempo_relay *r, uint64
 
 /* Create a rollback session that plays through the relay at relay_address,
  * over `transport` (copied; its ctx must outlive the session). Declare the
- * players this machine has with tempo_session_add_local_player; every other
- * player is remote, at the relay (no need to declare them). The game loop
+ * players this machine has (at least one) with
+ * tempo_session_add_local_player before the first poll; every other player
+ * is remote, at the relay (no need to declare them: declaring one with
+ * tempo_session_add_remote_player is accepted and changes nothing; a
+ * session without a local player ends at its first poll). The game loop
  * is unchanged: poll, add local inputs, advance, carry out the requests.
  *
  * token: the TEMPO_TOKEN_SIZE bytes the backend gave (copied), whose user
@@ -216,8 +219,12 @@ TEMPO_API tempo_result tempo_relay_get_member_stats(const tempo_relay *r, uint64
  * Every input the session confirms is the relay's: a remote input comes
  * from the relay's finalized frames, and a local input the relay had to
  * substitute (it came too late) is replaced by the substitute, with a
- * rollback. Inputs are CONFIRMED either way; tempo_session_stats says how
- * many were substituted. Desync checks go through the relay, which
+ * rollback. Inputs are CONFIRMED either way; tempo_session_relay_info
+ * says how many were substituted. The session is SYNCHRONIZING until the
+ * relay starts the match, RUNNING after, ENDED once refused, timed out
+ * (TEMPO_EVENT_HANDSHAKE_FAILED), left, or the relay fell silent for
+ * disconnect_timeout_ms (the remote players are then disconnected after
+ * the last frame the relay finalized). Desync checks go through the relay, which
  * compares every member's checksums (TEMPO_EVENT_DESYNC).
  *
  * Errors as tempo_session_create_p2p, and TEMPO_E_INVALID_ARG for a NULL

@@ -230,9 +230,10 @@ static relay_acks acks_of(const relay_member *e)
     return a;
 }
 
-static void send_welcome(tempo_relay *r, relay_member *e)
+static void send_welcome(tempo_relay *r, relay_member *e, bool refused)
 {
-    size_t n = relay_welcome_write(r->out + PACKET_HEADER_SIZE, e->match >= 0 ? e->slots : 0);
+    size_t n = relay_welcome_write(r->out + PACKET_HEADER_SIZE, e->match >= 0 ? e->slots : 0,
+                                   refused);
     send_to(r, e, RELAY_TYPE_WELCOME, n);
 }
 
@@ -406,7 +407,7 @@ static void admit(tempo_relay *r, const gate_admit *a)
         member_free(r, index);
         return;
     }
-    send_welcome(r, e);
+    send_welcome(r, e, false);
 }
 
 static void on_stranger(tempo_relay *r, const tempo_address *from, size_t size)
@@ -442,10 +443,10 @@ static void on_join(tempo_relay *r, int index, const uint8_t *body, size_t size)
     }
     if (e->match < 0 && !e->sealed && !member_bind(r, index, &j)) {
         r->st.denied++;
-        send_welcome(r, e); /* slots 0: refused; it may try another match */
+        send_welcome(r, e, true);
         return;
     }
-    send_welcome(r, e);
+    send_welcome(r, e, false);
 }
 
 static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size)
@@ -504,7 +505,7 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
         return;
     }
     if (v.h.type == CONNECT_TYPE_RESPONSE) { /* it missed our welcome */
-        send_welcome(r, e);
+        send_welcome(r, e, false);
         return;
     }
     if (v.h.sealed != e->sealed) {

@@ -121,10 +121,11 @@ size_t relay_join_write(uint8_t *body, const tempo_relay_join *j)
     return TEMPO_RELAY_JOIN_SIZE;
 }
 
-size_t relay_welcome_write(uint8_t *body, uint8_t slots)
+size_t relay_welcome_write(uint8_t *body, uint8_t slots, bool refused)
 {
     body[0] = slots;
-    return 1;
+    body[1] = refused ? 1 : 0;
+    return 2;
 }
 
 static void acks_put(uint8_t *p, const relay_acks *a)
@@ -184,11 +185,12 @@ bool relay_join_read(const uint8_t *body, size_t size, tempo_relay_join *out)
     return size == TEMPO_RELAY_JOIN_SIZE && join_get(body, out);
 }
 
-bool relay_welcome_read(const uint8_t *body, size_t size, uint8_t *slots)
+bool relay_welcome_read(const uint8_t *body, size_t size, uint8_t *slots, bool *refused)
 {
-    if (size != 1)
+    if (size != 2 || body[1] > 1 || (body[1] == 1 && body[0] != 0))
         return false;
     *slots = body[0];
+    *refused = body[1] == 1;
     return true;
 }
 

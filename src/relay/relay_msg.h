@@ -14,7 +14,8 @@
  *     the 14 bytes of a tempo_relay_join (tempo/relay.h)
  *   WELCOME (37), relay to member, its first datagram and its answer to a
  *     repeated handshake response or a JOIN:
- *     slots u8 (0: not in a match yet)
+ *     slots u8 (0: not in a match yet) | refused u8 (1: the JOIN was
+ *     refused, 0 otherwise)
  *   INPUT (38), member to relay:
  *     ack u16 | ack_bits u32 (the link's) | frames_held u32 (relay frames it
  *     holds, 0..frames_held-1) | first u32 | count u8 | sums u8 | slots u8
@@ -113,7 +114,7 @@ int relay_frames_capacity(int num_players, int input_size, bool desync);
 
 /* Writers put the body at buf + PACKET_HEADER_SIZE and return its size. */
 size_t relay_join_write(uint8_t *body, const tempo_relay_join *j);
-size_t relay_welcome_write(uint8_t *body, uint8_t slots);
+size_t relay_welcome_write(uint8_t *body, uint8_t slots, bool refused);
 /* inputs: count * nslots * input_size bytes. */
 size_t relay_input_write(uint8_t *body, const relay_acks *a, int32_t frames_held, int32_t first,
                          uint8_t slots, int count, const uint8_t *inputs, size_t frame_size,
@@ -126,7 +127,7 @@ size_t relay_frames_write(uint8_t *body, const relay_frames_msg *m, size_t frame
 /* Readers: true if the body has exactly the right size and every field is
  * in range. */
 bool relay_join_read(const uint8_t *body, size_t size, tempo_relay_join *out);
-bool relay_welcome_read(const uint8_t *body, size_t size, uint8_t *slots);
+bool relay_welcome_read(const uint8_t *body, size_t size, uint8_t *slots, bool *refused);
 bool relay_input_read(const uint8_t *body, size_t size, size_t frame_size, relay_input_msg *out);
 bool relay_frames_read(const uint8_t *body, size_t size, size_t frame_size,
                        relay_frames_msg *out);

@@ -275,8 +275,17 @@ static void send_inputs(relay_member_state *m)
 static void on_welcome(relay_member_state *m, const uint8_t *body, size_t size)
 {
     uint8_t slots;
-    if (!relay_welcome_read(body, size, &slots)) {
+    bool refused;
+    if (!relay_welcome_read(body, size, &slots, &refused)) {
         m->dropped_malformed++;
+        return;
+    }
+    if (m->phase == MEMBER_JOINING && refused) {
+        /* taken players, another game's settings, or a full relay */
+        tempo__log(&m->sync->log, TEMPO_LOG_ERROR, "tempo: the relay refused to join match %u",
+                   m->cfg->session_id);
+        m->phase = MEMBER_ENDED;
+        event(m, TEMPO_EVENT_HANDSHAKE_FAILED, -1);
         return;
     }
     if (m->phase == MEMBER_JOINING && slots != 0) {
@@ -527,8 +536,14 @@ static void member_poll(void *b)
     relay_member_state *m = b;
     if (m->left || m->phase == MEMBER_ENDED)
         return;
-    if (!m->opened)
+    if (!m->opened) {
         open_member(m);
+        if (m->nlocal == 0) { /* nothing to send: no relay takes such a member */
+            tempo__log(&m->sync->log, TEMPO_LOG_ERROR, "tempo: a relay member needs a local player");
+            m->phase = MEMBER_ENDED;
+            return;
+        }
+    }
     uint64_t now = m->clock->now_us;
     for (int i = 0; i < 4096; i++) {
         tempo_address from;
@@ -618,9 +633,9 @@ static tempo_result member_leave(void *b)
     relay_member_state *m = b;
     if (m->left)
         return TEMPO_E_STATE;
+    /* Once: if it is lost, the relay's timeout drops us all the same. */
     if (m->opened && (m->phase == MEMBER_IN || m->phase == MEMBER_JOINING))
-        for (int i = 0; i < 3; i++)
-            send_body(m, RELAY_TYPE_LEAVE, 0);
+        send_body(m, RELAY_TYPE_LEAVE, 0);
     m->left = true;
     return TEMPO_OK;
 }

@@ -166,7 +166,7 @@ static void receive(member *m, const options *o, const tempo_address *relay, uin
         }
         uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&m->link));
         link_on_datagram(&m->link, now, seq, (size_t)got);
-        if (t == RELAY_TYPE_WELCOME && v.body_size == 1 && buf[PACKET_HEADER_SIZE] != 0)
+        if (t == RELAY_TYPE_WELCOME && v.body_size == 2 && buf[PACKET_HEADER_SIZE] != 0)
             m->ph = IN;
         else if (t == RELAY_TYPE_FRAMES)
             on_frames(m, o, buf + PACKET_HEADER_SIZE, v.body_size, now);
