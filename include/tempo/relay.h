@@ -245,6 +245,8 @@ typedef struct tempo_relay_member_info {
     uint64_t substituted[TEMPO_MAX_PLAYERS]; /* inputs the relay substituted, per player */
     uint64_t overridden;             /* own inputs replaced by the relay's substitute */
     uint64_t stalls;                 /* ticks stalled to stay near the relay's clock */
+    uint64_t skipped;                /* frames its inputs jumped to catch up with the relay's
+                                        clock (its last input repeated over them) */
     uint64_t bytes_up, bytes_down;   /* payload bytes sent to / received from the relay */
     double rtt_ms;
 } tempo_relay_member_info;

@@ -19,9 +19,11 @@
  * whenever it is more than a frame further ahead. It starts (RUNNING) once
  * that target reaches frame 0; the relay announces the start
  * start_delay_ms ahead, so members start together without a handshake
- * between them. A member cannot run faster than one frame a tick: one
- * behind its target is caught up by the relay's substitutes, which reach
- * the engine ahead of its own inputs.
+ * between them. A member more than a frame behind its target (it started
+ * late, its clock is slow, the round trip grew) jumps its inputs to the
+ * target (at most half the prediction window past the relay's newest
+ * frame), repeating its last input over the frames skipped, as the relay
+ * would have; the engine then runs several frames a tick to catch up.
  *
  * Desync checks: the checksums of check frames go up with the inputs until
  * the relay acknowledges them; the relay compares every member's and
@@ -594,6 +596,44 @@ static void member_poll(void *b)
         send_inputs(m);
 }
 
+/* Behind the aim by more than a frame, our inputs would reach the relay
+ * after their deadlines, and every one would be substituted: jump our
+ * inputs toward the aim, repeating each local player's last input over
+ * the frames skipped (what the relay would have substituted), and let the
+ * engine run those frames as fast as its prediction window allows. */
+static void catch_up(relay_member_state *m)
+{
+    int32_t aim = (int32_t)target_frame(m);
+    int32_t end = local_end(m);
+    if (end >= aim - 1)
+        return;
+    int32_t to = aim - 1;
+    if (to - end > RELAY_MAX_FRAMES)
+        to = end + RELAY_MAX_FRAMES;
+    /* At most half the prediction window past the relay's newest frame:
+     * further, the engine would wait for confirmations (a round trip
+     * longer than the window makes inputs late whatever we do, and the
+     * relay's substitutes say so). */
+    if (to > m->finalized + m->cfg->max_prediction / 2)
+        to = m->finalized + m->cfg->max_prediction / 2;
+    size_t isz = (size_t)m->cfg->input_size;
+    for (int32_t f = end; f < to; f++) {
+        for (int p = 0; p < m->cfg->num_players; p++) {
+            if (!(m->local_mask & (1u << p)))
+                continue;
+            input_queue *q = &m->sync->q[p];
+            if (!iq_holds(q, f))
+                return;
+            uint8_t last[TEMPO_MAX_INPUT_SIZE];
+            if (f == 0 || !iq_real(q, f - 1, last))
+                memset(last, 0, isz);
+            if (sync_override_input(m->sync, p, f, last) != TEMPO_OK)
+                return;
+        }
+        m->info.skipped++;
+    }
+}
+
 static bool member_will_stall(const void *b)
 {
     const relay_member_state *m = b;
@@ -617,6 +657,8 @@ static tempo_result member_advance(void *b, tempo_tick *tick)
     o.stall = member_will_stall(m);
     if (o.stall)
         m->info.stalls++;
+    else
+        catch_up(m);
     tempo_result r = sync_plan(m->sync, &o, tick);
     m->host->planned(m->host->ctx, tick);
     sync_sum s;

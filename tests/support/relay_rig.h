@@ -130,6 +130,10 @@ static inline void rig_run(relay_rig *g, int32_t frames, uint64_t max_us)
             if ((double)h->now_us >= p->next_tick_us) {
                 p->next_tick_us += p->period_us;
                 harness_tick(h, p);
+                if (p->hiccup_frame >= 0 && tempo_session_frame(p->s) >= p->hiccup_frame) {
+                    p->next_tick_us += (double)p->hiccup_us; /* the machine freezes */
+                    p->hiccup_frame = -1;
+                }
             }
             if (tempo_session_frame(p->s) < frames)
                 done = false;
