@@ -622,9 +622,11 @@ static void catch_up(relay_member_state *m)
             if (!(m->local_mask & (1u << p)))
                 continue;
             input_queue *q = &m->sync->q[p];
+            uint8_t last[TEMPO_MAX_INPUT_SIZE];
             if (!iq_holds(q, f))
                 return;
-            uint8_t last[TEMPO_MAX_INPUT_SIZE];
+            if (iq_real(q, f, last))
+                continue; /* this player's own input is there: it stands */
             if (f == 0 || !iq_real(q, f - 1, last))
                 memset(last, 0, isz);
             if (sync_override_input(m->sync, p, f, last) != TEMPO_OK)
