@@ -135,3 +135,11 @@ if(TARGET tempo-token AND TEMPO_HAVE_SODIUM AND NOT WIN32)
             ${CMAKE_CURRENT_BINARY_DIR}/tempo_token)
   set_tests_properties(tempo_token PROPERTIES TIMEOUT 60)
 endif()
+
+# tempo-relay and its load test over loopback UDP.
+if(TARGET tempo-relay AND TARGET relay-load AND NOT WIN32)
+  add_test(NAME tempo_relay
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tempo_relay.sh $<TARGET_FILE:tempo-relay>
+            $<TARGET_FILE:relay-load> ${CMAKE_CURRENT_BINARY_DIR}/tempo_relay)
+  set_tests_properties(tempo_relay PROPERTIES TIMEOUT 60)
+endif()

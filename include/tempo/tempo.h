@@ -7,8 +7,9 @@
  * session API), effects.h (sounds under rollback), subframe.h (drawing
  * between frames), server.h and client.h
  * (the client-server roles), replay.h
- * (replay files), lockstep.h (turn-based lockstep), udp.h and simnet.h (two
- * transports), secure.h (connect tokens and keys).
+ * (replay files), lockstep.h (turn-based lockstep), relay.h (the relay and its
+ * members), udp.h and simnet.h (two transports), secure.h (connect tokens and
+ * keys).
  *
  * The game owns the loop. Each tick it hands tempo the time and its local
  * input; tempo answers with an ordered list of requests (SAVE, LOAD, ADVANCE)
@@ -59,5 +60,6 @@
 #include "tempo/simnet.h"
 #include "tempo/udp.h"
 #include "tempo/secure.h"
+#include "tempo/relay.h"
 
 #endif /* TEMPO_TEMPO_H */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "session/session_match.h"
+#include "tempo/relay.h"
 #include "tempo/replay.h"
 #include "wire/seal.h"
 
@@ -211,7 +212,7 @@ static tempo_result create(const tempo_config *cfg, const session_backend_ops *o
 
 tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out)
 {
-    session_args args = {NULL, NULL, NULL};
+    session_args args = {NULL, NULL, NULL, NULL};
     return create(cfg, &session_local_ops, 0, &args, out);
 }
 
@@ -228,7 +229,7 @@ tempo_result tempo_session_create_p2p(const tempo_config *cfg, const tempo_trans
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    session_args args = {transport, NULL, NULL};
+    session_args args = {transport, NULL, NULL, NULL};
     return create(cfg, &session_p2p_ops, 0, &args, out);
 }
 
@@ -241,8 +242,32 @@ tempo_result tempo_session_create_spectator(const tempo_config *cfg,
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    session_args args = {transport, host, NULL};
+    session_args args = {transport, host, NULL, NULL};
     return create(cfg, &session_spectator_ops, 0, &args, out);
+}
+
+tempo_result tempo_session_create_relay_member(const tempo_config *cfg,
+                                               const tempo_transport *transport,
+                                               const tempo_address *relay_address,
+                                               const uint8_t *token, tempo_session **out)
+{
+    if (!network_args_ok(cfg, transport) || !relay_address ||
+        relay_address->family == TEMPO_ADDRESS_NONE) {
+        if (out)
+            *out = NULL;
+        return TEMPO_E_INVALID_ARG;
+    }
+    session_args args = {transport, relay_address, NULL, token};
+    return create(cfg, &session_relay_member_ops, 0, &args, out);
+}
+
+tempo_result tempo_session_relay_info(const tempo_session *s, tempo_relay_member_info *out)
+{
+    if (!s || !out)
+        return TEMPO_E_INVALID_ARG;
+    if (s->ops != &session_relay_member_ops)
+        return TEMPO_E_UNSUPPORTED;
+    return relay_member_info(s->backend, out);
 }
 
 tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_distance,
@@ -253,7 +278,7 @@ tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_di
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    session_args args = {NULL, NULL, NULL};
+    session_args args = {NULL, NULL, NULL, NULL};
     return create(cfg, &session_synctest_ops, check_distance, &args, out);
 }
 
@@ -268,7 +293,7 @@ tempo_result tempo_session_create_replay(const tempo_config *cfg, tempo_replay *
     if (cfg->num_players != st.num_players || cfg->input_size != st.input_size ||
         cfg->start_frame != st.start_frame || cfg->desync_interval != st.desync_interval)
         return TEMPO_E_FOREIGN;
-    session_args args = {NULL, NULL, replay};
+    session_args args = {NULL, NULL, replay, NULL};
     return create(cfg, &session_replay_ops, 0, &args, out);
 }
 

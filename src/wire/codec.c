@@ -690,6 +690,10 @@ static const char *const connect_names[] = {"connect_request", "challenge",
  * wire/cs_msg.c. */
 static const char *const cs_names[] = {"cs_accept", "cs_input", "cs_snapshot", "cs_bye"};
 
+/* The relay's types: named here, coded in relay/relay_msg.c. */
+static const char *const relay_names[TEMPO_MSG_RELAY_LAST - TEMPO_MSG_RELAY_FIRST + 1] = {
+    "relay_join", "relay_welcome", "relay_input", "relay_frames", "relay_leave"};
+
 const char *tempo_msg_type_name(uint8_t type)
 {
     const struct codec_type *t = lookup(type);
@@ -699,6 +703,9 @@ const char *tempo_msg_type_name(uint8_t type)
         return cs_names[type - CS_MSG_ACCEPT];
     if (turn_msg_name(type) != NULL) /* turn-based lockstep's, coded in wire/turn_msg.c */
         return turn_msg_name(type);
+    if (type >= TEMPO_MSG_RELAY_FIRST && type <= TEMPO_MSG_RELAY_LAST)
+        return relay_names[type - TEMPO_MSG_RELAY_FIRST] ? relay_names[type - TEMPO_MSG_RELAY_FIRST]
+                                                         : "unknown";
     return t != NULL ? t->name : "unknown";
 }
 

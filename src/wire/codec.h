@@ -49,6 +49,11 @@ typedef enum tempo_msg_type {
     TEMPO_MSG_TYPE_COUNT_ = 47 /* one past the highest; the registry has room up to 127 */
 } tempo_msg_type;
 
+/* The relay's types (docs/RELAY.md): named by the registry, coded in
+ * relay/relay_msg.c; 36..45 are the relay's, 41..45 still free. */
+#define TEMPO_MSG_RELAY_FIRST 36
+#define TEMPO_MSG_RELAY_LAST 45
+
 /* SYNC_REQUEST / SYNC_REPLY: the handshake. The request carries a random
  * nonce; the reply echoes it. Both carry what start-up needs. */
 typedef struct tempo_msg_sync {
