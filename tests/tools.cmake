@@ -100,3 +100,15 @@ if(TARGET tempo-token AND TEMPO_HAVE_SODIUM AND NOT WIN32)
             ${CMAKE_CURRENT_BINARY_DIR}/tempo_token)
   set_tests_properties(tempo_token PROPERTIES TIMEOUT 60)
 endif()
+
+# The hitscan demo: lag compensation confirms what shooters saw (tests/hitscan.sh).
+if(TARGET tempo-hitscan AND NOT WIN32)
+  if(TARGET tempo-hitscan-sdl)
+    set(HITSCAN_SDL $<TARGET_FILE:tempo-hitscan-sdl>)
+  else()
+    set(HITSCAN_SDL "")
+  endif()
+  add_test(NAME hitscan COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hitscan.sh $<TARGET_FILE:tempo-hitscan>
+           "${HITSCAN_SDL}" ${CMAKE_CURRENT_BINARY_DIR}/hitscan)
+  set_tests_properties(hitscan PROPERTIES TIMEOUT 120)
+endif()

@@ -77,6 +77,7 @@ void hs_input_unpack(const uint8_t in[HS_INPUT_SIZE], int32_t near_tick, hs_inpu
 static void spawn(hs_ship *s, int i, int32_t tick)
 {
     s->alive = 1;
+    s->hp = HS_HITS;
     s->x = (int32_t)((2 + (uint32_t)(i * 7 + tick * 13) % (HS_FIELD_W - 4)) * HS_UNIT);
     s->y = (int32_t)((2 + (uint32_t)(i * 5 + tick * 7) % (HS_FIELD_H - 4)) * HS_UNIT);
 }
@@ -156,9 +157,11 @@ static void shoot(hs_state *g, int i, const hs_input *in, hs_judge *judge)
         return;
     }
     hs_ship *t = &g->s[q.hit];
-    t->alive = 0;
-    t->respawn = HS_RESPAWN;
-    t->deaths++;
+    if (--t->hp <= 0) {
+        t->alive = 0;
+        t->respawn = HS_RESPAWN;
+        t->deaths++;
+    }
     s->score++;
     s->tx = t->x;
     s->ty = t->y;

@@ -31,14 +31,16 @@
 #define HS_RADIUS (HS_UNIT / 2)        /* a ship's hit circle */
 #define HS_RANGE (30 * HS_UNIT)        /* a ray's length */
 #define HS_COOLDOWN 20                 /* ticks between shots */
-#define HS_RESPAWN 90                  /* ticks a hit ship is gone */
+#define HS_RESPAWN 60                  /* ticks a downed ship is gone */
+#define HS_HITS 3                      /* hits that down a ship */
 #define HS_INPUT_SIZE 8
 
 /* One ship. */
 typedef struct hs_ship {
     int32_t x, y;
     int32_t alive, respawn, cooldown;
-    int32_t score, deaths;
+    int32_t hp;                 /* hits left before it goes down */
+    int32_t score, deaths;      /* hits scored; times downed */
     int32_t claims, confirmed;  /* shots its client saw hit; of those, hits the server confirmed */
     int32_t tracer_tick;        /* tick of its last shot, and where the ray ended */
     int32_t tx, ty;

@@ -120,10 +120,12 @@ static void draw_positions(hs_client *c)
     const tempo_interp_sample *v = &c->view;
     for (int j = 0; j < c->g.ships; j++) {
         c->drawn_valid[j] = false;
+        c->drawn_down[j] = false;
         if (j == c->me) {
             c->drawn[j][0] = c->g.s[j].x + c->offset[0];
             c->drawn[j][1] = c->g.s[j].y + c->offset[1];
             c->drawn_valid[j] = c->g.s[j].alive != 0;
+            c->drawn_down[j] = !c->drawn_valid[j];
             continue;
         }
         if (v->kind == TEMPO_INTERP_EMPTY)
@@ -137,6 +139,7 @@ static void draw_positions(hs_client *c)
         c->drawn[j][0] = a->x + (int32_t)(((int64_t)b->x - a->x) * f / 65536);
         c->drawn[j][1] = a->y + (int32_t)(((int64_t)b->y - a->y) * f / 65536);
         c->drawn_valid[j] = a->alive && b->alive;
+        c->drawn_down[j] = !a->alive || !b->alive;
     }
 }
 
@@ -168,7 +171,7 @@ static void bot_input(hs_client *c, hs_input *in)
     double ang = atan2((double)(c->drawn[best][1] - me->y), (double)(c->drawn[best][0] - me->x));
     int noise = (int)(next_rand(c) % 7) - 3; /* a few degrees of aim error */
     in->aim = (uint8_t)((int)lround(ang * 256.0 / 6.283185307179586) + noise);
-    in->fire = me->cooldown == 0 && next_rand(c) % 4 == 0;
+    in->fire = me->cooldown == 0 && next_rand(c) % 12 == 0;
     in->claim_target = best;
 }
 

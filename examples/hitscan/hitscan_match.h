@@ -26,7 +26,8 @@ typedef struct hs_client {
     tempo_smooth smooth;
     int32_t offset[2];          /* the smoothing offset drawn this frame */
     int32_t drawn[HS_MAX_SHIPS][2]; /* where it draws every ship */
-    bool drawn_valid[HS_MAX_SHIPS];
+    bool drawn_valid[HS_MAX_SHIPS]; /* it is up, and drawn[j] is where */
+    bool drawn_down[HS_MAX_SHIPS];  /* it is down (drawn[j] is where it fell) */
     tempo_interp_sample view;   /* the last sample */
     uint64_t next_us;
     uint32_t rng;
