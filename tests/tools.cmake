@@ -143,3 +143,15 @@ if(TARGET tempo-relay AND TARGET relay-load AND NOT WIN32)
             $<TARGET_FILE:relay-load> ${CMAKE_CURRENT_BINARY_DIR}/tempo_relay)
   set_tests_properties(tempo_relay PROPERTIES TIMEOUT 60)
 endif()
+
+# The hitscan demo: lag compensation confirms what shooters saw (tests/hitscan.sh).
+if(TARGET tempo-hitscan AND NOT WIN32)
+  if(TARGET tempo-hitscan-sdl)
+    set(HITSCAN_SDL $<TARGET_FILE:tempo-hitscan-sdl>)
+  else()
+    set(HITSCAN_SDL "")
+  endif()
+  add_test(NAME hitscan COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hitscan.sh $<TARGET_FILE:tempo-hitscan>
+           "${HITSCAN_SDL}" ${CMAKE_CURRENT_BINARY_DIR}/hitscan)
+  set_tests_properties(hitscan PROPERTIES TIMEOUT 120)
+endif()
