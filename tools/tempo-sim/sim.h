@@ -42,8 +42,23 @@ typedef enum sim_compare {
     SIM_COMPARE_NONE = 0,
     SIM_COMPARE_TIMESYNC,   /* once per time sync method */
     SIM_COMPARE_INPUT_DELAY, /* delays 0..4 and auto */
-    SIM_COMPARE_MAX_PREDICTION /* prediction windows 4..24 frames */
+    SIM_COMPARE_MAX_PREDICTION, /* prediction windows 4..24 frames */
+    SIM_COMPARE_RECONCILIATION  /* client-server: dumb, none, replay (sim_cs.c) */
 } sim_compare;
+
+/* Who talks to whom: peers of a rollback match, or a server and its clients. */
+typedef enum sim_role {
+    SIM_ROLE_P2P = 0,
+    SIM_ROLE_CLIENT_SERVER
+} sim_role;
+
+/* The game of a client-server match (sim_cs_game.c): auto is Pong up to 8
+ * clients when it is built, the built-in walkers game otherwise. */
+typedef enum sim_cs_game_id {
+    SIM_CS_GAME_AUTO = 0,
+    SIM_CS_GAME_PONG,
+    SIM_CS_GAME_WALKERS
+} sim_cs_game_id;
 
 /* A fault at a machine's frame: --hiccup PEER@FRAME:MS, --drop-peer PEER@FRAME. */
 typedef struct sim_fault {
@@ -119,6 +134,11 @@ typedef struct sim_options {
     sim_blackout blackouts[SIM_MAX_BLACKOUTS];
     int num_blackouts;
     sim_compare compare;
+    /* client-server mode (sim_cs.c): machine 0 is the server, 1..clients the clients */
+    sim_role role;
+    int clients;
+    sim_cs_game_id game;
+    tempo_reconcile_mode reconcile;
     int soak_count;              /* --soak N */
     int soak_frames;             /* --soak-frames F: every soak match this long (0: random) */
     double stuck_after_s;        /* a match part longer than this is stuck (0: 4x real time + 60 s) */
@@ -139,6 +159,10 @@ int sim_soak(const sim_options *o);
  * validate what needs the machine count, run, print, write the files.
  * Returns the exit code. */
 int sim_network(const sim_options *o);
+
+/* A client-server match (sim_cs.c): check, run (or compare
+ * reconciliation), print, write the files. Returns the exit code. */
+int sim_cs_network(const sim_options *o);
 
 /* The peer hosting player p (the scenario's split, or p / local_per_peer). */
 int sim_player_peer(const sim_options *o, int player);
