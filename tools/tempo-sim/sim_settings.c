@@ -48,7 +48,7 @@ static const char *const reconcile_names[] = {"replay", "none", "dumb", NULL};
 static const int reconcile_values[] = {TEMPO_RECONCILE_REPLAY, TEMPO_RECONCILE_NONE, TEMPO_RECONCILE_DUMB};
 
 #define MATCH "match"
-#define CS "client-server (docs/TEMPO-SIM.md)"
+#define CS "client-server"
 #define NETWORK "network"
 #define FAULTS "faults"
 #define SESSION "session"
@@ -560,6 +560,8 @@ void sim_settings_help(FILE *f)
           "       tempo-sim --scenario FILE [options] the match a scenario file describes\n"
           "       tempo-sim --soak N [--seed S]       N random matches, each checked\n"
           "       tempo-sim --synctest [options]      the arena under a synctest session\n"
+          "       tempo-sim --mode client-server --clients N [options]\n"
+          "                                           a server and N bot clients (docs/TEMPO-SIM.md)\n"
           "\n"
           "Network match: every peer runs the arena with bots for its players, over a simulated\n"
           "network, in virtual time, each machine on its own clock; tempo-sim measures from outside\n"
