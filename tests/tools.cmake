@@ -69,6 +69,19 @@ if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_multiprocess.sh $<TARGET_FILE:tempo-arena>
             $<TARGET_FILE:tempo-netem> ${CMAKE_CURRENT_BINARY_DIR}/arena_multiprocess)
   set_tests_properties(arena_multiprocess PROPERTIES TIMEOUT 300)
+  # --record on both peers of a real match, --replay of each file.
+  add_test(NAME arena_replay
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_replay.sh $<TARGET_FILE:tempo-arena>
+            ${CMAKE_CURRENT_BINARY_DIR}/arena_replay)
+  set_tests_properties(arena_replay PROPERTIES TIMEOUT 120)
+endif()
+
+# tempo-flood's command line and accounting (the flood of a real match is
+# tests/arena_flood.sh, run by `make flood`).
+if(TARGET tempo-flood AND NOT WIN32)
+  add_test(NAME tempo_flood
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tempo_flood.sh $<TARGET_FILE:tempo-flood>)
+  set_tests_properties(tempo_flood PROPERTIES TIMEOUT 60)
 endif()
 
 # tempo-sim scenario files (every file in scenarios/ runs clean, the default
@@ -82,6 +95,14 @@ if(TARGET tempo-sim AND NOT WIN32)
   set_tests_properties(sim_scenario PROPERTIES TIMEOUT 300)
   add_test(NAME sim_soak COMMAND tempo-sim --soak 50 --seed 100000 --quiet)
   set_tests_properties(sim_soak PROPERTIES TIMEOUT 300)
+endif()
+
+# 20,000 forged, mutated and replayed datagrams at a sealed match (tempo-sim
+# --attack; `make attack` throws a million): exit 0 only if every one was
+# sent and refused, the counts add up and the match was not disturbed.
+if(TARGET tempo-sim AND TEMPO_HAVE_SODIUM AND NOT WIN32)
+  add_test(NAME sim_attack COMMAND tempo-sim --attack 20000 --seed 7 --quiet)
+  set_tests_properties(sim_attack PROPERTIES TIMEOUT 300)
 endif()
 
 # tempo-sim's settings table: documented ranges, each setting accepted at

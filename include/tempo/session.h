@@ -155,6 +155,14 @@ typedef struct tempo_config {
     /* Silence before the endpoint is dropped: >= disconnect_notify_ms,
      * default 3000. */
     uint32_t disconnect_timeout_ms;
+    /* How long the handshake with an endpoint may take, from the session's
+     * first poll: an endpoint not synchronized by then raises
+     * TEMPO_EVENT_HANDSHAKE_FAILED and is dropped (nothing more is sent to
+     * it; its players are dropped as if it timed out). 0 (the default):
+     * never, the game decides how long to wait (a matchmaker knows when
+     * every machine should be up; a human starting the other machine may
+     * take minutes). Otherwise 1000..3600000. */
+    uint32_t handshake_timeout_ms;
     int max_spectators;             /* 0..TEMPO_MAX_SPECTATORS, default 32 */
     /* Spectator side: frames kept in hand before playing (a jitter buffer),
      * 0..600, default 3; and most frames played in one tick to catch up,
@@ -196,8 +204,8 @@ typedef struct tempo_config {
 /* Fill cfg with defaults: 2 players, 4-byte input, max_prediction 16, every-
  * frame saving, no arena, default predictor, malloc, no log, desync checks
  * every 60 frames; network: session id 1, interrupted after 500 ms,
- * disconnected after 3000 ms, up to 32 spectators. Override fields, then
- * create a session. */
+ * disconnected after 3000 ms, no handshake timeout, up to 32 spectators.
+ * Override fields, then create a session. */
 TEMPO_API void tempo_config_default(tempo_config *cfg);
 
 /* ---- sessions --------------------------------------------------------- */
@@ -545,7 +553,9 @@ typedef enum tempo_event_kind {
     TEMPO_EVENT_WAITING,            /* prediction window full: u.waiting */
     TEMPO_EVENT_WAITING_OVER,       /* frames run again */
     TEMPO_EVENT_TIMESYNC,           /* time sync decided to stall: u.timesync */
-    TEMPO_EVENT_INPUT_DELAY         /* automatic input delay set (at the start) or changed: u.input_delay */
+    TEMPO_EVENT_INPUT_DELAY,        /* automatic input delay set (at the start) or changed: u.input_delay */
+    TEMPO_EVENT_HANDSHAKE_FAILED    /* an endpoint did not synchronize within
+                                       handshake_timeout_ms: it is dropped */
 } tempo_event_kind;
 
 typedef struct tempo_event {
@@ -624,6 +634,16 @@ typedef struct tempo_session_stats {
      * match key: anyone on the path can read and forge its datagrams. */
     uint64_t dropped_forged;
     bool unauthenticated;
+    /* What a peer claimed that it cannot know (docs/SECURITY.md, "Lying
+     * participants"); the claim is ignored, the rest of its datagram used.
+     * acks_ignored: acks of inputs past every frame we hold to send (INPUT
+     * from a peer, INPUT_ACK from a spectator; a CHECKSUM's ack of a frame
+     * never sent counts in checksums_ignored). claims_ignored: datagrams
+     * saying a player is dropped whose machine we still hear (or one of our
+     * own players). pongs_ignored: PONGs answering no ping outstanding. */
+    uint64_t acks_ignored;
+    uint64_t claims_ignored;
+    uint64_t pongs_ignored;
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from

@@ -126,5 +126,7 @@ extern const session_backend_ops session_replay_ops;    /* replay_play.c */
  * tempo_session_replay_seek documents it). */
 tempo_result replay_play_seek(void *b, int32_t frame, const void **state, size_t *size,
                               int32_t *state_frame);
+/* Set a replay session's playback speed (tempo_session_replay_set_speed). */
+tempo_result replay_play_set_speed(void *b, int speed_q8);
 
 #endif /* TEMPO_SESSION_BACKEND_H */

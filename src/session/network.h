@@ -69,7 +69,8 @@ typedef struct p2p_peer {
     int32_t sum_sent_max;      /* newest check frame of ours ever sent to it */
     uint64_t sum_timer_us;     /* when the oldest unacknowledged one was last sent */
 
-    /* disconnect gossip it sent us */
+    /* disconnect gossip it sent us: the drops it claims, those we believe */
+    uint8_t claim_mask;
     uint8_t gossip_mask;
     int32_t gossip_have[TEMPO_MAX_PLAYERS];
 
@@ -108,6 +109,7 @@ typedef struct p2p_counts {
     uint64_t dropped_forged;
     uint64_t send_errors;
     uint64_t desync_checks_missed, checksums_ignored;
+    uint64_t acks_ignored, claims_ignored;
 } p2p_counts;
 
 typedef struct tempo_p2p {
@@ -148,13 +150,15 @@ typedef struct tempo_p2p {
     int32_t drop_frame[TEMPO_MAX_PLAYERS];      /* the frame agreed, or the candidate */
     uint32_t drop_reported[TEMPO_MAX_PLAYERS];  /* peers (bit = index) that reported it this round */
     uint64_t drop_waiting_since[TEMPO_MAX_PLAYERS]; /* final but inputs missing since, 0 none */
+    uint64_t drop_pending_since[TEMPO_MAX_PLAYERS]; /* pending (not final) since */
 
     /* desync checks */
     sync_sum own_sums[P2P_SUM_LOG];  /* by frame / interval % P2P_SUM_LOG */
     int32_t own_newest;              /* newest own check frame computed (0: none) */
     p2p_pending_sum pending[P2P_MAX_PEERS][P2P_PENDING_SUMS];
     p2p_sum_window sum_in[P2P_MAX_PEERS];
-    int32_t desync_reported[8];      /* frames already reported, ring */
+    int32_t desync_reported[8];      /* frames already reported, ring ... */
+    uint64_t desync_remote[8];       /* ... with the remote checksum that differed */
     int desync_head;
 
 

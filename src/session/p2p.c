@@ -194,7 +194,7 @@ static void start_links(tempo_p2p *n)
     lc.timeout_us = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
     lc.seq_jump = P2P_SEQ_JUMP;
     lc.rtt_from_acks = false; /* no message carries acks of datagrams */
-    lc.handshake_timeout_us = 0; /* a machine that never answers waits for the game */
+    lc.handshake_timeout_us = (uint64_t)n->cfg->handshake_timeout_ms * 1000u; /* 0: never */
     lc.config_hash = n->config_hash;
     for (int i = 0; i < n->npeers + n->nspecs; i++) {
         p2p_peer *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
@@ -597,6 +597,11 @@ void p2p_lose_peer(tempo_p2p *n, p2p_peer *e)
 static void liveness(tempo_p2p *n, p2p_peer *e, unsigned ev_bits)
 {
     int player = p2p_first_player(e->players);
+    if (ev_bits & LINK_EV_HANDSHAKE_FAILED) { /* the link closed: nothing more goes to it */
+        p2p_event(n, TEMPO_EVENT_HANDSHAKE_FAILED, player);
+        peer_lost(n, e);
+        return;
+    }
     if (ev_bits & LINK_EV_RESUMED)
         p2p_event(n, TEMPO_EVENT_RESUMED, player);
     if (ev_bits & LINK_EV_TIMED_OUT) {
@@ -987,6 +992,11 @@ void p2p_stats(const void *b, tempo_session_stats *out)
     out->send_errors = n->count.send_errors;
     out->desync_checks_missed = n->count.desync_checks_missed;
     out->checksums_ignored = n->count.checksums_ignored;
+    out->acks_ignored = n->count.acks_ignored;
+    out->claims_ignored = n->count.claims_ignored;
+    out->pongs_ignored = 0;
+    for (int i = 0; i < n->npeers + n->nspecs; i++)
+        out->pongs_ignored += (i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers])->link.pongs_ignored;
     out->timesync_stalls = n->ts.stalls;
     out->frame_advantage = n->ts.advantage;
     out->startup_delay_ms = n->startup_delay_ms;

@@ -86,6 +86,9 @@ tempo_result session_validate_config(const tempo_config *cfg)
         return TEMPO_E_INVALID_ARG;
     if (cfg->disconnect_notify_ms == 0 || cfg->disconnect_timeout_ms < cfg->disconnect_notify_ms)
         return TEMPO_E_INVALID_ARG;
+    if (cfg->handshake_timeout_ms != 0 &&
+        (cfg->handshake_timeout_ms < 1000u || cfg->handshake_timeout_ms > 3600000u))
+        return TEMPO_E_INVALID_ARG;
     const tempo_timesync_config *ts = &cfg->timesync;
     if (ts->method < TEMPO_TIMESYNC_INVERSUS || ts->method > TEMPO_TIMESYNC_NONE ||
         ts->window_frames < 0 || ts->window_frames > 256 || !(ts->lead_tolerance > 0.0) ||
@@ -277,6 +280,15 @@ tempo_result tempo_session_replay_seek(tempo_session *s, int32_t frame, const vo
     if (s->sync.arena && s->sync.next_req < s->sync.nreqs)
         return TEMPO_E_STATE;
     return replay_play_seek(s->backend, frame, state, size, state_frame);
+}
+
+tempo_result tempo_session_replay_set_speed(tempo_session *s, int speed_q8)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (s->ops != &session_replay_ops)
+        return TEMPO_E_UNSUPPORTED;
+    return replay_play_set_speed(s->backend, speed_q8);
 }
 
 void tempo_session_destroy(tempo_session *s)

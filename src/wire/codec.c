@@ -18,6 +18,7 @@
 
 #include "base/common.h"
 #include "wire/bitpack.h"
+#include "wire/connect.h"
 #include "wire/flips.h"
 #include "wire/fragment.h"
 
@@ -620,9 +621,16 @@ static const struct codec_type *lookup(uint8_t type)
 
 bool tempo_msg_type_known(uint8_t type) { return lookup(type) != NULL; }
 
+/* The server handshake's types: named here, coded in wire/connect.c (no
+ * session decodes them, so the registry above does not know them). */
+static const char *const connect_names[] = {"connect_request", "challenge",
+                                            "challenge_response", "connect_denied"};
+
 const char *tempo_msg_type_name(uint8_t type)
 {
     const struct codec_type *t = lookup(type);
+    if (type >= CONNECT_TYPE_REQUEST && type <= CONNECT_TYPE_DENIED)
+        return connect_names[type - CONNECT_TYPE_REQUEST];
     return t != NULL ? t->name : "unknown";
 }
 

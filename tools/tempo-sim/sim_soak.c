@@ -65,6 +65,7 @@ static double reference_pace(const sim_options *o, const sim_result *r)
     if (calm && ref) {
         *calm = *o;
         calm->num_hiccups = calm->num_blackouts = calm->num_drops = 0;
+        calm->num_hostiles = calm->attack = 0;
         calm->stuck_after_s = o->frames / 60.0 * SOAK_REFERENCE_LIMIT + 60.0;
         if (sim_match_run(calm, ref, NULL, NULL, NULL) == SIM_EXIT_OK && ref->finished)
             pace = ref->match_s / o->frames;
@@ -158,6 +159,8 @@ static bool check_machines(const sim_options *o, const sim_result *r, char *why,
 bool sim_soak_check(const sim_options *o, const sim_result *r, char *why, size_t size)
 {
     why[0] = '\0';
+    if (sim_security_failed(o, r, why, size))
+        return false;
     if (!r->converged) {
         snprintf(why, size, "did not converge: %s", r->problem);
         return false;
@@ -425,6 +428,7 @@ static int run_checked(sim_options *o, sim_result *r)
     if (calm && ref) {
         *calm = *o;
         calm->num_hiccups = calm->num_blackouts = calm->num_drops = 0;
+        calm->num_hostiles = calm->attack = 0;
         calm->stuck_after_s = o->frames / 60.0 * SOAK_REFERENCE_LIMIT + 60.0;
         if (sim_match_run(calm, ref, NULL, NULL, NULL) == SIM_EXIT_OK && ref->finished) {
             o->stuck_after_s = SOAK_SLOWDOWN * ref->match_s + SOAK_GRACE_S + 60.0;

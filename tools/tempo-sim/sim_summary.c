@@ -203,11 +203,11 @@ void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
             fprintf(f, "%s peer %d first at frame %" PRId32, i ? "," : ";", i, r->peer[i].first_desync_frame);
     fprintf(f, "\ntime: %.1f s of virtual time (match %.1f s) in %.2f s wall (%.0fx real time)\n",
             r->virtual_s, r->match_s, r->wall_s, r->wall_s > 0 ? r->virtual_s / r->wall_s : 0.0);
+    sim_security_print(f, o, r);
 }
 
 char *sim_summary_html(const sim_options *o, const sim_result *r)
 {
-    (void)o;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -226,6 +226,7 @@ char *sim_summary_html(const sim_options *o, const sim_result *r)
                 t.advantage, t.rtt, t.bytes, t.checks);
     }
     fputs("</table>\n", f);
+    sim_security_html(f, o, r);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;
@@ -320,6 +321,7 @@ void sim_json_match(sim_json *j, const sim_options *o, const sim_result *r)
     sim_json_double(j, "virtual_seconds", r->virtual_s);
     sim_json_double(j, "match_seconds", r->match_s);
     sim_json_double(j, "wall_seconds", r->wall_s);
+    sim_security_json(j, o, r);
     sim_json_begin_array(j, "peers");
     for (int i = 0; i < r->nmach; i++)
         json_peer(j, r, i);
