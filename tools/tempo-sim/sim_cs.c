@@ -18,6 +18,10 @@
  * that the server has stepped. Counters are taken at the end of the match
  * part; the settling adds nothing to them.
  *
+ * With --seal on (the default) and libsodium, the server has a private key
+ * drawn from the seed and each client a connect token made with it, so
+ * every datagram after the handshake is sealed, as in a real deployment.
+ *
  * Server CPU is the wall time of tempo_server_poll, the event loop and
  * tempo_server_advance, the game's step left out: what the library costs
  * per tick, in this build.
@@ -32,6 +36,7 @@
 
 #define CS_RING 256     /* presented (tick, checksum) pairs kept per client */
 #define CS_PENDING 128  /* input changes not seen yet, per client */
+#define CS_TOKEN_TIME 1800000000u /* the Unix time tokens are made and checked at */
 
 typedef struct cs_pending {
     uint16_t seq;
@@ -84,6 +89,7 @@ typedef struct cs_machine {
 typedef struct cs_match {
     const sim_options *o;
     const sim_cs_game *g;
+    bool sealed;                /* a private key, connect tokens, every datagram sealed */
     tempo_simnet *net;
     tempo_server *srv;
     int clients;
@@ -322,6 +328,15 @@ static bool cs_setup(cs_match *mt)
     sc.arena = s->arena;
     sc.arena_size = mt->arena_size;
     sc.random_seed = cs_mix(o->seed * 131u);
+    uint8_t key[TEMPO_KEY_SIZE];
+    if (mt->sealed) {
+        uint64_t k = o->seed;
+        for (size_t b = 0; b < sizeof key; b++)
+            key[b] = (uint8_t)(cs_mix(k + b) >> 24);
+        sc.has_private_key = true;
+        memcpy(sc.private_key, key, sizeof key);
+        sc.self = s->addr;
+    }
     tempo_result r = tempo_server_create(&sc, &s->net, &mt->srv);
     if (r != TEMPO_OK) {
         fprintf(stderr, "tempo-sim: cannot create the server: %s\n", tempo_strerror(r));
@@ -343,12 +358,24 @@ static bool cs_setup(cs_match *mt)
         cc.correction = cs_correction;
         cc.correction_ctx = mt;
         cc.random_seed = cs_mix(o->seed * 131u + (uint64_t)i);
+        if (mt->sealed) {
+            r = tempo_token_create(key, 0, (uint64_t)i, CS_TOKEN_TIME + 3600u, CS_TOKEN_TIME, &s->addr, 1, NULL,
+                                   cc.token);
+            if (r != TEMPO_OK) {
+                fprintf(stderr, "tempo-sim: cannot make client %d's connect token: %s\n", i - 1, tempo_strerror(r));
+                return false;
+            }
+            cc.has_token = true;
+        }
         r = tempo_client_create(&cc, &m->counted, &s->addr, &m->c);
         if (r != TEMPO_OK) {
             fprintf(stderr, "tempo-sim: cannot create client %d: %s\n", i - 1, tempo_strerror(r));
             return false;
         }
     }
+    tempo_wipe(key, sizeof key);
+    if (mt->sealed)
+        tempo_server_set_token_time(mt->srv, CS_TOKEN_TIME);
     if (!cs_setup_links(mt))
         return false;
     double seconds = (double)(o->frames + SIM_CS_SETTLE_TICKS) / 60.0 + 5.0;
@@ -791,6 +818,7 @@ int sim_cs_run(const sim_options *o, sim_cs_result *out, sim_cs_timeline *tl)
     mt->o = o;
     mt->g = g;
     mt->clients = o->clients;
+    mt->sealed = o->seal && tempo_secure_available();
     mt->tl = tl;
     if (!cs_setup(mt)) {
         fprintf(stderr, "tempo-sim: cannot set up the client-server match\n");
@@ -804,6 +832,7 @@ int sim_cs_run(const sim_options *o, sim_cs_result *out, sim_cs_timeline *tl)
     cs_run(mt);
     out->wall_s = sim_wall_seconds() - t0;
     out->game = g;
+    out->sealed = mt->sealed;
     out->clients = mt->clients;
     out->reconcile = o->reconcile;
     tempo_client_config cc;

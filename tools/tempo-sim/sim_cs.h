@@ -116,6 +116,7 @@ typedef struct sim_cs_client_result {
 
 typedef struct sim_cs_result {
     const sim_cs_game *game;
+    bool sealed;                   /* connect tokens, datagrams sealed */
     int clients;
     tempo_reconcile_mode reconcile;
     double max_dilation;           /* the clients' bound */

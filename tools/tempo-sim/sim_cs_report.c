@@ -31,6 +31,8 @@ static int cs_validate(const sim_options *o)
         return cs_usage("--mode client-server compares only reconciliation");
     if (o->num_drops > 0 || o->num_clock_jumps > 0)
         return cs_usage("--mode client-server has no drops or clock jumps (hiccups and blackouts it has)");
+    if (o->num_hostiles > 0 || o->attack > 0)
+        return cs_usage("--mode client-server has no hostile actors");
     for (int k = 0; k < o->num_links; k++)
         if (o->links[k].a >= machines || o->links[k].b >= machines || o->links[k].a == o->links[k].b) {
             snprintf(msg, sizeof msg, "--link %d-%d: no such pair of machines (0 the server, 1..%d the clients)",
@@ -64,10 +66,10 @@ const char *sim_cs_reconcile_name(tempo_reconcile_mode m)
 
 void sim_cs_describe(const sim_options *o, const sim_cs_result *r, char *buf, size_t size)
 {
-    snprintf(buf, size, "%d client%s, %s, %s%s, %.0f s (%d ticks), seed %" PRIu64 ", reconcile %s", o->clients,
-             o->clients == 1 ? "" : "s", r->game ? r->game->name : "?", o->profile,
+    snprintf(buf, size, "%d client%s, %s, %s%s, %.0f s (%d ticks), seed %" PRIu64 ", %s, reconcile %s",
+             o->clients, o->clients == 1 ? "" : "s", r->game ? r->game->name : "?", o->profile,
              o->num_links ? " + per-link profiles" : "", o->frames / 60.0, o->frames, o->seed,
-             sim_cs_reconcile_name(o->reconcile));
+             r->sealed ? "sealed" : "unsealed", sim_cs_reconcile_name(o->reconcile));
 }
 
 /* ---- verdicts ------------------------------------------------------------------------------- */
@@ -228,6 +230,7 @@ void sim_cs_json(sim_json *j, const sim_options *o, const sim_cs_result *r)
     sim_json_int(j, "frames", o->frames);
     sim_json_uint(j, "seed", o->seed);
     sim_json_string(j, "reconcile", sim_cs_reconcile_name(o->reconcile));
+    sim_json_bool(j, "sealed", r->sealed);
     sim_json_int(j, "connected", r->connected);
     sim_json_double(j, "match_seconds", r->match_s);
     sim_json_double(j, "wall_seconds", r->wall_s);
