@@ -52,6 +52,7 @@ typedef struct cs_machine {
     uint64_t next_vt;
     uint64_t ticks;             /* ticks run so far */
     uint8_t *arena;             /* header + game state */
+    uint8_t *before;            /* a client's arena before its last advance */
     struct cs_match *mt;
     /* a client */
     tempo_client *c;
@@ -62,11 +63,11 @@ typedef struct cs_machine {
     uint8_t bot[SIM_CS_BOT_BYTES];
     uint8_t last_in[TEMPO_MAX_INPUT_SIZE];
     uint16_t seq;               /* its bot's changes so far */
-    uint16_t shown;             /* the newest count its presented state showed */
-    bool regressed;             /* it shows an older one now */
     cs_pending pend[CS_PENDING];
     int pend_head, pend_n;
-    uint64_t changes, resp_n, resp_sum, snapbacks;
+    uint64_t changes, resp_n, resp_sum, snapbacks, snapbacks_after;
+    uint64_t vis_n;             /* visible corrections */
+    double vis_sum, vis_max;
     int resp_max;
     int32_t label;              /* the tick its presented state belongs to, -1 none */
     struct {
@@ -279,7 +280,8 @@ static cs_machine *cs_new_machine(cs_match *mt, int i)
     m->label = -1;
     m->addr = cs_addr(i);
     m->arena = calloc(1, mt->arena_size);
-    if (!m->arena || tempo_simnet_add_node(mt->net, &m->addr, &m->net) != TEMPO_OK)
+    m->before = calloc(1, mt->arena_size);
+    if (!m->arena || !m->before || tempo_simnet_add_node(mt->net, &m->addr, &m->net) != TEMPO_OK)
         return NULL;
     m->counted.send = cs_send;
     m->counted.recv = cs_recv;
@@ -397,6 +399,7 @@ static void cs_teardown(cs_match *mt)
             continue;
         tempo_client_destroy(mt->m[i]->c);
         free(mt->m[i]->arena);
+        free(mt->m[i]->before);
         free(mt->m[i]);
     }
     tempo_simnet_destroy(mt->net);
@@ -480,6 +483,13 @@ static void cs_client_events(cs_match *mt, cs_machine *m)
     }
 }
 
+static void cs_send_input(cs_match *mt, cs_machine *m, uint8_t *in)
+{
+    in[mt->game_in] = (uint8_t)(m->seq & 0xFF);
+    in[mt->game_in + 1] = (uint8_t)(m->seq >> 8);
+    tempo_client_add_local_input(m->c, m->player, in);
+}
+
 /* The bot's input for this tick, with its change count behind it. A change
  * waits to be seen in the presented state. */
 static void cs_client_input(cs_match *mt, cs_machine *m)
@@ -488,9 +498,15 @@ static void cs_client_input(cs_match *mt, cs_machine *m)
     memcpy(in, m->last_in, (size_t)mt->game_in);
     if (mt->in_match)
         mt->g->bot_next(m->bot, m->arena + mt->hdr, m->player, in);
-    if (memcmp(in, m->last_in, (size_t)mt->game_in) != 0) {
+    /* Changes in the first second after connecting (start-up and its
+     * tick-sync jumps) are not measured. */
+    bool measured = mt->vt >= m->connect_vt + (uint64_t)(SIM_CS_SNAP_GRACE_S * 1e6);
+    bool changed = memcmp(in, m->last_in, (size_t)mt->game_in) != 0;
+    if (changed) {
         memcpy(m->last_in, in, (size_t)mt->game_in);
         m->seq++;
+    }
+    if (changed && measured) {
         m->changes++;
         if (m->pend_n == CS_PENDING) { /* the oldest goes unmeasured */
             m->pend_head = (m->pend_head + 1) % CS_PENDING;
@@ -501,23 +517,13 @@ static void cs_client_input(cs_match *mt, cs_machine *m)
         p->tick = m->ticks;
         m->pend_n++;
     }
-    in[mt->game_in] = (uint8_t)(m->seq & 0xFF);
-    in[mt->game_in + 1] = (uint8_t)(m->seq >> 8);
-    tempo_client_add_local_input(m->c, m->player, in);
+    cs_send_input(mt, m, in);
 }
 
 /* What the presented state shows of this client's own input. */
 static void cs_client_presented(cs_match *mt, cs_machine *m)
 {
     uint16_t seen = (uint16_t)(m->arena[2 * m->player] | m->arena[2 * m->player + 1] << 8);
-    if (cs_seq_before(seen, m->shown)) {
-        if (!m->regressed && mt->in_match)
-            m->snapbacks++;
-        m->regressed = true;
-    } else {
-        m->shown = seen;
-        m->regressed = false;
-    }
     while (m->pend_n > 0 && !cs_seq_before(seen, m->pend[m->pend_head].seq)) {
         uint64_t took = m->ticks - m->pend[m->pend_head].tick;
         if (mt->in_match) {
@@ -537,6 +543,27 @@ static void cs_client_presented(cs_match *mt, cs_machine *m)
     }
 }
 
+/* A correction as the player sees it: the state presented last tick
+ * against the state the client holds for that moment once the snapshot is
+ * in place (replayed, or not), before the new tick's step. The game's bytes
+ * only: the header's counts of other players are guesses by design. One
+ * that moves the client's own piece is a snap-back. A dumb client never
+ * predicts: it has nothing to correct. */
+static void cs_visible_correction(cs_match *mt, cs_machine *m)
+{
+    if (!mt->in_match || m->label < 0 || mt->o->reconcile == TEMPO_RECONCILE_DUMB ||
+        memcmp(m->before + mt->hdr, m->arena + mt->hdr, mt->g->state_size) == 0)
+        return;
+    double d = mt->g->correction(m->before + mt->hdr, m->arena + mt->hdr, mt->clients);
+    m->vis_n++;
+    m->vis_sum += d;
+    m->vis_max = d > m->vis_max ? d : m->vis_max;
+    if (m->player >= 0 && mt->g->player_distance(m->before + mt->hdr, m->arena + mt->hdr, m->player) > 0.0) {
+        m->snapbacks++;
+        m->snapbacks_after += mt->vt >= mt->settle_vt;
+    }
+}
+
 static void cs_client_tick(cs_match *mt, cs_machine *m)
 {
     tempo_client_poll(m->c, sim_clock_local_us(&m->clock, mt->vt));
@@ -544,12 +571,17 @@ static void cs_client_tick(cs_match *mt, cs_machine *m)
     bool playing = m->connected && !m->lost && m->player >= 0;
     if (playing)
         cs_client_input(mt, m);
+    memcpy(m->before, m->arena, mt->arena_size); /* the arena may change inside the advance */
     tempo_client_tick tick;
     if (tempo_client_advance(m->c, &tick) == TEMPO_OK) {
-        bool advanced = false;
+        bool advanced = false, measured = !tick.corrected || tick.state != TEMPO_CLIENT_CONNECTED;
         for (int k = 0; k < tick.num_requests; k++) {
             const tempo_request *r = &tick.requests[k];
             if (r->kind == TEMPO_REQUEST_ADVANCE) {
+                if (!r->resimulating && !measured) {
+                    cs_visible_correction(mt, m);
+                    measured = true;
+                }
                 cs_step(mt, m->arena, r);
                 m->label = r->frame;
                 advanced = true;
@@ -557,10 +589,14 @@ static void cs_client_tick(cs_match *mt, cs_machine *m)
                 memcpy(m->arena, r->state, mt->arena_size);
             }
         }
+        if (!measured)
+            cs_visible_correction(mt, m);
+        /* Without a step, the client shows the newest snapshot: the state
+         * after the server's tick before the snapshot's. */
         if (tick.corrected && !advanced) {
             tempo_client_stats st;
             if (tempo_client_get_stats(m->c, &st) == TEMPO_OK)
-                m->label = st.server_frame;
+                m->label = st.server_frame - 1;
         }
     }
     if (playing)
@@ -725,9 +761,14 @@ static void cs_client_result(const cs_match *mt, const cs_machine *m, sim_cs_cli
     c->response_mean = m->resp_n ? (double)m->resp_sum / (double)m->resp_n : NAN;
     c->response_max = m->resp_max;
     c->snapbacks = m->snapbacks;
+    c->snapbacks_after = m->snapbacks_after;
     if (!m->connected)
         return;
     uint64_t from = m->connect_vt, to = mt->match_end_vt;
+    c->visible = m->vis_n;
+    c->visible_per_min = cs_per_min(m->vis_n, from, to);
+    c->visible_mean = m->vis_n ? m->vis_sum / (double)m->vis_n : 0.0;
+    c->visible_max = m->vis_max;
     c->corrections = m->end.corrections;
     c->corrections_per_min = cs_per_min(m->end.corrections, from, to);
     c->correction_mean = m->end.corrections ? m->end.correction_sum / (double)m->end.corrections : 0.0;
@@ -767,7 +808,7 @@ static void cs_client_result(const cs_match *mt, const cs_machine *m, sim_cs_cli
 
 static void cs_totals(const cs_match *mt, sim_cs_result *out)
 {
-    double resp_sum = 0, corr_sum = 0;
+    double resp_sum = 0, corr_sum = 0, vis_sum = 0;
     uint64_t resp_n = 0;
     int n = out->clients;
     for (int i = 0; i < n; i++) {
@@ -778,7 +819,12 @@ static void cs_totals(const cs_match *mt, sim_cs_result *out)
         resp_n += m->resp_n;
         out->response_max = c->response_max > out->response_max ? c->response_max : out->response_max;
         out->snapbacks += c->snapbacks;
+        out->snapbacks_after += c->snapbacks_after;
         out->corrections += c->corrections;
+        out->visible += c->visible;
+        vis_sum += c->visible_mean * (double)c->visible;
+        out->visible_max = c->visible_max > out->visible_max ? c->visible_max : out->visible_max;
+        out->visible_per_min += c->visible_per_min / n;
         corr_sum += c->correction_mean * (double)c->corrections;
         out->correction_max = c->correction_max > out->correction_max ? c->correction_max : out->correction_max;
         out->resim_frames += c->resim_frames;
@@ -794,6 +840,7 @@ static void cs_totals(const cs_match *mt, sim_cs_result *out)
     }
     out->response_mean = resp_n ? resp_sum / (double)resp_n : NAN;
     out->correction_mean = out->corrections ? corr_sum / (double)out->corrections : 0.0;
+    out->visible_mean = out->visible ? vis_sum / (double)out->visible : 0.0;
     if (out->connected < n)
         snprintf(out->problem, sizeof out->problem, "%d of %d clients connected", out->connected, n);
     else if (out->agreement_expected && out->agree < n)

@@ -67,6 +67,9 @@ typedef struct sim_cs_game {
     void (*bot_next)(void *bot, const void *state, int player, uint8_t *input);
     /* How far apart two states are, in correction_unit (0: equal). */
     double (*correction)(const void *predicted, const void *corrected, int players);
+    /* How far player p's own piece (a walker, a paddle) is apart in two
+     * states, in correction_unit. */
+    double (*player_distance)(const void *a, const void *b, int player);
 } sim_cs_game;
 
 /* The game the options ask for (auto: Pong for 2..8 clients when built,
@@ -90,7 +93,12 @@ typedef struct sim_cs_client_result {
     uint64_t responses;            /* of which its presented state showed */
     double response_mean;
     int response_max;
-    uint64_t snapbacks;            /* times its own shown input went back to an older one */
+    uint64_t snapbacks;            /* visible corrections that moved its own player's piece */
+    uint64_t snapbacks_after;      /* of which after SIM_CS_LATE_SETTLE_S */
+    /* visible corrections, measured from outside: the state shown last tick
+     * against the state held for that moment once a snapshot is in place */
+    uint64_t visible;
+    double visible_per_min, visible_mean, visible_max;
     /* reconciliation, from the client's stats */
     uint64_t corrections;
     double corrections_per_min;
@@ -130,7 +138,8 @@ typedef struct sim_cs_result {
     /* over all clients */
     double response_mean;
     int response_max;
-    uint64_t snapbacks, corrections, resim_frames, snaps_after;
+    uint64_t snapbacks, snapbacks_after, corrections, resim_frames, snaps_after, visible;
+    double visible_per_min, visible_mean, visible_max;
     double corrections_per_min, correction_mean, correction_max;
     double late_per_min, late_after_per_min; /* per client */
     double dilation_max, up_bytes_per_s, down_bytes_per_s, snapshot_bytes;

@@ -111,6 +111,14 @@ static double walkers_correction(const void *predicted, const void *corrected, i
     return worst;
 }
 
+static double walkers_player_distance(const void *a, const void *b, int player)
+{
+    const walkers_state *x = a, *y = b;
+    if (player < 0 || player >= WALKERS_MAX)
+        return 0.0;
+    return abs(x->x[player] - y->x[player]) + abs(x->y[player] - y->y[player]);
+}
+
 const sim_cs_game sim_cs_walkers = {
     .name = "walkers",
     .min_players = 1,
@@ -123,6 +131,7 @@ const sim_cs_game sim_cs_walkers = {
     .bot_init = walkers_bot_init,
     .bot_next = walkers_bot_next,
     .correction = walkers_correction,
+    .player_distance = walkers_player_distance,
 };
 
 const sim_cs_game *sim_cs_game_pick(const sim_options *o, char *why, size_t size)

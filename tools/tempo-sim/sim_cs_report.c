@@ -147,12 +147,13 @@ static void cs_row(FILE *f, const char *name, const sim_cs_client_result *c, boo
         snprintf(lead, sizeof lead, "-");
     else
         snprintf(lead, sizeof lead, "%.1f..%.1f", c->lead_min, c->lead_max);
-    fprintf(f, "%-7s %9s %6" PRIu64 " %8.1f %6.2f/%-6.1f %7" PRIu64 " %6.2f %6.2f %10s %6.2f %5" PRIu64
-               " %8.0f %8.0f %7.0f %s\n",
-            name, resp, all ? r->snapbacks : c->snapbacks, all ? r->corrections_per_min : c->corrections_per_min,
-            all ? r->correction_mean : c->correction_mean, all ? r->correction_max : c->correction_max,
-            all ? r->resim_frames : c->resim_frames, all ? r->late_per_min : c->late_per_min,
-            all ? r->late_after_per_min : c->late_after_per_min, lead,
+    fprintf(f, "%-6s %9s %5" PRIu64 " %7.1f %6.1f/%-6.1f %7.1f %6.1f/%-6.1f %6" PRIu64 " %6.2f %6.2f %10s %5.2f %4" PRIu64
+               " %7.0f %7.0f %6.0f %s\n",
+            name, resp, all ? r->snapbacks : c->snapbacks, all ? r->visible_per_min : c->visible_per_min,
+            all ? r->visible_mean : c->visible_mean, all ? r->visible_max : c->visible_max,
+            all ? r->corrections_per_min : c->corrections_per_min, all ? r->correction_mean : c->correction_mean,
+            all ? r->correction_max : c->correction_max, all ? r->resim_frames : c->resim_frames,
+            all ? r->late_per_min : c->late_per_min, all ? r->late_after_per_min : c->late_after_per_min, lead,
             (all ? r->dilation_max : c->dilation_max) * 100.0, all ? r->snaps_after : c->snaps_after,
             all ? r->up_bytes_per_s : c->up_bytes_per_s, all ? r->down_bytes_per_s : c->down_bytes_per_s,
             all ? r->snapshot_bytes : c->snapshot_bytes,
@@ -166,10 +167,10 @@ void sim_cs_print(FILE *f, const sim_options *o, const sim_cs_result *r)
     fprintf(f, "tempo-sim client-server: %s\n", desc);
     fprintf(f, "%d of %d clients connected; %.1f s of match time in %.2f s\n\n", r->connected, r->clients,
             r->match_s, r->wall_s);
-    fprintf(f, "client  response  snap-   corr./  corr. size    resim  late/min      lead ticks  dil.%% snaps"
-               "     up      down   snap.  agrees\n"
-               "        ticks     backs   min     mean/max      ticks  all    >3 s    (after 1 s)   max  >1 s"
-               "  B/s      B/s     bytes\n");
+    fprintf(f, "client response  snap-  visible corrections  library corrections  resim  late/min      lead ticks "
+               "dil.%% snap     up    down  snap.  agrees\n"
+               "       ticks    backs   /min   mean/max       /min   mean/max      ticks  all    >3 s  (after 1 s) "
+               " max >1 s    B/s     B/s  bytes\n");
     int shown = r->clients <= 16 ? r->clients : 0;
     for (int i = 0; i < shown; i++) {
         char name[16];
@@ -178,7 +179,11 @@ void sim_cs_print(FILE *f, const sim_options *o, const sim_cs_result *r)
     }
     cs_row(f, "all", NULL, true, r);
     fprintf(f, "\nresponse: ticks from a bot's input change to the first tick its client presents it (mean/max)\n"
-               "'all': means over clients per minute and per second, totals of counts, largest of maxima\n");
+               "visible corrections: the state shown against the same moment once a snapshot is in place, "
+               "measured from outside;\nlibrary corrections: the client's stats (its prediction of a snapshot's "
+               "tick against the server's); sizes in %s\n"
+               "'all': means over clients per minute and per second, totals of counts, largest of maxima\n",
+            r->game ? r->game->correction_unit : "");
     if (shown == 0)
         fprintf(f, "(%d clients: per-client rows are in the JSON and the report)\n", r->clients);
 #ifdef NDEBUG
@@ -206,6 +211,11 @@ static void cs_json_totals(sim_json *j, const sim_cs_result *r)
     sim_json_double(j, "response_ticks_mean", r->response_mean);
     sim_json_int(j, "response_ticks_max", r->response_max);
     sim_json_uint(j, "snapbacks", r->snapbacks);
+    sim_json_uint(j, "snapbacks_after_3s", r->snapbacks_after);
+    sim_json_uint(j, "visible_corrections", r->visible);
+    sim_json_double(j, "visible_corrections_per_min", r->visible_per_min);
+    sim_json_double(j, "visible_correction_mean", r->visible_mean);
+    sim_json_double(j, "visible_correction_max", r->visible_max);
     sim_json_uint(j, "corrections", r->corrections);
     sim_json_double(j, "corrections_per_min", r->corrections_per_min);
     sim_json_double(j, "correction_mean", r->correction_mean);
@@ -266,6 +276,11 @@ void sim_cs_json(sim_json *j, const sim_options *o, const sim_cs_result *r)
         sim_json_double(j, "response_ticks_mean", c->response_mean);
         sim_json_int(j, "response_ticks_max", c->response_max);
         sim_json_uint(j, "snapbacks", c->snapbacks);
+        sim_json_uint(j, "snapbacks_after_3s", c->snapbacks_after);
+        sim_json_uint(j, "visible_corrections", c->visible);
+        sim_json_double(j, "visible_corrections_per_min", c->visible_per_min);
+        sim_json_double(j, "visible_correction_mean", c->visible_mean);
+        sim_json_double(j, "visible_correction_max", c->visible_max);
         sim_json_uint(j, "corrections", c->corrections);
         sim_json_double(j, "corrections_per_min", c->corrections_per_min);
         sim_json_double(j, "correction_mean", c->correction_mean);
@@ -332,15 +347,18 @@ static int cs_compare(const sim_options *base)
         failed = failed || rows[k].problem[0] != '\0';
     if (!base->quiet) {
         printf("tempo-sim --compare reconciliation: %s\n\n", desc);
-        printf("| reconcile | input-to-response ticks (mean) | (max) | corrections/min | mean correction (%s) "
-               "| max correction | snap-backs visible | resimulated ticks | clients agree with the server |\n",
+        printf("| reconcile | input-to-response ticks (mean) | (max) | visible corrections/min | mean visible "
+               "correction (%s) | max | snap-backs visible | after 3 s | library corrections/min | resimulated ticks "
+               "| clients agree with the server |\n",
                rows[2].game ? rows[2].game->correction_unit : "");
-        printf("|---|---|---|---|---|---|---|---|---|\n");
+        printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (int k = 0; k < 3; k++) {
             const sim_cs_result *r = &rows[k];
-            printf("| %s | %.2f | %d | %.1f | %.2f | %.1f | %" PRIu64 " | %" PRIu64 " | %d of %d |\n",
-                   sim_cs_reconcile_name(modes[k]), r->response_mean, r->response_max, r->corrections_per_min,
-                   r->correction_mean, r->correction_max, r->snapbacks, r->resim_frames, r->agree, r->clients);
+            printf("| %s | %.2f | %d | %.1f | %.2f | %.1f | %" PRIu64 " | %" PRIu64 " | %.1f | %" PRIu64
+                   " | %d of %d |\n",
+                   sim_cs_reconcile_name(modes[k]), r->response_mean, r->response_max, r->visible_per_min,
+                   r->visible_mean, r->visible_max, r->snapbacks, r->snapbacks_after, r->corrections_per_min,
+                   r->resim_frames, r->agree, r->clients);
         }
         printf("\nSame seed and network in every row; per-minute figures are means over the clients, counts "
                "totals.\n");
