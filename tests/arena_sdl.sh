@@ -43,6 +43,16 @@ headless)
     cmp -s "$dir/a.bmp" "$dir/c.bmp" && fail "seeds 1 and 2 drew the same picture"
     run --synctest --headless-frames 300 --players 8 --screenshot "$dir/s.bmp"
     is_picture "$dir/s.bmp"
+    # Half a second each way against a 2-frame window: waits of 30 ticks,
+    # and at tick 28 the spinner covers the middle of the board, which a
+    # picture without it does not have.
+    out=$("$exe" --headless-frames 28 --delay 500 --max-prediction 2 --input-delay 0 \
+        --check-distance 1 --screenshot "$dir/spin.bmp") || fail "the waiting run failed"
+    longest=$(echo "$out" | sed -n 's/.*longest wait \([0-9]*\),.*/\1/p')
+    [ "${longest:-0}" -ge 20 ] || fail "no wait long enough for the spinner: $out"
+    run --headless-frames 28 --delay 20 --max-prediction 2 --input-delay 0 --check-distance 1 \
+        --screenshot "$dir/nospin.bmp"
+    cmp -s "$dir/spin.bmp" "$dir/nospin.bmp" && fail "the spinner changed nothing"
     ;;
 window)
     # The offscreen driver loads the system's EGL/Mesa libraries, which keep

@@ -61,6 +61,7 @@ attack --attack - int 1 100000000 0 100000001
 json --json - path - - - -
 report --report - path - - - -
 csv --csv - path - - - -
+record --record - path - - - -
 quiet --quiet - flag - - - -
 print-scenario --print-scenario - flag - - - -
 list-settings --list-settings - flag - - - -

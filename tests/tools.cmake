@@ -102,6 +102,16 @@ endif()
 # sent and refused, the counts add up and the match was not disturbed.
 if(TARGET tempo-sim AND TEMPO_HAVE_SODIUM AND NOT WIN32)
   add_test(NAME sim_attack COMMAND tempo-sim --attack 20000 --seed 7 --quiet)
+  # --record, and the replays a failed soak scenario leaves (tests/sim_record.sh).
+  if(TARGET tempo-arena)
+    add_test(NAME sim_record COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_record.sh $<TARGET_FILE:tempo-sim>
+             $<TARGET_FILE:tempo-arena> ${CMAKE_CURRENT_BINARY_DIR}/sim_record)
+    set_tests_properties(sim_record PROPERTIES TIMEOUT 120)
+  endif()
+  # --compare interpolation | reckoning | lagcomp (tests/sim_view.sh).
+  add_test(NAME sim_view COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_view.sh $<TARGET_FILE:tempo-sim>
+           ${CMAKE_CURRENT_BINARY_DIR}/sim_view)
+  set_tests_properties(sim_view PROPERTIES TIMEOUT 120)
   set_tests_properties(sim_attack PROPERTIES TIMEOUT 300)
 endif()
 

@@ -292,7 +292,7 @@ static void draw_top_bar(SDL_Renderer *r, const arena_view *v)
     } else if (v->status == TEMPO_TICK_SYNCHRONIZING) {
         snprintf(status, sizeof status, "CONNECTING...");
         colour(r, WARN, 255);
-    } else if (v->waiting_for) {
+    } else if (v->waiting_for && v->waiting_ticks >= ARENA_SPINNER_TICKS) {
         int n = snprintf(status, sizeof status, "WAITING FOR");
         for (int p = 0; p < ARENA_MAX_PLAYERS; p++)
             if ((v->waiting_for >> p) & 1u && n < (int)sizeof status - 4)
@@ -519,6 +519,34 @@ static void draw_panel(SDL_Renderer *r, const arena_view *v)
         rollback_panel(&pn, v);
 }
 
+/* After ARENA_SPINNER_TICKS ticks of waiting, as INVERSUS does: a short
+ * wait is a hitch nobody needs named; a long one gets a spinner over the
+ * board and the names of the players it waits for. */
+static void draw_spinner(SDL_Renderer *r, const arena_view *v)
+{
+    if (!v->waiting_for || v->waiting_ticks < ARENA_SPINNER_TICKS)
+        return;
+    int cx = BOARD_X + BOARD_PX_W / 2, cy = BOARD_Y + BOARD_PX_H / 2;
+    colour(r, BACKGROUND, 200);
+    fill(r, cx - 150, cy - 70, 300, 140);
+    const int dots = 12;
+    int lit = (v->waiting_ticks / 4) % dots; /* one turn every 48 ticks */
+    for (int i = 0; i < dots; i++) {
+        float a = (float)i * 6.2831853f / (float)dots;
+        int x = cx + (int)lroundf(cosf(a) * 28.0f), y = cy - 16 + (int)lroundf(sinf(a) * 28.0f);
+        int age = (lit - i + dots) % dots; /* 0: the newest */
+        colour(r, WARN, (uint8_t)(age < 6 ? 255 - age * 36 : 40));
+        fill(r, x - 4, y - 4, 8, 8);
+    }
+    char names[40];
+    int n = snprintf(names, sizeof names, "WAITING FOR");
+    for (int p = 0; p < ARENA_MAX_PLAYERS; p++)
+        if ((v->waiting_for >> p) & 1u && n < (int)sizeof names - 4)
+            n += snprintf(names + n, sizeof names - (size_t)n, " P%d", p + 1);
+    colour(r, WARN, 255);
+    arena_text(r, cx - arena_text_width(names, 2) / 2, cy + 32, 2, names);
+}
+
 void arena_draw(SDL_Renderer *r, const arena_view *v)
 {
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
@@ -535,4 +563,5 @@ void arena_draw(SDL_Renderer *r, const arena_view *v)
     draw_top_bar(r, v);
     draw_chips(r, v);
     draw_panel(r, v);
+    draw_spinner(r, v);
 }

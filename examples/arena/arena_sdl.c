@@ -295,6 +295,9 @@ static void note_tick(demo *d, const tempo_tick *t)
     v->depth_history[v->history_pos] = (uint8_t)(t->rollback_depth < 255 ? t->rollback_depth : 255);
     v->history_pos = (v->history_pos + 1) % ARENA_VIEW_HISTORY;
     v->waiting_for = t->status == TEMPO_TICK_WAITING ? t->waiting_for : 0;
+    v->waiting_ticks = t->status == TEMPO_TICK_WAITING ? v->waiting_ticks + 1 : 0;
+    if (v->waiting_ticks > v->longest_wait)
+        v->longest_wait = v->waiting_ticks;
     v->delay_ms = d->lag.delay_ms;
     v->jitter_ms = arena_lag_jitter_ms(&d->lag);
     int delay = tempo_session_input_delay(d->session, d->opt.me);
@@ -429,9 +432,11 @@ static int finish(const demo *d)
     printf("tempo-arena-sdl: %s, %d players, %llu ticks, frame %d, score %d:%d\n",
            mode_name(d->opt.mode), d->opt.players, (unsigned long long)d->ticks, (int)st.frame,
            arena_team_score(&d->game, 0), arena_team_score(&d->game, 1));
-    printf("  rollbacks %llu, frames resimulated %llu, deepest %d, waiting ticks %llu\n",
+    printf("  rollbacks %llu, frames resimulated %llu, deepest %d, waiting ticks %llu (longest "
+           "wait %d, spinner from %d)\n",
            (unsigned long long)st.rollbacks, (unsigned long long)st.resim_frames,
-           st.max_rollback_depth, (unsigned long long)st.waiting_ticks);
+           st.max_rollback_depth, (unsigned long long)st.waiting_ticks, d->view.longest_wait,
+           ARENA_SPINNER_TICKS);
     if (d->opt.mode == ARENA_MODE_SYNCTEST) {
         printf("  synctest: %llu checks, %llu mismatches\n",
                (unsigned long long)d->view.synctest_checks,

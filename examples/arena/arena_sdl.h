@@ -57,7 +57,7 @@ typedef struct arena_options {
     arena_peer peers[ARENA_MAX_PLAYERS];
 } arena_options;
 
-#define ARENA_MAX_DELAY_MS 200
+#define ARENA_MAX_DELAY_MS 500
 #define ARENA_MAX_INPUT_DELAY 10
 
 typedef enum arena_options_result {
@@ -72,7 +72,7 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
 /* ---- the simulated network (arena_lag.c) --------------------------------- */
 
 #define ARENA_LAG_INPUTS (ARENA_MAX_PLAYERS * 64)
-#define ARENA_LAG_DATAGRAMS 256
+#define ARENA_LAG_DATAGRAMS 1024
 
 typedef struct arena_lag_input {
     uint64_t arrive_us;
@@ -158,6 +158,8 @@ typedef struct arena_view {
     double advantage;          /* p2p: frames we run ahead of the peers */
     tempo_tick_status status;  /* of the last tick */
     uint32_t waiting_for;      /* bit p: the session waits for player p */
+    int waiting_ticks;         /* ticks in a row the session has waited */
+    int longest_wait;          /* the most ticks in a row it waited */
     char message[40];          /* the latest session event, for a while */
     int message_ticks;
     uint8_t depth_history[ARENA_VIEW_HISTORY]; /* rollback depth per tick, a ring */
@@ -166,6 +168,9 @@ typedef struct arena_view {
     int check_distance;
     bool has_pad;              /* a gamepad is open */
 } arena_view;
+
+/* Ticks of waiting before the spinner shows (INVERSUS: 20 frames). */
+#define ARENA_SPINNER_TICKS 20
 
 /* Draw one picture of v on the logical canvas (ARENA_VIEW_W x ARENA_VIEW_H)
  * and leave it unpresented. */

@@ -169,6 +169,7 @@ typedef struct sim_options {
     bool soak_print;             /* --soak-print: every scenario drawn, with its verdict */
     const char *report_path;     /* NULL: no HTML report */
     const char *csv_path;        /* NULL: no CSV */
+    const char *record_prefix;   /* NULL: no replay files; else PREFIX-peerN.rep per peer */
     const char *command;         /* the command line, for the report */
 } sim_options;
 

@@ -171,6 +171,20 @@ static tempo_result setup_session(sim_match *mt, sim_machine *m, const tempo_con
     return r;
 }
 
+/* --record: peer m writes PREFIX-peerN.rep, every frame it confirms. */
+static bool open_record(sim_machine *m, const sim_options *o)
+{
+    char path[512], why[256];
+    snprintf(path, sizeof path, "%s-peer%d.rep", o->record_prefix, m->index);
+    m->rec = calloc(1, sizeof *m->rec);
+    if (m->rec && arena_record_open(m->rec, path, o->players, o->seed, why, sizeof why))
+        return true;
+    fprintf(stderr, "tempo-sim: %s\n", m->rec ? why : "out of memory");
+    free(m->rec);
+    m->rec = NULL;
+    return false;
+}
+
 static bool setup_machine(sim_match *mt, int i, const tempo_config *base)
 {
     const sim_options *o = mt->o;
@@ -218,7 +232,7 @@ static bool setup_machine(sim_match *mt, int i, const tempo_config *base)
         fprintf(stderr, "tempo-sim: cannot set up machine %d: %s\n", i, tempo_strerror(r));
         return false;
     }
-    return true;
+    return m->spectator || !o->record_prefix || open_record(m, o);
 }
 
 static void name_machines(sim_match *mt)
@@ -290,6 +304,10 @@ static void teardown(sim_match *mt)
     for (int i = 0; i < mt->nmach; i++) {
         if (!mt->mach[i])
             continue;
+        if (mt->mach[i]->rec) {
+            arena_record_close(mt->mach[i]->rec, true);
+            free(mt->mach[i]->rec);
+        }
         tempo_session_destroy(mt->mach[i]->s);
         free(mt->mach[i]->sums);
         free(mt->mach[i]);
@@ -352,6 +370,8 @@ static void machine_tick(sim_match *mt, sim_machine *m)
         if (req->frame < m->sums_len)
             m->sums[req->frame] = arena_checksum(&m->game);
     }
+    if (m->rec)
+        arena_record_tick(m->rec, m->s, o->frames);
     int32_t before = m->frame;
     m->frame = tempo_session_frame(m->s);
     if (m->frame > before)

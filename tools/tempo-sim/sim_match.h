@@ -20,6 +20,7 @@
 #define TEMPO_SIM_MATCH_H
 
 #include "arena.h"
+#include "arena_replay.h"
 #include "bot.h"
 #include "sim.h"
 #include "sim_hostile.h"
@@ -106,6 +107,7 @@ struct sim_machine {
     uint64_t tick_k;         /* next tick number */
     uint64_t next_vt;        /* when the next tick falls */
     arena_state game;
+    arena_recorder *rec;     /* --record: this peer's replay file, or NULL */
     arena_bot bot[ARENA_MAX_PLAYERS];
     int32_t frame;           /* current frame after the last tick */
     uint64_t new_frame_vt;   /* when the frame last moved on (0: not yet) */

@@ -68,6 +68,7 @@ typedef enum sim_setting_id {
     SIM_SET_JSON,
     SIM_SET_REPORT,
     SIM_SET_CSV,
+    SIM_SET_RECORD,
     SIM_SET_QUIET,
     SIM_SET_PRINT_SCENARIO,
     SIM_SET_LIST_SETTINGS,

@@ -27,8 +27,8 @@
  *                  Error: against the true position now.
  *   lagcomp        the client interpolates (adaptive) and shoots at a bot
  *                  every 0.3 to 1 s with a little aim error; its command
- *                  carries the view tick and fraction, three times over
- *                  (loss). The server tests the shot with tempo_lagcomp
+ *                  carries the view tick and fraction and goes out every
+ *                  frame for 100 ms (loss). The server tests the shot with tempo_lagcomp
  *                  (rewound to the shooter's view) or without (the present),
  *                  at 50, 100 and 150 ms one way with 1 % loss.
  *
@@ -566,6 +566,16 @@ static bool in_cover(const tempo_hit_sphere *s)
     return x >= V_COVER_X0 && x <= V_COVER_X1;
 }
 
+/* The client's command: its newest shots (up to 3), oldest first. */
+static void send_shots(view_net *n, const shot *recent, int count)
+{
+    uint8_t out[2 + 3 * sizeof(shot)];
+    out[0] = MSG_SHOT;
+    out[1] = (uint8_t)count;
+    memcpy(out + 2, recent, (size_t)count * sizeof(shot));
+    n->client.send(n->client.ctx, &n->sa, out, 2 + (size_t)count * sizeof(shot));
+}
+
 static bool run_lagcomp(const sim_options *o, view_row *row)
 {
     tempo_link_params link;
@@ -600,7 +610,7 @@ static bool run_lagcomp(const sim_options *o, view_row *row)
     int nrecent = 0;
     uint32_t next_id = 1, seen_id = 0;
     uint64_t next_tick = 0, next_render = V_RENDER_PHASE_US;
-    uint64_t next_shot = 1000000;
+    uint64_t next_shot = 1000000, last_shot_us = 0;
     int32_t tick = 0;
     tempo_hit_sphere live[V_BOTS];
     const int32_t shooter[3] = {q16(V_FIELD_W / 2), q16(-5.0), 0};
@@ -669,6 +679,10 @@ static bool run_lagcomp(const sim_options *o, view_row *row)
             next_render += V_TICK_US;
             tempo_interp_sample smp;
             tempo_interp_sample_at(c->ip, t, &smp);
+            /* commands go every frame while a shot is fresh, as a game's
+             * input stream would carry it: a lost one is late by a frame */
+            if (nrecent > 0 && t - last_shot_us <= 100000u && t != last_shot_us)
+                send_shots(&n, recent, nrecent);
             if (t < next_shot || smp.kind == TEMPO_INTERP_EMPTY)
                 continue;
             next_shot = t + 300000 + tempo_rng_below(&aim, 700001);
@@ -698,11 +712,8 @@ static bool run_lagcomp(const sim_options *o, view_row *row)
             else
                 nrecent++;
             recent[nrecent - 1] = s;
-            uint8_t out[2 + 3 * sizeof(shot)];
-            out[0] = MSG_SHOT;
-            out[1] = (uint8_t)nrecent;
-            memcpy(out + 2, recent, (size_t)nrecent * sizeof(shot));
-            n.client.send(n.client.ctx, &n.sa, out, 2 + (size_t)nrecent * sizeof(shot));
+            last_shot_us = t;
+            send_shots(&n, recent, nrecent);
         }
     }
     tempo_lagcomp_destroy(lc);
