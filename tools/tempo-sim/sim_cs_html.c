@@ -195,7 +195,8 @@ static void cs_table(cs_page *pg)
     FILE *f = pg->f;
     const sim_cs_result *r = pg->r;
     fputs("<h3>Per client</h3>\n<div class=\"wide\"><table>\n<tr><th>client</th><th>input to response<br>mean "
-          "(ticks)</th><th>max</th><th>snap-backs</th><th>corrections<br>/min</th><th>correction<br>mean</th>"
+          "(ticks)</th><th>max</th><th>snap-backs</th><th>after 3 s</th><th>visible<br>corrections<br>/min</th>"
+          "<th>visible<br>mean</th><th>max</th><th>library<br>corrections<br>/min</th><th>library<br>mean</th>"
           "<th>max</th><th>resimulated<br>ticks</th><th>late inputs<br>/min</th><th>after 3 s<br>/min</th>"
           "<th>lead mean<br>(ticks)</th><th>dilation max<br>(%)</th><th>jumps after<br>1 s</th>"
           "<th>up<br>(B/s)</th><th>down<br>(B/s)</th><th>snapshot<br>(bytes)</th><th>agrees</th></tr>\n", f);
@@ -203,7 +204,11 @@ static void cs_table(cs_page *pg)
         const sim_cs_client_result *c = &r->c[i];
         fprintf(f, "<tr><td>%d</td>", i);
         cs_cell(f, c->response_mean, "%.2f");
-        fprintf(f, "<td>%d</td><td>%llu</td>", c->response_max, (unsigned long long)c->snapbacks);
+        fprintf(f, "<td>%d</td><td>%llu</td><td>%llu</td>", c->response_max, (unsigned long long)c->snapbacks,
+                (unsigned long long)c->snapbacks_after);
+        cs_cell(f, c->visible_per_min, "%.1f");
+        cs_cell(f, c->visible_mean, "%.2f");
+        cs_cell(f, c->visible_max, "%.1f");
         cs_cell(f, c->corrections_per_min, "%.1f");
         cs_cell(f, c->correction_mean, "%.2f");
         cs_cell(f, c->correction_max, "%.1f");
@@ -267,7 +272,9 @@ int sim_cs_html_write(const sim_options *o, const sim_cs_result *r, const sim_cs
         sim_svg_escape(f, r->problem);
         fputs("</b>", f);
     }
-    fputs("</p>\n", f);
+    fprintf(f, "</p>\n<p>Sizes of corrections in %s. Visible corrections are measured from outside: the state "
+               "a client showed against the state it holds for that moment once a snapshot is in place; a "
+               "snap-back is one that moved its own piece.</p>\n", r->game ? r->game->correction_unit : "");
     cs_table(pg);
     fputs("<h3>Verdicts</h3>\n<ul>\n", f);
     for (int k = 0; k < SIM_CS_VERDICTS; k++) {
@@ -289,7 +296,8 @@ int sim_cs_html_write(const sim_options *o, const sim_cs_result *r, const sim_cs
              "client made its ticks to steer its lead.",
              &v[SIM_CS_VERDICT_DILATION], tl->dilation, "%", 1.0, r->max_dilation * 100.0, "bound", false, true);
     cs_chart(pg, "chart-corrections", "Corrections per second",
-             "Snapshots whose state differed from what the client had predicted.", &v[SIM_CS_VERDICT_AGREE],
+             "Snapshots whose state differed from what the client had predicted of their tick (the client's "
+             "own count).", &v[SIM_CS_VERDICT_AGREE],
              tl->corrections, "per second", 1.0, 0.0, NULL, false, false);
     cs_chart(pg, "chart-late", "Late inputs per second at the server",
              "Ticks the server ran before a client's input for them arrived (it played the last one).",
