@@ -24,7 +24,8 @@
  *
  * Server CPU is the wall time of tempo_server_poll, the event loop and
  * tempo_server_advance, the game's step left out: what the library costs
- * per tick, in this build.
+ * per tick, in this build; and the same less the time spent inside
+ * simnet's send and receive (what sockets would cost instead).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -103,7 +104,8 @@ typedef struct cs_match {
     int32_t last_frame;         /* the server's last tick stepped, -1 none */
     bool in_match, settle_taken;
     uint64_t vt, match_end_vt, settle_vt;
-    double cpu_s;
+    double cpu_s;               /* the server's poll, events and advance */
+    double net_s;               /* of which in simnet's send and receive */
     uint64_t next_sample_vt, sample_us;
     sim_cs_timeline *tl;
     bool hiccup_fired[SIM_MAX_FAULTS];
@@ -187,9 +189,17 @@ void sim_cs_timeline_free(sim_cs_timeline *t)
 
 /* ---- transports ---------------------------------------------------------------------------- */
 
+/* A client's traffic is counted; the server's transport calls are timed,
+ * to tell the library's own cost from simnet's. */
 static int cs_send(void *ctx, const tempo_address *to, const uint8_t *data, size_t size)
 {
     cs_machine *m = ctx;
+    if (m->index == 0) {
+        double t0 = sim_wall_seconds();
+        int r = m->net.send(m->net.ctx, to, data, size);
+        m->mt->net_s += sim_wall_seconds() - t0;
+        return r;
+    }
     if (m->mt->in_match)
         m->up += size;
     return m->net.send(m->net.ctx, to, data, size);
@@ -198,6 +208,12 @@ static int cs_send(void *ctx, const tempo_address *to, const uint8_t *data, size
 static int cs_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
 {
     cs_machine *m = ctx;
+    if (m->index == 0) {
+        double t0 = sim_wall_seconds();
+        int r = m->net.recv(m->net.ctx, from, buf, capacity);
+        m->mt->net_s += sim_wall_seconds() - t0;
+        return r;
+    }
     int n = m->net.recv(m->net.ctx, from, buf, capacity);
     if (n > 0 && m->mt->in_match)
         m->down += (uint64_t)n;
@@ -339,7 +355,7 @@ static bool cs_setup(cs_match *mt)
         memcpy(sc.private_key, key, sizeof key);
         sc.self = s->addr;
     }
-    tempo_result r = tempo_server_create(&sc, &s->net, &mt->srv);
+    tempo_result r = tempo_server_create(&sc, &s->counted, &mt->srv);
     if (r != TEMPO_OK) {
         fprintf(stderr, "tempo-sim: cannot create the server: %s\n", tempo_strerror(r));
         return false;
@@ -892,6 +908,7 @@ int sim_cs_run(const sim_options *o, sim_cs_result *out, sim_cs_timeline *tl)
     out->server_cpu_us = mt->cpu_s * 1e6;
     uint64_t all_ticks = mt->m[0]->ticks;
     out->cpu_us_per_client_tick = all_ticks ? out->server_cpu_us / (double)all_ticks / mt->clients : 0.0;
+    out->lib_us_per_client_tick = all_ticks ? (mt->cpu_s - mt->net_s) * 1e6 / (double)all_ticks / mt->clients : 0.0;
     for (int i = 1; i <= mt->clients; i++)
         cs_client_result(mt, mt->m[i], &out->c[i - 1]);
     cs_totals(mt, out);

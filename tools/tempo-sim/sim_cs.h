@@ -133,6 +133,7 @@ typedef struct sim_cs_result {
     uint64_t server_ticks;
     double server_cpu_us;          /* wall time in poll + advance, all ticks */
     double cpu_us_per_client_tick; /* that over ticks x clients */
+    double lib_us_per_client_tick; /* the same without simnet's send and receive */
     bool faults;                   /* a hiccup or blackout was injected */
     double match_s, wall_s;
     /* over all clients */

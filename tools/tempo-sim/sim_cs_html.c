@@ -259,8 +259,9 @@ int sim_cs_html_write(const sim_options *o, const sim_cs_result *r, const sim_cs
     for (int k = 0; k < SIM_CS_VERDICTS; k++)
         fprintf(f, "<span class=\"badge %s\">%s: %s</span>", cs_class[v[k].kind], names[k], cs_word[v[k].kind]);
     fprintf(f, "</p>\n<p>%d of %d clients connected &#183; %.1f s of match time &#183; server CPU %.3f &#181;s "
-               "per client per tick (poll + advance, the game's step left out%s)",
-            r->connected, r->clients, r->match_s, r->cpu_us_per_client_tick,
+               "per client per tick, %.3f &#181;s without simnet's send and receive (poll + advance, the game's "
+               "step left out%s)",
+            r->connected, r->clients, r->match_s, r->cpu_us_per_client_tick, r->lib_us_per_client_tick,
 #ifdef NDEBUG
             ""
 #else

@@ -192,8 +192,8 @@ void sim_cs_print(FILE *f, const sim_options *o, const sim_cs_result *r)
     const char *build = "a debug build: compare only a Release build's number";
 #endif
     fprintf(f, "server: %" PRIu64 " ticks; CPU %.3f us per client per tick (poll + advance, the game's step "
-               "left out; %s)\n",
-            r->server_ticks, r->cpu_us_per_client_tick, build);
+               "left out), %.3f us without simnet's send and receive (%s)\n",
+            r->server_ticks, r->cpu_us_per_client_tick, r->lib_us_per_client_tick, build);
     sim_cs_verdict v[SIM_CS_VERDICTS];
     sim_cs_judge(r, v);
     fprintf(f, "verdicts:\n");
@@ -246,6 +246,7 @@ void sim_cs_json(sim_json *j, const sim_options *o, const sim_cs_result *r)
     sim_json_double(j, "wall_seconds", r->wall_s);
     sim_json_uint(j, "server_ticks", r->server_ticks);
     sim_json_double(j, "server_cpu_us_per_client_tick", r->cpu_us_per_client_tick);
+    sim_json_double(j, "server_cpu_us_per_client_tick_without_transport", r->lib_us_per_client_tick);
 #ifdef NDEBUG
     sim_json_bool(j, "optimised_build", true);
 #else
