@@ -88,9 +88,12 @@ void sim_cs_judge(const sim_cs_result *r, sim_cs_verdict out[SIM_CS_VERDICTS])
         if (r->c[i].connected && (worst < 0 || r->c[i].late_after_per_min > r->c[worst].late_after_per_min))
             worst = i;
     sim_cs_verdict *v = &out[SIM_CS_VERDICT_LATE];
-    cs_verdict(v, worst < 0 ? SIM_VERDICT_NONE : r->c[worst].late_after_per_min <= SIM_CS_GOOD_LATE_PER_MIN
-                                                  ? SIM_VERDICT_MEETS : SIM_VERDICT_MISSES,
-               "at most 1 late input a minute per client after the first 3 s");
+    cs_verdict(v, worst < 0 || r->faults ? SIM_VERDICT_NONE
+                  : r->c[worst].late_after_per_min <= SIM_CS_GOOD_LATE_PER_MIN ? SIM_VERDICT_MEETS
+                                                                               : SIM_VERDICT_MISSES,
+               r->faults ? "at most 1 late input a minute per client after the first 3 s, unless a fault was "
+                           "injected (one was)"
+                         : "at most 1 late input a minute per client after the first 3 s");
     if (worst >= 0)
         snprintf(v->numbers, sizeof v->numbers,
                  "worst client %d: %.2f a minute after 3 s (%.2f over the whole match); mean over clients "
