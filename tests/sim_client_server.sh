@@ -99,5 +99,6 @@ refused "--compare reconciliation in p2p" --players 2 --compare reconciliation
 refused "--drop-peer" --mode client-server --drop-peer 1@60
 refused "--link to a client that is not there" --mode client-server --clients 2 --link 0-5:mobile
 refused "walkers with 65 players" --mode client-server --game walkers --clients 65
+refused "--csv" --mode client-server --csv "$dir/x.csv"
 
 echo "sim_client_server: ok"

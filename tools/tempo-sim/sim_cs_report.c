@@ -33,6 +33,8 @@ static int cs_validate(const sim_options *o)
         return cs_usage("--mode client-server has no drops or clock jumps (hiccups and blackouts it has)");
     if (o->num_hostiles > 0 || o->attack > 0)
         return cs_usage("--mode client-server has no hostile actors");
+    if (o->csv_path || o->record_prefix)
+        return cs_usage("--mode client-server writes no CSV and no replay files (--json, --report)");
     for (int k = 0; k < o->num_links; k++)
         if (o->links[k].a >= machines || o->links[k].b >= machines || o->links[k].a == o->links[k].b) {
             snprintf(msg, sizeof msg, "--link %d-%d: no such pair of machines (0 the server, 1..%d the clients)",
