@@ -6,8 +6,9 @@
  * tempo-sim runs the arena demo game with bots in virtual time and measures,
  * from outside, what players would have experienced. Each mode lives in its
  * own files (sim_synctest.c; the network match: sim_network.c and the
- * sim_match*.c / sim_measure.c / sim_summary.c / sim_compare.c family);
- * tempo_sim.c parses the command line into a sim_options.
+ * sim_match*.c / sim_measure.c / sim_summary.c / sim_compare.c family; a
+ * server and its clients: the sim_cs*.c family, sim_cs.h); tempo_sim.c
+ * parses the command line into a sim_options.
  */
 #ifndef TEMPO_SIM_H
 #define TEMPO_SIM_H
