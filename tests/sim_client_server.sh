@@ -22,6 +22,7 @@ value() { sed -n "s/^ *\"$1\": \\(.*\\),\\{0,1\\}$/\\1/p" "$2" | sed 's/,$//' | 
 # back, both clients present the server's state once the bots hold still.
 run="--mode client-server --clients 2 --profile transatlantic --frames 900 --seed 3"
 "$sim" $run --quiet --json "$dir/replay.json" || fail "replay run did not exit 0"
+[ "$(value game "$dir/replay.json")" = '"pong"' ] || fail "two clients play $(value game "$dir/replay.json"), not Pong"
 [ "$(value connected "$dir/replay.json")" = 2 ] || fail "replay: not both clients connected"
 [ "$(value response_ticks_mean "$dir/replay.json")" = 0 ] || fail "replay: response mean $(value response_ticks_mean "$dir/replay.json"), expected 0"
 [ "$(value response_ticks_max "$dir/replay.json")" = 0 ] || fail "replay: response max $(value response_ticks_max "$dir/replay.json"), expected 0"
