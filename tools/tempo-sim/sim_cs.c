@@ -551,7 +551,7 @@ static void cs_client_presented(cs_match *mt, cs_machine *m)
         m->pend_head = (m->pend_head + 1) % CS_PENDING;
         m->pend_n--;
     }
-    if (m->label >= 0) {
+    if (m->label >= 0 && !mt->in_match) { /* only the settling's states are compared */
         m->ring[m->ring_next].label = m->label;
         m->ring[m->ring_next].sum = cs_checksum(m->arena, mt->arena_size);
         m->ring_next = (m->ring_next + 1) % CS_RING;
