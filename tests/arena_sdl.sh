@@ -43,6 +43,18 @@ headless)
     cmp -s "$dir/a.bmp" "$dir/c.bmp" && fail "seeds 1 and 2 drew the same picture"
     run --synctest --headless-frames 300 --players 8 --screenshot "$dir/s.bmp"
     is_picture "$dir/s.bmp"
+    # Effects under rollback: a synctest resimulates every frame with the
+    # same inputs, so no effect is stopped and each repeat is recognised;
+    # behind 120 ms of delay, predictions fail and some effects are stopped.
+    out=$("$exe" --synctest --headless-frames 600) || fail "the synctest run failed"
+    fx=$(echo "$out" | sed -n 's/.*effects: \([0-9]*\) started, \([0-9]*\) stopped.*, \([0-9]*\) not doubled.*/\1 \2 \3/p')
+    set -- $fx
+    [ "${1:-0}" -gt 0 ] && [ "${2:-1}" -eq 0 ] && [ "${3:-0}" -gt "$1" ] ||
+        fail "synctest effects: '$fx' (want some started, 0 stopped, more repeats than starts)"
+    out=$("$exe" --headless-frames 1200 --delay 120) || fail "the delayed run failed"
+    fx=$(echo "$out" | sed -n 's/.*effects: \([0-9]*\) started, \([0-9]*\) stopped.*, \([0-9]*\) not doubled.*/\1 \2 \3/p')
+    set -- $fx
+    [ "${2:-0}" -gt 0 ] && [ "${3:-0}" -gt 0 ] || fail "delayed effects: '$fx' (want some stopped and some repeats)"
     # Half a second each way against a 2-frame window: waits of 30 ticks,
     # and at tick 28 the spinner covers the middle of the board, which a
     # picture without it does not have.
@@ -64,18 +76,23 @@ window)
     ;;
 p2p)
     # Two machines on one host: players 0 and 2 on the first, 1 and 3 on the
-    # second. Ports come from the pid; a port in use means another try.
+    # second, sealed with a match key (one by --key, one by --key-file).
+    # Ports come from the pid; a port in use means another try.
+    key=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+    printf '%s\n' "$key" > "$dir/match.key"
+    msg=$("$exe" --key "$key" 2>&1); [ $? -eq 2 ] || fail "--key without --peer was accepted"
+    echo "$msg" | grep -q "give --peer too" || fail "--key without --peer said: $msg"
     pair() {
         a=$1
         b=$(($1 + 1))
         common="--headless-frames 300 --players 4 --delay 50 --input-delay 0"
         # shellcheck disable=SC2086
-        "$exe" $common --port $a --peer 1=127.0.0.1:$b --peer 3=127.0.0.1:$b \
+        "$exe" $common --port $a --peer 1=127.0.0.1:$b --peer 3=127.0.0.1:$b --key "$key" \
             --screenshot "$dir/p0.bmp" > "$dir/p0.log" 2>&1 &
         pid=$!
         # shellcheck disable=SC2086
         "$exe" $common --port $b --player 1 --peer 0=127.0.0.1:$a --peer 2=127.0.0.1:$a \
-            --screenshot "$dir/p1.bmp" > "$dir/p1.log" 2>&1
+            --key-file "$dir/match.key" --screenshot "$dir/p1.bmp" > "$dir/p1.log" 2>&1
         rc1=$?
         wait $pid
         rc0=$?

@@ -20,6 +20,7 @@
  * here, by the program; the library only ever gets the time as an argument.
  */
 #include "arena_sdl.h"
+#include "arena_sound.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,12 @@ typedef struct demo {
     uint8_t rolled_back[60]; /* per tick of the last second: did it roll back */
     uint64_t ticks;
     arena_view view;
+    /* One-shot effects under rollback (tempo/effects.h): the sounds and the
+     * screen shake start once per (frame, event), a resimulation does not
+     * start them again, and one a correction removed is stopped. */
+    tempo_effects fx;
+    bool resim_seen;        /* this tick's first resimulated frame was seen */
+    uint64_t sounds_started, sounds_stopped;
 } demo;
 
 static bool ok(tempo_result r, const char *what)
@@ -86,7 +93,12 @@ static tempo_result open_p2p(demo *d, tempo_config *cfg)
     tempo_transport tr = arena_lag_transport(&d->lag, tempo_udp_transport(d->udp));
     cfg->random_seed = clock_us() ^ ((uint64_t)o->port << 40); /* handshake nonces */
     cfg->auto_delay.enabled = o->auto_delay; /* INVERSUS-style: delay follows the lag */
-    if ((r = tempo_session_create_p2p(cfg, &tr, &d->session)) != TEMPO_OK)
+    cfg->has_match_key = o->has_key;
+    memcpy(cfg->match_key, o->key, sizeof cfg->match_key);
+    r = tempo_session_create_p2p(cfg, &tr, &d->session);
+    tempo_wipe(cfg->match_key, sizeof cfg->match_key); /* the session keeps its own copy */
+    tempo_wipe(d->opt.key, sizeof d->opt.key);
+    if (r != TEMPO_OK)
         return r;
     for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
         const tempo_address *at = NULL;
@@ -106,6 +118,7 @@ static bool demo_start(demo *d, const arena_options *o)
 {
     memset(d, 0, sizeof *d);
     d->opt = *o;
+    tempo_effects_init(&d->fx);
     if (!ok(arena_init(&d->game, o->players, o->seed), "arena_init"))
         return false;
     for (int p = 0; p < o->players; p++)
@@ -179,34 +192,66 @@ static void mark_corrections(demo *d)
     }
 }
 
-static int total_deaths(const arena_state *g)
+/* Effect keys: what happened and to whom, the same however often the
+ * frame is simulated. */
+#define FX_SHOT(owner, dir, charged) (0x10000u | (uint32_t)(charged) << 12 | (uint32_t)(owner) << 4 | (dir))
+#define FX_KILL(player) (0x20000u | (uint32_t)(player))
+
+static void effect(demo *d, int32_t frame, uint32_t key, arena_sound_kind sound)
 {
-    int n = 0;
-    for (uint32_t p = 0; p < g->num_players; p++)
-        n += g->ships[p].deaths;
-    return n;
+    if (tempo_effects_start(&d->fx, frame, key) != TEMPO_EFFECT_NEW)
+        return; /* an earlier simulation of this frame started it */
+    d->sounds_started++;
+    tempo_effects_set_handle(&d->fx, frame, key, arena_sound_play(sound));
+    if (sound == ARENA_SOUND_KILL)
+        d->view.shake = SHAKE_TICKS;
 }
 
 /* Carry out one ADVANCE request (arena mode hands out nothing else). */
 static void run_frame(demo *d, const tempo_request *r)
 {
-    int deaths = total_deaths(&d->game);
+    arena_state before = d->game;
     arena_step(&d->game, r->inputs, r->status);
+    if (r->resimulating && !d->resim_seen) {
+        /* the state went back to this frame: effects from it on count only
+         * if the resimulation starts them again */
+        tempo_effects_rollback(&d->fx, r->frame);
+        d->resim_seen = true;
+    }
+    for (int i = 0; i < ARENA_MAX_SHOTS; i++) {
+        const arena_shot *was = &before.shots[i], *now = &d->game.shots[i];
+        if (now->active && (!was->active || was->owner != now->owner || was->dir != now->dir))
+            effect(d, r->frame, FX_SHOT(now->owner, now->dir, now->charged),
+                   now->charged ? ARENA_SOUND_CHARGED : ARENA_SOUND_SHOT);
+    }
+    for (uint32_t p = 0; p < d->game.num_players; p++)
+        if (d->game.ships[p].deaths > before.ships[p].deaths)
+            effect(d, r->frame, FX_KILL(p), ARENA_SOUND_KILL);
     if (r->resimulating) {
         /* A frame the player already saw, replayed with corrected inputs. */
         if (r->frame + 1 == (int32_t)d->shown_frame)
             mark_corrections(d);
-        /* One-shot effects (sound, screen shake, particles) stay muted here:
-         * they fired when the frame first ran, and firing them again would
-         * double them. The price: a kill that only a correction reveals gets
-         * no shake. Games that mind remember which (frame, event) effects
-         * fired and play the missing ones late. */
         return;
     }
     for (uint32_t p = 0; p < d->game.num_players; p++)
         d->view.predicted[p] = r->status[p] == TEMPO_INPUT_PREDICTED;
-    if (total_deaths(&d->game) > deaths)
-        d->view.shake = SHAKE_TICKS;
+}
+
+/* After the tick's requests: stop what a correction took away, and forget
+ * the frames no rollback can reach. */
+static void settle_effects(demo *d)
+{
+    tempo_effect e;
+    while (tempo_effects_next_stop(&d->fx, &e)) {
+        arena_sound_stop(e.handle);
+        d->sounds_stopped++;
+    }
+    /* a synctest goes back check_distance frames behind its confirmed one */
+    int32_t reach = tempo_session_confirmed_frame(d->session);
+    if (d->opt.mode == ARENA_MODE_SYNCTEST)
+        reach = tempo_session_frame(d->session) - d->opt.check_distance - 1;
+    tempo_effects_forget_before(&d->fx, reach);
+    d->resim_seen = false;
 }
 
 /* Local mode: the remote bots play on their own machines in step with ours
@@ -370,6 +415,7 @@ static tempo_result demo_tick(demo *d, const arena_input *mine, uint64_t now_us)
     const tempo_request *req;
     while (tempo_session_next(s, &req) > 0)
         run_frame(d, req);
+    settle_effects(d);
     tempo_event ev;
     while (tempo_session_poll_event(s, &ev) > 0)
         note_event(d, &ev);
@@ -432,6 +478,10 @@ static int finish(const demo *d)
     printf("tempo-arena-sdl: %s, %d players, %llu ticks, frame %d, score %d:%d\n",
            mode_name(d->opt.mode), d->opt.players, (unsigned long long)d->ticks, (int)st.frame,
            arena_team_score(&d->game, 0), arena_team_score(&d->game, 1));
+    printf("  effects: %llu started, %llu stopped by a correction, %llu not doubled by a "
+           "resimulation\n",
+           (unsigned long long)d->sounds_started, (unsigned long long)d->sounds_stopped,
+           (unsigned long long)d->fx.restarted_skipped);
     printf("  rollbacks %llu, frames resimulated %llu, deepest %d, waiting ticks %llu (longest "
            "wait %d, spinner from %d)\n",
            (unsigned long long)st.rollbacks, (unsigned long long)st.resim_frames,
@@ -546,6 +596,7 @@ static int run_window(const arena_options *o)
     demo *d = calloc(1, sizeof *d); /* big (the lag lines): not on the stack */
     arena_controls pads;
     arena_controls_open(&pads);
+    arena_sound_open(); /* silence if there is no audio device */
     int code = d && demo_start(d, o) ? EXIT_OK : EXIT_ERROR;
     if (code == EXIT_OK) {
         d->view.human = o->me;
@@ -599,6 +650,7 @@ static int run_window(const arena_options *o)
     arena_controls_close(&pads);
     SDL_DestroyRenderer(ren);
     SDL_DestroyWindow(win);
+    arena_sound_close();
     SDL_Quit();
     return code;
 }

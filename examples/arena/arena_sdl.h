@@ -55,6 +55,9 @@ typedef struct arena_options {
     int port;            /* p2p: the local UDP port */
     int npeers;          /* p2p: the remote players */
     arena_peer peers[ARENA_MAX_PLAYERS];
+    bool has_key;        /* p2p: --key or --key-file gave the match key */
+    uint8_t key[32];
+    const char *key_file;
 } arena_options;
 
 #define ARENA_MAX_DELAY_MS 500

@@ -33,6 +33,7 @@
 #include "arena.h"
 #include "arena_replay.h"
 #include "bot.h"
+#include "keyfile.h"
 #include "options.h"
 #include "platform.h"
 #include "tempo/secure.h"
@@ -118,32 +119,11 @@ static bool parse_peer(void *out, const char *value, char *why, size_t why_size)
     return true;
 }
 
-/* Exactly 64 hex digits into out; false otherwise (out then undefined). */
-static bool hex_key(const char *text, size_t len, uint8_t out[TEMPO_KEY_SIZE])
-{
-    if (len != 2 * TEMPO_KEY_SIZE)
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        int v = c >= '0' && c <= '9' ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (v < 0)
-            return false;
-        if (i % 2 == 0)
-            out[i / 2] = (uint8_t)(v << 4);
-        else
-            out[i / 2] |= (uint8_t)v;
-    }
-    return true;
-}
-
 /* --key HEX: the match key, 64 hex digits. */
 static bool parse_key(void *field, const char *value, char *why, size_t why_size)
 {
     arena_cli *o = field;
-    if (!hex_key(value, strlen(value), o->key)) {
-        tempo_wipe(o->key, sizeof o->key);
+    if (!key_from_hex(value, strlen(value), o->key)) {
         snprintf(why, why_size, "want 64 hex digits (32 bytes)");
         return false;
     }
@@ -151,36 +131,12 @@ static bool parse_key(void *field, const char *value, char *why, size_t why_size
     return true;
 }
 
-/* The match key from a file: 32 raw bytes, or 64 hex digits (surrounding
- * white space allowed). False with a message on stderr otherwise. */
+/* The match key from --key-file. False with a message on stderr. */
 static bool read_key_file(arena_cli *o)
 {
-    FILE *f = fopen(o->key_file, "rb");
-    if (!f) {
-        fprintf(stderr, "tempo-arena: --key-file %s: %s\n", o->key_file, strerror(errno));
-        return false;
-    }
-    uint8_t buf[2 * TEMPO_KEY_SIZE + 8];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    bool ok = false;
-    if (n == TEMPO_KEY_SIZE) {
-        memcpy(o->key, buf, TEMPO_KEY_SIZE);
-        ok = true;
-    } else {
-        size_t a = 0, b = n;
-        while (a < b && (buf[a] == ' ' || buf[a] == '\t' || buf[a] == '\r' || buf[a] == '\n'))
-            a++;
-        while (b > a && (buf[b - 1] == ' ' || buf[b - 1] == '\t' || buf[b - 1] == '\r' ||
-                         buf[b - 1] == '\n'))
-            b--;
-        ok = hex_key((const char *)buf + a, b - a, o->key);
-    }
-    tempo_wipe(buf, sizeof buf);
-    if (!ok) {
-        tempo_wipe(o->key, sizeof o->key);
-        fprintf(stderr, "tempo-arena: --key-file %s: want 32 raw bytes or 64 hex digits\n",
-                o->key_file);
+    char why[128];
+    if (!key_read_file(o->key_file, o->key, why, sizeof why)) {
+        fprintf(stderr, "tempo-arena: --key-file %s: %s\n", o->key_file, why);
         return false;
     }
     o->has_key = true;
