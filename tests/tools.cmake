@@ -5,6 +5,10 @@ if(TARGET tempo-sim)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_synctest.sh $<TARGET_FILE:tempo-sim>
             ${CMAKE_CURRENT_BINARY_DIR}/sim_synctest)
   set_tests_properties(sim_synctest PROPERTIES TIMEOUT 300)
+  add_test(NAME sim_desync_diff
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_desync_diff.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_BINARY_DIR}/sim_desync_diff)
+  set_tests_properties(sim_desync_diff PROPERTIES TIMEOUT 300)
 endif()
 
 # Install to a temporary prefix and build a consumer with find_package and

@@ -272,6 +272,7 @@ static void draw_top_bar(SDL_Renderer *r, const arena_view *v)
     arena_text(r, BOARD_X + 216, 23, 2,
                v->mode == ARENA_MODE_SYNCTEST ? "SYNCTEST"
                : v->mode == ARENA_MODE_P2P    ? "PEER TO PEER"
+               : v->mode == ARENA_MODE_REPLAY ? "REPLAY"
                                               : "LOCAL ROLLBACK");
 
     char score[16];
@@ -286,7 +287,10 @@ static void draw_top_bar(SDL_Renderer *r, const arena_view *v)
     arena_text(r, mid + 24, 10, 5, score);
 
     char status[48] = "";
-    if (v->message_ticks > 0) { /* the session's latest news */
+    if (v->replay_line[0]) {
+        snprintf(status, sizeof status, "%s", v->replay_line);
+        colour(r, DIM, 255);
+    } else if (v->message_ticks > 0) { /* the session's latest news */
         snprintf(status, sizeof status, "%s", v->message);
         colour(r, v->desyncs ? BAD : WARN, 255);
     } else if (v->status == TEMPO_TICK_SYNCHRONIZING) {
@@ -456,6 +460,23 @@ static void synctest_panel(panel *pn, const arena_view *v)
     paragraph(pn, DIM, SYNCTEST_OUTRO, COUNT(SYNCTEST_OUTRO));
 }
 
+static const char *const REPLAY_INTRO[] = {
+    "A RECORDED MATCH: ITS", "INPUTS, FRAME BY FRAME,", "CHECKED AGAINST THE", "RECORDED CHECKSUMS.", "",
+};
+static const char *const REPLAY_KEYS[] = {
+    "SPACE       PAUSE", "UP DOWN     SPEED X2 /2", "LEFT RIGHT  SEEK 10 S", "HOME        RESTART",
+    "F2          SUB-FRAMES", "ESC         QUIT",
+};
+
+static void replay_panel(panel *pn, const arena_view *v)
+{
+    line(pn, TEXT, "REPLAY VIEW        F1");
+    paragraph(pn, DIM, REPLAY_INTRO, COUNT(REPLAY_INTRO));
+    linef(pn, TEXT, "FRAME          %7d", (int)v->frame);
+    pn->y += LINE_H / 2;
+    paragraph(pn, DIM, REPLAY_KEYS, COUNT(REPLAY_KEYS));
+}
+
 static void rollback_panel(panel *pn, const arena_view *v)
 {
     bool p2p = v->mode == ARENA_MODE_P2P;
@@ -515,6 +536,8 @@ static void draw_panel(SDL_Renderer *r, const arena_view *v)
         controls_panel(&pn, v);
     else if (v->mode == ARENA_MODE_SYNCTEST)
         synctest_panel(&pn, v);
+    else if (v->mode == ARENA_MODE_REPLAY)
+        replay_panel(&pn, v);
     else
         rollback_panel(&pn, v);
 }

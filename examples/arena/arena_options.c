@@ -81,6 +81,9 @@ static const option_spec sdl_specs[] = {
     {.name = "headless-frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(headless_frames),
      .min = 1, .max = 100000000,
      .help = "no window: bots fly every local ship, N frames,\nthen exit"},
+    {.name = "render-hz", .kind = OPTION_INT, .value = "N", .offset = FIELD(render_hz), .min = 1,
+     .max = 1000,
+     .help = "headless: also draw N pictures a second between\nframes (each steps a copy ahead, then restores)"},
     {.name = "screenshot", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(screenshot),
      .help = "write the last picture as a BMP"},
     {.name = "autopilot", .kind = OPTION_FLAG, .offset = FIELD(autopilot),
@@ -95,6 +98,10 @@ static const option_spec sdl_specs[] = {
      .max = ARENA_MAX_PLAYERS - 1, .help = "p2p: the player you fly, default 0"},
     {.name = "auto-delay", .kind = OPTION_FLAG, .offset = FIELD(auto_delay),
      .help = "p2p: tempo sets the input delay from the measured\nlag"},
+    {.name = "record", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(record),
+     .help = "write the match's replay to FILE (docs/REPLAY.md)"},
+    {.name = "replay", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(replay),
+     .help = "play FILE back: Space pauses, Up/Down change the\nspeed, Left/Right seek 10 s, Home restarts"},
     {.name = "key", .kind = OPTION_CUSTOM, .value = "HEX", .parse = parse_key,
      .range = "64 hex digits",
      .help = "p2p: the match key, the same on every peer: every\ndatagram is then authenticated and encrypted"},
@@ -150,6 +157,14 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
         return ARENA_OPTIONS_USAGE;
     if (o->synctest)
         o->mode = ARENA_MODE_SYNCTEST;
+    if (o->replay) {
+        if (o->synctest || o->npeers > 0 || o->record) {
+            options_error(&sdl_command, "--replay plays a file alone: no --synctest, --peer or --record");
+            return ARENA_OPTIONS_USAGE;
+        }
+        o->mode = ARENA_MODE_REPLAY;
+        return ARENA_OPTIONS_RUN;
+    }
     if (o->npeers > 0 && o->mode == ARENA_MODE_SYNCTEST) {
         options_error(&sdl_command, "--synctest runs alone, without --peer");
         return ARENA_OPTIONS_USAGE;

@@ -29,7 +29,8 @@
 typedef enum arena_mode {
     ARENA_MODE_LOCAL,    /* local session; bots are remote behind a simulated delay */
     ARENA_MODE_SYNCTEST, /* synctest session; every player local */
-    ARENA_MODE_P2P       /* p2p session over UDP with other machines */
+    ARENA_MODE_P2P,      /* p2p session over UDP with other machines */
+    ARENA_MODE_REPLAY    /* a replay file played back (--replay) */
 } arena_mode;
 
 typedef struct arena_peer {
@@ -49,12 +50,15 @@ typedef struct arena_options {
     int check_distance;  /* synctest: frames replayed each tick */
     int frames;          /* window: quit after this many ticks; 0 = play on */
     int headless_frames; /* > 0: no window, no devices, bots fly every local ship */
+    int render_hz;       /* headless: pictures a second drawn between frames (0: none) */
     const char *screenshot; /* BMP written at the end */
     bool autopilot;      /* window: a bot flies your ship until Tab */
     bool auto_delay;     /* p2p: tempo picks the input delay from the lag */
     int port;            /* p2p: the local UDP port */
     int npeers;          /* p2p: the remote players */
     arena_peer peers[ARENA_MAX_PLAYERS];
+    const char *record;  /* --record FILE: the match's replay */
+    const char *replay;  /* --replay FILE: play one back */
     bool has_key;        /* p2p: --key or --key-file gave the match key */
     uint8_t key[32];
     const char *key_file;
@@ -163,6 +167,7 @@ typedef struct arena_view {
     uint32_t waiting_for;      /* bit p: the session waits for player p */
     int waiting_ticks;         /* ticks in a row the session has waited */
     int longest_wait;          /* the most ticks in a row it waited */
+    char replay_line[48];      /* replay mode: where it is, how fast */
     char message[40];          /* the latest session event, for a while */
     int message_ticks;
     uint8_t depth_history[ARENA_VIEW_HISTORY]; /* rollback depth per tick, a ring */

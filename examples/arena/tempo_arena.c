@@ -340,6 +340,15 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
         case TEMPO_EVENT_INPUT_DELAY:
             fprintf(stderr, ": %d frames", ev.u.input_delay.frames);
             break;
+        case TEMPO_EVENT_DESYNC_DIFF: {
+            /* each differing field named by arena_describe */
+            char line[160];
+            fprintf(stderr, ": frame %" PRId32 ", %d range(s)", ev.u.diff.frame, ev.u.diff.num_ranges);
+            for (int i = 0; i < ev.u.diff.num_ranges && i < TEMPO_DIFF_INLINE_RANGES; i++)
+                if (tempo_session_desync_diff_line(s, i, line, sizeof line) >= 0)
+                    fprintf(stderr, "\n  %s", line);
+            break;
+        }
         case TEMPO_EVENT_WAITING_OVER:
             break;
         }
@@ -523,6 +532,7 @@ int main(int argc, char **argv)
     cfg.input_size = ARENA_INPUT_SIZE;
     cfg.arena = &game;
     cfg.arena_size = sizeof game;
+    cfg.describe_state = arena_describe; /* desync diffs name the fields */
     /* Handshake nonces only: they never reach the game. */
     cfg.random_seed = platform_now_us() ^ ((uint64_t)o.port << 32);
     cfg.auto_delay.enabled = o.auto_delay;

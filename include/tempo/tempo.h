@@ -4,7 +4,8 @@
  *
  * It includes every public header: base.h (results, hooks, checksum),
  * transport.h (addresses, the datagram interface), rng.h, session.h (the
- * session API), effects.h (sounds under rollback), server.h and client.h
+ * session API), effects.h (sounds under rollback), subframe.h (drawing
+ * between frames), server.h and client.h
  * (the client-server roles), replay.h
  * (replay files), udp.h and simnet.h (two transports), secure.h (connect
  * tokens and keys).
@@ -52,6 +53,7 @@
 #include "tempo/server.h"
 #include "tempo/client.h"
 #include "tempo/effects.h"
+#include "tempo/subframe.h"
 #include "tempo/replay.h"
 #include "tempo/simnet.h"
 #include "tempo/udp.h"

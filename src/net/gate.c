@@ -16,11 +16,15 @@
  * statistics and the reply counter.
  *
  * Client: requests on a period until a challenge opens under the token's
- * server-to-client key, then responses on the same period until the caller
- * reports the connection (or a denial, or the timeout). A sealed challenge
- * is taken only if its sequence is newer than the last one taken, and a
- * denial only if newer still, so a copy of an old CHALLENGE or DENIED
- * (from an earlier attempt under the same token) changes nothing.
+ * server-to-client key, then responses (under that challenge's connection
+ * keys, connect.h) on the same period until the caller
+ * reports the connection (or a denial, or the timeout). Only the first
+ * sealed challenge that opens is taken: the connection's keys come from
+ * it, so a second one (the answer to a retried request) must not change
+ * them under a response the server may already have admitted. A denial is
+ * taken only if it opens under those keys and is newer than the challenge,
+ * so a copy of an old CHALLENGE or DENIED (from an earlier attempt under
+ * the same token) changes nothing.
  */
 #include "net/gate.h"
 
@@ -166,13 +170,20 @@ static gate_outcome on_response(gate_server *g, uint64_t now_us, uint64_t now_se
         why = CONNECT_STALE_COOKIE;
     else if (why == CONNECT_OK && sealed && now_seconds >= c.expire_seconds)
         why = CONNECT_EXPIRED;
-    else if (why == CONNECT_OK && sealed &&
-             !connect_response_verify(data, size, c.client_to_server_key))
+    /* The connection's keys: the token's, derived with the challenge's
+     * sequence (the cookie's nonce), so no two connections share one. */
+    uint8_t c2s[TEMPO_KEY_SIZE], s2c[TEMPO_KEY_SIZE];
+    if (why == CONNECT_OK && sealed &&
+        connect_connection_keys(c.client_to_server_key, c.server_to_client_key,
+                                connect_cookie_sequence(cookie), c2s, s2c) != TEMPO_OK)
+        why = CONNECT_FORGED; /* cannot happen: the server started libsodium at init */
+    if (why == CONNECT_OK && sealed && !connect_response_verify(data, size, c2s))
         why = CONNECT_FORGED;
     if (why == CONNECT_OK && sealed &&
-        seal_keys_set(&admit->keys, c.server_to_client_key, c.client_to_server_key,
-                      SEAL_DIRECTION_HIGH) != TEMPO_OK)
-        why = CONNECT_FORGED; /* cannot happen: the server started libsodium at init */
+        seal_keys_set(&admit->keys, s2c, c2s, SEAL_DIRECTION_HIGH) != TEMPO_OK)
+        why = CONNECT_FORGED; /* cannot happen, as above */
+    seal_wipe(c2s, sizeof c2s);
+    seal_wipe(s2c, sizeof s2c);
     if (why != CONNECT_OK) {
         seal_wipe(&c, sizeof c);
         return refuse(g, why);
@@ -244,11 +255,11 @@ int gate_client_init(gate_client *c, const gate_client_config *cfg, uint64_t now
         if (rc == TEMPO_OK && pub.protocol_id != cfg->protocol_id)
             rc = TEMPO_E_PROTOCOL;
         if (rc == TEMPO_OK)
-            rc = seal_keys_set(&c->keys, pub.client_to_server_key, pub.server_to_client_key,
-                               SEAL_DIRECTION_LOW);
+            rc = seal_keys_set(&c->token_keys, pub.client_to_server_key,
+                               pub.server_to_client_key, SEAL_DIRECTION_LOW);
         tempo_wipe(&pub, sizeof pub);
         if (rc != TEMPO_OK) {
-            seal_keys_wipe(&c->keys);
+            seal_keys_wipe(&c->token_keys);
             return rc;
         }
         memcpy(c->token, cfg->token, TEMPO_TOKEN_CONNECT_SIZE);
@@ -337,19 +348,31 @@ gate_client_event gate_client_on_datagram(gate_client *c, uint64_t now_us,
     if (!handshaking(c) || !tempo_address_equal(from, &c->server) ||
         connect_peek(data, size, c->protocol_id, &type, &sealed_bit) != CONNECT_OK)
         return ignore(c, false);
-    const uint8_t *key = c->sealed ? c->keys.recv_key : NULL;
     uint64_t seq, id;
     if (type == CONNECT_TYPE_CHALLENGE) {
         uint8_t cookie[COOKIE_SEALED_SIZE];
-        connect_refusal why = connect_challenge_read(data, size, key, &seq, &id, cookie);
+        connect_refusal why = connect_challenge_read(
+            data, size, c->sealed ? c->token_keys.recv_key : NULL, &seq, &id, cookie);
         if (why == CONNECT_OK && !c->sealed && id != c->nonce)
             why = CONNECT_FORGED; /* an answer to someone else's request */
-        if (why == CONNECT_OK && c->sealed && c->state == GATE_CLIENT_RESPONDING &&
-            seq <= c->challenge_sequence)
-            why = CONNECT_UNEXPECTED; /* a copy, or older than the one we hold */
+        if (why == CONNECT_OK && c->sealed && c->state == GATE_CLIENT_RESPONDING)
+            why = CONNECT_UNEXPECTED; /* the connection's keys come from the one we hold */
         if (why != CONNECT_OK) {
             seal_wipe(cookie, sizeof cookie);
             return ignore(c, why == CONNECT_FORGED || why == CONNECT_WRONG_MODE);
+        }
+        if (c->sealed) { /* this challenge's connection keys (connect.h) */
+            uint8_t c2s[TEMPO_KEY_SIZE], s2c[TEMPO_KEY_SIZE];
+            int rc = connect_connection_keys(c->token_keys.send_key, c->token_keys.recv_key,
+                                             seq, c2s, s2c);
+            if (rc == TEMPO_OK)
+                rc = seal_keys_set(&c->keys, c2s, s2c, SEAL_DIRECTION_LOW);
+            seal_wipe(c2s, sizeof c2s);
+            seal_wipe(s2c, sizeof s2c);
+            if (rc != TEMPO_OK) { /* cannot happen: init started libsodium */
+                seal_wipe(cookie, sizeof cookie);
+                return ignore(c, false);
+            }
         }
         memcpy(c->cookie, cookie, sizeof cookie);
         seal_wipe(cookie, sizeof cookie);
@@ -361,7 +384,8 @@ gate_client_event gate_client_on_datagram(gate_client *c, uint64_t now_us,
         return GATE_CLIENT_CHALLENGED;
     }
     if (type == CONNECT_TYPE_DENIED && c->state == GATE_CLIENT_RESPONDING) {
-        connect_refusal why = connect_denied_read(data, size, key, &seq, &id);
+        connect_refusal why =
+            connect_denied_read(data, size, c->sealed ? c->keys.recv_key : NULL, &seq, &id);
         if (why == CONNECT_OK && (c->sealed ? seq <= c->challenge_sequence : id != c->nonce))
             why = CONNECT_FORGED; /* older than our challenge, or not ours */
         if (why != CONNECT_OK)

@@ -9,7 +9,7 @@
  *                                                  keeps nothing
  *             <- CHALLENGE (client id, cookie; sealed, server-to-client key)
  *   CHALLENGE_RESPONSE (cookie; sealed,      ->   opens the cookie (its key,
- *   client-to-server key)                          this address, fresh),
+ *   connection's client-to-server key)             this address, fresh),
  *                                                  checks the seal: ADMIT
  *             <- the caller's first datagram, or CONNECT_DENIED (full)
  *
@@ -18,7 +18,7 @@
  * needs later travels in the cookie, sealed under a cookie key only it
  * holds, with the client's address and the protocol id as associated
  * data. Only a response carrying a fresh cookie from the address it was
- * issued to, sealed with the token's client-to-server key, makes the gate
+ * issued to, sealed with the connection's client-to-server key, makes the gate
  * report an admission; the caller (the server) allocates then. No reply
  * is ever larger than the datagram it answers.
  *
@@ -28,12 +28,18 @@
  * no datagram keys exist. A spoofed source still cannot be admitted: the
  * challenge goes to the address it names.
  *
- * Sequences: the client's sealed responses use its own counter from 0 (the
- * connection carries on from gate_client.next_sequence); the server's
- * sealed replies to strangers (CHALLENGE, DENIED) use one counter with the
- * top bit set, started at a point drawn from the cookie key, so they never
- * share a nonce with the per-client counters (from 0) of the connection
- * that follows under the same key.
+ * Keys and sequences: a CHALLENGE is sealed with the token's
+ * server-to-client key and numbered by the server's reply counter (top bit
+ * set, started at a point drawn from the cookie key), so no two challenges
+ * share a sequence. Everything after it (the response, a denial, the
+ * connection) uses that challenge's connection keys
+ * (connect_connection_keys): the token's keys derived with the challenge's
+ * sequence. So a token used for several connections (the next server of
+ * its list, a retry after a denial or a drop) never repeats a nonce,
+ * although each connection counts from 0: the client's responses from 0
+ * (the connection carries on from gate_client.next_sequence), the
+ * server's datagrams to the client from 0, its denial on the reply
+ * counter.
  *
  * Nothing here allocates, reads a clock or keeps a pointer to the
  * caller's memory; one call per datagram. Not thread safe: one gate, one
@@ -83,10 +89,13 @@ typedef struct gate_server {
 
 /* What the caller learns when a client is admitted. The caller checks
  * whether it already has this client (client_id; address) before it
- * allocates: a copy of a response is admitted again. keys are ready in
- * sealed mode (send with the server-to-client key, HIGH; receive with the
- * client-to-server key); the server's own sequences to this client start
- * at 0, and the client's next datagram is numbered above client_sequence. */
+ * allocates: a copy of a response is admitted again, with the same keys,
+ * so a caller that dropped this client must not take a copy arriving
+ * within the cookie lifetime as a new connection. keys are ready in sealed
+ * mode (the connection's keys, connect_connection_keys: send
+ * server-to-client, HIGH; receive client-to-server); the server's own
+ * sequences to this client start at 0, and the client's next datagram is
+ * numbered above client_sequence. */
 typedef struct gate_admit {
     uint64_t client_id;
     tempo_address address;
@@ -181,10 +190,12 @@ typedef struct gate_client {
     uint64_t start_us, last_send_us;
     bool sent_any, send_now;
     uint8_t cookie[COOKIE_SEALED_SIZE];
-    uint64_t challenge_sequence; /* the newest challenge taken (sealed) */
+    uint64_t challenge_sequence; /* the challenge taken (sealed) */
     uint64_t client_id;          /* known once challenged */
     uint64_t next_sequence;      /* the client's next sealed datagram */
-    wire_keys keys;              /* sealed: send client-to-server (LOW), receive server-to-client */
+    wire_keys token_keys;        /* sealed: the token's keys; open CHALLENGEs */
+    wire_keys keys;              /* sealed, once challenged: the connection's keys
+                                    (send client-to-server, LOW) */
     gate_client_stats stats;
 } gate_client;
 
@@ -210,9 +221,10 @@ bool gate_client_due(const gate_client *c, uint64_t now_us);
  * TEMPO_E_INVALID_ARG (NULL). */
 int gate_client_write(gate_client *c, uint64_t now_us, uint8_t *buf, size_t cap);
 
-/* A datagram from `from` at now_us: a CHALLENGE (taken when it opens and
- * is newer than any taken) or a CONNECT_DENIED (taken only while
- * responding, and sealed after the newest challenge). Anything else, and
+/* A datagram from `from` at now_us: a CHALLENGE (taken when it opens;
+ * sealed, only the first: the connection's keys come from it) or a
+ * CONNECT_DENIED (taken only while responding, and sealed after the
+ * challenge, under its connection keys). Anything else, and
  * everything once the timeout has passed, is ignored and counted. */
 gate_client_event gate_client_on_datagram(gate_client *c, uint64_t now_us,
                                           const tempo_address *from, const uint8_t *data,

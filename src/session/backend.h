@@ -112,6 +112,10 @@ typedef struct session_backend_ops {
     tempo_result (*endpoint_stats)(const void *b, int player, tempo_endpoint_stats *out);
     tempo_result (*spectator_stats)(const void *b, int index, tempo_endpoint_stats *out);
     tempo_result (*synctest_report)(const void *b, tempo_synctest_report *out);
+    /* Desync diffs (tempo_session_provide_state, tempo_session_desync_diff;
+     * the facade checked the pointers and size). NULL: TEMPO_E_UNSUPPORTED. */
+    tempo_result (*provide_state)(void *b, int32_t frame, const void *state, size_t size);
+    tempo_result (*desync_diff)(const void *b, tempo_desync_diff *out);
 } session_backend_ops;
 
 /* The backends. */

@@ -279,6 +279,7 @@ static void compare(tempo_p2p *n, int peer, int32_t frame, uint64_t local, uint6
     n->count.desync_checks++;
     if (local == remote)
         return;
+    bool wanted = p2p_diff_on_desync(n, peer, frame);
     /* One event per frame and remote checksum: peers agreeing with each
      * other against us raise one, and a lying peer's checksum cannot hide
      * another peer's real disagreement of the same frame. */
@@ -296,6 +297,7 @@ static void compare(tempo_p2p *n, int peer, int32_t frame, uint64_t local, uint6
     ev.u.desync.frame = frame;
     ev.u.desync.local = local;
     ev.u.desync.remote = remote;
+    ev.u.desync.state_wanted = wanted;
     p2p_push_event(n, &ev);
 }
 
@@ -303,6 +305,18 @@ static sync_sum *own_slot(tempo_p2p *n, int32_t frame)
 {
     int interval = n->cfg->desync_interval;
     return &n->own_sums[(frame / interval) % P2P_SUM_LOG];
+}
+
+bool p2p_own_sum(const tempo_p2p *n, int32_t frame, uint64_t *sum)
+{
+    int interval = n->cfg->desync_interval;
+    if (interval <= 0 || frame <= 0 || frame % interval != 0)
+        return false;
+    const sync_sum *c = &n->own_sums[(frame / interval) % P2P_SUM_LOG];
+    if (c->frame != frame)
+        return false;
+    *sum = c->checksum;
+    return true;
 }
 
 /* Window position of check frame f (f > w->held): 0 .. P2P_SUM_LOG - 1, or
@@ -365,6 +379,7 @@ void p2p_take_checksums(tempo_p2p *n)
         if (slot->frame >= 0 && slot->frame != c.frame)
             own_sum_leaves(n, slot->frame);
         *slot = c;
+        p2p_diff_capture(n, c.frame, c.checksum);
         if (c.frame > n->own_newest)
             n->own_newest = c.frame;
         for (int i = 0; i < n->npeers; i++)

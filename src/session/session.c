@@ -32,6 +32,7 @@ void tempo_config_default(tempo_config *cfg)
     cfg->save_policy = TEMPO_SAVE_EVERY_FRAME;
     cfg->log_level = TEMPO_LOG_WARN;
     cfg->desync_interval = 60;
+    cfg->desync_diff_max_bytes = 16384;
     cfg->session_id = 1;
     cfg->disconnect_notify_ms = 500;
     cfg->disconnect_timeout_ms = 3000;
@@ -68,7 +69,7 @@ tempo_result session_validate_config(const tempo_config *cfg)
         return TEMPO_E_INVALID_ARG;
     if ((cfg->arena == NULL) != (cfg->arena_size == 0))
         return TEMPO_E_INVALID_ARG;
-    if (cfg->desync_interval < 0)
+    if (cfg->desync_interval < 0 || cfg->desync_diff_max_bytes > TEMPO_DESYNC_DIFF_MAX)
         return TEMPO_E_INVALID_ARG;
     if ((cfg->allocator.alloc == NULL) != (cfg->allocator.free == NULL))
         return TEMPO_E_INVALID_ARG;
@@ -188,6 +189,7 @@ static tempo_result create(const tempo_config *cfg, const session_backend_ops *o
     r = sync_init(&s->sync, &engine, check_distance);
     seal_wipe(engine.match_key, sizeof engine.match_key);
     if (r != TEMPO_OK) {
+        seal_wipe(s->cfg.match_key, sizeof s->cfg.match_key);
         tempo__free(&s->alloc, s);
         return r;
     }
@@ -559,6 +561,40 @@ tempo_result tempo_session_get_spectator_stats(const tempo_session *s, int index
     if (!s->ops->spectator_stats)
         return TEMPO_E_UNSUPPORTED;
     return s->ops->spectator_stats(s->backend, index, out);
+}
+
+tempo_result tempo_session_provide_state(tempo_session *s, int32_t frame, const void *state,
+                                         size_t size)
+{
+    if (!s || !state || size == 0)
+        return TEMPO_E_INVALID_ARG;
+    if (!s->ops->provide_state)
+        return TEMPO_E_UNSUPPORTED;
+    return s->ops->provide_state(s->backend, frame, state, size);
+}
+
+tempo_result tempo_session_desync_diff(const tempo_session *s, tempo_desync_diff *out)
+{
+    if (!s || !out)
+        return TEMPO_E_INVALID_ARG;
+    if (!s->ops->desync_diff)
+        return TEMPO_E_UNSUPPORTED;
+    return s->ops->desync_diff(s->backend, out);
+}
+
+int tempo_session_desync_diff_line(const tempo_session *s, int index, char *buf, size_t size)
+{
+    if (!s || (!buf && size > 0))
+        return TEMPO_E_INVALID_ARG;
+    if (!s->ops->desync_diff)
+        return TEMPO_E_UNSUPPORTED;
+    tempo_desync_diff d;
+    tempo_result r = s->ops->desync_diff(s->backend, &d);
+    if (r != TEMPO_OK)
+        return r;
+    if (index < 0 || index >= d.kept_ranges)
+        return TEMPO_E_INVALID_ARG;
+    return session_diff_line(&s->cfg, &d, index, buf, size);
 }
 
 tempo_result tempo_session_synctest_report(const tempo_session *s, tempo_synctest_report *out)

@@ -45,7 +45,8 @@ typedef enum tempo_msg_type {
     TEMPO_MSG_QUALITY = 7,
     TEMPO_MSG_CHECKSUM = 8,
     TEMPO_MSG_DISCONNECT = 9,
-    TEMPO_MSG_TYPE_COUNT_ = 10 /* one past the highest; the registry has room up to 127 */
+    TEMPO_MSG_DESYNC_STATE = 46,
+    TEMPO_MSG_TYPE_COUNT_ = 47 /* one past the highest; the registry has room up to 127 */
 } tempo_msg_type;
 
 /* SYNC_REQUEST / SYNC_REPLY: the handshake. The request carries a random
@@ -110,6 +111,20 @@ typedef struct tempo_msg_checksum {
                               up to this one (0: none yet) */
 } tempo_msg_checksum;
 
+/* DESYNC_STATE: the sender's state of a check frame whose checksums
+ * differed with the receiver's (a desync diff), sent in fragments. With
+ * carried false the state exceeds the sender's cap and no byte follows;
+ * size still says how large it is. data points into the decoded buffer
+ * (valid while it is) or, to encode, at size bytes of the caller's. */
+#define TEMPO_MSG_STATE_MAX 65504u /* bytes of state one message carries at most */
+typedef struct tempo_msg_desync_state {
+    int32_t frame;         /* the check frame, > 0 */
+    uint64_t checksum;     /* the sender's checksum of it */
+    uint32_t size;         /* the state's size in bytes */
+    bool carried;          /* the bytes follow (size <= TEMPO_MSG_STATE_MAX) */
+    const uint8_t *data;
+} tempo_msg_desync_state;
+
 typedef struct tempo_msg {
     uint32_t session_id;
     uint16_t sequence;
@@ -121,6 +136,7 @@ typedef struct tempo_msg {
         tempo_msg_ping ping;            /* PING, PONG */
         tempo_msg_quality quality;      /* QUALITY */
         tempo_msg_checksum checksum;    /* CHECKSUM */
+        tempo_msg_desync_state state;   /* DESYNC_STATE */
     } u;                                /* DISCONNECT has no body: the sender leaves */
 } tempo_msg;
 
@@ -163,7 +179,8 @@ const char *tempo_msg_type_name(uint8_t type);
 int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf, size_t capacity);
 
 /* The body of msg alone (msg->type's codec; session_id and sequence are
- * not used) into buf, at most capacity bytes (and PACKET_MAX_BODY). Same
+ * not used) into buf, at most capacity bytes (and PACKET_MAX_BODY; for a
+ * DESYNC_STATE, which goes in fragments, FRAG_MAX_PAYLOAD). Same
  * rules and errors as tempo_codec_encode; returns the body size, which is 0
  * for a message with no body. */
 int tempo_codec_encode_body(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf,

@@ -18,6 +18,15 @@
  * address and the protocol id are associated data: a cookie copied to
  * another address does not open.
  *
+ * Why connection keys: a token stays valid until it expires, and a client
+ * may use it for more than one connection (the next server in its list, or
+ * again after a denial or a drop). Each connection counts its sequences
+ * from 0, so under the token's own keys two connections would seal with
+ * the same nonces. Every CHALLENGE has its own sequence (the server's
+ * reply counter, from a random point), so keys derived from the token's
+ * and that sequence are new for each connection; only the CHALLENGE,
+ * which the reply counter numbers, is sealed with the token's key.
+ *
  * Invariant: readers check a message's exact size before reading a field;
  * plaintext keys live only on the stack and in the caller's outputs, and
  * the stack copies are wiped before returning.
@@ -213,6 +222,8 @@ connect_refusal connect_request_read(const uint8_t *data, size_t size, uint64_t 
 size_t connect_cookie_size(bool sealed) { return sealed ? COOKIE_SEALED_SIZE : COOKIE_PLAIN_SIZE; }
 
 uint8_t connect_cookie_generation(const uint8_t *cookie) { return cookie[8]; }
+
+uint64_t connect_cookie_sequence(const uint8_t *cookie) { return get64(cookie); }
 
 /* The associated data: the address's meaningful bytes in a zeroed slot
  * (token.h's form), the protocol id, the cookie's clear bytes. */
@@ -415,6 +426,28 @@ bool connect_response_verify(const uint8_t *data, size_t size, const uint8_t *ke
 {
     return size == CONNECT_RESPONSE_SEALED_SIZE &&
            open_at(key, SEAL_DIRECTION_LOW, data, size - CONNECT_TAG_SIZE, size, NULL);
+}
+
+/* ---- connection keys ------------------------------------------------ */
+
+int connect_connection_keys(const uint8_t token_c2s[TEMPO_KEY_SIZE],
+                            const uint8_t token_s2c[TEMPO_KEY_SIZE], uint64_t challenge_sequence,
+                            uint8_t c2s[TEMPO_KEY_SIZE], uint8_t s2c[TEMPO_KEY_SIZE])
+{
+#ifdef TEMPO_HAVE_SODIUM
+    static const char context[8] = {'t', 'e', 'm', 'p', 'o', 'C', 'O', 'N'};
+    if (seal_start() == TEMPO_OK &&
+        crypto_kdf_derive_from_key(c2s, TEMPO_KEY_SIZE, challenge_sequence, context,
+                                   token_c2s) == 0 &&
+        crypto_kdf_derive_from_key(s2c, TEMPO_KEY_SIZE, challenge_sequence, context,
+                                   token_s2c) == 0)
+        return TEMPO_OK;
+#else
+    (void)token_c2s, (void)token_s2c, (void)challenge_sequence;
+#endif
+    seal_wipe(c2s, TEMPO_KEY_SIZE);
+    seal_wipe(s2c, TEMPO_KEY_SIZE);
+    return TEMPO_E_UNSUPPORTED;
 }
 
 /* ---- denied --------------------------------------------------------- */

@@ -154,6 +154,9 @@ int connect_cookie_write(const uint8_t key[TEMPO_KEY_SIZE], uint8_t generation, 
                          const connect_cookie *c, uint8_t *out);
 /* The key generation a cookie names (its byte 8). */
 uint8_t connect_cookie_generation(const uint8_t *cookie);
+/* A cookie's nonce (its bytes 0..7): the sequence of the CHALLENGE that
+ * carried it. */
+uint64_t connect_cookie_sequence(const uint8_t *cookie);
 /* Open a cookie made for address `from` under key: CONNECT_OK (out
  * filled), CONNECT_BAD_COOKIE (out wiped). */
 connect_refusal connect_cookie_read(const uint8_t key[TEMPO_KEY_SIZE], bool sealed,
@@ -170,16 +173,27 @@ int connect_challenge_write(uint8_t *buf, size_t cap, uint64_t protocol_id, cons
 connect_refusal connect_challenge_read(const uint8_t *data, size_t size, const uint8_t *key,
                                        uint64_t *sequence, uint64_t *client_id, uint8_t *cookie);
 
-/* CHALLENGE_RESPONSE. key: the client-to-server key, or NULL. */
+/* CHALLENGE_RESPONSE. key: the connection's client-to-server key
+ * (connect_connection_keys), or NULL. */
 int connect_response_write(uint8_t *buf, size_t cap, uint64_t protocol_id, const uint8_t *key,
                            uint64_t sequence, const uint8_t *cookie);
 /* The shape of a response (sizes, sequence bits): where its cookie is. */
 connect_refusal connect_response_read(const uint8_t *data, size_t size, bool sealed,
                                       const uint8_t **cookie, uint64_t *sequence);
-/* A sealed response's tag under the client-to-server key. */
+/* A sealed response's tag under the connection's client-to-server key. */
 bool connect_response_verify(const uint8_t *data, size_t size, const uint8_t *key);
 
-/* CONNECT_DENIED. key: the server-to-client key, or NULL (then client_id
+/* The keys of the connection a sealed CHALLENGE starts: each of the
+ * token's keys derived (crypto_kdf, context "tempoCON") with the
+ * challenge's sequence as subkey id. The response, the denial and every
+ * datagram of the connection use these, so two connections under one
+ * token never share a key, and each may count its sequences from 0.
+ * Returns TEMPO_OK, or TEMPO_E_UNSUPPORTED (no libsodium; outputs wiped). */
+int connect_connection_keys(const uint8_t token_c2s[TEMPO_KEY_SIZE],
+                            const uint8_t token_s2c[TEMPO_KEY_SIZE], uint64_t challenge_sequence,
+                            uint8_t c2s[TEMPO_KEY_SIZE], uint8_t s2c[TEMPO_KEY_SIZE]);
+
+/* CONNECT_DENIED. key: the connection's server-to-client key, or NULL (then client_id
  * is written in its place). */
 int connect_denied_write(uint8_t *buf, size_t cap, uint64_t protocol_id, const uint8_t *key,
                          uint64_t sequence, uint64_t client_id);

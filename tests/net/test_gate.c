@@ -8,7 +8,9 @@
  * counted by reason while an honest client still gets in; a copy of a
  * response admits the same client again and a caller that checks the id
  * keeps one; forged and old denials do not end a handshake, and nothing
- * restarts or ends a connected client; the client
+ * restarts or ends a connected client; two connections under one token
+ * share no key or nonce, and a second challenge does not change the
+ * connection's keys; the client
  * retries on its period and times out; the plain messages are the bytes
  * of docs/PROTOCOL.md's "handshake" vectors.
  */
@@ -747,6 +749,101 @@ static void test_a_connected_client_ignores_handshake_messages(void **state)
     seal_keys_wipe(&admit.keys);
 }
 
+/* ---- nonces across attempts under one token -------------------------- */
+
+/* The same 12-byte datagram sealed with k at seq: equal bytes from two
+ * connections mean one (key, nonce) sealed both. */
+static wire sealed_probe(const wire_keys *k, uint64_t seq)
+{
+    wire w;
+    memset(w.buf, 0, sizeof w.buf);
+    tempo_packet_header h = {7, (uint16_t)seq, 5, false, false};
+    assert_int_equal(packet_write(&h, w.buf, sizeof w.buf), 8);
+    int n = seal_datagram(k, seq, w.buf, 12, sizeof w.buf);
+    assert_int_equal(n, 28);
+    w.size = (size_t)n;
+    return w;
+}
+
+static void test_a_token_used_for_two_connections_never_repeats_a_nonce(void **state)
+{
+    (void)state;
+    NEED_SODIUM();
+    gate_server g;
+    gate_client c1, c2;
+    server_up(&g, true);
+    uint8_t token[TEMPO_TOKEN_SIZE];
+    make_token(token, backend_key, PROTOCOL, &server_addr, NOW_S + 30);
+    gate_admit a1, a2;
+    wire none;
+
+    /* a first connection under the token, then a second one (the first
+     * was dropped, or the client moves on to the token's next server) */
+    client_up(&c1, token, T0);
+    wire r1 = challenged(&g, &c1, T0);
+    assert_int_equal(to_server(&g, T0, &client_addr, &r1, &none, &a1), GATE_ADMIT);
+    client_up(&c2, token, T0 + 2000000);
+    wire r2 = challenged(&g, &c2, T0 + 2000000);
+    assert_int_equal(to_server(&g, T0 + 2000000, &client_addr, &r2, &none, &a2), GATE_ADMIT);
+
+    /* both responses carry sequence 0; neither verifies under the other's key */
+    assert_memory_equal(r1.buf + CONNECT_AT_SEQUENCE, r2.buf + CONNECT_AT_SEQUENCE, 8);
+    assert_false(connect_response_verify(r1.buf, r1.size, c2.keys.send_key));
+    assert_false(connect_response_verify(r2.buf, r2.size, c1.keys.send_key));
+    /* the server's datagrams count from 0 in each connection, the client's
+     * from next_sequence: the same bytes sealed give different ciphertexts */
+    wire s1 = sealed_probe(&a1.keys, 0), s2 = sealed_probe(&a2.keys, 0);
+    assert_memory_not_equal(s1.buf + 8, s2.buf + 8, 20);
+    assert_int_equal(c1.next_sequence, c2.next_sequence);
+    wire k1 = sealed_probe(&c1.keys, c1.next_sequence), k2 = sealed_probe(&c2.keys, c2.next_sequence);
+    assert_memory_not_equal(k1.buf + 8, k2.buf + 8, 20);
+    /* each connection still works end to end */
+    assert_int_equal(seal_open(&c1.keys, 0, s1.buf, s1.size, NULL), 12);
+    assert_int_equal(seal_open(&c2.keys, 0, s2.buf, s2.size, NULL), 12);
+    assert_int_equal(seal_open(&a1.keys, c1.next_sequence, k1.buf, k1.size, NULL), 12);
+    assert_int_equal(seal_open(&a2.keys, c2.next_sequence, k2.buf, k2.size, NULL), 12);
+    seal_keys_wipe(&a1.keys);
+    seal_keys_wipe(&a2.keys);
+    gate_server_wipe(&g);
+    gate_client_wipe(&c1);
+    gate_client_wipe(&c2);
+}
+
+/* Two challenges in flight (a request and its retry): the client keeps
+ * the first it takes, so whichever of its responses the server admits,
+ * the connection's keys are the same at both ends. */
+static void test_a_second_challenge_does_not_change_the_connection_keys(void **state)
+{
+    (void)state;
+    NEED_SODIUM();
+    gate_server g;
+    gate_client c;
+    server_up(&g, true);
+    uint8_t token[TEMPO_TOKEN_SIZE];
+    make_token(token, backend_key, PROTOCOL, &server_addr, NOW_S + 30);
+    client_up(&c, token, T0);
+    wire req = client_sends(&c, T0), ch1, ch2, none;
+    gate_admit admit;
+    assert_int_equal(to_server(&g, T0, &client_addr, &req, &ch1, &admit), GATE_REPLY);
+    assert_int_equal(to_server(&g, T0 + 5, &client_addr, &req, &ch2, &admit), GATE_REPLY);
+    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, ch1.buf, ch1.size),
+                     GATE_CLIENT_CHALLENGED);
+    wire resp = client_sends(&c, T0);
+    assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, ch2.buf, ch2.size),
+                     GATE_CLIENT_NOTHING);
+    wire retry = client_sends(&c, T0 + 100000);
+    const wire *sent[2] = {&resp, &retry};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(to_server(&g, T0 + 200000, &client_addr, sent[i], &none, &admit),
+                         GATE_ADMIT);
+        wire d = sealed_probe(&admit.keys, 0);
+        assert_int_equal(seal_open(&c.keys, 0, d.buf, d.size, NULL), 12);
+        seal_keys_wipe(&admit.keys);
+    }
+    gate_server_wipe(&g);
+    gate_client_wipe(&c);
+}
+
 /* ---- the client's clock ---------------------------------------------- */
 
 static void test_the_client_retries_on_its_period_and_times_out(void **state)
@@ -938,6 +1035,8 @@ int main(void)
         cmocka_unit_test(test_a_copy_of_a_response_does_not_make_a_second_client),
         cmocka_unit_test(test_a_full_server_denies_and_the_client_gives_up),
         cmocka_unit_test(test_forged_or_old_denials_do_not_end_a_handshake),
+        cmocka_unit_test(test_a_token_used_for_two_connections_never_repeats_a_nonce),
+        cmocka_unit_test(test_a_second_challenge_does_not_change_the_connection_keys),
         cmocka_unit_test(test_a_copy_of_an_older_challenge_does_not_replace_the_cookie),
         cmocka_unit_test(test_a_connected_client_ignores_handshake_messages),
         cmocka_unit_test(test_the_client_retries_on_its_period_and_times_out),

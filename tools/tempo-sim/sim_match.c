@@ -83,6 +83,7 @@ static tempo_config match_config(const sim_options *o)
     c.max_prediction = o->max_prediction;
     c.save_policy = o->save_policy;
     c.desync_interval = o->desync_interval;
+    c.describe_state = arena_describe; /* desync diffs name arena_state's fields */
     c.max_spectators = o->spectators > 0 ? o->spectators : 1;
     c.timesync.method = o->timesync;
     c.timesync.window_frames = o->timesync_window;

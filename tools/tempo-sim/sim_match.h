@@ -86,6 +86,7 @@ typedef struct sim_measure {
     int32_t first_desync_frame;
     uint64_t desync_events;
     uint64_t failed_checks;  /* comparisons that disagreed (see sim_measure.c) */
+    char diff_line[160];     /* the first desync diff's first range, named; "" if none */
 } sim_measure;
 
 struct sim_machine {
@@ -184,6 +185,7 @@ typedef struct sim_peer_result {
     uint64_t desync_checks_missed;     /* the library's count of impossible ones */
     int32_t first_desync_frame;        /* -1: none */
     uint32_t startup_delay_ms;
+    char diff_line[160];               /* the first desync diff, as the library words it */
 } sim_peer_result;
 
 struct sim_result {

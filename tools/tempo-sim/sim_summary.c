@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim_match.h"
+#include "sim_svg.h"
 
 void sim_append(char *buf, size_t size, const char *fmt, ...)
 {
@@ -201,6 +202,9 @@ void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
     for (int i = 0; i < r->nmach; i++)
         if (r->peer[i].first_desync_frame >= 0)
             fprintf(f, "%s peer %d first at frame %" PRId32, i ? "," : ";", i, r->peer[i].first_desync_frame);
+    for (int i = 0; i < r->nmach; i++)
+        if (r->peer[i].diff_line[0] != '\0')
+            fprintf(f, "\ndesync diff: %s", r->peer[i].diff_line);
     fprintf(f, "\ntime: %.1f s of virtual time (match %.1f s) in %.2f s wall (%.0fx real time)\n",
             r->virtual_s, r->match_s, r->wall_s, r->wall_s > 0 ? r->virtual_s / r->wall_s : 0.0);
     sim_security_print(f, o, r);
@@ -227,6 +231,12 @@ char *sim_summary_html(const sim_options *o, const sim_result *r)
     }
     fputs("</table>\n", f);
     sim_security_html(f, o, r);
+    for (int i = 0; i < r->nmach; i++)
+        if (r->peer[i].diff_line[0] != '\0') {
+            fputs("<p>desync diff: ", f);
+            sim_svg_escape(f, r->peer[i].diff_line);
+            fputs("</p>\n", f);
+        }
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

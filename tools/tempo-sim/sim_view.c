@@ -253,6 +253,19 @@ static bool read_snap(const uint8_t *buf, int len, snap *s)
     return true;
 }
 
+/* The server's tick: step the bots, keep the truth, send the snapshot. */
+static void server_tick(view_world *w, view_net *n, int32_t tick)
+{
+    world_step(w, tick);
+    for (int i = 0; i < V_BOTS; i++) {
+        w->truth[tick][i][0] = w->b[i].p[0];
+        w->truth[tick][i][1] = w->b[i].p[1];
+    }
+    snap s;
+    world_snap(w, tick, &s);
+    send_snap(n, &s);
+}
+
 /* ---- interpolation and reckoning ------------------------------------------ */
 
 typedef enum view_kind { VIEW_INTERP, VIEW_RECKON, VIEW_LAGCOMP } view_kind;
@@ -277,6 +290,14 @@ typedef struct view_client {
     double last[V_BOTS][2];
     bool has_last;
 } view_client;
+
+static void view_free(view_world *w, view_net *n, view_client *c)
+{
+    tempo_interp_destroy(c ? c->ip : NULL);
+    tempo_simnet_destroy(n->net);
+    free(c);
+    free(w->truth);
+}
 
 /* A rendered frame waiting for the world to pass its time. */
 #define V_PENDING 8
@@ -432,15 +453,7 @@ static bool run_view(const sim_options *o, const view_variant *v, const tempo_li
             next_ping += V_PING_US;
         }
         if (t == next_tick) {
-            world_step(&w, tick);
-            for (int i = 0; i < V_BOTS; i++) {
-                w.truth[tick][i][0] = w.b[i].p[0];
-                w.truth[tick][i][1] = w.b[i].p[1];
-            }
-            snap s;
-            world_snap(&w, tick, &s);
-            send_snap(&n, &s);
-            tick++;
+            server_tick(&w, &n, tick++);
             next_tick += V_TICK_US;
         }
         if (t == next_render) {
@@ -519,10 +532,7 @@ static bool run_view(const sim_options *o, const view_variant *v, const tempo_li
             free(sorted);
         }
     }
-    tempo_interp_destroy(c ? c->ip : NULL);
-    tempo_simnet_destroy(n.net);
-    free(c);
-    free(w.truth);
+    view_free(&w, &n, c);
     return ok;
 }
 
@@ -662,17 +672,10 @@ static bool run_lagcomp(const sim_options *o, view_row *row)
                 c->ring[h] = s;
         }
         if (t == next_tick) {
-            world_step(&w, tick);
-            for (int i = 0; i < V_BOTS; i++) {
-                w.truth[tick][i][0] = w.b[i].p[0];
-                w.truth[tick][i][1] = w.b[i].p[1];
+            server_tick(&w, &n, tick);
+            for (int i = 0; i < V_BOTS; i++)
                 sphere_of(w.b[i].p, &live[i]);
-            }
-            tempo_lagcomp_record(lc, tick, live, sizeof live[0], NULL);
-            snap s;
-            world_snap(&w, tick, &s);
-            send_snap(&n, &s);
-            tick++;
+            tempo_lagcomp_record(lc, tick++, live, sizeof live[0], NULL);
             next_tick += V_TICK_US;
         }
         if (t == next_render) {
@@ -717,10 +720,7 @@ static bool run_lagcomp(const sim_options *o, view_row *row)
         }
     }
     tempo_lagcomp_destroy(lc);
-    tempo_interp_destroy(c ? c->ip : NULL);
-    tempo_simnet_destroy(n.net);
-    free(c);
-    free(w.truth);
+    view_free(&w, &n, c);
     return ok;
 }
 
