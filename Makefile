@@ -91,17 +91,17 @@ attack: release
 
 # Fuzz the wire format, the session behind it and the replay reader:
 # libFuzzer builds (clang, ASan + UBSan) in $(FUZZ_DIR), seeded with the
-# corpus test_codec generates (the session, packet, open and gate targets take the
+# corpus test_codec generates (the session, packet, open, gate and cs targets take the
 # codec's seeds), test_replay_file's real files and test_delta's deltas; FUZZ_SECONDS
 # per target, then libFuzzer's final stats (executions, coverage). A crash stops with its log.
 fuzz: bootstrap
 	@cmake -S . -B $(FUZZ_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DTEMPO_FUZZ_LIBFUZZER=ON -DTEMPO_BUILD_BENCH=OFF -DTEMPO_BUILD_TOOLS=OFF >/dev/null
-	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target test_codec test_replay_file test_delta fuzz_codec fuzz_bitpack fuzz_session fuzz_packet fuzz_fragment fuzz_replay fuzz_open fuzz_gate fuzz_delta >/dev/null
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target test_codec test_replay_file test_delta fuzz_codec fuzz_bitpack fuzz_session fuzz_packet fuzz_fragment fuzz_replay fuzz_open fuzz_gate fuzz_delta fuzz_cs >/dev/null
 	@$(FUZZ_DIR)/tests/test_codec --write-corpus $(FUZZ_DIR)/fuzz-corpus
 	@$(FUZZ_DIR)/tests/test_replay_file --write-corpus $(FUZZ_DIR)/fuzz-corpus
 	@$(FUZZ_DIR)/tests/test_delta --write-corpus $(FUZZ_DIR)/fuzz-corpus
-	@for t in codec bitpack session packet fragment replay open gate delta; do \
-	  seeds=$$t; [ $$t = session ] && seeds=codec; [ $$t = packet ] && seeds=codec; [ $$t = open ] && seeds=codec; [ $$t = gate ] && seeds=codec; \
+	@for t in codec bitpack session packet fragment replay open gate delta cs; do \
+	  seeds=$$t; [ $$t = session ] && seeds=codec; [ $$t = packet ] && seeds=codec; [ $$t = open ] && seeds=codec; [ $$t = gate ] && seeds=codec; [ $$t = cs ] && seeds=codec; \
 	  mkdir -p $(FUZZ_DIR)/corpus-run/$$t $(FUZZ_DIR)/artifacts; \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
 	  $(FUZZ_DIR)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \

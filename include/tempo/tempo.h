@@ -7,8 +7,8 @@
  * session API), effects.h (sounds under rollback), subframe.h (drawing
  * between frames), server.h and client.h
  * (the client-server roles), replay.h
- * (replay files), udp.h and simnet.h (two transports), secure.h (connect
- * tokens and keys).
+ * (replay files), lockstep.h (turn-based lockstep), udp.h and simnet.h (two
+ * transports), secure.h (connect tokens and keys).
  *
  * The game owns the loop. Each tick it hands tempo the time and its local
  * input; tempo answers with an ordered list of requests (SAVE, LOAD, ADVANCE)
@@ -55,6 +55,7 @@
 #include "tempo/effects.h"
 #include "tempo/subframe.h"
 #include "tempo/replay.h"
+#include "tempo/lockstep.h"
 #include "tempo/simnet.h"
 #include "tempo/udp.h"
 #include "tempo/secure.h"

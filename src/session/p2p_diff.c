@@ -2,7 +2,7 @@
 /*
  * p2p_diff.c — desync diffs: when a peer's checksum of check frame F differs
  * from ours (p2p_agree.c), each machine sends the other its state of F in
- * one DESYNC_STATE message (docs/PROTOCOL.md section 14), fragmented
+ * one DESYNC_STATE message (docs/PROTOCOL.md section 15), fragmented
  * (wire/fragment.h) and sealed like every datagram of the session, and
  * compares the state that comes back with its own: the byte ranges that
  * differ go to the game in TEMPO_EVENT_DESYNC_DIFF. Godot Rollback

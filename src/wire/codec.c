@@ -19,8 +19,10 @@
 #include "base/common.h"
 #include "wire/bitpack.h"
 #include "wire/connect.h"
+#include "wire/cs_msg.h"
 #include "wire/flips.h"
 #include "wire/fragment.h"
+#include "wire/turn_msg.h"
 
 /* Varint group widths, one per kind of field (PROTOCOL.md, "Varints"). */
 enum {
@@ -684,12 +686,19 @@ bool tempo_msg_type_known(uint8_t type) { return lookup(type) != NULL; }
  * session decodes them, so the registry above does not know them). */
 static const char *const connect_names[] = {"connect_request", "challenge",
                                             "challenge_response", "connect_denied"};
+/* The client-server types after the handshake: named here, coded in
+ * wire/cs_msg.c. */
+static const char *const cs_names[] = {"cs_accept", "cs_input", "cs_snapshot", "cs_bye"};
 
 const char *tempo_msg_type_name(uint8_t type)
 {
     const struct codec_type *t = lookup(type);
     if (type >= CONNECT_TYPE_REQUEST && type <= CONNECT_TYPE_DENIED)
         return connect_names[type - CONNECT_TYPE_REQUEST];
+    if (type >= CS_MSG_ACCEPT && type <= CS_MSG_BYE)
+        return cs_names[type - CS_MSG_ACCEPT];
+    if (turn_msg_name(type) != NULL) /* turn-based lockstep's, coded in wire/turn_msg.c */
+        return turn_msg_name(type);
     return t != NULL ? t->name : "unknown";
 }
 

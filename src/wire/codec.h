@@ -157,8 +157,9 @@ typedef struct tempo_codec_ctx {
 
 /* The registry: true if `type` is a message type of this version, and its
  * name ("input"...; "unknown" otherwise, static). The server handshake's
- * types 16..19 (wire/connect.h) have names but are not known here: their
- * bodies are wire/connect.c's, and a session drops them as BAD_TYPE. */
+ * types 16..19 (wire/connect.h) and turn-based lockstep's 30..34
+ * (wire/turn_msg.h) have names but are not known here: their bodies are
+ * coded in those files, and a session drops them as BAD_TYPE. */
 bool tempo_msg_type_known(uint8_t type);
 const char *tempo_msg_type_name(uint8_t type);
 
