@@ -80,6 +80,7 @@ typedef struct cs_machine {
     double dil_max;
     double lead_sum, lead_min, lead_max;
     uint64_t lead_n;
+    double true_lead_sum;       /* its last step's tick minus the server's, at the same samples */
     uint64_t snaps, snaps_after;
     uint64_t up, down;          /* payload bytes in the match part */
     uint64_t prev_up, prev_down, prev_corrections, prev_late;
@@ -161,7 +162,7 @@ bool sim_cs_timeline_init(sim_cs_timeline *t, int clients, int capacity, double 
     t->capacity = capacity;
     t->clients = clients;
     for (int i = 0; i < clients; i++) {
-        float **series[] = {&t->lead[i], &t->dilation[i], &t->corrections[i], &t->late[i], &t->up[i],
+        float **series[] = {&t->lead[i], &t->true_lead[i], &t->dilation[i], &t->corrections[i], &t->late[i], &t->up[i],
                             &t->down[i]};
         for (size_t k = 0; k < sizeof series / sizeof series[0]; k++) {
             *series[k] = malloc((size_t)capacity * sizeof(float));
@@ -178,6 +179,7 @@ void sim_cs_timeline_free(sim_cs_timeline *t)
 {
     for (int i = 0; i < SIM_CS_MAX_CLIENTS; i++) {
         free(t->lead[i]);
+        free(t->true_lead[i]);
         free(t->dilation[i]);
         free(t->corrections[i]);
         free(t->late[i]);
@@ -673,10 +675,12 @@ static void cs_sample(cs_match *mt)
             m->lead_min = m->lead_n == 0 || st.lead_ticks < m->lead_min ? st.lead_ticks : m->lead_min;
             m->lead_max = m->lead_n == 0 || st.lead_ticks > m->lead_max ? st.lead_ticks : m->lead_max;
             m->lead_n++;
+            m->true_lead_sum += (double)(m->label - mt->last_frame);
         }
         if (t && t->count < t->capacity) {
             int k = t->count, c = i - 1;
             t->lead[c][k] = on ? (float)st.lead_ticks : NAN;
+            t->true_lead[c][k] = on && m->label >= 0 ? (float)(m->label - mt->last_frame) : NAN;
             t->dilation[c][k] = on ? (float)(((double)m->tick_us / SIM_TICK_PERIOD_US - 1.0) * 100.0) : NAN;
             t->corrections[c][k] = on ? (float)((double)(st.corrections - m->prev_corrections) / dt) : NAN;
             t->late[c][k] = srv ? (float)((double)(ss.late_inputs - m->prev_late) / dt) : NAN;
@@ -798,6 +802,7 @@ static void cs_client_result(const cs_match *mt, const cs_machine *m, sim_cs_cli
     c->lead_mean = m->lead_n ? m->lead_sum / (double)m->lead_n : NAN;
     c->lead_min = m->lead_n ? m->lead_min : NAN;
     c->lead_max = m->lead_n ? m->lead_max : NAN;
+    c->true_lead_mean = m->lead_n ? m->true_lead_sum / (double)m->lead_n : NAN;
     c->dilation_max = m->dil_max;
     c->snaps = m->snaps;
     c->snaps_after = m->snaps_after;

@@ -108,7 +108,8 @@ typedef struct sim_cs_client_result {
     uint64_t late_inputs, late_after;
     double late_per_min, late_after_per_min;
     /* tick sync */
-    double lead_mean, lead_min, lead_max; /* ticks, sampled after the grace */
+    double lead_mean, lead_min, lead_max; /* its own estimate, ticks, sampled after the grace */
+    double true_lead_mean;         /* its last step's tick minus the server's, at the same samples */
     double dilation_max;           /* largest |tick length / nominal - 1| seen */
     uint64_t snaps, snaps_after;   /* tick-sync jumps; of which after the grace */
     /* traffic at its transport, payload bytes (as UDP would carry them) */
@@ -153,7 +154,8 @@ typedef struct sim_cs_result {
 typedef struct sim_cs_timeline {
     double interval_s;
     int count, capacity, clients;
-    float *lead[SIM_CS_MAX_CLIENTS];        /* ticks */
+    float *lead[SIM_CS_MAX_CLIENTS];        /* ticks, the client's estimate */
+    float *true_lead[SIM_CS_MAX_CLIENTS];   /* ticks, from outside */
     float *dilation[SIM_CS_MAX_CLIENTS];    /* percent */
     float *corrections[SIM_CS_MAX_CLIENTS]; /* per second */
     float *late[SIM_CS_MAX_CLIENTS];        /* per second */

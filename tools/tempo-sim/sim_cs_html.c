@@ -167,6 +167,21 @@ static void cs_chart(cs_page *pg, const char *id, const char *title, const char 
     fputs("</svg>\n</section>\n", pg->f);
 }
 
+/* The lead as each client estimates it (top), and as it is (bottom): the
+ * tick of its last step minus the server's, at the same instant. */
+static void cs_lead(cs_page *pg, const sim_cs_verdict *v)
+{
+    double h = 170.0, top = 8.0 + CS_LANE, gap = 24.0 + CS_LANE;
+    cs_chart_open(pg, "chart-lead", "Lead over the server",
+                  "How many ticks each client runs ahead of the server: as the client estimates it (top) and "
+                  "as it is, its last step's tick minus the server's at the same instant (bottom). Tick-sync "
+                  "jumps, freezes and blackouts are marked above each plot.",
+                  v, 2.0 * (h + CS_AXIS) + gap + top + 4.0);
+    cs_panel(pg, pg->t->lead, top, h, "ticks (estimate)", 2.0, 0.0, NULL, true, false);
+    cs_panel(pg, pg->t->true_lead, top + h + CS_AXIS + gap, h, "ticks (true)", 2.0, 0.0, NULL, true, false);
+    fputs("</svg>\n</section>\n", pg->f);
+}
+
 static void cs_bandwidth(cs_page *pg)
 {
     double h = 170.0, top = 8.0, gap = 24.0;
@@ -198,7 +213,7 @@ static void cs_table(cs_page *pg)
           "(ticks)</th><th>max</th><th>snap-backs</th><th>after 3 s</th><th>visible<br>corrections<br>/min</th>"
           "<th>visible<br>mean</th><th>max</th><th>library<br>corrections<br>/min</th><th>library<br>mean</th>"
           "<th>max</th><th>resimulated<br>ticks</th><th>late inputs<br>/min</th><th>after 3 s<br>/min</th>"
-          "<th>lead mean<br>(ticks)</th><th>dilation max<br>(%)</th><th>jumps after<br>1 s</th>"
+          "<th>lead mean<br>(ticks)</th><th>true lead<br>mean</th><th>dilation max<br>(%)</th><th>jumps after<br>1 s</th>"
           "<th>up<br>(B/s)</th><th>down<br>(B/s)</th><th>snapshot<br>(bytes)</th><th>agrees</th></tr>\n", f);
     for (int i = 0; i < r->clients; i++) {
         const sim_cs_client_result *c = &r->c[i];
@@ -216,6 +231,7 @@ static void cs_table(cs_page *pg)
         cs_cell(f, c->late_per_min, "%.2f");
         cs_cell(f, c->late_after_per_min, "%.2f");
         cs_cell(f, c->lead_mean, "%.2f");
+        cs_cell(f, c->true_lead_mean, "%.2f");
         cs_cell(f, c->dilation_max * 100.0, "%.2f");
         fprintf(f, "<td>%llu</td>", (unsigned long long)c->snaps_after);
         cs_cell(f, c->up_bytes_per_s, "%.0f");
@@ -289,10 +305,7 @@ int sim_cs_html_write(const sim_options *o, const sim_cs_result *r, const sim_cs
     sim_svg_escape(f, o->command);
     fputs("</code></pre>\n", f);
 
-    cs_chart(pg, "chart-lead", "Lead over the server",
-             "How many ticks each client runs ahead of the server's tick, as the client estimates it. "
-             "Tick-sync jumps, freezes and blackouts are marked above.",
-             &v[SIM_CS_VERDICT_SNAPS], tl->lead, "ticks", 2.0, 0.0, NULL, true, false);
+    cs_lead(pg, &v[SIM_CS_VERDICT_SNAPS]);
     cs_chart(pg, "chart-dilation", "Dilation", "How much longer (+) or shorter (&#8722;) than 1/60 s each "
              "client made its ticks to steer its lead.",
              &v[SIM_CS_VERDICT_DILATION], tl->dilation, "%", 1.0, r->max_dilation * 100.0, "bound", false, true);

@@ -300,6 +300,7 @@ void sim_cs_json(sim_json *j, const sim_options *o, const sim_cs_result *r)
         sim_json_double(j, "lead_ticks_mean", c->lead_mean);
         sim_json_double(j, "lead_ticks_min", c->lead_min);
         sim_json_double(j, "lead_ticks_max", c->lead_max);
+        sim_json_double(j, "true_lead_ticks_mean", c->true_lead_mean);
         sim_json_double(j, "dilation_max", c->dilation_max);
         sim_json_uint(j, "snaps", c->snaps);
         sim_json_uint(j, "snaps_after_1s", c->snaps_after);
