@@ -20,6 +20,10 @@ tab=$(printf '\t')
 tr ' ' "$tab" >"$dir/expected.txt" <<'TABLE'
 seed --seed seed int 0 9223372036854775807 -1 9223372036854775808
 frames --frames duration duration 1 100000000 0 100000001
+mode --mode mode enum p2p client-server - no-such-mode
+clients --clients clients int 1 64 0 65
+game --game game enum auto walkers - no-such-game
+reconcile --reconcile reconcile enum replay dumb - no-such-reconcile
 players --players players int 1 8 0 9
 local-per-peer --local-per-peer local-per-peer int 1 8 0 9
 peer - peer structured - - - -
@@ -45,7 +49,7 @@ save-policy --save-policy save-policy enum every sparse - no-such-save-policy
 desync-interval --desync-interval desync-interval int 0 100000 -1 100001
 desync-at --desync-at desync-at frame 0 2147483647 -1 2147483648
 seal --seal seal enum on off - no-such-seal
-compare --compare - enum timesync lagcomp - no-such-compare
+compare --compare - enum timesync reconciliation - no-such-compare
 check-distance --check-distance - int 1 64 0 65
 nondeterministic-at --nondeterministic-at - int 0 2147483647 -1 2147483648
 synctest --synctest - flag - - - -
@@ -135,7 +139,8 @@ done <"$dir/list.txt"
 
 # 4. Round trip: scenarios written the way tempo-sim writes them, every file
 # setting away from its default (the second file has the settings the
-# first's peer and spectator lines replace), read and written back: the
+# first's peer and spectator lines replace, the third a client-server
+# match's), read and written back: the
 # same bytes, and every directive of the table used.
 cat >"$dir/rt1.scenario" <<'SCENARIO'
 seed 12
@@ -180,7 +185,24 @@ save-policy every
 desync-interval 0
 seal on
 SCENARIO
-for rt in rt1 rt2; do
+cat >"$dir/rt3.scenario" <<'SCENARIO'
+seed 5
+duration 10s
+mode client-server
+clients 64
+game walkers
+reconcile dumb
+players 4
+local-per-peer 1
+profile mobile
+input-delay 0
+timesync inversus
+max-prediction 16
+save-policy every
+desync-interval 60
+seal on
+SCENARIO
+for rt in rt1 rt2 rt3; do
     "$sim" --scenario "$dir/$rt.scenario" --print-scenario >"$dir/$rt.out" || fail "$rt did not read"
     cmp -s "$dir/$rt.scenario" "$dir/$rt.out" ||
         fail "$rt did not round-trip: $(diff "$dir/$rt.scenario" "$dir/$rt.out")"
@@ -191,7 +213,7 @@ while IFS="$tab" read -r name option directive kind lo hi below above; do
     *" "*) pattern="^${directive% *} .* ${directive#* } " ;;
     *) pattern="^$directive " ;;
     esac
-    grep -q "$pattern" "$dir/rt1.scenario" "$dir/rt2.scenario" || fail "no round trip covers $directive"
+    grep -q "$pattern" "$dir/rt1.scenario" "$dir/rt2.scenario" "$dir/rt3.scenario" || fail "no round trip covers $directive"
 done <"$dir/list.txt"
 # The command line gives the same settings as the file.
 "$sim" --scenario "$dir/rt2.scenario" --print-scenario >"$dir/rt2.file"

@@ -56,6 +56,17 @@ if(TARGET tempo-sim AND NOT WIN32)
   set_tests_properties(sim_network PROPERTIES TIMEOUT 300)
 endif()
 
+# tempo-sim client-server mode: replay answers at once and agrees with the
+# server, dumb answers a round trip late, --compare reconciliation, the
+# client-server scenario files, 64 clients, the report, refused options
+# (tests/sim_client_server.sh).
+if(TARGET tempo-sim AND NOT WIN32)
+  add_test(NAME sim_client_server
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_client_server.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_SOURCE_DIR}/scenarios ${CMAKE_CURRENT_BINARY_DIR}/sim_client_server)
+  set_tests_properties(sim_client_server PROPERTIES TIMEOUT 300)
+endif()
+
 # Real processes over UDP on loopback (and through tempo-netem).
 if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
   add_test(NAME arena_multiprocess

@@ -6,8 +6,9 @@
  * tempo-sim runs the arena demo game with bots in virtual time and measures,
  * from outside, what players would have experienced. Each mode lives in its
  * own files (sim_synctest.c; the network match: sim_network.c and the
- * sim_match*.c / sim_measure.c / sim_summary.c / sim_compare.c family);
- * tempo_sim.c parses the command line into a sim_options.
+ * sim_match*.c / sim_measure.c / sim_summary.c / sim_compare.c family; a
+ * server and its clients: the sim_cs*.c family, sim_cs.h); tempo_sim.c
+ * parses the command line into a sim_options.
  */
 #ifndef TEMPO_SIM_H
 #define TEMPO_SIM_H
@@ -46,8 +47,23 @@ typedef enum sim_compare {
     SIM_COMPARE_MAX_PREDICTION, /* prediction windows 4..24 frames */
     SIM_COMPARE_INTERPOLATION, /* playout delays: fixed 2 ticks, Pongbat, adaptive (sim_view.c) */
     SIM_COMPARE_RECKONING,     /* dead reckoning orders and corrections (sim_view.c) */
-    SIM_COMPARE_LAGCOMP        /* lag compensation on and off at 50/100/150 ms (sim_view.c) */
+    SIM_COMPARE_LAGCOMP,       /* lag compensation on and off at 50/100/150 ms (sim_view.c) */
+    SIM_COMPARE_RECONCILIATION  /* client-server: dumb, none, replay (sim_cs.c) */
 } sim_compare;
+
+/* Who talks to whom: peers of a rollback match, or a server and its clients. */
+typedef enum sim_role {
+    SIM_ROLE_P2P = 0,
+    SIM_ROLE_CLIENT_SERVER
+} sim_role;
+
+/* The game of a client-server match (sim_cs_game.c): auto is Pong up to 8
+ * clients when it is built, the built-in walkers game otherwise. */
+typedef enum sim_cs_game_id {
+    SIM_CS_GAME_AUTO = 0,
+    SIM_CS_GAME_PONG,
+    SIM_CS_GAME_WALKERS
+} sim_cs_game_id;
 
 /* A fault at a machine's frame: --hiccup PEER@FRAME:MS, --drop-peer PEER@FRAME. */
 typedef struct sim_fault {
@@ -143,6 +159,11 @@ typedef struct sim_options {
     int num_hostiles;
     int attack;                  /* --attack N: N forged datagrams at a sealed match (0: off) */
     sim_compare compare;
+    /* client-server mode (sim_cs.c): machine 0 is the server, 1..clients the clients */
+    sim_role role;
+    int clients;
+    sim_cs_game_id game;
+    tempo_reconcile_mode reconcile;
     int soak_count;              /* --soak N */
     int soak_frames;             /* --soak-frames F: every soak match this long (0: random) */
     double stuck_after_s;        /* a match part longer than this is stuck (0: 4x real time + 60 s) */
@@ -166,6 +187,10 @@ int sim_soak(const sim_options *o);
 int sim_network(const sim_options *o);
 /* --compare interpolation | reckoning | lagcomp (sim_view.c). */
 int sim_view_compare(const sim_options *o);
+
+/* A client-server match (sim_cs.c): check, run (or compare
+ * reconciliation), print, write the files. Returns the exit code. */
+int sim_cs_network(const sim_options *o);
 
 /* The peer hosting player p (the scenario's split, or p / local_per_peer). */
 int sim_player_peer(const sim_options *o, int player);

@@ -173,6 +173,10 @@ static bool write_report(const sim_options *o, const sim_result *r, const sim_ti
 
 int sim_network(const sim_options *o)
 {
+    if (o->role == SIM_ROLE_CLIENT_SERVER)
+        return sim_cs_network(o);
+    if (o->compare == SIM_COMPARE_RECONCILIATION)
+        return usage_error("--compare reconciliation needs --mode client-server");
     if (o->compare >= SIM_COMPARE_INTERPOLATION)
         return sim_view_compare(o);
     int code = validate(o);

@@ -613,12 +613,15 @@ static bool check_whole(parser *ps)
         if (sim_player_peer(o, p) >= peers)
             peers = sim_player_peer(o, p) + 1;
     int machines = peers + o->spectators, last = ps->line;
-    if (peers < 2)
+    bool cs = o->role == SIM_ROLE_CLIENT_SERVER; /* machine 0 the server, then the clients */
+    if (cs)
+        machines = o->clients + 1;
+    if (peers < 2 && !cs)
         return fail(ps, ps->players_line ? ps->players_line : last, "a match needs at least 2 peers");
-    if (machines > SIM_MAX_MACHINES)
+    if (machines > SIM_MAX_MACHINES && !cs)
         return fail(ps, o->spectators ? ps->spectator_line[o->spectators - 1] : last,
                     "%d peers and %d spectators: at most %d machines", peers, o->spectators, SIM_MAX_MACHINES);
-    for (int k = 0; k < o->spectators; k++)
+    for (int k = 0; k < o->spectators && !cs; k++)
         if (o->spectator_host[k] >= peers)
             return fail(ps, ps->spectator_line[k], "spectator %d watches peer %d; peers are 0..%d", k,
                         o->spectator_host[k], peers - 1);

@@ -211,6 +211,13 @@ void sim_scenario_write(FILE *f, const sim_options *o)
         case SIM_SET_DROP:
             put_faults(f, o, (sim_setting_id)k);
             break;
+        case SIM_SET_MODE:
+        case SIM_SET_CLIENTS:
+        case SIM_SET_GAME:
+        case SIM_SET_RECONCILE:
+            if (o->role == SIM_ROLE_CLIENT_SERVER) /* a rollback match has no use for them */
+                put_plain(f, s, o);
+            break;
         case SIM_SET_SPOOFER:
             put_hostiles(f, o);
             break;

@@ -26,7 +26,8 @@
     .offset = offsetof(sim_options, m)
 
 _Static_assert(sizeof(tempo_save_policy) == sizeof(int) && sizeof(tempo_timesync_method) == sizeof(int) &&
-                   sizeof(sim_compare) == sizeof(int),
+                   sizeof(sim_compare) == sizeof(int) && sizeof(sim_role) == sizeof(int) &&
+                   sizeof(sim_cs_game_id) == sizeof(int) && sizeof(tempo_reconcile_mode) == sizeof(int),
                "enum fields are stored as an int");
 _Static_assert(_Generic(((sim_options *)0)->desync_at, int: 1, default: 0), "desync_at is stored as an int");
 
@@ -38,12 +39,19 @@ static const int save_values[] = {TEMPO_SAVE_EVERY_FRAME, TEMPO_SAVE_SPARSE};
 static const char *const seal_names[] = {"on", "off", NULL};
 static const int seal_values[] = {1, 0};
 static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction",
-                                            "interpolation", "reckoning", "lagcomp", NULL};
+                                            "interpolation", "reckoning", "lagcomp", "reconciliation", NULL};
 static const int compare_values[] = {SIM_COMPARE_TIMESYNC, SIM_COMPARE_INPUT_DELAY,
                                      SIM_COMPARE_MAX_PREDICTION, SIM_COMPARE_INTERPOLATION,
-                                     SIM_COMPARE_RECKONING, SIM_COMPARE_LAGCOMP};
+                                     SIM_COMPARE_RECKONING, SIM_COMPARE_LAGCOMP, SIM_COMPARE_RECONCILIATION};
+static const char *const role_names[] = {"p2p", "client-server", NULL};
+static const int role_values[] = {SIM_ROLE_P2P, SIM_ROLE_CLIENT_SERVER};
+static const char *const game_names[] = {"auto", "pong", "walkers", NULL};
+static const int game_values[] = {SIM_CS_GAME_AUTO, SIM_CS_GAME_PONG, SIM_CS_GAME_WALKERS};
+static const char *const reconcile_names[] = {"replay", "none", "dumb", NULL};
+static const int reconcile_values[] = {TEMPO_RECONCILE_REPLAY, TEMPO_RECONCILE_NONE, TEMPO_RECONCILE_DUMB};
 
 #define MATCH "match"
+#define CS "client-server"
 #define NETWORK "network"
 #define FAULTS "faults"
 #define SESSION "session"
@@ -57,6 +65,18 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_FRAMES] = {"frames", "--frames", "duration", SIM_KIND_DURATION, FIELD(frames), .min = 1,
                         .max = 100000000, .cli_arg = "F", .file_arg = "F | F frames | SECONDSs", .group = MATCH,
                         .help = "frames to play (60 a second)"},
+    [SIM_SET_MODE] = {"mode", "--mode", "mode", SIM_KIND_ENUM, FIELD(role), .names = role_names,
+                      .values = role_values, .cli_arg = "M", .group = CS,
+                      .help = "peers of a rollback match, or a server and its clients"},
+    [SIM_SET_CLIENTS] = {"clients", "--clients", "clients", SIM_KIND_INT, FIELD(clients), .min = 1,
+                         .max = TEMPO_CS_MAX_CLIENTS, .cli_arg = "N", .group = CS,
+                         .help = "client-server: clients, one player each (Pong: 2..8)"},
+    [SIM_SET_GAME] = {"game", "--game", "game", SIM_KIND_ENUM, FIELD(game), .names = game_names,
+                      .values = game_values, .cli_arg = "G", .group = CS,
+                      .help = "client-server: the game (auto: Pong up to 8 clients, else walkers)"},
+    [SIM_SET_RECONCILE] = {"reconcile", "--reconcile", "reconcile", SIM_KIND_ENUM, FIELD(reconcile),
+                           .names = reconcile_names, .values = reconcile_values, .cli_arg = "R", .group = CS,
+                           .help = "client-server: what clients do with a snapshot"},
     [SIM_SET_PLAYERS] = {"players", "--players", "players", SIM_KIND_INT, FIELD(players), .min = 1,
                          .max = TEMPO_MAX_PLAYERS, .cli_arg = "N", .group = MATCH,
                          .help = "players (with peer lines: as many as they host)"},
@@ -139,7 +159,8 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
                       .help = "seal every datagram (a match key drawn from the seed)"},
     [SIM_SET_COMPARE] = {"compare", "--compare", NULL, SIM_KIND_ENUM, FIELD(compare), .names = compare_names,
                          .values = compare_values, .cli_arg = "WHAT", .group = RUN,
-                         .help = "run once per method (or delay 0..4 and auto, or prediction window 4..24), print one table"},
+                         .help = "run once per method (or delay 0..4 and auto, prediction window 4..24, view setting, "
+                                 "client-server reconciliation), print one table"},
     [SIM_SET_CHECK_DISTANCE] = {"check-distance", "--check-distance", NULL, SIM_KIND_INT, FIELD(check_distance),
                                 .min = 1, .max = TEMPO_MAX_PREDICTION, .cli_arg = "D", .group = RUN,
                                 .help = "synctest rollback distance"},
@@ -197,6 +218,10 @@ void sim_settings_defaults(sim_options *o)
     o->timesync = TEMPO_TIMESYNC_INVERSUS;
     o->desync_interval = 60;
     o->desync_at = -1;
+    o->role = SIM_ROLE_P2P;
+    o->clients = 2;
+    o->game = SIM_CS_GAME_AUTO;
+    o->reconcile = TEMPO_RECONCILE_REPLAY;
     o->seal = 1;
 }
 
@@ -557,6 +582,8 @@ void sim_settings_help(FILE *f)
           "       tempo-sim --scenario FILE [options] the match a scenario file describes\n"
           "       tempo-sim --soak N [--seed S]       N random matches, each checked\n"
           "       tempo-sim --synctest [options]      the arena under a synctest session\n"
+          "       tempo-sim --mode client-server --clients N [options]\n"
+          "                                           a server and N bot clients (docs/TEMPO-SIM.md)\n"
           "       tempo-sim --attack N [options]      N forged datagrams at a sealed match: what got in\n"
           "\n"
           "Network match: every peer runs the arena with bots for its players, over a simulated\n"

@@ -27,6 +27,10 @@
 typedef enum sim_setting_id {
     SIM_SET_SEED,
     SIM_SET_FRAMES,
+    SIM_SET_MODE,
+    SIM_SET_CLIENTS,
+    SIM_SET_GAME,
+    SIM_SET_RECONCILE,
     SIM_SET_PLAYERS,
     SIM_SET_LOCAL_PER_PEER,
     SIM_SET_PEER,
