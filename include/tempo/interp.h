@@ -223,6 +223,12 @@ typedef struct tempo_reckon_config {
      * reckoning the old trajectory, which drifts further the longer it
      * runs. 0: no bound (default). */
     uint32_t max_correct_speed;
+    /* Second order: the entity's top speed, units/s (in any one axis). The
+     * acceleration applies until the speed reaches it, then the entity
+     * coasts, so a turn caught mid-way is not extrapolated into a speed the
+     * entity cannot reach. 0: no top speed (default). Ignored with a step
+     * callback, which has the game's own physics. */
+    uint32_t max_speed;
     tempo_reckon_step_fn step;         /* NULL: tempo_reckon_extrapolate */
     void *step_ctx;
 } tempo_reckon_config;

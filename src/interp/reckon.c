@@ -108,6 +108,41 @@ tempo_result tempo_reckon_init(tempo_reckon *e, const tempo_reckon_config *cfg)
     return TEMPO_OK;
 }
 
+/* Second order with a top speed: per axis, the acceleration applies until
+ * the speed reaches `max`, then the entity coasts at it (an accelerating
+ * entity that the update caught mid-turn does not fly off faster than it
+ * can). A speed already above it is taken as it is, without acceleration. */
+static void extrapolate_capped(const tempo_kinematic *in, int dims, uint32_t dt_us, int64_t max,
+                               tempo_kinematic *out)
+{
+    tempo_reckon_extrapolate(in, dims, 2, dt_us, out);
+    for (int i = 0; i < dims; i++) {
+        int64_t v = in->v[i], a = in->a[i];
+        if (v > max || v < -max) {
+            tempo_kinematic one = *in;
+            tempo_reckon_extrapolate(&one, dims, 1, dt_us, &one);
+            out->p[i] = one.p[i];
+            out->v[i] = in->v[i];
+            out->a[i] = 0;
+            continue;
+        }
+        int64_t after = out->v[i];
+        if (a == 0 || (after <= max && after >= -max))
+            continue;
+        int64_t cap = after > 0 ? max : -max;
+        int64_t t1 = (cap - v) * 1000000 / a; /* us until the cap, 0 <= t1 < dt */
+        tempo_kinematic k = {{0}, {0}, {0}};
+        k.p[0] = in->p[i];
+        k.v[0] = in->v[i];
+        k.a[0] = in->a[i];
+        tempo_reckon_extrapolate(&k, 1, 2, (uint32_t)t1, &k);
+        int64_t coast = round_div(cap * ((int64_t)dt_us - t1), 1000000);
+        out->p[i] = sat32((int64_t)k.p[0] + coast);
+        out->v[i] = (int32_t)cap;
+        out->a[i] = 0;
+    }
+}
+
 /* k, valid at t0, carried to now (spans clamped to [0, MAX]). */
 static void carry(const tempo_reckon *e, const tempo_kinematic *k, uint64_t t0, uint64_t now,
                   tempo_kinematic *out)
@@ -117,6 +152,10 @@ static void carry(const tempo_reckon *e, const tempo_kinematic *k, uint64_t t0, 
         span = TEMPO_RECKON_MAX_DT_US;
     if (e->cfg.step) {
         e->cfg.step(e->cfg.step_ctx, k, e->cfg.dims, (uint32_t)span, out);
+        return;
+    }
+    if (e->cfg.order == 2 && e->cfg.max_speed > 0) {
+        extrapolate_capped(k, e->cfg.dims, (uint32_t)span, e->cfg.max_speed, out);
         return;
     }
     tempo_reckon_extrapolate(k, e->cfg.dims, e->cfg.order, (uint32_t)span, out);

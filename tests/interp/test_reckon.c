@@ -162,6 +162,33 @@ static void a_speed_bound_stretches_the_correction(void **state)
     assert_int_equal(at(&e, 1300000), 2600);
 }
 
+/* A top speed: accelerating at 2000 units/s^2 from 1000 units/s, an entity
+ * capped at 2000 units/s reaches it after 0.5 s (750 units) and coasts:
+ * 1750 at 1 s, 3750 at 2 s; uncapped it would be at 2000 and 6000. A speed
+ * already above the cap is kept, without acceleration. */
+static void a_top_speed_ends_the_acceleration(void **state)
+{
+    (void)state;
+    tempo_reckon_config cfg;
+    tempo_reckon_config_default(&cfg);
+    cfg.dims = 1;
+    cfg.order = 2;
+    cfg.correction = TEMPO_RECKON_SNAP;
+    tempo_reckon e;
+    assert_int_equal(tempo_reckon_init(&e, &cfg), TEMPO_OK);
+    tempo_kinematic k = {{0, 0, 0}, {1000, 0, 0}, {2000, 0, 0}};
+    assert_int_equal(tempo_reckon_update(&e, &k, 0, 0), TEMPO_OK);
+    assert_int_equal(at(&e, 1000000), 2000);
+    assert_int_equal(at(&e, 2000000), 6000);
+    e.cfg.max_speed = 2000;
+    assert_int_equal(at(&e, 250000), 313);  /* 250 + 62.5, still accelerating */
+    assert_int_equal(at(&e, 1000000), 1750);
+    assert_int_equal(at(&e, 2000000), 3750);
+    tempo_kinematic fast = {{0, 0, 0}, {-3000, 0, 0}, {500, 0, 0}};
+    assert_int_equal(tempo_reckon_update(&e, &fast, 2000000, 2000000), TEMPO_OK);
+    assert_int_equal(at(&e, 3000000), -3000);
+}
+
 /* The update was stamped 40 ms before it arrived: it is reckoned forward
  * to the arrival, and blending starts from what was on screen. */
 static void a_stale_update_is_reckoned_to_its_arrival(void **state)
@@ -332,6 +359,7 @@ int main(void)
         cmocka_unit_test(a_stale_update_is_reckoned_to_its_arrival),
         cmocka_unit_test(blend_and_plan_never_jump_further_than_speed_allows),
         cmocka_unit_test(a_speed_bound_stretches_the_correction),
+        cmocka_unit_test(a_top_speed_ends_the_acceleration),
         cmocka_unit_test(the_games_own_step_replaces_extrapolation),
         cmocka_unit_test(bad_configs_and_times_are_refused),
     };

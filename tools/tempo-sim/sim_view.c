@@ -20,7 +20,8 @@
  *                  time minus render time.
  *   reckoning      tempo_reckon, first and second order, each with snap,
  *                  blend and plan corrections (100 ms, or longer so a
- *                  correction adds at most 3 m/s); an update is valid
+ *                  correction adds at most 3 m/s; second order coasts
+ *                  at the bots' top speed); an update is valid
  *                  at its tick's server time, put on the client's clock
  *                  with the smallest transit seen (so a snapshot a jitter
  *                  spike delayed is known to be old).
@@ -370,6 +371,7 @@ static bool run_view(const sim_options *o, const view_variant *v, const tempo_li
         rc.correction = v->correction;
         /* a correction may add at most half the bots' top speed */
         rc.max_correct_speed = (uint32_t)(V_SPEED / 2 * V_UNIT);
+        rc.max_speed = (uint32_t)(V_SPEED * V_UNIT); /* the bots' top speed */
         ok = tempo_reckon_init(&c->rk[i], &rc) == TEMPO_OK;
     }
     size_t max_samples = (size_t)(o->frames + 2) * V_BOTS;
