@@ -32,7 +32,9 @@
  * bytes that differ). Only a difference counts.
  *
  * A forward jump of tick sync steps the ticks it skips with zeros for the
- * local players, like the first ticks: no input was given for them.
+ * local players, like the first ticks: no input was given for them. A
+ * tick that stalls steps nothing and keeps the local input given for it
+ * for the next tick stepped (unless the game replaces it).
  *
  * The lead never reaches input_history ticks past the newest snapshot:
  * there the client stalls (a tick with no step), as it does for a tick
@@ -257,7 +259,7 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
     if (!tick->corrected || tick->resimulated > 0)
         c->gap = c->frame - c->applied; /* the lead over the newest snapshot, kept for a jump */
 
-    /* the new tick */
+    /* the new tick; a stalled one keeps the local input for the next */
     if (c->stall_left > 0) {
         c->stall_left--;
         c->st.stall_ticks++;
@@ -270,8 +272,8 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
             tick->frames_advanced++;
         }
         c->frame++;
+        memset(c->local, 0, (size_t)c->cfg.num_players * (size_t)c->cfg.input_size);
     }
-    memset(c->local, 0, (size_t)c->cfg.num_players * (size_t)c->cfg.input_size);
     tick->num_requests = n;
     tick->frame = c->frame;
     cs_client_send_inputs(c);

@@ -472,6 +472,64 @@ static void test_a_forward_jump_plays_zeros_for_the_ticks_it_skips(void **state)
     free(h);
 }
 
+/* A client driven once per server tick that presses once, on the first
+ * tick it stalls, and gives no input after it; what its next stepped
+ * tick played. */
+typedef struct stall_watch {
+    bool pressed, stepped;
+    uint8_t played[CSH_INPUT];
+} stall_watch;
+
+static void press_while_stalled(csh *h, void *ctx)
+{
+    stall_watch *w = (stall_watch *)ctx;
+    csh_client *k = &h->cl[0];
+    tempo_client_poll(k->c, h->now);
+    tempo_client_event ev;
+    while (tempo_client_poll_event(k->c, &ev)) {
+    }
+    tempo_client_stats cs;
+    tempo_client_get_stats(k->c, &cs);
+    const uint8_t press[CSH_INPUT] = {0, 0, 7, 0};
+    if (!w->pressed && cs.stall_ticks > 0 && tempo_client_local_players(k->c) != 0) {
+        tempo_client_add_local_input(k->c, 0, press);
+        w->pressed = true;
+    }
+    tempo_client_tick tk;
+    tempo_client_advance(k->c, &tk);
+    if (w->pressed && !w->stepped && tk.frames_advanced > 0) {
+        const tempo_request *last = &tk.requests[tk.num_requests - 1];
+        memcpy(w->played, last->inputs, CSH_INPUT);
+        w->stepped = true;
+    }
+}
+
+/* No snapshot comes for a second: the client stops 63 ticks ahead and
+ * stalls. An input given on a stalled tick goes to the next tick that is
+ * stepped, instead of being dropped with the tick that was not. */
+static void test_an_input_given_while_stalled_plays_in_the_next_tick(void **state)
+{
+    (void)state;
+    csh *h = new_match(18, 40000, 0, 0.0, 2);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, false, false), TEMPO_OK);
+    h->cl[0].running = false;
+    stall_watch w;
+    memset(&w, 0, sizeof w);
+    h->extra = press_while_stalled;
+    h->extra_ctx = &w;
+    csh_run(h, 120);
+    assert_int_equal(tempo_simnet_add_blackout(h->net, &h->saddr, &h->cl[0].addr, h->now,
+                                               h->now + 1500000),
+                     TEMPO_OK);
+    csh_run(h, 360);
+    assert_true(w.pressed);
+    assert_true(w.stepped);
+    assert_int_equal(w.played[2], 7);
+    csh_free(h);
+    free(h);
+}
+
 #define BIG 8192
 
 static uint64_t big_hash(const uint8_t *b)
@@ -582,6 +640,7 @@ int main(void)
         cmocka_unit_test(test_a_client_with_two_slots_plays_both),
         cmocka_unit_test(test_a_client_400ms_away_still_loads_exactly),
         cmocka_unit_test(test_a_forward_jump_plays_zeros_for_the_ticks_it_skips),
+        cmocka_unit_test(test_an_input_given_while_stalled_plays_in_the_next_tick),
         cmocka_unit_test(test_large_states_travel_in_fragments_and_deltas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
