@@ -784,6 +784,8 @@ tempo_result tempo_server_submit_state(tempo_server *s, int32_t frame, const voi
         return TEMPO_E_INVALID_ARG;
     if (frame != s->frame - 1 || s->frame == 0)
         return TEMPO_E_FRAME;
+    if (s->newest_sent == frame + 1)
+        return TEMPO_E_STATE; /* sent: clients decode later deltas against it */
     uint8_t *dst = cs_history_put(&s->hist, frame + 1, size);
     memcpy(dst, state, size);
     if (s->snapshot_pending && s->snapshot_tick == frame + 1)

@@ -530,6 +530,27 @@ static void test_an_input_given_while_stalled_plays_in_the_next_tick(void **stat
     free(h);
 }
 
+/* Once a snapshot has gone out, its state is the baseline clients decode
+ * later deltas against: a second submit for its tick is refused, or the
+ * server would code deltas against a state no client holds. */
+static void test_a_state_already_sent_cannot_be_replaced(void **state)
+{
+    (void)state;
+    csh *h = new_match(19, 20000, 0, 0.0, 2);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    csh_run(h, 120);
+    tempo_server_poll(h->server, h->now); /* the snapshot of tick 120 goes */
+    csh_game other = h->sg;
+    other.shared += 12345;
+    assert_int_equal(tempo_server_submit_state(h->server, 119, &other, sizeof other),
+                     TEMPO_E_STATE);
+    csh_run(h, 300);
+    expect_exact_loads(h, 150);
+    csh_free(h);
+    free(h);
+}
+
 #define BIG 8192
 
 static uint64_t big_hash(const uint8_t *b)
@@ -639,6 +660,7 @@ int main(void)
         cmocka_unit_test(test_snapshots_every_third_tick_still_load_exactly),
         cmocka_unit_test(test_a_client_with_two_slots_plays_both),
         cmocka_unit_test(test_a_client_400ms_away_still_loads_exactly),
+        cmocka_unit_test(test_a_state_already_sent_cannot_be_replaced),
         cmocka_unit_test(test_a_forward_jump_plays_zeros_for_the_ticks_it_skips),
         cmocka_unit_test(test_an_input_given_while_stalled_plays_in_the_next_tick),
         cmocka_unit_test(test_large_states_travel_in_fragments_and_deltas),
