@@ -166,7 +166,8 @@ TEMPO_API uint64_t tempo_client_local_players(const tempo_client *c);
 
 /* The input of local player `player` for the coming tick (input_size
  * bytes, copied). A second call before the advance replaces the first; a
- * player with no input for a tick plays zeros. Errors: TEMPO_E_INVALID_ARG
+ * player with no input for a tick plays zeros. An advance that steps no
+ * tick (a stall) keeps the input for the next tick it steps. Errors: TEMPO_E_INVALID_ARG
  * (NULL), TEMPO_E_PLAYER (not one of this client's slots), TEMPO_E_STATE
  * (not connected). */
 TEMPO_API tempo_result tempo_client_add_local_input(tempo_client *c, int player,

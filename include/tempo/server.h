@@ -139,8 +139,10 @@ TEMPO_API tempo_result tempo_server_advance(tempo_server *s, tempo_server_tick *
 /* Without an arena: the state after tick `frame` (the last tick's
  * tick.frame), size bytes (1..max_state_size), copied. Call after carrying
  * out a tick whose snapshot_due was set. Errors: TEMPO_E_INVALID_ARG (NULL,
- * size out of range), TEMPO_E_STATE (an arena server), TEMPO_E_FRAME
- * (not the last tick). */
+ * size out of range), TEMPO_E_STATE (an arena server, or this tick's
+ * snapshot has already gone out: clients decode later deltas against the
+ * state they were sent, so it cannot be replaced), TEMPO_E_FRAME (not the
+ * last tick). */
 TEMPO_API tempo_result tempo_server_submit_state(tempo_server *s, int32_t frame,
                                                  const void *state, size_t size);
 

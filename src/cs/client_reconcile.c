@@ -31,6 +31,11 @@
  * against the server's T (the game's correction function, or the count of
  * bytes that differ). Only a difference counts.
  *
+ * A forward jump of tick sync steps the ticks it skips with zeros for the
+ * local players, like the first ticks: no input was given for them. A
+ * tick that stalls steps nothing and keeps the local input given for it
+ * for the next tick stepped (unless the game replaces it).
+ *
  * The lead never reaches input_history ticks past the newest snapshot:
  * there the client stalls (a tick with no step), as it does for a tick
  * sync snap back.
@@ -237,8 +242,10 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
             if (k < 0) {
                 c->stall_left += -k;
             } else {
+                /* no input was given for the ticks it skips: zeros, as
+                 * for the first ticks (the coming tick's input is its own) */
                 for (int j = 0; j < k && c->frame - c->applied < h - 2; j++) {
-                    keep(c, c->frame);
+                    c->kept_tick[c->frame % h] = -1;
                     if (mode != TEMPO_RECONCILE_DUMB) {
                         plan_advance(c, &n, c->frame, false);
                         tick->frames_advanced++;
@@ -252,7 +259,7 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
     if (!tick->corrected || tick->resimulated > 0)
         c->gap = c->frame - c->applied; /* the lead over the newest snapshot, kept for a jump */
 
-    /* the new tick */
+    /* the new tick; a stalled one keeps the local input for the next */
     if (c->stall_left > 0) {
         c->stall_left--;
         c->st.stall_ticks++;
@@ -265,8 +272,8 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
             tick->frames_advanced++;
         }
         c->frame++;
+        memset(c->local, 0, (size_t)c->cfg.num_players * (size_t)c->cfg.input_size);
     }
-    memset(c->local, 0, (size_t)c->cfg.num_players * (size_t)c->cfg.input_size);
     tick->num_requests = n;
     tick->frame = c->frame;
     cs_client_send_inputs(c);

@@ -12,7 +12,12 @@
  * Strangers go through the gate (net/gate.h): the server keeps nothing for
  * them until a fresh cookie comes back, and only then takes a client
  * record and slots, from memory allocated at create. The cookie key
- * changes every minute (the gate accepts the previous one too). A datagram from a
+ * changes every minute (the gate accepts the previous one too). A sealed
+ * connection closed within the cookie lifetime of its admission leaves
+ * its address and key in its record until the lifetime ends, so that a
+ * copy of its response is refused (dropped_replay) rather than admitted
+ * again under keys whose nonces were used; such a record is reused only
+ * when no other is free. A datagram from a
  * client's address goes through its channel (cs/channel.h): session id,
  * replay window, seal, then the body, and every refusal is counted.
  * Inputs are checked against what the server knows: ticks beyond the
@@ -74,6 +79,14 @@ typedef struct cs_client {
     double reported;             /* the last report */
     uint64_t late_inputs, inputs_dropped;
     uint64_t snapshots_sent, snapshot_bytes, full_snapshots;
+    uint64_t admitted_us;
+    /* A closed sealed connection younger than the cookie lifetime: a copy
+     * of its response could still open the cookie, and must not bring it
+     * back (same keys, sequences from 0). Kept until closed_until_us. */
+    bool closed;
+    uint64_t closed_until_us;
+    tempo_address closed_addr;
+    uint8_t closed_key[SEAL_KEY_SIZE]; /* the connection's client-to-server key */
 } cs_client;
 
 struct tempo_server {
@@ -194,8 +207,7 @@ void tempo_server_destroy(tempo_server *s)
     tempo_allocator a = s->cfg.allocator;
     gate_server_wipe(&s->gate);
     if (s->clients != NULL)
-        for (int i = 0; i < s->cfg.max_clients; i++)
-            cs_channel_wipe(&s->clients[i].ch);
+        seal_wipe(s->clients, (size_t)s->cfg.max_clients * sizeof *s->clients);
     tempo__free(&a, s->clients);
     if (s->slot_in != NULL)
         tempo__free(&a, s->slot_in[0].data);
@@ -346,9 +358,33 @@ static void drop_client(tempo_server *s, int i, bool timed_out, bool say_bye)
     if (timed_out)
         s->st.timeouts++;
     s->st.clients--;
+    const bool linger = c->sealed && s->now_us - c->admitted_us < s->gate.cfg.cookie_lifetime_us;
+    const uint64_t until = c->admitted_us + s->gate.cfg.cookie_lifetime_us;
+    const tempo_address addr = c->ch.to;
+    uint8_t key[SEAL_KEY_SIZE];
+    memcpy(key, c->ch.keys.recv_key, sizeof key);
     cs_channel_wipe(&c->ch);
-    memset(c, 0, sizeof *c);
+    seal_wipe(c, sizeof *c);
+    if (linger) {
+        c->closed = true;
+        c->closed_until_us = until;
+        c->closed_addr = addr;
+        memcpy(c->closed_key, key, sizeof key);
+    }
+    seal_wipe(key, sizeof key);
 }
+
+/* Two keys compared in constant time. */
+static bool same_key(const uint8_t *a, const uint8_t *b)
+{
+    uint8_t d = 0;
+    for (int i = 0; i < SEAL_KEY_SIZE; i++)
+        d |= (uint8_t)(a[i] ^ b[i]);
+    return d == 0;
+}
+
+/* Whether record c still guards a closed connection at now. */
+static bool guards(const cs_client *c, uint64_t now) { return c->closed && now < c->closed_until_us; }
 
 /* The gate admitted a client: take it, send its ACCEPT again (a copy of
  * its response), or deny it (full). */
@@ -356,6 +392,11 @@ static void admit(tempo_server *s, gate_admit *ad)
 {
     for (int i = 0; i < s->cfg.max_clients; i++) {
         cs_client *c = &s->clients[i];
+        if (ad->sealed && guards(c, s->now_us) && tempo_address_equal(&c->closed_addr, &ad->address) &&
+            same_key(c->closed_key, ad->keys.recv_key)) {
+            s->st.dropped_replay++; /* a copy of a closed connection's response */
+            return;
+        }
         if (c->used && c->client_id == ad->client_id) {
             if (tempo_address_equal(&c->ch.to, &ad->address) && !c->heard_input)
                 send_accept(s, i);
@@ -365,10 +406,20 @@ static void admit(tempo_server *s, gate_admit *ad)
     int free_slots = 0;
     for (int p = 0; p < s->cfg.num_players; p++)
         free_slots += s->owner[p] < 0;
+    /* a free record; one guarding a closed connection only if none is
+     * free, the one whose guard ends first */
     int idx = -1;
-    for (int i = 0; i < s->cfg.max_clients && idx < 0; i++)
-        if (!s->clients[i].used)
+    for (int i = 0; i < s->cfg.max_clients; i++) {
+        const cs_client *c = &s->clients[i];
+        if (c->used)
+            continue;
+        if (!guards(c, s->now_us)) {
             idx = i;
+            break;
+        }
+        if (idx < 0 || c->closed_until_us < s->clients[idx].closed_until_us)
+            idx = i;
+    }
     if (idx < 0 || ad->slots > s->cfg.max_slots_per_client || ad->slots > free_slots) {
         int n = gate_server_deny(&s->gate, ad, s->dgram, sizeof s->dgram);
         if (n > 0) {
@@ -379,8 +430,9 @@ static void admit(tempo_server *s, gate_admit *ad)
         return;
     }
     cs_client *c = &s->clients[idx];
-    memset(c, 0, sizeof *c);
+    seal_wipe(c, sizeof *c);
     c->used = true;
+    c->admitted_us = s->now_us;
     c->client_id = ad->client_id;
     c->sealed = ad->sealed;
     for (int p = 0; p < s->cfg.num_players && c->num_slots < ad->slots; p++)
@@ -732,6 +784,8 @@ tempo_result tempo_server_submit_state(tempo_server *s, int32_t frame, const voi
         return TEMPO_E_INVALID_ARG;
     if (frame != s->frame - 1 || s->frame == 0)
         return TEMPO_E_FRAME;
+    if (s->newest_sent == frame + 1)
+        return TEMPO_E_STATE; /* sent: clients decode later deltas against it */
     uint8_t *dst = cs_history_put(&s->hist, frame + 1, size);
     memcpy(dst, state, size);
     if (s->snapshot_pending && s->snapshot_tick == frame + 1)

@@ -22,8 +22,14 @@
  * not heard from the relay for RELAY_RESEND_US, so an update costs the
  * matches' work, not the members'.
  *
+ * A sealed member that goes within the cookie lifetime of its admission
+ * leaves a guard: its entry keeps its address and keys until that
+ * lifetime ends, so a copy of its response (which the gate would admit
+ * again, under the same keys, our sequences from 0) is dropped as a
+ * replay; a new connection from that address ends the guard.
+ *
  * Invariant: after create nothing is allocated; a member index is in the
- * address table exactly while the member is used.
+ * address table exactly while the member is used or guards.
  */
 #include <string.h>
 
@@ -316,12 +322,39 @@ static void member_free(tempo_relay *r, int index)
         if (m->members == 0)
             relay_match_close(r, e->match);
     }
+    e->used = false;
+    r->st.members--;
+    const uint64_t life = r->gate.cfg.cookie_lifetime_us;
+    if (e->sealed && r->now_us - e->admitted_us < life) {
+        e->guard = true;
+        e->guard_until_us = e->admitted_us + life;
+        e->match = -1;
+        return;
+    }
     table_remove(r, index);
     seal_keys_wipe(&e->keys);
-    e->used = false;
     e->next_free = r->free_member;
     r->free_member = index;
-    r->st.members--;
+}
+
+/* End the guard of entry index and give it back to the pool. */
+static void guard_end(tempo_relay *r, int index)
+{
+    relay_member *e = &r->members[index];
+    table_remove(r, index);
+    seal_keys_wipe(&e->keys);
+    e->guard = false;
+    e->next_free = r->free_member;
+    r->free_member = index;
+}
+
+/* Two keys compared in constant time. */
+static bool same_key(const uint8_t *a, const uint8_t *b)
+{
+    uint8_t d = 0;
+    for (int i = 0; i < SEAL_KEY_SIZE; i++)
+        d |= (uint8_t)(a[i] ^ b[i]);
+    return d == 0;
 }
 
 /* Put member e in the match join names: false (counted) if it cannot be. */
@@ -377,6 +410,7 @@ static void admit(tempo_relay *r, const gate_admit *a)
     r->free_member = e->next_free;
     memset(e, 0, sizeof *e);
     e->used = true;
+    e->admitted_us = r->now_us;
     e->next_free = -1;
     e->match = -1;
     e->client_id = a->client_id;
@@ -422,7 +456,14 @@ static void on_stranger(tempo_relay *r, const tempo_address *from, size_t size)
         if (r->transport.send(r->transport.ctx, from, r->out, reply) < 0)
             r->st.send_errors++;
     } else if (o == GATE_ADMIT) {
-        admit(r, &a);
+        int g = table_find(r, &a.address);
+        if (g >= 0 && a.sealed && same_key(r->members[g].keys.recv_key, a.keys.recv_key)) {
+            r->st.dropped_replay++; /* a copy of a gone member's response */
+        } else {
+            if (g >= 0)
+                guard_end(r, g); /* a new connection from its address */
+            admit(r, &a);
+        }
     } else {
         r->st.handshake_refused++;
     }
@@ -490,7 +531,11 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
         return;
     }
     int index = table_find(r, from);
-    if (index < 0) {
+    if (index >= 0 && r->members[index].guard && r->now_us >= r->members[index].guard_until_us) {
+        guard_end(r, index);
+        index = -1;
+    }
+    if (index < 0 || r->members[index].guard) {
         on_stranger(r, from, size);
         return;
     }
@@ -600,8 +645,11 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
     r->last_sweep_us = r->now_us;
     for (int i = 0; i < r->cfg.max_members; i++) {
         relay_member *e = &r->members[i];
-        if (!e->used)
+        if (!e->used) {
+            if (e->guard && r->now_us >= e->guard_until_us)
+                guard_end(r, i);
             continue;
+        }
         if (link_update(&e->link, r->now_us) & LINK_EV_TIMED_OUT) {
             r->st.members_timed_out++;
             member_free(r, i);

@@ -31,6 +31,13 @@
 
 typedef struct relay_member {
     bool used;
+    /* Not used, but guarding the address and keys of a sealed member that
+     * went within the cookie lifetime of its admission: a copy of its
+     * response is refused until guard_until_us (the entry stays in the
+     * address table, off the free list, its keys kept). */
+    bool guard;
+    uint64_t guard_until_us;
+    uint64_t admitted_us;
     int next_free;              /* the free list, -1 ends it */
     int match;                  /* index in matches, -1 before it joined one */
     uint8_t slots;              /* players it has */

@@ -401,6 +401,156 @@ static void test_a_client_400ms_away_still_loads_exactly(void **state)
     free(h);
 }
 
+/* A client driven once per server tick: a new input every tick (never
+ * zero), and a count of ADVANCEs of ticks it skipped in a forward jump
+ * that carried that tick's input instead of zeros. */
+typedef struct jump_watch {
+    uint8_t next;
+    int jumps, jumped_frames, repeated;
+} jump_watch;
+
+static void drive_and_watch(csh *h, void *ctx)
+{
+    jump_watch *w = (jump_watch *)ctx;
+    csh_client *k = &h->cl[0];
+    tempo_client_poll(k->c, h->now);
+    tempo_client_event ev;
+    while (tempo_client_poll_event(k->c, &ev))
+        if (ev.kind == TEMPO_CLIENT_EVENT_SNAP && ev.ticks > 0)
+            w->jumps++;
+    uint64_t mine = tempo_client_local_players(k->c);
+    if (mine == 0) {
+        tempo_client_tick tk;
+        tempo_client_advance(k->c, &tk);
+        return;
+    }
+    uint8_t in[CSH_INPUT] = {0, 0, 0, 0};
+    w->next = (uint8_t)(w->next % 250 + 1);
+    in[2] = w->next;
+    tempo_client_add_local_input(k->c, 0, in);
+    tempo_client_tick tk;
+    tempo_client_advance(k->c, &tk);
+    if (tk.frames_advanced < 2)
+        return;
+    for (int i = 0; i < tk.num_requests; i++) {
+        const tempo_request *r = &tk.requests[i];
+        if (r->kind != TEMPO_REQUEST_ADVANCE || r->resimulating || r->frame == tk.frame - 1)
+            continue;
+        w->jumped_frames++;
+        w->repeated += memcmp(r->inputs, in, CSH_INPUT) == 0;
+    }
+}
+
+/* The client's inputs suddenly arrive 18 ticks late: tick sync jumps
+ * forward, stepping the ticks it skips at once. No input was given for
+ * them, so they play zeros (as the first ticks do), not the input of the
+ * tick the jump happened on, which would play it several times. */
+static void test_a_forward_jump_plays_zeros_for_the_ticks_it_skips(void **state)
+{
+    (void)state;
+    csh *h = new_match(17, 40000, 0, 0.0, 2);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, false, false), TEMPO_OK);
+    h->cl[0].running = false;
+    jump_watch w;
+    memset(&w, 0, sizeof w);
+    h->extra = drive_and_watch;
+    h->extra_ctx = &w;
+    csh_run(h, 300);
+    assert_int_equal(w.jumps, 0);
+    tempo_link_params slow;
+    memset(&slow, 0, sizeof slow);
+    slow.latency_us = 340000;
+    assert_int_equal(tempo_simnet_set_link(h->net, &h->cl[0].addr, &h->saddr, &slow), TEMPO_OK);
+    csh_run(h, 900);
+    printf("forward jumps %d, skipped ticks stepped %d, with the tick's input %d\n", w.jumps,
+           w.jumped_frames, w.repeated);
+    assert_true(w.jumps >= 1);
+    assert_true(w.jumped_frames >= 10);
+    assert_int_equal(w.repeated, 0);
+    csh_free(h);
+    free(h);
+}
+
+/* A client driven once per server tick that presses once, on the first
+ * tick it stalls, and gives no input after it; what its next stepped
+ * tick played. */
+typedef struct stall_watch {
+    bool pressed, stepped;
+    uint8_t played[CSH_INPUT];
+} stall_watch;
+
+static void press_while_stalled(csh *h, void *ctx)
+{
+    stall_watch *w = (stall_watch *)ctx;
+    csh_client *k = &h->cl[0];
+    tempo_client_poll(k->c, h->now);
+    tempo_client_event ev;
+    while (tempo_client_poll_event(k->c, &ev)) {
+    }
+    tempo_client_stats cs;
+    tempo_client_get_stats(k->c, &cs);
+    const uint8_t press[CSH_INPUT] = {0, 0, 7, 0};
+    if (!w->pressed && cs.stall_ticks > 0 && tempo_client_local_players(k->c) != 0) {
+        tempo_client_add_local_input(k->c, 0, press);
+        w->pressed = true;
+    }
+    tempo_client_tick tk;
+    tempo_client_advance(k->c, &tk);
+    if (w->pressed && !w->stepped && tk.frames_advanced > 0) {
+        const tempo_request *last = &tk.requests[tk.num_requests - 1];
+        memcpy(w->played, last->inputs, CSH_INPUT);
+        w->stepped = true;
+    }
+}
+
+/* No snapshot comes for a second: the client stops 63 ticks ahead and
+ * stalls. An input given on a stalled tick goes to the next tick that is
+ * stepped, instead of being dropped with the tick that was not. */
+static void test_an_input_given_while_stalled_plays_in_the_next_tick(void **state)
+{
+    (void)state;
+    csh *h = new_match(18, 40000, 0, 0.0, 2);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, false, false), TEMPO_OK);
+    h->cl[0].running = false;
+    stall_watch w;
+    memset(&w, 0, sizeof w);
+    h->extra = press_while_stalled;
+    h->extra_ctx = &w;
+    csh_run(h, 120);
+    assert_int_equal(tempo_simnet_add_blackout(h->net, &h->saddr, &h->cl[0].addr, h->now,
+                                               h->now + 1500000),
+                     TEMPO_OK);
+    csh_run(h, 360);
+    assert_true(w.pressed);
+    assert_true(w.stepped);
+    assert_int_equal(w.played[2], 7);
+    csh_free(h);
+    free(h);
+}
+
+/* Once a snapshot has gone out, its state is the baseline clients decode
+ * later deltas against: a second submit for its tick is refused, or the
+ * server would code deltas against a state no client holds. */
+static void test_a_state_already_sent_cannot_be_replaced(void **state)
+{
+    (void)state;
+    csh *h = new_match(19, 20000, 0, 0.0, 2);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    csh_run(h, 120);
+    tempo_server_poll(h->server, h->now); /* the snapshot of tick 120 goes */
+    csh_game other = h->sg;
+    other.shared += 12345;
+    assert_int_equal(tempo_server_submit_state(h->server, 119, &other, sizeof other),
+                     TEMPO_E_STATE);
+    csh_run(h, 300);
+    expect_exact_loads(h, 150);
+    csh_free(h);
+    free(h);
+}
+
 #define BIG 8192
 
 static uint64_t big_hash(const uint8_t *b)
@@ -510,6 +660,9 @@ int main(void)
         cmocka_unit_test(test_snapshots_every_third_tick_still_load_exactly),
         cmocka_unit_test(test_a_client_with_two_slots_plays_both),
         cmocka_unit_test(test_a_client_400ms_away_still_loads_exactly),
+        cmocka_unit_test(test_a_state_already_sent_cannot_be_replaced),
+        cmocka_unit_test(test_a_forward_jump_plays_zeros_for_the_ticks_it_skips),
+        cmocka_unit_test(test_an_input_given_while_stalled_plays_in_the_next_tick),
         cmocka_unit_test(test_large_states_travel_in_fragments_and_deltas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

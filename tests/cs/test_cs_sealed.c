@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cs_harness.h"
+#include "wire/connect.h"
 #include "wire/packet.h"
 
 #define PROTOCOL 0x7465737431ull
@@ -161,12 +162,96 @@ static void test_a_client_without_a_token_is_not_admitted_by_a_keyed_server(void
     free(h);
 }
 
+/* Captures client 0's CHALLENGE_RESPONSE as an on-path attacker would. */
+typedef struct captured {
+    uint8_t data[TEMPO_MAX_DATAGRAM];
+    size_t size;
+} captured;
+
+static void capture_response(csh *h, void *ctx)
+{
+    captured *cap = (captured *)ctx;
+    const csh_client *k = &h->cl[0];
+    if (cap->size == 0 && k->last_size > PACKET_HEADER_SIZE &&
+        k->last_sent[7] == CONNECT_TYPE_RESPONSE) {
+        memcpy(cap->data, k->last_sent, k->last_size);
+        cap->size = k->last_size;
+    }
+}
+
+/* A copy of a response within the cookie lifetime would bring back a
+ * connection the server closed, under the same keys, with the server's
+ * sequences from 0 again: a nonce used twice. The server refuses it and
+ * counts it; a new connection from the same address still gets in. */
+static void test_a_copied_response_does_not_reopen_a_closed_connection(void **state)
+{
+    (void)state;
+    if (!tempo_secure_available())
+        skip();
+    csh *h = sealed_match(34);
+    captured cap;
+    memset(&cap, 0, sizeof cap);
+    h->extra = capture_response;
+    h->extra_ctx = &cap;
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    tempo_server_set_token_time(h->server, NOW_S);
+    mint(h, 701);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    mint(h, 702);
+    assert_int_equal(csh_add_client(h, 2000, true, false), TEMPO_OK);
+    csh_run(h, 60);
+    assert_true(cap.size > 0);
+    tempo_server_stats ss;
+    tempo_server_get_stats(h->server, &ss);
+    assert_int_equal(ss.connects, 2);
+    int victim = -1;
+    for (int i = 0; i < 2; i++) {
+        tempo_server_client_stats sc;
+        tempo_server_get_client_stats(h->server, i, &sc);
+        if (sc.client_id == 701)
+            victim = i;
+    }
+    assert_true(victim >= 0);
+    assert_int_equal(tempo_server_kick(h->server, victim), TEMPO_OK);
+    csh_run(h, 70);
+    csh_client *k = &h->cl[0];
+    k->t.send(k->t.ctx, &h->saddr, cap.data, cap.size); /* 1.2 s after it was sent */
+    csh_run(h, 120);
+    tempo_server_get_stats(h->server, &ss);
+    assert_int_equal(ss.connects, 2);
+    assert_int_equal(ss.clients, 1);
+    assert_int_equal(ss.dropped_replay, 1);
+    tempo_client_stats other;
+    tempo_client_get_stats(h->cl[1].c, &other);
+    assert_int_equal(other.state, TEMPO_CLIENT_CONNECTED);
+    assert_true(other.snapshots > 100);
+    assert_int_equal(h->cl[1].load_mismatch, 0);
+    /* the same token from the same address: a new challenge, new keys */
+    tempo_client_destroy(k->c);
+    mint(h, 701);
+    tempo_client_config cc = h->ccfg;
+    cc.random_seed = 1000u;
+    assert_int_equal(tempo_client_create(&cc, &k->rec, &h->saddr, &k->c), TEMPO_OK);
+    k->next_us = h->now + 1000;
+    csh_run(h, 240);
+    tempo_server_get_stats(h->server, &ss);
+    assert_int_equal(ss.connects, 3);
+    assert_int_equal(ss.clients, 2);
+    tempo_client_stats again;
+    tempo_client_get_stats(k->c, &again);
+    assert_int_equal(again.state, TEMPO_CLIENT_CONNECTED);
+    assert_true(again.snapshots > 50);
+    csh_free(h);
+    free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_client_with_a_token_plays_sealed),
         cmocka_unit_test(test_forged_and_replayed_datagrams_are_dropped_and_counted),
         cmocka_unit_test(test_a_client_without_a_token_is_not_admitted_by_a_keyed_server),
+        cmocka_unit_test(test_a_copied_response_does_not_reopen_a_closed_connection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

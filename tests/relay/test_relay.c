@@ -18,6 +18,7 @@
 #include "count_malloc.h"
 #include "relay_rig.h"
 #include "relay/relay_msg.h"
+#include "wire/connect.h"
 
 /* ---- the tap ------------------------------------------------------------------ */
 
@@ -335,6 +336,103 @@ static void test_sealed_forgeries_and_replays_are_dropped(void **state)
     attacks_done = 0;
 }
 
+/* Member 1's CHALLENGE_RESPONSE, copied on its way out. */
+static uint8_t response_copy[TEMPO_MAX_DATAGRAM];
+static size_t response_size;
+
+static int keep_response(h_peer *from, uint8_t *d, size_t *size)
+{
+    if (from == peer0 + 1 && response_size == 0 && *size > PACKET_HEADER_SIZE &&
+        (d[7] & 0x7F) == CONNECT_TYPE_RESPONSE) {
+        memcpy(response_copy, d, *size);
+        response_size = *size;
+    }
+    return 1;
+}
+
+/* Only the relay runs, for `us` more of virtual time. */
+static void relay_alone(relay_rig *g, uint64_t us)
+{
+    for (uint64_t end = g->h.now_us + us; g->h.now_us < end; g->h.now_us += 1000) {
+        tempo_simnet_set_time(g->h.net, g->h.now_us);
+        assert_int_equal(tempo_relay_update(g->relay, g->h.now_us, 1000), TEMPO_OK);
+    }
+}
+
+/* A sealed member for player i of MATCH_ID, token id 11 + i. */
+static void sealed_member(relay_rig *g, const tempo_relay_config *rc, const tempo_config *cfg,
+                          int i)
+{
+    h_peer *p = &g->h.peer[i];
+    tempo_relay_join j = {MATCH_ID, (uint8_t)(1u << i), 2, cfg->input_size, 60};
+    uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE], token[TEMPO_TOKEN_SIZE];
+    assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
+    assert_int_equal(tempo_token_create(rc->private_key, rc->protocol_id, 11 + (uint64_t)i, 2000,
+                                        1000, &g->relay_addr, 1, ud, token),
+                     TEMPO_OK);
+    tempo_config c = *cfg;
+    c.random_seed = 9 + (uint64_t)i;
+    assert_int_equal(tempo_session_create_relay_member(&c, &p->ears, &g->relay_addr, token, &p->s),
+                     TEMPO_OK);
+    assert_int_equal(tempo_session_add_local_player(p->s, i), TEMPO_OK);
+}
+
+/* A copy of a response arriving within the cookie lifetime after its
+ * member was dropped would be admitted again under the same keys, the relay's
+ * sequences to it starting from 0 again: nonces used twice. The relay
+ * refuses it and counts it; the same token connecting again from the
+ * same address (a new challenge, new keys) is admitted. */
+static void test_a_copied_response_does_not_bring_back_a_member_that_left(void **state)
+{
+    (void)state;
+    if (!tempo_secure_available())
+        skip();
+    tempo_config cfg = match_cfg(2);
+    tempo_relay_config rc = relay_cfg();
+    rc.has_private_key = true;
+    rc.protocol_id = 0x5152;
+    for (int i = 0; i < TEMPO_KEY_SIZE; i++)
+        rc.private_key[i] = (uint8_t)(5 * i + 1);
+    relay_rig *g = calloc(1, sizeof *g);
+    rig_init(g, &cfg, 2, "lan", &rc, 25);
+    peer0 = &g->h.peer[0];
+    response_size = 0;
+    rig_tap = keep_response;
+    for (int i = 0; i < 2; i++) {
+        tempo_session_destroy(g->h.peer[i].s);
+        sealed_member(g, &rc, &cfg, i);
+    }
+    rig_run(g, 120, 10000000);
+    assert_true(response_size > 0);
+    for (int i = 0; i < 2; i++) /* both machines go: the relay times them out */
+        g->h.peer[i].dead = true;
+    relay_alone(g, (uint64_t)rc.timeout_ms * 1000u + 200000u);
+    tempo_relay_stats a, b;
+    assert_int_equal(tempo_relay_get_stats(g->relay, &a), TEMPO_OK);
+    assert_int_equal(a.members, 0);
+    assert_int_equal(a.admitted, 2);
+    h_peer *p1 = &g->h.peer[1];
+    assert_int_equal(p1->tr.send(p1->tr.ctx, &g->relay_addr, response_copy, response_size), 0);
+    relay_alone(g, 200000);
+    assert_int_equal(tempo_relay_get_stats(g->relay, &b), TEMPO_OK);
+    assert_int_equal(b.admitted, 2);
+    assert_int_equal(b.members, 0);
+    assert_int_equal(b.dropped_replay - a.dropped_replay, 1);
+    /* the same token again from the same address */
+    tempo_session_destroy(p1->s);
+    sealed_member(g, &rc, &cfg, 1);
+    p1->dead = false;
+    run_for(g, 500000);
+    assert_int_equal(tempo_relay_get_stats(g->relay, &b), TEMPO_OK);
+    assert_int_equal(b.admitted, 3);
+    assert_int_equal(b.members, 1);
+    tempo_relay_member_info mi;
+    assert_int_equal(tempo_session_relay_info(p1->s, &mi), TEMPO_OK);
+    assert_true(mi.connected);
+    rig_free(g);
+    free(g);
+}
+
 /* ---- memory ----------------------------------------------------------------------- */
 
 /* Members join, play, one leaves and a new match starts: after the relay
@@ -432,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_a_player_already_taken_is_refused),
         cmocka_unit_test(test_hostile_datagrams_are_dropped_and_counted),
         cmocka_unit_test(test_sealed_forgeries_and_replays_are_dropped),
+        cmocka_unit_test(test_a_copied_response_does_not_bring_back_a_member_that_left),
         cmocka_unit_test(test_nothing_allocates_after_create),
         cmocka_unit_test(test_the_join_fields_round_trip_and_refuse_what_is_out_of_range),
         cmocka_unit_test(test_create_refuses_configs_out_of_range),
