@@ -45,7 +45,9 @@ save-policy --save-policy save-policy enum every sparse - no-such-save-policy
 desync-interval --desync-interval desync-interval int 0 100000 -1 100001
 desync-at --desync-at desync-at frame 0 2147483647 -1 2147483648
 seal --seal seal enum on off - no-such-seal
-compare --compare - enum timesync lagcomp - no-such-compare
+topology --topology topology enum mesh relay - no-such-topology
+lockstep-turns --lockstep-turns lockstep-turns int 10 2000 9 2001
+compare --compare - enum timesync lockstep - no-such-compare
 check-distance --check-distance - int 1 64 0 65
 nondeterministic-at --nondeterministic-at - int 0 2147483647 -1 2147483648
 synctest --synctest - flag - - - -
@@ -165,6 +167,8 @@ save-policy sparse
 desync-interval 30
 desync-at 900
 seal off
+topology relay
+lockstep-turns 35
 SCENARIO
 cat >"$dir/rt2.scenario" <<'SCENARIO'
 seed 9223372036854775807
@@ -179,6 +183,7 @@ max-prediction 0
 save-policy every
 desync-interval 0
 seal on
+lockstep-turns adaptive
 SCENARIO
 for rt in rt1 rt2; do
     "$sim" --scenario "$dir/$rt.scenario" --print-scenario >"$dir/$rt.out" || fail "$rt did not read"
@@ -197,7 +202,7 @@ done <"$dir/list.txt"
 "$sim" --scenario "$dir/rt2.scenario" --print-scenario >"$dir/rt2.file"
 "$sim" --seed 9223372036854775807 --frames 45s --players 4 --local-per-peer 2 --spectators 2 \
     --profile terrible --input-delay auto --timesync lead --max-prediction 0 --save-policy every \
-    --desync-interval 0 --seal on --print-scenario >"$dir/rt2.cli" || fail "rt2's options did not read"
+    --desync-interval 0 --seal on --lockstep-turns adaptive --print-scenario >"$dir/rt2.cli" || fail "rt2's options did not read"
 cmp -s "$dir/rt2.file" "$dir/rt2.cli" || fail "options and file differ: $(diff "$dir/rt2.file" "$dir/rt2.cli")"
 
 echo "sim_settings: ok ($checked values checked)"

@@ -33,6 +33,7 @@
 #define LS_INPUT_SIZE (RTS_CMD_SIZE + 1) /* rollback: a flag byte, then one command */
 #define LS_QUEUE 64
 #define LS_SEQ_RING 1024
+#define LS_DRAIN_US 10000000u /* after the match: at most this for the last frames to be confirmed */
 #define LS_FRAME_DELAY 3 /* frame lockstep's input delay unless --input-delay says */
 
 typedef struct ls_machine {
@@ -407,6 +408,16 @@ static bool reached_goal(const ls_match *mt, const ls_machine *m)
     return mt->w->kind == SIM_LS_TURNS ? m->game.elapsed_us >= mt->goal_us : m->exec_hi + 1 >= mt->goal_frames;
 }
 
+/* Rollback sessions: every machine confirmed the match's frames (the
+ * lockstep object's executed turns are final as they run). */
+static bool final_everywhere(const ls_match *mt)
+{
+    for (int i = 0; i < mt->n; i++)
+        if (mt->w->kind != SIM_LS_TURNS && tempo_session_confirmed_frame(mt->m[i]->s) < mt->goal_frames)
+            return false;
+    return true;
+}
+
 static void sample_series(ls_match *mt, sim_ls_result *r, int cap)
 {
     if (r->series_n >= cap || !r->series)
@@ -424,7 +435,8 @@ static void run(ls_match *mt, sim_ls_result *r)
 {
     uint64_t limit = mt->goal_us * 4u + 60000000u;
     uint64_t sample_us = (uint64_t)(SIM_LS_SERIES_S * 1e6), next_sample = 0;
-    int cap = (int)(limit / sample_us) + 2;
+    int cap = (int)((limit + LS_DRAIN_US) / sample_us) + 2;
+    uint64_t drain_end = UINT64_MAX;
     r->series = calloc((size_t)cap, sizeof *r->series);
     for (;;) {
         ls_machine *next = NULL;
@@ -451,39 +463,62 @@ static void run(ls_match *mt, sim_ls_result *r)
         bool all = true;
         for (int i = 0; i < mt->n && all; i++)
             all = reached_goal(mt, mt->m[i]);
-        if (all) {
+        if (all && !r->finished) {
             r->finished = true;
-            break;
+            r->match_s = (double)mt->vt / 1e6;
+            drain_end = mt->vt + LS_DRAIN_US;
         }
+        if (r->finished && (final_everywhere(mt) || mt->vt >= drain_end))
+            break;
         if (mt->vt > limit) {
             snprintf(r->problem, sizeof r->problem, "stuck: not every machine played the match in %.0f s",
                      (double)limit / 1e6);
             break;
         }
     }
-    r->match_s = (double)mt->vt / 1e6;
+    if (!r->finished)
+        r->match_s = (double)mt->vt / 1e6;
 }
 
-/* Every machine must hold the same checksum for every turn (frame) all of
- * them made final: executed turns for the lockstep object, confirmed
- * frames for rollback sessions. */
+/* Whether the relay dropped machine m (it fell too far behind, or went
+ * silent): it then plays on alone and is no longer one of the match. */
+static bool dropped_by_relay(const ls_match *mt, const ls_machine *m)
+{
+    tempo_relay_member_info mi;
+    return mt->w->kind == SIM_LS_RELAY && tempo_session_relay_info(m->s, &mi) == TEMPO_OK && !mi.connected;
+}
+
+/* Every machine still in the match must hold the same checksum for every
+ * turn (frame) all of them made final: executed turns for the lockstep
+ * object, confirmed frames for rollback sessions. */
 static void check(ls_match *mt, sim_ls_result *r)
 {
     int32_t upto = INT32_MAX;
+    const ls_machine *ref = NULL;
     for (int i = 0; i < mt->n; i++) {
         const ls_machine *m = mt->m[i];
+        if (dropped_by_relay(mt, m)) {
+            r->dropped |= 1u << i;
+            continue;
+        }
+        if (!ref)
+            ref = m;
         int32_t f = mt->w->kind == SIM_LS_TURNS ? m->done : tempo_session_confirmed_frame(m->s);
         if (f > m->sums_len)
             f = m->sums_len;
         if (f < upto)
             upto = f;
     }
+    if (!ref) {
+        snprintf(r->problem, sizeof r->problem, "every machine was dropped");
+        return;
+    }
     r->compared = upto < 0 ? 0 : upto;
     for (int32_t t = 0; t < r->compared && r->problem[0] == '\0'; t++)
-        for (int i = 1; i < mt->n; i++)
-            if (mt->m[i]->sums[t] != mt->m[0]->sums[t]) {
+        for (int i = 0; i < mt->n; i++)
+            if (!(r->dropped & 1u << i) && mt->m[i]->sums[t] != ref->sums[t]) {
                 snprintf(r->problem, sizeof r->problem,
-                         "machine %d differs from machine 0 after turn %" PRId32, i, t);
+                         "machine %d differs from machine %d after turn %" PRId32, i, ref->index, t);
                 r->compared = t;
                 break;
             }

@@ -64,6 +64,7 @@ typedef struct sim_ls_result {
     int slow;                   /* the slow machine (a --link A-* line), -1 if none */
     bool finished, converged;
     char problem[160];
+    uint32_t dropped;           /* machines the relay dropped (bit i: machine i), left out of the check */
     int32_t compared;           /* turns (frames) whose checksums every machine agreed on */
     double match_s;             /* virtual seconds until every machine played the match */
     /* over every machine but the slow one */

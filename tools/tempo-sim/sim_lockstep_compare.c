@@ -53,6 +53,10 @@ static void print_notes(FILE *f, const sim_ls_result *r)
 {
     if (!r->converged)
         fprintf(f, "  %s: %s\n", r->way.label, r->problem[0] ? r->problem : "did not finish");
+    for (int i = 0; i < r->machines; i++)
+        if (r->dropped & 1u << i)
+            fprintf(f, "  %s: the relay dropped machine %d (it fell too far behind or went silent); "
+                       "it played on alone, left out of the checksum check\n", r->way.label, i);
     if (r->way.kind == SIM_LS_RELAY)
         fprintf(f, "  %s: the relay sent %.1f kb/s and received %.1f kb/s\n", r->way.label, r->relay_up_kbps,
                 r->relay_down_kbps);
@@ -67,6 +71,7 @@ static void json_row(sim_json *j, const sim_ls_result *r)
     sim_json_string(j, "way", r->way.label);
     sim_json_bool(j, "converged", r->converged);
     sim_json_int(j, "compared", r->compared);
+    sim_json_uint(j, "dropped_mask", r->dropped);
     sim_json_double(j, "match_s", r->match_s);
     sim_json_int(j, "slow_machine", r->slow);
     sim_json_uint(j, "freezes", r->waits);
