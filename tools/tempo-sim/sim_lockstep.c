@@ -30,7 +30,11 @@
 #include "tempo/lockstep.h"
 
 #define LS_TICK_US (1e6 / 60.0)
-#define LS_INPUT_SIZE (RTS_CMD_SIZE + 1) /* rollback: a flag byte, then one command */
+/* A rollback input is 4 bytes, as small as the arena's: bit 0 says a
+ * command is in it, bits 1..3 its unit, bits 4..7 the low 4 bits of its
+ * sequence number; then 12 bits each of target x and y. */
+#define LS_INPUT_SIZE 4
+#define LS_INPUT_SEQ_BITS 4
 #define LS_QUEUE 64
 #define LS_SEQ_RING 1024
 #define LS_DRAIN_US 10000000u /* after the match: at most this for the last frames to be confirmed */
@@ -264,14 +268,13 @@ static void freeze_begins(ls_match *mt, ls_machine *m, uint32_t awaited)
         m->waits_slow++;
 }
 
-static void own_command_executed(ls_match *mt, ls_machine *m, const uint8_t *cmd)
+/* An own command executed: seq holds the low `bits` bits of its sequence
+ * number. Own commands execute in order; one substituted away is skipped. */
+static void own_command_executed(ls_match *mt, ls_machine *m, uint32_t seq, int bits)
 {
-    uint16_t seq = rts_command_seq(cmd);
-    /* sequence numbers grow by one; a command substituted away is skipped */
-    uint32_t full = (m->executed_seq & ~0xFFFFu) | seq;
-    if (full < m->executed_seq)
-        full += 0x10000u;
-    if (full < m->executed_seq || full - m->executed_seq >= LS_SEQ_RING)
+    uint32_t mask = (1u << bits) - 1u;
+    uint32_t full = m->executed_seq + ((seq - m->executed_seq) & mask);
+    if (full - m->executed_seq >= LS_SEQ_RING)
         return;
     double ms = (double)(mt->vt - m->created[full % LS_SEQ_RING]) / 1000.0;
     m->lat_sum += ms;
@@ -279,6 +282,27 @@ static void own_command_executed(ls_match *mt, ls_machine *m, const uint8_t *cmd
     if (ms > m->lat_max)
         m->lat_max = ms;
     m->executed_seq = full + 1;
+}
+
+static void pack_input(const uint8_t cmd[RTS_CMD_SIZE], uint8_t in[LS_INPUT_SIZE])
+{
+    uint32_t tx = (uint32_t)(cmd[1] | cmd[2] << 8) & 0xFFFu, ty = (uint32_t)(cmd[3] | cmd[4] << 8) & 0xFFFu;
+    in[0] = (uint8_t)(1u | (cmd[0] & 7u) << 1 | (rts_command_seq(cmd) & 15u) << 4);
+    in[1] = (uint8_t)tx;
+    in[2] = (uint8_t)(tx >> 8 | (ty & 15u) << 4);
+    in[3] = (uint8_t)(ty >> 4);
+}
+
+static void unpack_input(const uint8_t in[LS_INPUT_SIZE], uint8_t cmd[RTS_CMD_SIZE])
+{
+    uint32_t tx = (uint32_t)(in[1] | (in[2] & 15) << 8), ty = (uint32_t)(in[2] >> 4 | in[3] << 4);
+    cmd[0] = (uint8_t)(in[0] >> 1 & 7u);
+    cmd[1] = (uint8_t)tx;
+    cmd[2] = (uint8_t)(tx >> 8);
+    cmd[3] = (uint8_t)ty;
+    cmd[4] = (uint8_t)(ty >> 8);
+    cmd[5] = (uint8_t)(in[0] >> 4);
+    cmd[6] = 0;
 }
 
 static void note_turn(ls_machine *m, int32_t t, uint64_t sum, double ms)
@@ -308,27 +332,35 @@ static void gather_orders(ls_match *mt, ls_machine *m)
     }
 }
 
+/* --desync-at: machine 1's game goes wrong after that turn (frame), in
+ * every execution of it. */
+static void plant_desync(const sim_options *o, ls_machine *m, int32_t turn)
+{
+    if (m->index == 1 && o->desync_at >= 0 && turn == o->desync_at)
+        m->game.unit[0][0].x ^= 1;
+}
+
 static void rollback_tick(ls_match *mt, ls_machine *m)
 {
     const sim_options *o = mt->o;
     tempo_session_poll(m->s, mt->vt);
     if (m->running)
         gather_orders(mt, m);
+    bool gave = false;
     if (!tempo_session_will_stall(m->s)) {
         uint8_t in[LS_INPUT_SIZE] = {0};
-        if (m->running && m->q_count > 0) {
-            in[0] = 1;
-            memcpy(in + 1, m->queue[m->q_head], RTS_CMD_SIZE);
-        }
-        tempo_result ar = tempo_session_add_local_input(m->s, m->index, in, sizeof in);
-        if (ar == TEMPO_OK && in[0]) {
-            m->q_head = (m->q_head + 1) % LS_QUEUE;
-            m->q_count--;
-        }
+        if (m->running && m->q_count > 0)
+            pack_input(m->queue[m->q_head], in);
+        gave = tempo_session_add_local_input(m->s, m->index, in, sizeof in) == TEMPO_OK && in[0];
     }
     tempo_tick tick;
     if (tempo_session_advance(m->s, &tick) != TEMPO_OK)
         memset(&tick, 0, sizeof tick), tick.status = TEMPO_TICK_SYNCHRONIZING;
+    /* an input the session did not take was dropped: its command waits */
+    if (gave && (tick.inputs_taken & 1u << m->index)) {
+        m->q_head = (m->q_head + 1) % LS_QUEUE;
+        m->q_count--;
+    }
     if (tick.status != TEMPO_TICK_SYNCHRONIZING)
         m->running = true;
     bool waiting = m->running && tick.status == TEMPO_TICK_WAITING;
@@ -342,13 +374,16 @@ static void rollback_tick(ls_match *mt, ls_machine *m)
         bool first = req->frame > m->exec_hi;
         for (int p = 0; p < o->players; p++) {
             const uint8_t *in = req->inputs + (size_t)p * LS_INPUT_SIZE;
-            if (!in[0])
+            uint8_t cmd[RTS_CMD_SIZE];
+            if (!(in[0] & 1))
                 continue;
-            rts_command(&m->game, p, in + 1);
+            unpack_input(in, cmd);
+            rts_command(&m->game, p, cmd);
             if (first && p == m->index)
-                own_command_executed(mt, m, in + 1);
+                own_command_executed(mt, m, rts_command_seq(cmd), LS_INPUT_SEQ_BITS);
         }
         rts_step(&m->game, (uint64_t)LS_TICK_US);
+        plant_desync(o, m, req->frame);
         if (first)
             m->exec_hi = req->frame;
         note_turn(m, req->frame, rts_checksum(&m->game), first ? LS_TICK_US / 1000.0 : -1.0);
@@ -391,10 +426,11 @@ static void turns_tick(ls_match *mt, ls_machine *m)
                     continue;
                 rts_command(&m->game, p, data);
                 if (p == m->index)
-                    own_command_executed(mt, m, data);
+                    own_command_executed(mt, m, rts_command_seq(data), 16);
             }
         }
         rts_step(&m->game, (uint64_t)t.length_ms * 1000u);
+        plant_desync(o, m, t.turn);
         uint64_t sum = rts_checksum(&m->game);
         note_turn(m, t.turn, sum, t.length_ms);
         tempo_lockstep_turn_done(m->ls, t.turn, sum, 200);
