@@ -183,7 +183,7 @@ static bool setup_links(ls_match *mt)
     for (int k = 0; k < o->num_links; k++) {
         const sim_link_override *l = &o->links[k];
         for (int b = 0; b < mt->n; b++) {
-            if (b == l->a || (l->b >= 0 && b != l->b) || l->a >= mt->n)
+            if (b == l->a || (l->b >= 0 && b != l->b) || l->a >= mt->n || l->b >= mt->n)
                 continue;
             tempo_address x = ls_addr(l->a), y = ls_addr(b);
             if (tempo_simnet_set_link(mt->net, &x, &y, &l->params) != TEMPO_OK ||

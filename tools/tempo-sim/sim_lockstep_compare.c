@@ -189,6 +189,8 @@ static int finish(const sim_options *o, sim_ls_result *rows, int n)
     if (o->report_path && !write_report(o, rows, n)) {
         fprintf(stderr, "tempo-sim: cannot write %s\n", o->report_path);
         code = SIM_EXIT_USAGE;
+    } else if (o->report_path && !o->quiet) {
+        printf("report: %s\n", o->report_path);
     }
     for (int k = 0; k < n; k++) {
         if (code == SIM_EXIT_OK && (!rows[k].converged || !rows[k].switches_agree))
@@ -200,13 +202,14 @@ static int finish(const sim_options *o, sim_ls_result *rows, int n)
 
 static int check_options(const sim_options *o)
 {
-    if (o->players < 2 || o->spectators > 0 || o->local_per_peer != 1 || o->hosts_set) {
-        fprintf(stderr, "tempo-sim: lockstep matches take one player per machine, 2 or more, no spectators "
-                        "(see --help)\n");
+    if (o->players < 2 || o->local_per_peer != 1 || o->hosts_set) {
+        fprintf(stderr, "tempo-sim: lockstep matches take one player per machine, 2 or more (see --help)\n");
         return SIM_EXIT_USAGE;
     }
+    if (o->spectators > 0 && !o->quiet) /* the default scenario has one */
+        printf("spectators are no part of a lockstep match: %d left out\n", o->spectators);
     for (int k = 0; k < o->num_links; k++)
-        if (o->links[k].a >= o->players || o->links[k].b >= o->players) {
+        if (o->links[k].a >= o->players + o->spectators || o->links[k].b >= o->players + o->spectators) {
             fprintf(stderr, "tempo-sim: --link %d-%d: no such machine (0..%d)\n", o->links[k].a,
                     o->links[k].b, o->players - 1);
             return SIM_EXIT_USAGE;
@@ -236,6 +239,11 @@ int sim_lockstep(const sim_options *o)
     int code = check_options(o);
     if (code != SIM_EXIT_OK)
         return code;
+    if (o->topology == 1) {
+        fprintf(stderr, "tempo-sim: the lockstep object talks peer to peer; a relay plays rollback matches "
+                        "(--compare lockstep shows both)\n");
+        return SIM_EXIT_USAGE;
+    }
     sim_ls_way w;
     memset(&w, 0, sizeof w);
     w.adaptive = o->lockstep_adaptive;
