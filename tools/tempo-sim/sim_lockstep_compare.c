@@ -57,6 +57,10 @@ static void print_notes(FILE *f, const sim_ls_result *r)
         if (r->dropped & 1u << i)
             fprintf(f, "  %s: the relay dropped machine %d (it fell too far behind or went silent); "
                        "it played on alone, left out of the checksum check\n", r->way.label, i);
+    fprintf(f, "  %s: up/down kb/s per member:", r->way.label);
+    for (int i = 0; i < r->machines; i++)
+        fprintf(f, " %d%s %.1f/%.1f", i, i == r->slow ? " (slow)" : "", r->up_kbps[i], r->down_kbps[i]);
+    fprintf(f, "\n");
     if (r->way.kind == SIM_LS_RELAY)
         fprintf(f, "  %s: the relay sent %.1f kb/s and received %.1f kb/s\n", r->way.label, r->relay_up_kbps,
                 r->relay_down_kbps);
