@@ -49,7 +49,9 @@ save-policy --save-policy save-policy enum every sparse - no-such-save-policy
 desync-interval --desync-interval desync-interval int 0 100000 -1 100001
 desync-at --desync-at desync-at frame 0 2147483647 -1 2147483648
 seal --seal seal enum on off - no-such-seal
-compare --compare - enum timesync reconciliation - no-such-compare
+topology --topology topology enum mesh relay - no-such-topology
+lockstep-turns --lockstep-turns lockstep-turns int 10 2000 9 2001
+compare --compare - enum timesync lockstep - no-such-compare
 check-distance --check-distance - int 1 64 0 65
 nondeterministic-at --nondeterministic-at - int 0 2147483647 -1 2147483648
 synctest --synctest - flag - - - -
@@ -170,6 +172,8 @@ save-policy sparse
 desync-interval 30
 desync-at 900
 seal off
+topology relay
+lockstep-turns 35
 SCENARIO
 cat >"$dir/rt2.scenario" <<'SCENARIO'
 seed 9223372036854775807
@@ -184,6 +188,7 @@ max-prediction 0
 save-policy every
 desync-interval 0
 seal on
+lockstep-turns adaptive
 SCENARIO
 cat >"$dir/rt3.scenario" <<'SCENARIO'
 seed 5
@@ -219,7 +224,7 @@ done <"$dir/list.txt"
 "$sim" --scenario "$dir/rt2.scenario" --print-scenario >"$dir/rt2.file"
 "$sim" --seed 9223372036854775807 --frames 45s --players 4 --local-per-peer 2 --spectators 2 \
     --profile terrible --input-delay auto --timesync lead --max-prediction 0 --save-policy every \
-    --desync-interval 0 --seal on --print-scenario >"$dir/rt2.cli" || fail "rt2's options did not read"
+    --desync-interval 0 --seal on --lockstep-turns adaptive --print-scenario >"$dir/rt2.cli" || fail "rt2's options did not read"
 cmp -s "$dir/rt2.file" "$dir/rt2.cli" || fail "options and file differ: $(diff "$dir/rt2.file" "$dir/rt2.cli")"
 
 echo "sim_settings: ok ($checked values checked)"

@@ -166,3 +166,11 @@ if(TARGET tempo-hitscan AND NOT WIN32)
            "${HITSCAN_SDL}" ${CMAKE_CURRENT_BINARY_DIR}/hitscan)
   set_tests_properties(hitscan PROPERTIES TIMEOUT 120)
 endif()
+
+# --topology relay, --lockstep-turns and --compare lockstep on short seeded
+# runs (tests/sim_lockstep.sh).
+if(TARGET tempo-sim AND NOT WIN32)
+  add_test(NAME sim_lockstep COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_lockstep.sh $<TARGET_FILE:tempo-sim>
+           ${CMAKE_CURRENT_BINARY_DIR}/sim_lockstep)
+  set_tests_properties(sim_lockstep PROPERTIES TIMEOUT 120)
+endif()

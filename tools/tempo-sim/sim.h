@@ -48,7 +48,8 @@ typedef enum sim_compare {
     SIM_COMPARE_INTERPOLATION, /* playout delays: fixed 2 ticks, Pongbat, adaptive (sim_view.c) */
     SIM_COMPARE_RECKONING,     /* dead reckoning orders and corrections (sim_view.c) */
     SIM_COMPARE_LAGCOMP,       /* lag compensation on and off at 50/100/150 ms (sim_view.c) */
-    SIM_COMPARE_RECONCILIATION  /* client-server: dumb, none, replay (sim_cs.c) */
+    SIM_COMPARE_RECONCILIATION, /* client-server: dumb, none, replay (sim_cs.c) */
+    SIM_COMPARE_LOCKSTEP       /* frame lockstep, 35 ms and adaptive turns, relay (sim_lockstep*.c) */
 } sim_compare;
 
 /* Who talks to whom: peers of a rollback match, or a server and its clients. */
@@ -172,6 +173,11 @@ typedef struct sim_options {
     const char *csv_path;        /* NULL: no CSV */
     const char *record_prefix;   /* NULL: no replay files; else PREFIX-peerN.rep per peer */
     const char *command;         /* the command line, for the report */
+
+    /* lockstep and relay (sim_lockstep.h) */
+    int topology;                /* 0: mesh; 1: every peer through one relay */
+    int lockstep_turns;          /* turn length, ms, of the lockstep object; 0: not lockstep */
+    bool lockstep_adaptive;      /* --lockstep-turns adaptive */
 } sim_options;
 
 /* Run a synctest of the arena; returns the exit code. */

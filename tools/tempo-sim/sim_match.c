@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_lockstep.h"
 #include "sim_match.h"
 
 _Static_assert(SIM_MAX_MACHINES == SIM_MAX_PEERS, "the timeline holds every machine");
@@ -149,9 +150,18 @@ static tempo_result setup_session(sim_match *mt, sim_machine *m, const tempo_con
         c.spectator_host_player = mt->mach[m->host]->first_player;
         return tempo_session_create_spectator(&c, &m->counted, &host, &m->s);
     }
-    r = tempo_session_create_p2p(&c, &m->counted, &m->s);
+    if (mt->relay) { /* sealing needs tokens: a relay match is played unsealed */
+        tempo_address ra = sim_relay_addr();
+        c.session_id = SIM_RELAY_MATCH_ID;
+        c.has_match_key = false;
+        r = tempo_session_create_relay_member(&c, &m->counted, &ra, NULL, &m->s);
+    } else {
+        r = tempo_session_create_p2p(&c, &m->counted, &m->s);
+    }
     for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
         int host = sim_player_peer(o, p);
+        if (mt->relay && host != m->index)
+            continue;
         if (host == m->index) {
             r = tempo_session_add_local_player(m->s, p);
             m->local_mask |= 1u << p;
@@ -278,9 +288,13 @@ static bool setup(sim_match *mt)
     mt->hostile = sim_hostile_create(o, mt->net, mt->nmach, &failed);
     if (failed)
         return false;
+    if (o->topology == 1 && !(mt->relay = calloc(1, sizeof *mt->relay)))
+        return false;
     for (int i = 0; i < mt->nmach; i++)
         if (!setup_machine(mt, i, &base))
             return false;
+    if (mt->relay && !sim_relay_node_create(mt->relay, mt->net, o, machine_addr, mt->nmach))
+        return false;
     if (!setup_links(mt) || !setup_blackouts(mt))
         return false;
     /* Room for a match four times slower than real time plus the drain;
@@ -314,6 +328,9 @@ static void teardown(sim_match *mt)
         free(mt->mach[i]);
     }
     sim_hostile_destroy(mt->hostile);
+    if (mt->relay)
+        sim_relay_node_destroy(mt->relay);
+    free(mt->relay);
     tempo_simnet_destroy(mt->net);
 }
 
@@ -553,6 +570,8 @@ static void run(sim_match *mt, sim_result *out, sim_progress_fn progress, void *
         }
         pass_blackouts(mt, next->next_vt);
         sim_measure_advance(mt, next->next_vt);
+        if (mt->relay)
+            sim_relay_node_step(mt->relay, mt->net, mt->vt);
         tempo_simnet_set_time(mt->net, mt->vt);
         if (mt->hostile)
             sim_hostile_step(mt->hostile, mt->vt);

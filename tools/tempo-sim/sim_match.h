@@ -151,6 +151,7 @@ struct sim_match {
     int32_t heal_frame;
     uint32_t disconnect_timeout_ms; /* the sessions' */
     sim_hostile_run *hostile; /* NULL: no hostile actors */
+    struct sim_relay_node *relay; /* --topology relay: the relay every peer plays through; else NULL */
 };
 typedef struct sim_match sim_match;
 

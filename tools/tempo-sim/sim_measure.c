@@ -272,6 +272,13 @@ int64_t sim_measure_expected_checks(const sim_match *mt, int i)
     if (interval <= 0 || m->dead || m->cut_off)
         return -1;
     int64_t n = 0;
+    if (mt->relay) { /* the relay compares every member's checksums: one partner */
+        int32_t last = checked_end(m);
+        for (int k = 0; k < mt->npeers; k++)
+            if (!mt->mach[k]->dead && checked_end(mt->mach[k]) < last)
+                last = checked_end(mt->mach[k]);
+        return (last < mt->o->frames ? last : mt->o->frames) / interval;
+    }
     for (int k = 0; k < mt->nmach; k++) {
         const sim_machine *o = mt->mach[k];
         if (!partners(m, o))

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim_lockstep.h"
 #include "sim_match.h"
 
 static int usage_error(const char *what)
@@ -34,6 +35,8 @@ static int validate(const sim_options *o)
             return usage_error(msg);
         }
     }
+    if (o->topology == 1 && o->spectators > 0)
+        return usage_error("spectators watch a peer of a mesh; a relay match has none (--topology relay)");
     if (peers < 2)
         return usage_error("a network match needs at least 2 peers (players / local-per-peer)");
     if (machines > SIM_MAX_MACHINES) {
@@ -177,7 +180,11 @@ int sim_network(const sim_options *o)
         return sim_cs_network(o);
     if (o->compare == SIM_COMPARE_RECONCILIATION)
         return usage_error("--compare reconciliation needs --mode client-server");
-    if (o->compare >= SIM_COMPARE_INTERPOLATION)
+    if (o->compare == SIM_COMPARE_LOCKSTEP)
+        return sim_lockstep_compare(o);
+    if (o->lockstep_turns > 0 || o->lockstep_adaptive)
+        return sim_lockstep(o);
+    if (o->compare >= SIM_COMPARE_INTERPOLATION && o->compare <= SIM_COMPARE_LAGCOMP)
         return sim_view_compare(o);
     int code = validate(o);
     if (code != SIM_EXIT_OK)

@@ -228,6 +228,10 @@ void sim_scenario_write(FILE *f, const sim_options *o)
         case SIM_SET_SPECTATOR:
         case SIM_SET_START_SKEW:
             break; /* written with local-per-peer, spectators and clock-drift */
+        case SIM_SET_TOPOLOGY:
+            if (o->topology) /* mesh, the default, goes unsaid */
+                put_plain(f, s, o);
+            break;
         default:
             put_plain(f, s, o);
             break;

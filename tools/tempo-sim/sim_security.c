@@ -29,7 +29,8 @@ bool sim_security_sealed_datagram(const uint8_t *data, size_t size)
 
 bool sim_security_sealed(const sim_options *o)
 {
-    return o->seal && tempo_secure_available();
+    /* relay members seal only with a backend's tokens, which the sim has not */
+    return o->seal && o->topology == 0 && tempo_secure_available();
 }
 
 /* splitmix64's finalizer, as sim_match.c draws its other values. */

@@ -39,16 +39,20 @@ static const int save_values[] = {TEMPO_SAVE_EVERY_FRAME, TEMPO_SAVE_SPARSE};
 static const char *const seal_names[] = {"on", "off", NULL};
 static const int seal_values[] = {1, 0};
 static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction",
-                                            "interpolation", "reckoning", "lagcomp", "reconciliation", NULL};
+                                            "interpolation", "reckoning", "lagcomp", "reconciliation",
+                                            "lockstep", NULL};
 static const int compare_values[] = {SIM_COMPARE_TIMESYNC, SIM_COMPARE_INPUT_DELAY,
                                      SIM_COMPARE_MAX_PREDICTION, SIM_COMPARE_INTERPOLATION,
-                                     SIM_COMPARE_RECKONING, SIM_COMPARE_LAGCOMP, SIM_COMPARE_RECONCILIATION};
+                                     SIM_COMPARE_RECKONING, SIM_COMPARE_LAGCOMP, SIM_COMPARE_RECONCILIATION,
+                                     SIM_COMPARE_LOCKSTEP};
 static const char *const role_names[] = {"p2p", "client-server", NULL};
 static const int role_values[] = {SIM_ROLE_P2P, SIM_ROLE_CLIENT_SERVER};
 static const char *const game_names[] = {"auto", "pong", "walkers", NULL};
 static const int game_values[] = {SIM_CS_GAME_AUTO, SIM_CS_GAME_PONG, SIM_CS_GAME_WALKERS};
 static const char *const reconcile_names[] = {"replay", "none", "dumb", NULL};
 static const int reconcile_values[] = {TEMPO_RECONCILE_REPLAY, TEMPO_RECONCILE_NONE, TEMPO_RECONCILE_DUMB};
+static const char *const topology_names[] = {"mesh", "relay", NULL};
+static const int topology_values[] = {0, 1};
 
 #define MATCH "match"
 #define CS "client-server"
@@ -157,10 +161,19 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_SEAL] = {"seal", "--seal", "seal", SIM_KIND_ENUM, FIELD(seal), .names = seal_names,
                       .values = seal_values, .cli_arg = "on|off", .group = SESSION,
                       .help = "seal every datagram (a match key drawn from the seed)"},
+    [SIM_SET_TOPOLOGY] = {"topology", "--topology", "topology", SIM_KIND_ENUM, FIELD(topology),
+                          .names = topology_names, .values = topology_values, .cli_arg = "mesh|relay",
+                          .group = SESSION, .help = "peers talk to each other, or all through one relay"},
+    [SIM_SET_LOCKSTEP_TURNS] = {"lockstep-turns", "--lockstep-turns", "lockstep-turns", SIM_KIND_INT,
+                                FIELD(lockstep_turns), .min = 10, .max = 2000, .unit = "ms",
+                                .keyword = "adaptive",
+                                .keyword_offset = offsetof(sim_options, lockstep_adaptive),
+                                .cli_arg = "MS|adaptive", .group = SESSION,
+                                .help = "an RTS-style match with the turn-based lockstep object"},
     [SIM_SET_COMPARE] = {"compare", "--compare", NULL, SIM_KIND_ENUM, FIELD(compare), .names = compare_names,
                          .values = compare_values, .cli_arg = "WHAT", .group = RUN,
                          .help = "run once per method (or delay 0..4 and auto, prediction window 4..24, view setting, "
-                                 "client-server reconciliation), print one table"},
+                                 "client-server reconciliation, lockstep way), print one table"},
     [SIM_SET_CHECK_DISTANCE] = {"check-distance", "--check-distance", NULL, SIM_KIND_INT, FIELD(check_distance),
                                 .min = 1, .max = TEMPO_MAX_PREDICTION, .cli_arg = "D", .group = RUN,
                                 .help = "synctest rollback distance"},

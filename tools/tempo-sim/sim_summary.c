@@ -50,6 +50,8 @@ void sim_describe(const sim_options *o, char *buf, size_t size)
         if (peers * o->local_per_peer != o->players)
             sim_append(buf, size, " (%d players)", o->players);
     }
+    if (o->topology == 1)
+        sim_append(buf, size, " through a relay");
     if (o->spectators)
         sim_append(buf, size, " + %d spectator%s", o->spectators, o->spectators > 1 ? "s" : "");
     for (int k = 0; k < o->spectators; k++)

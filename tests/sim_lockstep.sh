@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# tempo-sim's relay topology and lockstep matches, on short seeded runs:
+# a rollback match through the relay converges and nobody waits; the
+# lockstep object's turns converge with equal checksums (and a planted
+# desync is caught); adaptive turns switch at the same turn everywhere;
+# --compare lockstep prints its four rows, the same twice, with JSON and a
+# chart, and through the relay nobody waits for the terrible peer while
+# frame lockstep in a mesh does; spectators are refused in relay mode.
+# usage: sim_lockstep.sh <tempo-sim> <work dir>
+set -u
+sim=$1
+dir=$2
+mkdir -p "$dir"
+fail() { echo "FAIL: $*"; exit 1; }
+value() { sed -n "s/^ *\"$1\": \\(.*\\),\\{0,1\\}$/\\1/p" "$2" | sed 's/,$//'; }
+# column c (1 = the first after the way's name) of the table row whose way is $2
+col() { awk -v row="$2" -v c="$3" 'index($0, row) == 1 { n = split(substr($0, length(row) + 1), f, " +"); i = 0;
+        for (k = 1; k <= n; k++) if (f[k] != "") { i++; if (i == c) print f[k] } }' "$1"; }
+
+# 1. Four peers through the relay on lan: converged, every desync check made,
+# and no peer ever waited.
+"$sim" --players 4 --frames 600 --topology relay --profile lan --seed 1 --quiet --json "$dir/relay.json" ||
+    fail "the relay match did not exit 0"
+[ "$(value converged "$dir/relay.json")" = true ] || fail "the relay match did not converge"
+[ "$(value soak_check "$dir/relay.json")" = null ] || fail "the relay match failed a soak check"
+[ "$(grep -c '"waiting_ticks": 0,' "$dir/relay.json")" -eq 4 ] || fail "a relay member waited"
+
+# 2. Fixed 50 ms turns, 10 s: exactly 200 turns, equal on every machine;
+# own commands execute two turns (100 ms) after the turn they joined at most.
+"$sim" --players 4 --frames 600 --lockstep-turns 50 --seed 3 >"$dir/turns.txt" || fail "50 ms turns did not exit 0"
+grep -q "^50 ms turns .* equal (200)$" "$dir/turns.txt" || fail "50 ms turns: not 200 equal turns: $(cat "$dir/turns.txt")"
+[ "$(col "$dir/turns.txt" "50 ms turns" 1)" = 0 ] || fail "50 ms turns froze on broadband"
+[ "$(col "$dir/turns.txt" "50 ms turns" 5)" = 100.0 ] || fail "50 ms turns: latency max is not 100 ms"
+# The same with machine 1's game planted wrong after turn 120: caught there, exit 3.
+"$sim" --players 4 --frames 600 --lockstep-turns 50 --seed 3 --desync-at 120 >"$dir/desync.txt"
+[ $? -eq 3 ] || fail "a planted desync did not exit 3"
+grep -q "machine 1 differs from machine 0 after turn 120" "$dir/desync.txt" || fail "the desync was not found at turn 120"
+
+# 3. Adaptive turns with one transatlantic player: the host switches, every
+# machine at the same turns, and the states agree.
+"$sim" --players 4 --frames 900 --lockstep-turns adaptive --seed 3 --link 3-*:transatlantic \
+    --json "$dir/adaptive.json" >"$dir/adaptive.txt" || fail "adaptive turns did not exit 0"
+[ "$(value converged "$dir/adaptive.json")" = true ] || fail "adaptive turns did not converge"
+[ "$(value switches_agree "$dir/adaptive.json")" = true ] || fail "machines switched at different turns"
+[ "$(value switches "$dir/adaptive.json")" -ge 1 ] || fail "adaptive turns never switched"
+
+# 4. --compare lockstep: eight players, the last on terrible links.
+"$sim" --players 8 --frames 1200 --profile lan --link 7-*:terrible --seed 5 --compare lockstep \
+    --json "$dir/compare.json" --report "$dir/compare.html" >"$dir/compare.txt" || fail "--compare lockstep did not exit 0"
+"$sim" --players 8 --frames 1200 --profile lan --link 7-*:terrible --seed 5 --compare lockstep >"$dir/compare2.txt"
+grep -v '^report: ' "$dir/compare.txt" | cmp -s - "$dir/compare2.txt" || fail "the same seed printed two tables"
+for row in "frame lockstep (mesh)" "35 ms turns" "adaptive turns" "rollback (relay)"; do
+    [ "$(grep -c "^$row " "$dir/compare.txt")" -eq 1 ] || fail "no row '$row'"
+done
+[ "$(grep -c '"way": ' "$dir/compare.json")" -eq 4 ] || fail "the JSON lacks the rows"
+[ "$(grep -c '<polyline' "$dir/compare.html")" -eq 4 ] || fail "the report has no turn-length chart"
+grep -q "^report: $dir/compare.html$" "$dir/compare.txt" || fail "the report's path was not printed"
+# Through the relay nobody waits for the terrible peer; in a mesh they do.
+[ "$(col "$dir/compare.txt" "rollback (relay)" 3)" = 0 ] || fail "relay members waited for the slow peer"
+[ "$(col "$dir/compare.txt" "frame lockstep (mesh)" 3)" -gt 0 ] || fail "the mesh never waited for the slow peer"
+
+# 5. A relay match has no spectators, and says so.
+"$sim" --players 2 --spectators 1 --topology relay 2>"$dir/spect.txt"
+[ $? -eq 2 ] || fail "spectators in relay mode did not exit 2"
+grep -q "a relay match has none" "$dir/spect.txt" || fail "no message for spectators in relay mode"
+
+echo "sim_lockstep: ok"

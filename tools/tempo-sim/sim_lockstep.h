@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_lockstep.h — tempo-sim's RTS-style matches (sim_lockstep.c): the
+ * game of sim_rts.h played by bots, one player per machine, over simnet in
+ * virtual time, in one of four ways, measured alike from outside:
+ *
+ *   frame lockstep   p2p rollback sessions in a mesh with no prediction
+ *                    (max-prediction 0) and an input delay
+ *   turns            the turn-based lockstep object, fixed or adaptive turns
+ *   relay            rollback sessions through one tempo relay
+ *
+ * and the relay node that --topology relay adds to a rollback match
+ * (sim_relay.c).
+ */
+#ifndef TEMPO_SIM_LOCKSTEP_H
+#define TEMPO_SIM_LOCKSTEP_H
+
+#include "sim.h"
+#include "tempo/relay.h"
+
+/* ---- sim_relay.c: the relay node ------------------------------------------- */
+
+#define SIM_RELAY_MATCH_ID 0x7e1a4u
+#define SIM_RELAY_TICK_US 2000u /* the relay is updated this often */
+
+typedef struct sim_relay_node {
+    tempo_relay *relay;
+    tempo_transport tr;
+    tempo_address addr;
+    uint64_t next_vt;         /* its next update */
+} sim_relay_node;
+
+/* The relay's address on the simulated network. */
+tempo_address sim_relay_addr(void);
+/* Add the relay to net and create it. Each machine's link to it takes the
+ * machine's own link profile (a --link A-* line), else the default. machine_addr
+ * gives machine i's address. Returns false with a message on stderr. */
+bool sim_relay_node_create(sim_relay_node *n, tempo_simnet *net, const sim_options *o,
+                           tempo_address (*machine_addr)(int), int machines);
+/* Update the relay for every SIM_RELAY_TICK_US due up to vt. */
+void sim_relay_node_step(sim_relay_node *n, tempo_simnet *net, uint64_t vt);
+void sim_relay_node_destroy(sim_relay_node *n);
+
+/* ---- sim_lockstep.c: the RTS-style match ---------------------------------- */
+
+typedef enum sim_ls_kind {
+    SIM_LS_FRAME_MESH, /* frame lockstep: p2p, max-prediction 0, input delay */
+    SIM_LS_TURNS,      /* the lockstep object */
+    SIM_LS_RELAY       /* rollback through the relay */
+} sim_ls_kind;
+
+typedef struct sim_ls_way {
+    sim_ls_kind kind;
+    uint32_t turn_ms;      /* SIM_LS_TURNS: the first (fixed: every) turn's length */
+    bool adaptive;         /* SIM_LS_TURNS: the host adapts it */
+    char label[32];
+} sim_ls_way;
+
+#define SIM_LS_SERIES_S 0.25 /* turn-length samples, seconds apart */
+
+typedef struct sim_ls_result {
+    sim_ls_way way;
+    int machines;
+    int slow;                   /* the slow machine (a --link A-* line), -1 if none */
+    bool finished, converged;
+    char problem[160];
+    uint32_t dropped;           /* machines the relay dropped (bit i: machine i), left out of the check */
+    int32_t compared;           /* turns (frames) whose checksums every machine agreed on */
+    double match_s;             /* virtual seconds until every machine played the match */
+    /* over every machine but the slow one */
+    uint64_t waits, waits_slow; /* freezes, and those awaiting only the slow machine's commands */
+    double waits_per_min, waits_slow_per_min;
+    double latency_mean_ms, latency_max_ms; /* command creation to execution, own commands */
+    uint64_t commands;          /* commands executed and timed */
+    double up_kbps[SIM_MAX_MACHINES], down_kbps[SIM_MAX_MACHINES]; /* payload, kilobits a second */
+    double relay_up_kbps, relay_down_kbps; /* the relay's own, SIM_LS_RELAY */
+    /* turn lengths, machine 0's turns (frames: 1000/60 ms) */
+    double turn_min_ms, turn_mean_ms, turn_max_ms;
+    int switches;               /* turn-length changes */
+    bool switches_agree;        /* every machine switched at the same turns to the same lengths */
+    float *series;              /* machine 0's turn length every SIM_LS_SERIES_S (malloc'd) */
+    int series_n;
+} sim_ls_result;
+
+/* Run one match of o's players (one per machine) the way w says. Returns
+ * SIM_EXIT_OK after a run (its verdict in *r), SIM_EXIT_USAGE with a
+ * message on stderr if it cannot be set up. Free r->series after. */
+int sim_ls_run(const sim_options *o, const sim_ls_way *w, sim_ls_result *r);
+
+/* --lockstep-turns MS|adaptive: one match with the lockstep object. */
+int sim_lockstep(const sim_options *o);
+/* --compare lockstep: the four ways side by side (sim_lockstep_compare.c). */
+int sim_lockstep_compare(const sim_options *o);
+
+#endif /* TEMPO_SIM_LOCKSTEP_H */
