@@ -100,3 +100,19 @@ if(TARGET tempo-token AND TEMPO_HAVE_SODIUM AND NOT WIN32)
             ${CMAKE_CURRENT_BINARY_DIR}/tempo_token)
   set_tests_properties(tempo_token PROPERTIES TIMEOUT 60)
 endif()
+
+# tempo-pong over UDP on loopback (tests/pong_udp.sh): a server and 8 bot
+# clients end on the server's final line, as do clients reconciling with
+# none and dumb; the command line; a sealed match with tempo-token's tokens.
+if(TARGET tempo-pong AND NOT WIN32)
+  add_test(NAME pong_udp
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/pong_udp.sh $<TARGET_FILE:tempo-pong> -
+            ${CMAKE_CURRENT_BINARY_DIR}/pong_udp open)
+  set_tests_properties(pong_udp PROPERTIES TIMEOUT 60)
+  if(TARGET tempo-token AND TEMPO_HAVE_SODIUM)
+    add_test(NAME pong_udp_sealed
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/pong_udp.sh $<TARGET_FILE:tempo-pong>
+              $<TARGET_FILE:tempo-token> ${CMAKE_CURRENT_BINARY_DIR}/pong_udp_sealed sealed)
+    set_tests_properties(pong_udp_sealed PROPERTIES TIMEOUT 60)
+  endif()
+endif()

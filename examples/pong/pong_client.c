@@ -112,9 +112,8 @@ bool pong_client_open(pong_client *pc, const pong_options *o, const char *progra
     if (!o->quiet) {
         char addr[TEMPO_ADDRESS_STRLEN];
         tempo_address_format(&o->connect, addr, sizeof addr);
-        fprintf(stderr, "%s: connecting to %s, %s, reconciliation %s\n", program, addr,
-                cfg.has_token ? "sealed with the token" : "no token: datagrams are NOT authenticated",
-                pong_reconcile_name(o->reconcile));
+        fprintf(stderr, "%s: connecting to %s%s, reconciliation %s\n", program, addr,
+                cfg.has_token ? ", sealed with the token" : "", pong_reconcile_name(o->reconcile));
     }
     return true;
 }

@@ -93,11 +93,9 @@ bool pong_server_open(pong_server *ps, const pong_options *o, const char *progra
     if (!o->quiet) {
         char addr[TEMPO_ADDRESS_STRLEN];
         tempo_address_format(&o->address, addr, sizeof addr);
-        fprintf(stderr, "%s: serving %d players on port %d, %s\n", program, o->players, o->port,
-                ps->sealed ? "sealed: clients need a token naming this server"
-                           : "no --private-key-file: datagrams are NOT authenticated");
+        fprintf(stderr, "%s: serving %d players on port %d\n", program, o->players, o->port);
         if (ps->sealed)
-            fprintf(stderr, "%s: tokens must name %s\n", program, addr);
+            fprintf(stderr, "%s: sealed: clients need a token naming %s\n", program, addr);
     }
     return true;
 }
