@@ -29,11 +29,12 @@ server() {
         > "$dir/$name.out" 2> "$dir/$name.err" &
     server_pid=$!
 }
-# client NAME [options...]: start a bot client in the background.
+# client NAME PLAYERS [options...]: start a bot client in the background.
 client() {
-    name=$1
-    shift
-    "$pong" --client --connect 127.0.0.1:$port --bot --frames $frames --timeout 15 "$@" \
+    name=$1 players=$2
+    shift 2
+    "$pong" --client --connect 127.0.0.1:$port --players "$players" --bot --frames $frames \
+        --timeout 15 "$@" \
         > "$dir/$name.out" 2> "$dir/$name.err" &
     client_pids="$client_pids $!"
 }
@@ -91,7 +92,7 @@ open)
     echo "a server and 8 bot clients:"
     server s8 8
     sleep 0.3
-    for i in 0 1 2 3 4 5 6 7; do client c8-$i; done
+    for i in 0 1 2 3 4 5 6 7; do client c8-$i 8; done
     wait_all "8-client match"
     same_final s8 c8-0 c8-1 c8-2 c8-3 c8-4 c8-5 c8-6 c8-7
     grep -q "^stats ticks=$frames clients=[0-8] connects=8 " "$dir/s8.out" ||
@@ -107,8 +108,8 @@ open)
     port=$((port + 1))
     server sm 2
     sleep 0.3
-    client cnone --reconcile none
-    client cdumb --reconcile dumb
+    client cnone 2 --reconcile none
+    client cdumb 2 --reconcile dumb
     wait_all "none/dumb match"
     same_final sm cnone cdumb
     ;;
@@ -122,8 +123,8 @@ sealed)
     echo "a sealed server and 2 clients with tokens, one without:"
     server ss 2 --private-key-file "$dir/server.key"
     sleep 0.3
-    client ct1 --token-file "$dir/t1"
-    client ct2 --token-file "$dir/t2"
+    client ct1 2 --token-file "$dir/t1"
+    client ct2 2 --token-file "$dir/t2"
     "$pong" --client --connect 127.0.0.1:$port --bot --frames $frames --timeout 3 \
         > "$dir/cnotoken.out" 2> "$dir/cnotoken.err"
     rc=$?

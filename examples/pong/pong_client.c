@@ -137,7 +137,7 @@ static void report_events(pong_client *pc)
                     pc->me % 2 == PONG_LEFT ? "left" : "right");
             break;
         case TEMPO_CLIENT_EVENT_DENIED:
-            fprintf(stderr, "%s: the server refused us (full, or the token)\n", pc->program);
+            fprintf(stderr, "%s: the server refused us (full, another --players, or the token)\n", pc->program);
             break;
         case TEMPO_CLIENT_EVENT_TIMED_OUT:
             fprintf(stderr, "%s: timed out: no answer from the server\n", pc->program);
