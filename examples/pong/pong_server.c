@@ -55,6 +55,7 @@ bool pong_server_open(pong_server *ps, const pong_options *o, const char *progra
     tempo_server_config cfg;
     tempo_server_config_default(&cfg);
     cfg.num_players = o->players;
+    cfg.max_clients = o->players; /* one paddle each */
     cfg.input_size = PONG_INPUT_SIZE;
     cfg.frames_per_second = 60;
     cfg.arena = &ps->game;
