@@ -123,6 +123,7 @@ void pong_server_close(pong_server *ps);
 
 typedef struct pong_client {
     pong_state game;          /* the arena: the server's state, predicted ahead */
+    pong_state server;        /* the newest snapshot as it came (placed_tick) */
     tempo_client *client;
     tempo_udp *udp;
     const char *program;
@@ -140,7 +141,9 @@ typedef struct pong_client {
 } pong_client;
 
 /* Open a UDP socket, read the token (if any), create the client for the
- * server in o->connect. False with a message on stderr otherwise. */
+ * server in o->connect. False with a message on stderr otherwise. tempo
+ * keeps pointers into *pc (the arena, the correction measure's context):
+ * pc stays where it is until pong_client_close. */
 bool pong_client_open(pong_client *pc, const pong_options *o, const char *program);
 
 /* One tick at time now_us: network, events, our input (the bot's, or

@@ -170,6 +170,7 @@ tempo_client_state pong_client_tick(pong_client *pc, uint64_t now_us, uint8_t in
         tempo_client_get_stats(pc->client, &st);
         pc->placed_tick = st.server_frame;
         pc->placed_checksum = pong_checksum(&pc->game);
+        pc->server = pc->game;
         if (pc->final_tick > 0 && pc->placed_tick == pc->final_tick && !pc->have_final) {
             pc->have_final = true;
             pc->final_checksum = pc->placed_checksum;
