@@ -116,3 +116,13 @@ if(TARGET tempo-pong AND NOT WIN32)
     set_tests_properties(pong_udp_sealed PROPERTIES TIMEOUT 60)
   endif()
 endif()
+
+# tempo-pong-sdl without a display (tests/pong_sdl.sh): --local against
+# bots, and the window as a client of a tempo-pong server, reconciling with
+# replay and with none; each run leaves a picture. Exit 77 = skip.
+if(TARGET tempo-pong-sdl AND TARGET tempo-pong AND NOT WIN32)
+  add_test(NAME pong_sdl
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/pong_sdl.sh $<TARGET_FILE:tempo-pong-sdl>
+            $<TARGET_FILE:tempo-pong> ${CMAKE_CURRENT_BINARY_DIR}/pong_sdl)
+  set_tests_properties(pong_sdl PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+endif()

@@ -95,16 +95,22 @@ static void draw_paddles(SDL_Renderer *r, const pong_view *v)
 static void draw_ball(SDL_Renderer *r, const pong_state *g)
 {
     const pong_ball *b = &g->ball;
-    if (g->serve_timer > 0 && (g->serve_timer / 8) % 2)
-        return; /* blinks while waiting to be served */
-    colour(r, 250, 250, 250, 255);
+    if (g->serve_timer > 0)
+        colour(r, 130, 136, 146, 255); /* grey while waiting to be served */
+    else
+        colour(r, 250, 250, 250, 255);
     SDL_RenderFillRect(r, &(SDL_Rect){px(b->x - PONG_BALL_HALF), px(b->y - PONG_BALL_HALF),
                                       px(2 * PONG_BALL_HALF), px(2 * PONG_BALL_HALF)});
 }
 
+/* The overlay sits between the left paddles and the net, below the
+ * score, so it never hides a paddle. */
+#define OVERLAY_X 80
+#define OVERLAY_Y 96
+
 static void overlay_line(SDL_Renderer *r, int *y, const char *text)
 {
-    arena_text(r, 16, *y, TEXT, text);
+    arena_text(r, OVERLAY_X + 10, *y, TEXT, text);
     *y += LINE;
 }
 
@@ -114,9 +120,9 @@ static void draw_overlay(SDL_Renderer *r, const pong_view *v)
     int lines = v->local ? 3 : 9;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     colour(r, 0, 0, 0, 170);
-    SDL_RenderFillRect(r, &(SDL_Rect){6, 6, 430, 12 + lines * LINE});
+    SDL_RenderFillRect(r, &(SDL_Rect){OVERLAY_X, OVERLAY_Y, 430, 12 + lines * LINE});
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
-    int y = 14;
+    int y = OVERLAY_Y + 8;
     colour(r, 200, 210, 220, 255);
     if (v->local) {
         overlay_line(r, &y, "LOCAL: NO SERVER, NO NETCODE");
