@@ -88,7 +88,7 @@ static bool parse_reconcile(void *field, const char *value, char *why, size_t wh
              "predicts and replays, none snaps back, dumb\nonly shows the server's state"}
 #define SPEC_TIMEOUT                                                                          \
     {.name = "timeout", .kind = OPTION_INT, .value = "S", .offset = FIELD(timeout_s),         \
-     .min = 1, .max = 86400, .help = "give up after S seconds, default 60 (with --frames)"}
+     .min = 1, .max = 86400, .help = "give up waiting after S seconds, default 60"}
 
 static const option_spec headless_specs[] = {
     {.name = "server", .kind = OPTION_FLAG, .offset = FIELD(server),
