@@ -126,3 +126,9 @@ if(TARGET tempo-pong-sdl AND TARGET tempo-pong AND NOT WIN32)
             $<TARGET_FILE:tempo-pong> ${CMAKE_CURRENT_BINARY_DIR}/pong_sdl)
   set_tests_properties(pong_sdl PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 endif()
+
+# test_pong_net drives the Pong programs' server and client (pong_app) over
+# simnet in virtual time.
+if(TARGET test_pong_net)
+  target_link_libraries(test_pong_net PRIVATE pong_app)
+endif()

@@ -92,17 +92,24 @@ const char *pong_reconcile_name(tempo_reconcile_mode mode);
 typedef struct pong_server {
     pong_state game;          /* the arena tempo reads for each snapshot */
     tempo_server *server;
-    tempo_udp *udp;
+    tempo_udp *udp;           /* NULL: the caller's transport */
     const char *program;      /* for messages */
     bool quiet;
     bool sealed;              /* clients need tokens; datagrams are sealed */
     int32_t tick;             /* the state in `game` is of this tick */
 } pong_server;
 
-/* Open the UDP port, read the private key (if any), create the server over
- * a freshly initialised game. False with a message on stderr otherwise
- * (then nothing is left open). */
+/* Open the UDP port o->port and start the server on it
+ * (pong_server_start). False with a message on stderr otherwise (then
+ * nothing is left open). */
 bool pong_server_open(pong_server *ps, const pong_options *o, const char *program);
+
+/* Read the private key (if any) and create the server over a freshly
+ * initialised game, talking through `transport` (its ctx must outlive the
+ * server). tempo keeps a pointer to ps->game: ps stays where it is until
+ * pong_server_close. False with a message on stderr otherwise. */
+bool pong_server_start(pong_server *ps, const pong_options *o, const char *program,
+                       const tempo_transport *transport);
 
 /* One tick at time now_us: network in and out, events (printed unless
  * quiet), the ADVANCE of the next tick, carried out. */
@@ -125,7 +132,7 @@ typedef struct pong_client {
     pong_state game;          /* the arena: the server's state, predicted ahead */
     pong_state server;        /* the newest snapshot as it came (placed_tick) */
     tempo_client *client;
-    tempo_udp *udp;
+    tempo_udp *udp;           /* NULL: the caller's transport */
     const char *program;
     bool quiet, verbose;
     bool bot;                 /* the bot plays our paddle (else the caller's input) */
@@ -140,11 +147,17 @@ typedef struct pong_client {
     tempo_client_tick last;   /* the latest tick's plan */
 } pong_client;
 
-/* Open a UDP socket, read the token (if any), create the client for the
- * server in o->connect. False with a message on stderr otherwise. tempo
- * keeps pointers into *pc (the arena, the correction measure's context):
- * pc stays where it is until pong_client_close. */
+/* Open a UDP socket (port o->port, 0 any) and start the client on it
+ * (pong_client_start). False with a message on stderr otherwise. */
 bool pong_client_open(pong_client *pc, const pong_options *o, const char *program);
+
+/* Read the token (if any) and create the client of the server at
+ * o->connect, talking through `transport` (its ctx must outlive the
+ * client). tempo keeps pointers into *pc (the arena, the correction
+ * measure's context): pc stays where it is until pong_client_close. False
+ * with a message on stderr otherwise. */
+bool pong_client_start(pong_client *pc, const pong_options *o, const char *program,
+                       const tempo_transport *transport);
 
 /* One tick at time now_us: network, events, our input (the bot's, or
  * `input` when there is no bot), the plan, carried out on pc->game.

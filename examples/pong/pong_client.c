@@ -58,7 +58,8 @@ static bool read_token(const char *program, const char *path, uint8_t token[TEMP
     return true;
 }
 
-bool pong_client_open(pong_client *pc, const pong_options *o, const char *program)
+bool pong_client_start(pong_client *pc, const pong_options *o, const char *program,
+                       const tempo_transport *transport)
 {
     memset(pc, 0, sizeof *pc);
     pc->program = program;
@@ -81,7 +82,7 @@ bool pong_client_open(pong_client *pc, const pong_options *o, const char *progra
     cfg.arena_size = sizeof pc->game;
     cfg.correction = paddle_jump_px;
     cfg.correction_ctx = pc;
-    cfg.random_seed = platform_now_us() ^ ((uint64_t)o->port << 32);
+    cfg.random_seed = o->seed ^ platform_now_us() ^ ((uint64_t)o->port << 32);
     cfg.log = log_line;
     cfg.log_ctx = (void *)(uintptr_t)program;
     cfg.log_level = o->quiet ? TEMPO_LOG_ERROR : TEMPO_LOG_WARN;
@@ -90,23 +91,11 @@ bool pong_client_open(pong_client *pc, const pong_options *o, const char *progra
             return false;
         cfg.has_token = true;
     }
-
-    tempo_address bind_addr = {.family = o->connect.family, .port = (uint16_t)o->port};
-    if (tempo_udp_open(&bind_addr, NULL, &pc->udp) != TEMPO_OK) {
-        fprintf(stderr, "%s: cannot bind %s port %d: %s\n", program,
-                bind_addr.family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", o->port,
-                strerror(errno));
-        tempo_wipe(cfg.token, sizeof cfg.token);
-        return false;
-    }
-    tempo_transport tr = tempo_udp_transport(pc->udp);
-    tempo_result r = tempo_client_create(&cfg, &tr, &o->connect, &pc->client);
+    tempo_result r = tempo_client_create(&cfg, transport, &o->connect, &pc->client);
     tempo_wipe(cfg.token, sizeof cfg.token);
     if (r != TEMPO_OK) {
         fprintf(stderr, "%s: cannot create the client: %s%s\n", program, tempo_strerror(r),
                 r == TEMPO_E_UNSUPPORTED ? " (this build has no libsodium: no tokens)" : "");
-        tempo_udp_close(pc->udp);
-        pc->udp = NULL;
         return false;
     }
     if (!o->quiet) {
@@ -115,6 +104,25 @@ bool pong_client_open(pong_client *pc, const pong_options *o, const char *progra
         fprintf(stderr, "%s: connecting to %s%s, reconciliation %s\n", program, addr,
                 cfg.has_token ? ", sealed with the token" : "", pong_reconcile_name(o->reconcile));
     }
+    return true;
+}
+
+bool pong_client_open(pong_client *pc, const pong_options *o, const char *program)
+{
+    tempo_address bind_addr = {.family = o->connect.family, .port = (uint16_t)o->port};
+    tempo_udp *udp;
+    if (tempo_udp_open(&bind_addr, NULL, &udp) != TEMPO_OK) {
+        fprintf(stderr, "%s: cannot bind %s port %d: %s\n", program,
+                bind_addr.family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", o->port,
+                strerror(errno));
+        return false;
+    }
+    tempo_transport tr = tempo_udp_transport(udp);
+    if (!pong_client_start(pc, o, program, &tr)) {
+        tempo_udp_close(udp);
+        return false;
+    }
+    pc->udp = udp;
     return true;
 }
 

@@ -45,7 +45,8 @@ static bool read_key(const char *program, const char *path, uint8_t key[TEMPO_KE
     return ok;
 }
 
-bool pong_server_open(pong_server *ps, const pong_options *o, const char *program)
+bool pong_server_start(pong_server *ps, const pong_options *o, const char *program,
+                       const tempo_transport *transport)
 {
     memset(ps, 0, sizeof *ps);
     ps->program = program;
@@ -61,7 +62,7 @@ bool pong_server_open(pong_server *ps, const pong_options *o, const char *progra
     cfg.arena = &ps->game;
     cfg.arena_size = sizeof ps->game;
     cfg.self = o->address;
-    cfg.random_seed = platform_now_us() ^ ((uint64_t)o->port << 32);
+    cfg.random_seed = o->seed ^ platform_now_us() ^ ((uint64_t)o->port << 32);
     cfg.log = log_line;
     cfg.log_ctx = (void *)(uintptr_t)program;
     cfg.log_level = o->quiet ? TEMPO_LOG_ERROR : TEMPO_LOG_WARN;
@@ -70,23 +71,11 @@ bool pong_server_open(pong_server *ps, const pong_options *o, const char *progra
             return false;
         cfg.has_private_key = true;
     }
-
-    tempo_address bind_addr = {.family = o->address.family, .port = (uint16_t)o->port};
-    if (tempo_udp_open(&bind_addr, NULL, &ps->udp) != TEMPO_OK) {
-        fprintf(stderr, "%s: cannot bind %s port %d: %s\n", program,
-                bind_addr.family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", o->port,
-                strerror(errno));
-        tempo_wipe(cfg.private_key, sizeof cfg.private_key);
-        return false;
-    }
-    tempo_transport tr = tempo_udp_transport(ps->udp);
-    tempo_result r = tempo_server_create(&cfg, &tr, &ps->server);
+    tempo_result r = tempo_server_create(&cfg, transport, &ps->server);
     tempo_wipe(cfg.private_key, sizeof cfg.private_key);
     if (r != TEMPO_OK) {
         fprintf(stderr, "%s: cannot create the server: %s%s\n", program, tempo_strerror(r),
                 r == TEMPO_E_UNSUPPORTED ? " (this build has no libsodium: no keys)" : "");
-        tempo_udp_close(ps->udp);
-        ps->udp = NULL;
         return false;
     }
     ps->sealed = cfg.has_private_key;
@@ -98,6 +87,25 @@ bool pong_server_open(pong_server *ps, const pong_options *o, const char *progra
         if (ps->sealed)
             fprintf(stderr, "%s: sealed: clients need a token naming %s\n", program, addr);
     }
+    return true;
+}
+
+bool pong_server_open(pong_server *ps, const pong_options *o, const char *program)
+{
+    tempo_address bind_addr = {.family = o->address.family, .port = (uint16_t)o->port};
+    tempo_udp *udp;
+    if (tempo_udp_open(&bind_addr, NULL, &udp) != TEMPO_OK) {
+        fprintf(stderr, "%s: cannot bind %s port %d: %s\n", program,
+                bind_addr.family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", o->port,
+                strerror(errno));
+        return false;
+    }
+    tempo_transport tr = tempo_udp_transport(udp);
+    if (!pong_server_start(ps, o, program, &tr)) {
+        tempo_udp_close(udp);
+        return false;
+    }
+    ps->udp = udp;
     return true;
 }
 
