@@ -104,15 +104,15 @@ static bool all_final(const net_match *m)
     return true;
 }
 
-/* Run in 1 ms steps until `until_us` (or, with --frames, until every
- * client has the final snapshot): the server ticks every TICK_US until its
- * final tick, then only polls; each client ticks at the length tick sync
- * asks for. Every snapshot a client puts in place is compared with the
- * server's state of that tick. */
-static void match_run(net_match *m, uint64_t until_us)
+/* Run in 1 ms steps until `until_us`, or with to_final until every client
+ * has the final snapshot: the server ticks every TICK_US until its final
+ * tick, then only polls; each client ticks at the length tick sync asks
+ * for. Every snapshot a client puts in place is compared with the server's
+ * state of that tick. */
+static void match_run(net_match *m, uint64_t until_us, bool to_final)
 {
     int frames = m->server_opt.frames;
-    while (m->now_us < until_us && !(frames > 0 && all_final(m))) {
+    while (m->now_us < until_us && !(to_final && all_final(m))) {
         m->now_us += STEP_US;
         tempo_simnet_set_time(m->net, m->now_us);
         if (m->now_us >= m->server_next_us) {
@@ -176,7 +176,7 @@ static void test_clients_take_the_servers_state_of_every_snapshot(void **state)
     int32_t empty_y = m.server.game.paddles[3].y;
     for (int i = 0; i < 3; i++)
         match_client(&m, TEMPO_RECONCILE_REPLAY, (uint64_t)i * 1000000u);
-    match_run(&m, 30000000u);
+    match_run(&m, 30000000u, true);
     printf("    %d snapshots compared, %d differed; final tick %d checksum %016llx\n", m.compared,
            m.mismatched, m.server.tick, (unsigned long long)m.sums[600]);
     assert_int_equal(m.server.tick, 600);
@@ -191,7 +191,12 @@ static void test_clients_take_the_servers_state_of_every_snapshot(void **state)
     }
     assert_int_equal(players, 7);
     assert_int_equal(m.server.game.paddles[3].y, empty_y);
+    /* The server lingers after its final tick until every client says it
+     * has that snapshot: within a round trip and a tick. */
+    assert_false(pong_server_all_acked(&m.server, 600));
+    match_run(&m, m.now_us + 80000u + TICK_US, false);
     assert_true(pong_server_all_acked(&m.server, 600));
+    assert_int_equal(m.server.tick, 600);
     match_stop(&m);
 }
 
@@ -206,7 +211,7 @@ static void test_replay_keeps_our_paddle_none_drags_it_back(void **state)
     match_start(&m, 2, 900, 60000, 5000, 0.0);
     pong_client *replay = match_client(&m, TEMPO_RECONCILE_REPLAY, 0);
     pong_client *none = match_client(&m, TEMPO_RECONCILE_NONE, 0);
-    match_run(&m, 40000000u);
+    match_run(&m, 40000000u, true);
     tempo_client_stats a = client_stats(replay), b = client_stats(none);
     printf("    replay: %llu corrections, largest jump %.1f px, %llu late inputs\n",
            (unsigned long long)a.corrections, a.correction_max, (unsigned long long)a.late_inputs);
@@ -235,7 +240,7 @@ static void test_dumb_client_shows_only_the_server(void **state)
     match_start(&m, 2, 300, 30000, 2000, 0.0);
     pong_client *dumb = match_client(&m, TEMPO_RECONCILE_DUMB, 0);
     match_client(&m, TEMPO_RECONCILE_REPLAY, 0);
-    match_run(&m, 20000000u);
+    match_run(&m, 20000000u, true);
     assert_true(dumb->have_final);
     assert_int_equal(dumb->final_checksum, m.sums[300]);
     assert_int_equal(m.dumb_differs, 0);
@@ -254,10 +259,10 @@ static void test_lossy_link_never_shows_a_wrong_state(void **state)
     match_start(&m, 2, 0, 50000, 15000, 0.05);
     match_client(&m, TEMPO_RECONCILE_REPLAY, 0);
     match_client(&m, TEMPO_RECONCILE_NONE, 0);
-    match_run(&m, 15000000u);
+    match_run(&m, 15000000u, false);
     printf("    %d snapshots compared over %d server ticks\n", m.compared, m.server.tick);
     assert_true(m.server.tick > 800);
-    assert_true(m.compared > 2 * 600);
+    assert_true(m.compared > 2 * 400);
     assert_int_equal(m.mismatched, 0);
     tempo_client_stats st = client_stats(&m.clients[0]);
     assert_true(st.snapshots < (uint64_t)m.server.tick); /* some were lost */
