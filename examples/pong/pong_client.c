@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pong_client.c — a Pong client: one UDP socket, a tempo_client in arena
- * mode over one pong_state, our paddle's input from the bot or the caller.
+ * pong_client.c — a Pong client: a tempo_client in arena mode over one
+ * pong_state, our paddle's input from the bot or the caller, on a UDP
+ * socket (the programs) or any transport (the tests: simnet).
  *
  * Invariant: `game` is the only simulation state. tempo copies each new
  * snapshot into it during tempo_client_advance (arena mode), so right

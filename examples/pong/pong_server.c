@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pong_server.c — the authoritative Pong server: one UDP socket, a
- * tempo_server in arena mode over one pong_state, one pong_step per tick.
+ * pong_server.c — the authoritative Pong server: a tempo_server in arena
+ * mode over one pong_state, one pong_step per tick, on a UDP socket (the
+ * programs) or any transport (tests/examples/test_pong_net.c: simnet).
  *
  * Invariant: `game` holds the state of tick `tick`, the state after the
  * server's ADVANCE(tick - 1); only ADVANCE requests change it, and tempo
