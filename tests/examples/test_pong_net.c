@@ -231,6 +231,39 @@ static void test_replay_keeps_our_paddle_none_drags_it_back(void **state)
     match_stop(&m);
 }
 
+/* What the window's R key does: a replaying client switched to none
+ * starts to see its paddle dragged back, and switched back to replay stops
+ * (after the switch's own snapshot); every snapshot is still the server's. */
+static void test_switching_reconciliation_at_run_time(void **state)
+{
+    (void)state;
+    static net_match m;
+    match_start(&m, 2, 0, 60000, 5000, 0.0);
+    pong_client *pc = match_client(&m, TEMPO_RECONCILE_REPLAY, 0);
+    match_client(&m, TEMPO_RECONCILE_REPLAY, 0);
+    match_run(&m, 5000000u, false);
+    tempo_client_stats before = client_stats(pc);
+    assert_true(before.snapshots > 200);
+    assert_true(before.correction_sum == 0.0);
+
+    assert_int_equal(pong_client_set_reconcile(pc, TEMPO_RECONCILE_NONE), TEMPO_OK);
+    match_run(&m, 10000000u, false);
+    tempo_client_stats off = client_stats(pc);
+    printf("    5 s with none: %llu corrections moving our paddle %.0f px in all\n",
+           (unsigned long long)(off.corrections - before.corrections), off.correction_sum);
+    assert_true(off.correction_sum > 100.0);
+
+    assert_int_equal(pong_client_set_reconcile(pc, TEMPO_RECONCILE_REPLAY), TEMPO_OK);
+    match_run(&m, 10500000u, false);
+    tempo_client_stats settled = client_stats(pc);
+    match_run(&m, 15000000u, false);
+    tempo_client_stats on = client_stats(pc);
+    assert_true(on.snapshots > settled.snapshots + 200);
+    assert_true(on.correction_sum == settled.correction_sum);
+    assert_int_equal(m.mismatched, 0);
+    match_stop(&m);
+}
+
 /* A dumb client predicts nothing: after every tick its game is exactly
  * the newest snapshot. */
 static void test_dumb_client_shows_only_the_server(void **state)
@@ -274,6 +307,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clients_take_the_servers_state_of_every_snapshot),
         cmocka_unit_test(test_replay_keeps_our_paddle_none_drags_it_back),
+        cmocka_unit_test(test_switching_reconciliation_at_run_time),
         cmocka_unit_test(test_dumb_client_shows_only_the_server),
         cmocka_unit_test(test_lossy_link_never_shows_a_wrong_state),
     };
