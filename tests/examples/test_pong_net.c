@@ -35,6 +35,7 @@ typedef struct net_match {
     int nclients;
     uint64_t start_us[MAX_CLIENTS];   /* when each client starts */
     bool started[MAX_CLIENTS];
+    bool keys[MAX_CLIENTS];           /* no bot: a player holding up, then down, half a second each */
     uint64_t next_us[MAX_CLIENTS];
     uint64_t server_next_us;
     uint64_t now_us;
@@ -134,7 +135,10 @@ static void match_run(net_match *m, uint64_t until_us, bool to_final)
             }
             if (!m->started[i] || m->now_us < m->next_us[i])
                 continue;
-            pong_client_tick(pc, m->now_us, 0);
+            uint8_t in = m->keys[i] && (m->now_us / 500000u) % 2 ? PONG_INPUT_UP
+                         : m->keys[i]                          ? PONG_INPUT_DOWN
+                                                               : 0;
+            pong_client_tick(pc, m->now_us, in);
             m->next_us[i] += pong_client_tick_us(pc);
             if (pc->placed_tick != m->seen[i]) {
                 m->seen[i] = pc->placed_tick;
@@ -231,15 +235,18 @@ static void test_replay_keeps_our_paddle_none_drags_it_back(void **state)
     match_stop(&m);
 }
 
-/* What the window's R key does: a replaying client switched to none
- * starts to see its paddle dragged back, and switched back to replay stops
- * (after the switch's own snapshot); every snapshot is still the server's. */
+/* What the window's R key does, to a player who keeps moving: a replaying
+ * client switched to none starts to see its paddle dragged back, and
+ * switched back to replay stops (after the switch's own snapshot); every
+ * snapshot is still the server's. */
 static void test_switching_reconciliation_at_run_time(void **state)
 {
     (void)state;
     static net_match m;
     match_start(&m, 2, 0, 60000, 5000, 0.0);
     pong_client *pc = match_client(&m, TEMPO_RECONCILE_REPLAY, 0);
+    m.client_opt[0].bot = false;
+    m.keys[0] = true;
     match_client(&m, TEMPO_RECONCILE_REPLAY, 0);
     match_run(&m, 5000000u, false);
     tempo_client_stats before = client_stats(pc);
