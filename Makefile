@@ -11,6 +11,8 @@ FUZZ_DIR    ?= build/fuzz
 WINDOWS_DIR ?= build/windows
 FUZZ_SECONDS ?= 60
 SOAK_COUNT  ?= 2000
+ATTACK_COUNT ?= 1000000
+ATTACK_SEED ?= 1
 CC_ASAN     ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo gcc)
 
 CMAKE_QUIET = -Wno-dev --log-level=WARNING
@@ -26,7 +28,7 @@ define run_tests
 endef
 SHELL := /bin/bash
 
-.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak bootstrap release dist clean
+.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak attack flood bootstrap release dist clean
 
 all: release
 
@@ -70,23 +72,36 @@ bench: release
 
 # Soak: SOAK_COUNT random matches (2-8 players, random links, drift, hiccups,
 # blackouts, drops, delays, save policies) from SOAK_SEED, each checked; a
-# failure prints its scenario file (docs/SCENARIOS.md). Release build.
+# failure prints its scenario file (docs/SCENARIOS.md); then the flood test
+# below. Release build.
 SOAK_SEED   ?= 1
 soak: release
 	@$(RELEASE_DIR)/tools/tempo-sim/tempo-sim --soak $(SOAK_COUNT) --seed $(SOAK_SEED)
+	@sh tests/arena_flood.sh $(FLOOD_ARGS)
+
+# Flood: a sealed 3-peer tempo-arena match, one peer sent 20,000 hostile datagrams a second (tests/arena_flood.sh).
+FLOOD_ARGS = $(RELEASE_DIR)/examples/arena/tempo-arena $(RELEASE_DIR)/tools/tempo-flood/tempo-flood $(RELEASE_DIR)/arena_flood
+flood: release
+	@sh tests/arena_flood.sh $(FLOOD_ARGS)
+
+# A million forged, mutated and replayed datagrams at a sealed match: what
+# got in (nothing), whether the match noticed, and how long it took.
+attack: release
+	@$(RELEASE_DIR)/tools/tempo-sim/tempo-sim --attack $(ATTACK_COUNT) --seed $(ATTACK_SEED)
 
 # Fuzz the wire format, the session behind it and the replay reader:
 # libFuzzer builds (clang, ASan + UBSan) in $(FUZZ_DIR), seeded with the
-# corpus test_codec generates (the session, packet and open targets take the
-# codec's seeds) and test_replay_file's real files; FUZZ_SECONDS per target, then
-# libFuzzer's final stats (executions, coverage). A crash stops with its log.
+# corpus test_codec generates (the session, packet, open, gate and cs targets take the
+# codec's seeds), test_replay_file's real files and test_delta's deltas; FUZZ_SECONDS
+# per target, then libFuzzer's final stats (executions, coverage). A crash stops with its log.
 fuzz: bootstrap
 	@cmake -S . -B $(FUZZ_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DTEMPO_FUZZ_LIBFUZZER=ON -DTEMPO_BUILD_BENCH=OFF -DTEMPO_BUILD_TOOLS=OFF >/dev/null
-	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target test_codec test_replay_file fuzz_codec fuzz_bitpack fuzz_session fuzz_packet fuzz_fragment fuzz_replay fuzz_open >/dev/null
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target test_codec test_replay_file test_delta fuzz_codec fuzz_bitpack fuzz_session fuzz_packet fuzz_fragment fuzz_replay fuzz_open fuzz_gate fuzz_delta fuzz_cs >/dev/null
 	@$(FUZZ_DIR)/tests/test_codec --write-corpus $(FUZZ_DIR)/fuzz-corpus
 	@$(FUZZ_DIR)/tests/test_replay_file --write-corpus $(FUZZ_DIR)/fuzz-corpus
-	@for t in codec bitpack session packet fragment replay open; do \
-	  seeds=$$t; [ $$t = session ] && seeds=codec; [ $$t = packet ] && seeds=codec; [ $$t = open ] && seeds=codec; \
+	@$(FUZZ_DIR)/tests/test_delta --write-corpus $(FUZZ_DIR)/fuzz-corpus
+	@for t in codec bitpack session packet fragment replay open gate delta cs; do \
+	  seeds=$$t; [ $$t = session ] && seeds=codec; [ $$t = packet ] && seeds=codec; [ $$t = open ] && seeds=codec; [ $$t = gate ] && seeds=codec; [ $$t = cs ] && seeds=codec; \
 	  mkdir -p $(FUZZ_DIR)/corpus-run/$$t $(FUZZ_DIR)/artifacts; \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
 	  $(FUZZ_DIR)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \

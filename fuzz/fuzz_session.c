@@ -140,7 +140,7 @@ static int32_t near(int32_t start, int8_t delta)
 static void build(tempo_msg *m, const uint8_t *b, size_t n)
 {
     memset(m, 0, sizeof *m);
-    m->type = (uint8_t)(1 + at_(b, n, 0) % (TEMPO_MSG_TYPE_COUNT_ - 1));
+    m->type = (uint8_t)(1 + at_(b, n, 0) % TEMPO_MSG_DISCONNECT); /* the types a tick exchanges */
     switch (m->type) {
     case TEMPO_MSG_SYNC_REQUEST:
     case TEMPO_MSG_SYNC_REPLY:

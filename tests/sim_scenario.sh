@@ -108,4 +108,78 @@ for name in clock-jump-10s clock-jump-60s blackout-drops-peer freeze-drops-peer;
     esac
 done
 
+# Hostile actors (tests/scenarios/hostile-*.scenario) at a sealed match:
+# every hostile datagram is read and refused (0 accepted), the match is not
+# disturbed (no desync, no honest drop, converged), and the counts add up:
+# sent = read + unread, read = the five drops + ignored + accepted, and the
+# sessions' drop counters = the drops charged to hostile and honest
+# datagrams + those between reads. Without libsodium the run says unsealed.
+# block <json> <key> <indent>: the lines of an object from "key": { to its }.
+block() { sed -n "/^$3\"$2\": {/,/^$3}/p" "$1"; }
+num() { sed -n "s/^ *\"$1\": \([0-9]*\),\{0,1\}$/\1/p" | head -n 1; }
+counts_add_up() { # counts_add_up <label> <block text>
+    sent=$(echo "$2" | num sent); read=$(echo "$2" | num read); unread=$(echo "$2" | num unread)
+    refused=0
+    for k in forged replay malformed unknown session ignored accepted; do
+        refused=$((refused + $(echo "$2" | num $k)))
+    done
+    [ "$sent" -eq $((read + unread)) ] || fail "$1: sent $sent != read $read + unread $unread"
+    [ "$read" -eq "$refused" ] || fail "$1: read $read != the drops + ignored + accepted ($refused)"
+}
+drops_of() { echo "$1" | num forged; echo "$1" | num replay; echo "$1" | num malformed; echo "$1" | num unknown;
+    echo "$1" | num session; }
+hostile() { # hostile <name> <hostile datagrams sent, or - if it depends on the traffic>
+    j="$dir/$1.json"
+    "$sim" --scenario "$here/$1.scenario" --quiet --json "$j"
+    [ $? -eq 0 ] || fail "$1 did not exit 0"
+    [ "$(value converged "$j")" = true ] || fail "$1 did not converge"
+    [ "$(value soak_check "$j")" = null ] || fail "$1 failed a check: $(value soak_check "$j")"
+    h=$(block "$j" hostile "  ")
+    for kv in '"passed": true' '"accepted": 0' '"desyncs": 0' '"honest_drops": 0' '"disturbed": false' \
+              '"sums_add_up": true'; do
+        echo "$h" | grep -q "^    $kv,\{0,1\}$" || fail "$1: not $kv"
+    done
+    # every actor and every kind: nothing accepted
+    [ "$(echo "$h" | sed '/^    "honest": {/,/^    }/d' | grep -c '"accepted": [1-9]')" -eq 0 ] || fail "$1: a kind of hostile datagram was accepted"
+    all=$(block "$j" all "    ")
+    honest=$(block "$j" honest "    ")
+    counts_add_up "$1 (hostile)" "$all"
+    counts_add_up "$1 (honest)" "$honest"
+    [ "$2" = - ] || [ "$(echo "$all" | num sent)" -eq "$2" ] || fail "$1: $(echo "$all" | num sent) sent, not $2"
+    [ "$(echo "$all" | num sent)" -gt 0 ] || fail "$1: nothing hostile was sent"
+    seal=$(block "$j" seal "  ")
+    [ "$(echo "$seal" | num sealed_datagrams)" -eq "$(echo "$seal" | num datagrams)" ] || fail "$1: not every datagram sealed"
+    [ "$(echo "$seal" | num overhead_bytes)" -eq $((16 * $(echo "$seal" | num datagrams))) ] ||
+        fail "$1: the tags are not 16 bytes a datagram"
+    total=$(echo "$h" | num dropped_between_reads)
+    for v in $(drops_of "$all") $(drops_of "$honest"); do total=$((total + v)); done
+    [ "$total" -eq "$(echo "$h" | num drop_counters)" ] || fail "$1: drop counters $(echo "$h" | num drop_counters) != $total"
+}
+if [ "$(value sealed "$dir/default.json")" = true ]; then
+    hostile hostile-spoofer 4000
+    for k in random disconnect far_ack mutated replayed; do
+        grep -q "^          \"$k\": {" "$dir/hostile-spoofer.json" || fail "hostile-spoofer: no $k datagrams"
+    done
+    # the network's duplicates are honest datagrams dropped as copies, not accepted forgeries
+    [ "$(block "$dir/hostile-spoofer.json" honest "    " | num replay)" -gt 0 ] ||
+        fail "hostile-spoofer: no honest copy dropped (the link duplicates)"
+    hostile hostile-onpath -
+    for k in rewritten replay duplicate; do
+        grep -q "^          \"$k\": {" "$dir/hostile-onpath.json" || fail "hostile-onpath: nothing $k"
+    done
+    grep -q '"withheld": [1-9]' "$dir/hostile-onpath.json" && grep -q '"reordered": [1-9]' "$dir/hostile-onpath.json" ||
+        fail "hostile-onpath: nothing withheld or reordered"
+    hostile hostile-handshake-flood 10000
+    [ "$(block "$dir/hostile-handshake-flood.json" all "    " | num unknown)" -eq 10000 ] ||
+        fail "hostile-handshake-flood: not every request dropped as from a stranger"
+    # The same spoofer at a match with sealing off gets in: the check can fail.
+    "$sim" --scenario "$here/hostile-spoofer.scenario" --seal off --quiet --json "$dir/unsealed.json"
+    [ $? -eq 3 ] || fail "the spoofer at an unsealed match did not fail (exit 3)"
+    grep -q '^    "passed": false,$' "$dir/unsealed.json" || fail "the unsealed match's hostile verdict passed"
+    [ "$(block "$dir/unsealed.json" all "    " | num accepted)" -gt 0 ] || fail "nothing got into the unsealed match"
+else
+    grep -q '"unavailable": true' "$dir/default.json" || fail "unsealed, but the run does not say sealing is unavailable"
+    echo "sim_scenario: no libsodium in this build: hostile scenarios not judged"
+fi
+
 echo "sim_scenario: ok ($n scenarios)"

@@ -20,6 +20,10 @@ tab=$(printf '\t')
 tr ' ' "$tab" >"$dir/expected.txt" <<'TABLE'
 seed --seed seed int 0 9223372036854775807 -1 9223372036854775808
 frames --frames duration duration 1 100000000 0 100000001
+mode --mode mode enum p2p client-server - no-such-mode
+clients --clients clients int 1 64 0 65
+game --game game enum auto walkers - no-such-game
+reconcile --reconcile reconcile enum replay dumb - no-such-reconcile
 players --players players int 1 8 0 9
 local-per-peer --local-per-peer local-per-peer int 1 8 0 9
 peer - peer structured - - - -
@@ -33,6 +37,9 @@ hiccup --hiccup hiccup structured - - - -
 clock-jump - clock-jump structured - - - -
 blackout - blackout structured - - - -
 drop --drop-peer drop structured - - - -
+spoofer - spoofer structured - - - -
+onpath - onpath structured - - - -
+handshake-flood - handshake-flood structured - - - -
 input-delay --input-delay input-delay int 0 64 -1 65
 timesync --timesync timesync enum inversus none - no-such-timesync
 timesync-window --timesync-window timesync_window int 1 256 0 257
@@ -41,7 +48,8 @@ max-prediction --max-prediction max-prediction int 0 64 -1 65
 save-policy --save-policy save-policy enum every sparse - no-such-save-policy
 desync-interval --desync-interval desync-interval int 0 100000 -1 100001
 desync-at --desync-at desync-at frame 0 2147483647 -1 2147483648
-compare --compare - enum timesync max-prediction - no-such-compare
+seal --seal seal enum on off - no-such-seal
+compare --compare - enum timesync reconciliation - no-such-compare
 check-distance --check-distance - int 1 64 0 65
 nondeterministic-at --nondeterministic-at - int 0 2147483647 -1 2147483648
 synctest --synctest - flag - - - -
@@ -49,9 +57,11 @@ scenario --scenario - path - - - -
 soak --soak - int 1 100000000 0 100000001
 soak-frames --soak-frames - int 60 1000000 59 1000001
 soak-print --soak-print - flag - - - -
+attack --attack - int 1 100000000 0 100000001
 json --json - path - - - -
 report --report - path - - - -
 csv --csv - path - - - -
+record --record - path - - - -
 quiet --quiet - flag - - - -
 print-scenario --print-scenario - flag - - - -
 list-settings --list-settings - flag - - - -
@@ -129,7 +139,8 @@ done <"$dir/list.txt"
 
 # 4. Round trip: scenarios written the way tempo-sim writes them, every file
 # setting away from its default (the second file has the settings the
-# first's peer and spectator lines replace), read and written back: the
+# first's peer and spectator lines replace, the third a client-server
+# match's), read and written back: the
 # same bytes, and every directive of the table used.
 cat >"$dir/rt1.scenario" <<'SCENARIO'
 seed 12
@@ -149,12 +160,16 @@ hiccup 1 at 600 for 300ms
 clock-jump 2 at 1500 by 10s
 blackout 1-2 from 10s to 11500ms
 drop 2 at 2100
+onpath 0-1 rate 0.25 from 5s to 20s
+spoofer rate 150.5 from 1500ms to 30s
+handshake-flood rate 1000 from 10s to 12s
 input-delay 3
 timesync ggpo window 60 threshold 0.75
 max-prediction 12
 save-policy sparse
 desync-interval 30
 desync-at 900
+seal off
 SCENARIO
 cat >"$dir/rt2.scenario" <<'SCENARIO'
 seed 9223372036854775807
@@ -168,8 +183,26 @@ timesync lead
 max-prediction 0
 save-policy every
 desync-interval 0
+seal on
 SCENARIO
-for rt in rt1 rt2; do
+cat >"$dir/rt3.scenario" <<'SCENARIO'
+seed 5
+duration 10s
+mode client-server
+clients 64
+game walkers
+reconcile dumb
+players 4
+local-per-peer 1
+profile mobile
+input-delay 0
+timesync inversus
+max-prediction 16
+save-policy every
+desync-interval 60
+seal on
+SCENARIO
+for rt in rt1 rt2 rt3; do
     "$sim" --scenario "$dir/$rt.scenario" --print-scenario >"$dir/$rt.out" || fail "$rt did not read"
     cmp -s "$dir/$rt.scenario" "$dir/$rt.out" ||
         fail "$rt did not round-trip: $(diff "$dir/$rt.scenario" "$dir/$rt.out")"
@@ -180,13 +213,13 @@ while IFS="$tab" read -r name option directive kind lo hi below above; do
     *" "*) pattern="^${directive% *} .* ${directive#* } " ;;
     *) pattern="^$directive " ;;
     esac
-    grep -q "$pattern" "$dir/rt1.scenario" "$dir/rt2.scenario" || fail "no round trip covers $directive"
+    grep -q "$pattern" "$dir/rt1.scenario" "$dir/rt2.scenario" "$dir/rt3.scenario" || fail "no round trip covers $directive"
 done <"$dir/list.txt"
 # The command line gives the same settings as the file.
 "$sim" --scenario "$dir/rt2.scenario" --print-scenario >"$dir/rt2.file"
 "$sim" --seed 9223372036854775807 --frames 45s --players 4 --local-per-peer 2 --spectators 2 \
     --profile terrible --input-delay auto --timesync lead --max-prediction 0 --save-policy every \
-    --desync-interval 0 --print-scenario >"$dir/rt2.cli" || fail "rt2's options did not read"
+    --desync-interval 0 --seal on --print-scenario >"$dir/rt2.cli" || fail "rt2's options did not read"
 cmp -s "$dir/rt2.file" "$dir/rt2.cli" || fail "options and file differ: $(diff "$dir/rt2.file" "$dir/rt2.cli")"
 
 echo "sim_settings: ok ($checked values checked)"

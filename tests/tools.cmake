@@ -5,6 +5,10 @@ if(TARGET tempo-sim)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_synctest.sh $<TARGET_FILE:tempo-sim>
             ${CMAKE_CURRENT_BINARY_DIR}/sim_synctest)
   set_tests_properties(sim_synctest PROPERTIES TIMEOUT 300)
+  add_test(NAME sim_desync_diff
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_desync_diff.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_BINARY_DIR}/sim_desync_diff)
+  set_tests_properties(sim_desync_diff PROPERTIES TIMEOUT 300)
 endif()
 
 # Install to a temporary prefix and build a consumer with find_package and
@@ -52,12 +56,36 @@ if(TARGET tempo-sim AND NOT WIN32)
   set_tests_properties(sim_network PROPERTIES TIMEOUT 300)
 endif()
 
+# tempo-sim client-server mode: replay answers at once and agrees with the
+# server, dumb answers a round trip late, --compare reconciliation, the
+# client-server scenario files, 64 clients, the report, refused options
+# (tests/sim_client_server.sh).
+if(TARGET tempo-sim AND NOT WIN32)
+  add_test(NAME sim_client_server
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_client_server.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_SOURCE_DIR}/scenarios ${CMAKE_CURRENT_BINARY_DIR}/sim_client_server)
+  set_tests_properties(sim_client_server PROPERTIES TIMEOUT 300)
+endif()
+
 # Real processes over UDP on loopback (and through tempo-netem).
 if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
   add_test(NAME arena_multiprocess
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_multiprocess.sh $<TARGET_FILE:tempo-arena>
             $<TARGET_FILE:tempo-netem> ${CMAKE_CURRENT_BINARY_DIR}/arena_multiprocess)
   set_tests_properties(arena_multiprocess PROPERTIES TIMEOUT 300)
+  # --record on both peers of a real match, --replay of each file.
+  add_test(NAME arena_replay
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_replay.sh $<TARGET_FILE:tempo-arena>
+            ${CMAKE_CURRENT_BINARY_DIR}/arena_replay)
+  set_tests_properties(arena_replay PROPERTIES TIMEOUT 120)
+endif()
+
+# tempo-flood's command line and accounting (the flood of a real match is
+# tests/arena_flood.sh, run by `make flood`).
+if(TARGET tempo-flood AND NOT WIN32)
+  add_test(NAME tempo_flood
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tempo_flood.sh $<TARGET_FILE:tempo-flood>)
+  set_tests_properties(tempo_flood PROPERTIES TIMEOUT 60)
 endif()
 
 # tempo-sim scenario files (every file in scenarios/ runs clean, the default
@@ -71,6 +99,24 @@ if(TARGET tempo-sim AND NOT WIN32)
   set_tests_properties(sim_scenario PROPERTIES TIMEOUT 300)
   add_test(NAME sim_soak COMMAND tempo-sim --soak 50 --seed 100000 --quiet)
   set_tests_properties(sim_soak PROPERTIES TIMEOUT 300)
+endif()
+
+# 20,000 forged, mutated and replayed datagrams at a sealed match (tempo-sim
+# --attack; `make attack` throws a million): exit 0 only if every one was
+# sent and refused, the counts add up and the match was not disturbed.
+if(TARGET tempo-sim AND TEMPO_HAVE_SODIUM AND NOT WIN32)
+  add_test(NAME sim_attack COMMAND tempo-sim --attack 20000 --seed 7 --quiet)
+  # --record, and the replays a failed soak scenario leaves (tests/sim_record.sh).
+  if(TARGET tempo-arena)
+    add_test(NAME sim_record COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_record.sh $<TARGET_FILE:tempo-sim>
+             $<TARGET_FILE:tempo-arena> ${CMAKE_CURRENT_BINARY_DIR}/sim_record)
+    set_tests_properties(sim_record PROPERTIES TIMEOUT 120)
+  endif()
+  # --compare interpolation | reckoning | lagcomp (tests/sim_view.sh).
+  add_test(NAME sim_view COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_view.sh $<TARGET_FILE:tempo-sim>
+           ${CMAKE_CURRENT_BINARY_DIR}/sim_view)
+  set_tests_properties(sim_view PROPERTIES TIMEOUT 120)
+  set_tests_properties(sim_attack PROPERTIES TIMEOUT 300)
 endif()
 
 # tempo-sim's settings table: documented ranges, each setting accepted at
@@ -131,4 +177,24 @@ endif()
 # simnet in virtual time.
 if(TARGET test_pong_net)
   target_link_libraries(test_pong_net PRIVATE pong_app)
+endif()
+
+# tempo-relay and its load test over loopback UDP.
+if(TARGET tempo-relay AND TARGET relay-load AND NOT WIN32)
+  add_test(NAME tempo_relay
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tempo_relay.sh $<TARGET_FILE:tempo-relay>
+            $<TARGET_FILE:relay-load> ${CMAKE_CURRENT_BINARY_DIR}/tempo_relay)
+  set_tests_properties(tempo_relay PROPERTIES TIMEOUT 60)
+endif()
+
+# The hitscan demo: lag compensation confirms what shooters saw (tests/hitscan.sh).
+if(TARGET tempo-hitscan AND NOT WIN32)
+  if(TARGET tempo-hitscan-sdl)
+    set(HITSCAN_SDL $<TARGET_FILE:tempo-hitscan-sdl>)
+  else()
+    set(HITSCAN_SDL "")
+  endif()
+  add_test(NAME hitscan COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hitscan.sh $<TARGET_FILE:tempo-hitscan>
+           "${HITSCAN_SDL}" ${CMAKE_CURRENT_BINARY_DIR}/hitscan)
+  set_tests_properties(hitscan PROPERTIES TIMEOUT 120)
 endif()

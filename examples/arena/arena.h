@@ -169,6 +169,14 @@ const arena_ship *arena_player(const arena_state *s, int player);
 /* Team 0's and team 1's total score. */
 int arena_team_score(const arena_state *s, int team);
 
+/* The field of arena_state at byte `offset`, for tempo's desync diffs
+ * (tempo_config.describe_state; ctx unused): its name as the C source
+ * spells it ("ships[2].x", "tiles[4][17]", "rng.state") into name
+ * (name_size bytes), its first byte and size into *field_offset and
+ * *field_size. False past the end of the struct. arena_describe.c. */
+bool arena_describe(void *ctx, size_t offset, char *name, size_t name_size, size_t *field_offset,
+                    size_t *field_size);
+
 #ifdef __cplusplus
 }
 #endif

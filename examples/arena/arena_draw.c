@@ -272,6 +272,7 @@ static void draw_top_bar(SDL_Renderer *r, const arena_view *v)
     arena_text(r, BOARD_X + 216, 23, 2,
                v->mode == ARENA_MODE_SYNCTEST ? "SYNCTEST"
                : v->mode == ARENA_MODE_P2P    ? "PEER TO PEER"
+               : v->mode == ARENA_MODE_REPLAY ? "REPLAY"
                                               : "LOCAL ROLLBACK");
 
     char score[16];
@@ -286,13 +287,16 @@ static void draw_top_bar(SDL_Renderer *r, const arena_view *v)
     arena_text(r, mid + 24, 10, 5, score);
 
     char status[48] = "";
-    if (v->message_ticks > 0) { /* the session's latest news */
+    if (v->replay_line[0]) {
+        snprintf(status, sizeof status, "%s", v->replay_line);
+        colour(r, DIM, 255);
+    } else if (v->message_ticks > 0) { /* the session's latest news */
         snprintf(status, sizeof status, "%s", v->message);
         colour(r, v->desyncs ? BAD : WARN, 255);
     } else if (v->status == TEMPO_TICK_SYNCHRONIZING) {
         snprintf(status, sizeof status, "CONNECTING...");
         colour(r, WARN, 255);
-    } else if (v->waiting_for) {
+    } else if (v->waiting_for && v->waiting_ticks >= ARENA_SPINNER_TICKS) {
         int n = snprintf(status, sizeof status, "WAITING FOR");
         for (int p = 0; p < ARENA_MAX_PLAYERS; p++)
             if ((v->waiting_for >> p) & 1u && n < (int)sizeof status - 4)
@@ -456,6 +460,23 @@ static void synctest_panel(panel *pn, const arena_view *v)
     paragraph(pn, DIM, SYNCTEST_OUTRO, COUNT(SYNCTEST_OUTRO));
 }
 
+static const char *const REPLAY_INTRO[] = {
+    "A RECORDED MATCH: ITS", "INPUTS, FRAME BY FRAME,", "CHECKED AGAINST THE", "RECORDED CHECKSUMS.", "",
+};
+static const char *const REPLAY_KEYS[] = {
+    "SPACE       PAUSE", "UP DOWN     SPEED X2 /2", "LEFT RIGHT  SEEK 10 S", "HOME        RESTART",
+    "F2          SUB-FRAMES", "ESC         QUIT",
+};
+
+static void replay_panel(panel *pn, const arena_view *v)
+{
+    line(pn, TEXT, "REPLAY VIEW        F1");
+    paragraph(pn, DIM, REPLAY_INTRO, COUNT(REPLAY_INTRO));
+    linef(pn, TEXT, "FRAME          %7d", (int)v->frame);
+    pn->y += LINE_H / 2;
+    paragraph(pn, DIM, REPLAY_KEYS, COUNT(REPLAY_KEYS));
+}
+
 static void rollback_panel(panel *pn, const arena_view *v)
 {
     bool p2p = v->mode == ARENA_MODE_P2P;
@@ -515,8 +536,38 @@ static void draw_panel(SDL_Renderer *r, const arena_view *v)
         controls_panel(&pn, v);
     else if (v->mode == ARENA_MODE_SYNCTEST)
         synctest_panel(&pn, v);
+    else if (v->mode == ARENA_MODE_REPLAY)
+        replay_panel(&pn, v);
     else
         rollback_panel(&pn, v);
+}
+
+/* After ARENA_SPINNER_TICKS ticks of waiting, as INVERSUS does: a short
+ * wait is a hitch nobody needs named; a long one gets a spinner over the
+ * board and the names of the players it waits for. */
+static void draw_spinner(SDL_Renderer *r, const arena_view *v)
+{
+    if (!v->waiting_for || v->waiting_ticks < ARENA_SPINNER_TICKS)
+        return;
+    int cx = BOARD_X + BOARD_PX_W / 2, cy = BOARD_Y + BOARD_PX_H / 2;
+    colour(r, BACKGROUND, 200);
+    fill(r, cx - 150, cy - 70, 300, 140);
+    const int dots = 12;
+    int lit = (v->waiting_ticks / 4) % dots; /* one turn every 48 ticks */
+    for (int i = 0; i < dots; i++) {
+        float a = (float)i * 6.2831853f / (float)dots;
+        int x = cx + (int)lroundf(cosf(a) * 28.0f), y = cy - 16 + (int)lroundf(sinf(a) * 28.0f);
+        int age = (lit - i + dots) % dots; /* 0: the newest */
+        colour(r, WARN, (uint8_t)(age < 6 ? 255 - age * 36 : 40));
+        fill(r, x - 4, y - 4, 8, 8);
+    }
+    char names[40];
+    int n = snprintf(names, sizeof names, "WAITING FOR");
+    for (int p = 0; p < ARENA_MAX_PLAYERS; p++)
+        if ((v->waiting_for >> p) & 1u && n < (int)sizeof names - 4)
+            n += snprintf(names + n, sizeof names - (size_t)n, " P%d", p + 1);
+    colour(r, WARN, 255);
+    arena_text(r, cx - arena_text_width(names, 2) / 2, cy + 32, 2, names);
 }
 
 void arena_draw(SDL_Renderer *r, const arena_view *v)
@@ -535,4 +586,5 @@ void arena_draw(SDL_Renderer *r, const arena_view *v)
     draw_top_bar(r, v);
     draw_chips(r, v);
     draw_panel(r, v);
+    draw_spinner(r, v);
 }

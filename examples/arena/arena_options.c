@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyfile.h"
 #include "options.h"
 #include "platform.h"
 
@@ -44,6 +45,18 @@ static bool parse_peer(void *field, const char *value, char *why, size_t why_siz
     return true;
 }
 
+/* --key HEX: the match key. */
+static bool parse_key(void *field, const char *value, char *why, size_t why_size)
+{
+    arena_options *o = field;
+    if (!key_from_hex(value, strlen(value), o->key)) {
+        snprintf(why, why_size, "want 64 hex digits (32 bytes)");
+        return false;
+    }
+    o->has_key = true;
+    return true;
+}
+
 #define FIELD(f) offsetof(arena_options, f)
 static const option_spec sdl_specs[] = {
     {.name = "synctest", .kind = OPTION_FLAG, .offset = FIELD(synctest),
@@ -68,6 +81,9 @@ static const option_spec sdl_specs[] = {
     {.name = "headless-frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(headless_frames),
      .min = 1, .max = 100000000,
      .help = "no window: bots fly every local ship, N frames,\nthen exit"},
+    {.name = "render-hz", .kind = OPTION_INT, .value = "N", .offset = FIELD(render_hz), .min = 1,
+     .max = 1000,
+     .help = "headless: also draw N pictures a second between\nframes (each steps a copy ahead, then restores)"},
     {.name = "screenshot", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(screenshot),
      .help = "write the last picture as a BMP"},
     {.name = "autopilot", .kind = OPTION_FLAG, .offset = FIELD(autopilot),
@@ -82,6 +98,15 @@ static const option_spec sdl_specs[] = {
      .max = ARENA_MAX_PLAYERS - 1, .help = "p2p: the player you fly, default 0"},
     {.name = "auto-delay", .kind = OPTION_FLAG, .offset = FIELD(auto_delay),
      .help = "p2p: tempo sets the input delay from the measured\nlag"},
+    {.name = "record", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(record),
+     .help = "write the match's replay to FILE (docs/REPLAY.md)"},
+    {.name = "replay", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(replay),
+     .help = "play FILE back: Space pauses, Up/Down change the\nspeed, Left/Right seek 10 s, Home restarts"},
+    {.name = "key", .kind = OPTION_CUSTOM, .value = "HEX", .parse = parse_key,
+     .range = "64 hex digits",
+     .help = "p2p: the match key, the same on every peer: every\ndatagram is then authenticated and encrypted"},
+    {.name = "key-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(key_file),
+     .help = "p2p: the match key from file F: 32 raw bytes or\n64 hex digits"},
 };
 
 static const option_command sdl_command = {
@@ -132,6 +157,14 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
         return ARENA_OPTIONS_USAGE;
     if (o->synctest)
         o->mode = ARENA_MODE_SYNCTEST;
+    if (o->replay) {
+        if (o->synctest || o->npeers > 0 || o->record) {
+            options_error(&sdl_command, "--replay plays a file alone: no --synctest, --peer or --record");
+            return ARENA_OPTIONS_USAGE;
+        }
+        o->mode = ARENA_MODE_REPLAY;
+        return ARENA_OPTIONS_RUN;
+    }
     if (o->npeers > 0 && o->mode == ARENA_MODE_SYNCTEST) {
         options_error(&sdl_command, "--synctest runs alone, without --peer");
         return ARENA_OPTIONS_USAGE;
@@ -155,6 +188,20 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
     }
     if (o->mode == ARENA_MODE_P2P && !peers_valid(o))
         return ARENA_OPTIONS_USAGE;
+    if ((o->has_key || o->key_file) && o->mode != ARENA_MODE_P2P) {
+        options_error(&sdl_command, "--key and --key-file seal a p2p match: give --peer too");
+        return ARENA_OPTIONS_USAGE;
+    }
+    if (o->has_key && o->key_file) {
+        options_error(&sdl_command, "--key and --key-file: give the match key once");
+        return ARENA_OPTIONS_USAGE;
+    }
+    char why[128];
+    if (o->key_file && !key_read_file(o->key_file, o->key, why, sizeof why)) {
+        options_error(&sdl_command, "--key-file %s: %s", o->key_file, why);
+        return ARENA_OPTIONS_USAGE;
+    }
+    o->has_key = o->has_key || o->key_file != NULL;
     /* tempo checks these too; saying so here gives a clearer message. */
     if (o->input_delay > o->max_prediction || o->check_distance > o->max_prediction) {
         options_error(&sdl_command, "--input-delay (%d) and --check-distance (%d) must fit the "

@@ -20,6 +20,8 @@
  * here, by the program; the library only ever gets the time as an argument.
  */
 #include "arena_sdl.h"
+#include "arena_replay.h"
+#include "arena_sound.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,28 @@ typedef struct demo {
     uint8_t rolled_back[60]; /* per tick of the last second: did it roll back */
     uint64_t ticks;
     arena_view view;
+    /* One-shot effects under rollback (tempo/effects.h): the sounds and the
+     * screen shake start once per (frame, event), a resimulation does not
+     * start them again, and one a correction removed is stopped. */
+    tempo_effects fx;
+    bool resim_seen;        /* this tick's first resimulated frame was seen */
+    uint64_t sounds_started, sounds_stopped;
+    /* Drawing between frames (tempo/subframe.h): the newest frame's inputs
+     * step a copy of the game part of a frame ahead of the last tick. */
+    tempo_subframe sf;
+    arena_state backup;
+    uint8_t last_inputs[ARENA_MAX_PLAYERS * ARENA_INPUT_SIZE];
+    uint8_t last_status[ARENA_MAX_PLAYERS];
+    bool have_last;
+    bool subframe_on;       /* F2 */
+    uint64_t subframe_changed; /* renders after which the game was not as before */
+    /* --record and --replay */
+    arena_recorder rec;
+    bool recording;
+    arena_replay rp;
+    int speed_q8;           /* replay: frames a tick * 256 */
+    bool paused;
+    uint64_t replay_desyncs;
 } demo;
 
 static bool ok(tempo_result r, const char *what)
@@ -86,7 +110,12 @@ static tempo_result open_p2p(demo *d, tempo_config *cfg)
     tempo_transport tr = arena_lag_transport(&d->lag, tempo_udp_transport(d->udp));
     cfg->random_seed = clock_us() ^ ((uint64_t)o->port << 40); /* handshake nonces */
     cfg->auto_delay.enabled = o->auto_delay; /* INVERSUS-style: delay follows the lag */
-    if ((r = tempo_session_create_p2p(cfg, &tr, &d->session)) != TEMPO_OK)
+    cfg->has_match_key = o->has_key;
+    memcpy(cfg->match_key, o->key, sizeof cfg->match_key);
+    r = tempo_session_create_p2p(cfg, &tr, &d->session);
+    tempo_wipe(cfg->match_key, sizeof cfg->match_key); /* the session keeps its own copy */
+    tempo_wipe(d->opt.key, sizeof d->opt.key);
+    if (r != TEMPO_OK)
         return r;
     for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
         const tempo_address *at = NULL;
@@ -100,14 +129,42 @@ static tempo_result open_p2p(demo *d, tempo_config *cfg)
     return r;
 }
 
+static void replay_status(demo *d);
+
 /* Set up the game and the session. d must stay where it is while the
  * session lives: tempo keeps a pointer to d->game (arena mode). */
 static bool demo_start(demo *d, const arena_options *o)
 {
     memset(d, 0, sizeof *d);
     d->opt = *o;
+    tempo_effects_init(&d->fx);
+    tempo_subframe_init(&d->sf, &d->game, &d->backup, sizeof d->game);
+    d->subframe_on = true;
+    char why[256];
+    if (o->mode == ARENA_MODE_REPLAY) {
+        if (!arena_replay_load(&d->rp, o->replay, why, sizeof why)) {
+            fprintf(stderr, "tempo-arena-sdl: %s\n", why);
+            return false;
+        }
+        d->opt.players = d->rp.players;
+        d->speed_q8 = 256;
+        if (!ok(arena_replay_session(&d->rp, &d->game, &d->session), "replay session"))
+            return false;
+        d->view.game = &d->game;
+        d->view.mode = o->mode;
+        d->view.human = -1;
+        d->view.overlay = true;
+        d->view.max_prediction = o->max_prediction;
+        replay_status(d);
+        return true;
+    }
     if (!ok(arena_init(&d->game, o->players, o->seed), "arena_init"))
         return false;
+    if (o->record && !(d->recording = arena_record_open(&d->rec, o->record, o->players, o->seed,
+                                                        why, sizeof why))) {
+        fprintf(stderr, "tempo-arena-sdl: %s\n", why);
+        return false;
+    }
     for (int p = 0; p < o->players; p++)
         arena_bot_init(&d->bots[p], o->seed, p);
     arena_lag_init(&d->lag, o->seed, o->mode == ARENA_MODE_SYNCTEST ? 0 : o->delay_ms);
@@ -154,7 +211,12 @@ static void demo_stop(demo *d)
 {
     if (d->session && d->opt.mode == ARENA_MODE_P2P)
         tempo_session_leave(d->session); /* tell the peers, so they need not time out */
+    if (d->recording && !arena_record_close(&d->rec, true))
+        fprintf(stderr, "tempo-arena-sdl: writing the replay %s failed\n", d->opt.record);
+    d->recording = false;
     tempo_session_destroy(d->session);
+    if (d->opt.mode == ARENA_MODE_REPLAY)
+        arena_replay_free(&d->rp);
     tempo_udp_close(d->udp);
     d->session = NULL;
     d->udp = NULL;
@@ -179,34 +241,111 @@ static void mark_corrections(demo *d)
     }
 }
 
-static int total_deaths(const arena_state *g)
+/* Effect keys: what happened and to whom, the same however often the
+ * frame is simulated. */
+#define FX_SHOT(owner, dir, charged) (0x10000u | (uint32_t)(charged) << 12 | (uint32_t)(owner) << 4 | (dir))
+#define FX_KILL(player) (0x20000u | (uint32_t)(player))
+
+static void effect(demo *d, int32_t frame, uint32_t key, arena_sound_kind sound)
 {
-    int n = 0;
-    for (uint32_t p = 0; p < g->num_players; p++)
-        n += g->ships[p].deaths;
-    return n;
+    if (tempo_effects_start(&d->fx, frame, key) != TEMPO_EFFECT_NEW)
+        return; /* an earlier simulation of this frame started it */
+    d->sounds_started++;
+    tempo_effects_set_handle(&d->fx, frame, key, arena_sound_play(sound));
+    if (sound == ARENA_SOUND_KILL)
+        d->view.shake = SHAKE_TICKS;
 }
 
 /* Carry out one ADVANCE request (arena mode hands out nothing else). */
 static void run_frame(demo *d, const tempo_request *r)
 {
-    int deaths = total_deaths(&d->game);
+    arena_state before = d->game;
     arena_step(&d->game, r->inputs, r->status);
+    if (r->resimulating && !d->resim_seen) {
+        /* the state went back to this frame: effects from it on count only
+         * if the resimulation starts them again */
+        tempo_effects_rollback(&d->fx, r->frame);
+        d->resim_seen = true;
+    }
+    for (int i = 0; i < ARENA_MAX_SHOTS; i++) {
+        const arena_shot *was = &before.shots[i], *now = &d->game.shots[i];
+        if (now->active && (!was->active || was->owner != now->owner || was->dir != now->dir))
+            effect(d, r->frame, FX_SHOT(now->owner, now->dir, now->charged),
+                   now->charged ? ARENA_SOUND_CHARGED : ARENA_SOUND_SHOT);
+    }
+    for (uint32_t p = 0; p < d->game.num_players; p++)
+        if (d->game.ships[p].deaths > before.ships[p].deaths)
+            effect(d, r->frame, FX_KILL(p), ARENA_SOUND_KILL);
     if (r->resimulating) {
         /* A frame the player already saw, replayed with corrected inputs. */
         if (r->frame + 1 == (int32_t)d->shown_frame)
             mark_corrections(d);
-        /* One-shot effects (sound, screen shake, particles) stay muted here:
-         * they fired when the frame first ran, and firing them again would
-         * double them. The price: a kill that only a correction reveals gets
-         * no shake. Games that mind remember which (frame, event) effects
-         * fired and play the missing ones late. */
         return;
     }
     for (uint32_t p = 0; p < d->game.num_players; p++)
         d->view.predicted[p] = r->status[p] == TEMPO_INPUT_PREDICTED;
-    if (total_deaths(&d->game) > deaths)
-        d->view.shake = SHAKE_TICKS;
+    size_t n = (size_t)d->game.num_players;
+    memcpy(d->last_inputs, r->inputs, n * ARENA_INPUT_SIZE);
+    memcpy(d->last_status, r->status, n);
+    d->have_last = true;
+}
+
+static int32_t blend(int32_t a, int32_t b, uint32_t alpha)
+{
+    return a + (int32_t)(((int64_t)b - a) * (int64_t)alpha >> 16);
+}
+
+/* Draw the game `alpha` (Q16) of a frame past the last tick: step a copy
+ * of it one frame with the newest inputs, draw what moved at alpha of the
+ * way, and put the game back. A ship or shot that appeared, vanished or
+ * jumped in that frame is drawn as it was. */
+static void draw_between(demo *d, SDL_Renderer *ren, uint32_t alpha)
+{
+    if (!d->subframe_on || !d->have_last || alpha == 0 ||
+        tempo_subframe_begin(&d->sf) != TEMPO_OK) {
+        arena_draw(ren, &d->view);
+        return;
+    }
+    uint64_t sum = arena_checksum(&d->game);
+    arena_step(&d->game, d->last_inputs, d->last_status);
+    const arena_state *b = &d->backup;
+    for (uint32_t p = 0; p < d->game.num_players; p++) {
+        arena_ship *s = &d->game.ships[p];
+        const arena_ship *was = &b->ships[p];
+        bool steady = s->state == was->state && abs(s->x - was->x) < ARENA_TILE && abs(s->y - was->y) < ARENA_TILE;
+        s->x = steady ? blend(was->x, s->x, alpha) : was->x;
+        s->y = steady ? blend(was->y, s->y, alpha) : was->y;
+    }
+    for (int i = 0; i < ARENA_MAX_SHOTS; i++) {
+        arena_shot *s = &d->game.shots[i];
+        const arena_shot *was = &b->shots[i];
+        if (s->active && was->active && s->owner == was->owner && s->dir == was->dir) {
+            s->x = blend(was->x, s->x, alpha);
+            s->y = blend(was->y, s->y, alpha);
+        } else {
+            *s = *was;
+        }
+    }
+    arena_draw(ren, &d->view);
+    tempo_subframe_end(&d->sf);
+    d->subframe_changed += arena_checksum(&d->game) != sum;
+}
+
+/* After the tick's requests: stop what a correction took away, and forget
+ * the frames no rollback can reach. */
+static void settle_effects(demo *d)
+{
+    tempo_effect e;
+    while (tempo_effects_next_stop(&d->fx, &e)) {
+        arena_sound_stop(e.handle);
+        d->sounds_stopped++;
+    }
+    /* a synctest goes back check_distance frames behind its confirmed one */
+    int32_t reach = tempo_session_confirmed_frame(d->session);
+    if (d->opt.mode == ARENA_MODE_SYNCTEST)
+        reach = tempo_session_frame(d->session) - d->opt.check_distance - 1;
+    tempo_effects_forget_before(&d->fx, reach);
+    d->resim_seen = false;
 }
 
 /* Local mode: the remote bots play on their own machines in step with ours
@@ -236,6 +375,8 @@ static void note_event(demo *d, const tempo_event *ev)
 {
     arena_view *v = &d->view;
     int p = ev->player + 1; /* players are P1.. on screen */
+    if (ev->kind == TEMPO_EVENT_DESYNC && d->opt.mode == ARENA_MODE_REPLAY)
+        d->replay_desyncs++;
     switch (ev->kind) {
     case TEMPO_EVENT_CONNECTED: snprintf(v->message, sizeof v->message, "P%d CONNECTED", p); break;
     case TEMPO_EVENT_SYNCHRONIZING:
@@ -295,6 +436,9 @@ static void note_tick(demo *d, const tempo_tick *t)
     v->depth_history[v->history_pos] = (uint8_t)(t->rollback_depth < 255 ? t->rollback_depth : 255);
     v->history_pos = (v->history_pos + 1) % ARENA_VIEW_HISTORY;
     v->waiting_for = t->status == TEMPO_TICK_WAITING ? t->waiting_for : 0;
+    v->waiting_ticks = t->status == TEMPO_TICK_WAITING && v->waiting_for ? v->waiting_ticks + 1 : 0;
+    if (v->waiting_ticks > v->longest_wait)
+        v->longest_wait = v->waiting_ticks;
     v->delay_ms = d->lag.delay_ms;
     v->jitter_ms = arena_lag_jitter_ms(&d->lag);
     int delay = tempo_session_input_delay(d->session, d->opt.me);
@@ -323,6 +467,38 @@ static void fade_effects(arena_view *v)
 
 /* One fixed-rate tick: README.md's loop. mine is the human's input, or
  * NULL for a bot to fly the human's ship. */
+/* The replay's place and speed, for the top bar. */
+static void replay_status(demo *d)
+{
+    int32_t frame = tempo_session_frame(d->session);
+    if (d->paused)
+        snprintf(d->view.replay_line, sizeof d->view.replay_line, "REPLAY %.1f / %.1f S  PAUSED",
+                 frame / 60.0, d->rp.end / 60.0);
+    else
+        snprintf(d->view.replay_line, sizeof d->view.replay_line, "REPLAY %.1f / %.1f S  %gX",
+                 frame / 60.0, d->rp.end / 60.0, d->speed_q8 / 256.0);
+}
+
+/* Replay keys: pause, speed, seek. A seek puts the game at a stored state
+ * and fast-forwards, so the effects history starts over. */
+static void replay_key(demo *d, SDL_Scancode key)
+{
+    int32_t frame = tempo_session_frame(d->session), to = -1;
+    switch (key) {
+    case SDL_SCANCODE_SPACE: d->paused = !d->paused; break;
+    case SDL_SCANCODE_UP: if (d->speed_q8 < TEMPO_REPLAY_MAX_SPEED) d->speed_q8 *= 2; break;
+    case SDL_SCANCODE_DOWN: if (d->speed_q8 > 32) d->speed_q8 /= 2; break;
+    case SDL_SCANCODE_LEFT: to = frame > 600 ? frame - 600 : 0; break;
+    case SDL_SCANCODE_RIGHT: to = frame + 600 < d->rp.end ? frame + 600 : d->rp.end; break;
+    case SDL_SCANCODE_HOME: to = 0; break;
+    default: return;
+    }
+    tempo_session_replay_set_speed(d->session, d->paused ? 0 : d->speed_q8);
+    if (to >= 0 && tempo_session_replay_seek(d->session, to, NULL, NULL, NULL) == TEMPO_OK)
+        tempo_effects_init(&d->fx);
+    replay_status(d);
+}
+
 static tempo_result demo_tick(demo *d, const arena_input *mine, uint64_t now_us)
 {
     tempo_session *s = d->session;
@@ -367,9 +543,17 @@ static tempo_result demo_tick(demo *d, const arena_input *mine, uint64_t now_us)
     const tempo_request *req;
     while (tempo_session_next(s, &req) > 0)
         run_frame(d, req);
+    settle_effects(d);
     tempo_event ev;
     while (tempo_session_poll_event(s, &ev) > 0)
         note_event(d, &ev);
+
+    if (d->recording && !arena_record_tick(&d->rec, s, INT32_MAX)) {
+        fprintf(stderr, "tempo-arena-sdl: writing the replay %s failed\n", d->opt.record);
+        d->recording = false;
+    }
+    if (d->opt.mode == ARENA_MODE_REPLAY)
+        replay_status(d);
 
     /* 4. Local mode: the remote bots answer over the simulated network. */
     if (d->opt.mode == ARENA_MODE_LOCAL && !ok(r = send_remote_inputs(d), "remote input"))
@@ -400,11 +584,14 @@ static void change_input_delay(demo *d, int delta)
 
 static void on_key(demo *d, SDL_Scancode key, bool *running, bool *shot)
 {
-    bool synctest = d->opt.mode == ARENA_MODE_SYNCTEST;
+    bool synctest = d->opt.mode == ARENA_MODE_SYNCTEST || d->opt.mode == ARENA_MODE_REPLAY;
+    if (d->opt.mode == ARENA_MODE_REPLAY)
+        replay_key(d, key);
     switch (key) {
     case SDL_SCANCODE_ESCAPE: *running = false; break;
     case SDL_SCANCODE_F1: d->view.overlay = !d->view.overlay; break;
     case SDL_SCANCODE_F12: *shot = true; break;
+    case SDL_SCANCODE_F2: d->subframe_on = !d->subframe_on; break;
     case SDL_SCANCODE_TAB: d->view.autopilot = !d->view.autopilot; break;
     case SDL_SCANCODE_LEFTBRACKET: if (!synctest) change_delay(d, -10); break;
     case SDL_SCANCODE_RIGHTBRACKET: if (!synctest) change_delay(d, 10); break;
@@ -418,7 +605,10 @@ static void on_key(demo *d, SDL_Scancode key, bool *running, bool *shot)
 
 static const char *mode_name(arena_mode m)
 {
-    return m == ARENA_MODE_SYNCTEST ? "synctest" : m == ARENA_MODE_P2P ? "p2p" : "local rollback";
+    return m == ARENA_MODE_SYNCTEST ? "synctest"
+           : m == ARENA_MODE_P2P    ? "p2p"
+           : m == ARENA_MODE_REPLAY ? "replay"
+                                    : "local rollback";
 }
 
 /* One summary on stdout; returns the exit code the run deserves. */
@@ -429,9 +619,28 @@ static int finish(const demo *d)
     printf("tempo-arena-sdl: %s, %d players, %llu ticks, frame %d, score %d:%d\n",
            mode_name(d->opt.mode), d->opt.players, (unsigned long long)d->ticks, (int)st.frame,
            arena_team_score(&d->game, 0), arena_team_score(&d->game, 1));
-    printf("  rollbacks %llu, frames resimulated %llu, deepest %d, waiting ticks %llu\n",
+    if (tempo_subframe_renders(&d->sf) > 0)
+        printf("  drawn between frames: %llu pictures, the game changed by %llu of them\n",
+               (unsigned long long)tempo_subframe_renders(&d->sf),
+               (unsigned long long)d->subframe_changed);
+    printf("  effects: %llu started, %llu stopped by a correction, %llu not doubled by a "
+           "resimulation\n",
+           (unsigned long long)d->sounds_started, (unsigned long long)d->sounds_stopped,
+           (unsigned long long)d->fx.restarted_skipped);
+    printf("  rollbacks %llu, frames resimulated %llu, deepest %d, waiting ticks %llu (longest "
+           "wait %d, spinner from %d)\n",
            (unsigned long long)st.rollbacks, (unsigned long long)st.resim_frames,
-           st.max_rollback_depth, (unsigned long long)st.waiting_ticks);
+           st.max_rollback_depth, (unsigned long long)st.waiting_ticks, d->view.longest_wait,
+           ARENA_SPINNER_TICKS);
+    if (d->recording)
+        printf("  recorded frames 0..%d to %s, state %016llx\n", (int)d->rec.next - 1, d->opt.record,
+               (unsigned long long)arena_checksum(&d->rec.shadow));
+    if (d->opt.mode == ARENA_MODE_REPLAY) {
+        printf("  replay: frame %d of %d, state %016llx, %llu checksums differed\n", (int)st.frame,
+               (int)d->rp.end, (unsigned long long)arena_checksum(&d->game),
+               (unsigned long long)d->replay_desyncs);
+        return d->replay_desyncs ? EXIT_DESYNC : EXIT_OK;
+    }
     if (d->opt.mode == ARENA_MODE_SYNCTEST) {
         printf("  synctest: %llu checks, %llu mismatches\n",
                (unsigned long long)d->view.synctest_checks,
@@ -485,17 +694,23 @@ static int run_headless(const arena_options *o)
     if (!ren)
         fprintf(stderr, "tempo-arena-sdl: software renderer: %s\n", SDL_GetError());
     int code = ren && d && demo_start(d, o) ? EXIT_OK : EXIT_ERROR;
-    if (code == EXIT_OK) { /* your ship, flown by a bot */
+    if (code == EXIT_OK && o->mode != ARENA_MODE_REPLAY) { /* your ship, flown by a bot */
         d->view.human = o->me;
         d->view.autopilot = true;
     }
-    uint64_t start = o->mode == ARENA_MODE_P2P ? clock_us() : 0;
+    uint64_t start = o->mode == ARENA_MODE_P2P ? clock_us() : 0, next_render = start;
     for (int t = 1; t <= o->headless_frames && code == EXIT_OK; t++) {
         uint64_t at = start + (uint64_t)t * FRAME_US;
         while (o->mode == ARENA_MODE_P2P && clock_us() < at)
             SDL_Delay(1);
         if (demo_tick(d, NULL, at) != TEMPO_OK)
             code = EXIT_ERROR;
+        /* --render-hz: the pictures a display of that rate would draw before
+         * the next tick, each a partial step on a copy */
+        for (; o->render_hz > 0 && code == EXIT_OK && next_render < at + FRAME_US;
+             next_render += 1000000u / (uint64_t)o->render_hz)
+            if (next_render >= at)
+                draw_between(d, ren, tempo_subframe_alpha(at, FRAME_US, next_render));
     }
     if (code == EXIT_OK) {
         arena_draw(ren, &d->view);
@@ -541,6 +756,7 @@ static int run_window(const arena_options *o)
     demo *d = calloc(1, sizeof *d); /* big (the lag lines): not on the stack */
     arena_controls pads;
     arena_controls_open(&pads);
+    arena_sound_open(); /* silence if there is no audio device */
     int code = d && demo_start(d, o) ? EXIT_OK : EXIT_ERROR;
     if (code == EXIT_OK) {
         d->view.human = o->me;
@@ -573,7 +789,7 @@ static int run_window(const arena_options *o)
                 running = false;
         }
         d->view.has_pad = pads.pad != NULL;
-        arena_draw(ren, &d->view);
+        draw_between(d, ren, tempo_subframe_alpha(sim_us, FRAME_US, now));
         if (shot) {
             char path[64];
             snprintf(path, sizeof path, "tempo-arena-%llu.bmp", (unsigned long long)d->ticks);
@@ -594,6 +810,7 @@ static int run_window(const arena_options *o)
     arena_controls_close(&pads);
     SDL_DestroyRenderer(ren);
     SDL_DestroyWindow(win);
+    arena_sound_close();
     SDL_Quit();
     return code;
 }

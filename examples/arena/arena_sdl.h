@@ -29,7 +29,8 @@
 typedef enum arena_mode {
     ARENA_MODE_LOCAL,    /* local session; bots are remote behind a simulated delay */
     ARENA_MODE_SYNCTEST, /* synctest session; every player local */
-    ARENA_MODE_P2P       /* p2p session over UDP with other machines */
+    ARENA_MODE_P2P,      /* p2p session over UDP with other machines */
+    ARENA_MODE_REPLAY    /* a replay file played back (--replay) */
 } arena_mode;
 
 typedef struct arena_peer {
@@ -49,15 +50,21 @@ typedef struct arena_options {
     int check_distance;  /* synctest: frames replayed each tick */
     int frames;          /* window: quit after this many ticks; 0 = play on */
     int headless_frames; /* > 0: no window, no devices, bots fly every local ship */
+    int render_hz;       /* headless: pictures a second drawn between frames (0: none) */
     const char *screenshot; /* BMP written at the end */
     bool autopilot;      /* window: a bot flies your ship until Tab */
     bool auto_delay;     /* p2p: tempo picks the input delay from the lag */
     int port;            /* p2p: the local UDP port */
     int npeers;          /* p2p: the remote players */
     arena_peer peers[ARENA_MAX_PLAYERS];
+    const char *record;  /* --record FILE: the match's replay */
+    const char *replay;  /* --replay FILE: play one back */
+    bool has_key;        /* p2p: --key or --key-file gave the match key */
+    uint8_t key[32];
+    const char *key_file;
 } arena_options;
 
-#define ARENA_MAX_DELAY_MS 200
+#define ARENA_MAX_DELAY_MS 500
 #define ARENA_MAX_INPUT_DELAY 10
 
 typedef enum arena_options_result {
@@ -72,7 +79,7 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
 /* ---- the simulated network (arena_lag.c) --------------------------------- */
 
 #define ARENA_LAG_INPUTS (ARENA_MAX_PLAYERS * 64)
-#define ARENA_LAG_DATAGRAMS 256
+#define ARENA_LAG_DATAGRAMS 1024
 
 typedef struct arena_lag_input {
     uint64_t arrive_us;
@@ -158,6 +165,9 @@ typedef struct arena_view {
     double advantage;          /* p2p: frames we run ahead of the peers */
     tempo_tick_status status;  /* of the last tick */
     uint32_t waiting_for;      /* bit p: the session waits for player p */
+    int waiting_ticks;         /* ticks in a row the session has waited */
+    int longest_wait;          /* the most ticks in a row it waited */
+    char replay_line[48];      /* replay mode: where it is, how fast */
     char message[40];          /* the latest session event, for a while */
     int message_ticks;
     uint8_t depth_history[ARENA_VIEW_HISTORY]; /* rollback depth per tick, a ring */
@@ -166,6 +176,9 @@ typedef struct arena_view {
     int check_distance;
     bool has_pad;              /* a gamepad is open */
 } arena_view;
+
+/* Ticks of waiting before the spinner shows (INVERSUS: 20 frames). */
+#define ARENA_SPINNER_TICKS 20
 
 /* Draw one picture of v on the logical canvas (ARENA_VIEW_W x ARENA_VIEW_H)
  * and leave it unpresented. */

@@ -31,7 +31,9 @@
 #include <string.h>
 
 #include "arena.h"
+#include "arena_replay.h"
 #include "bot.h"
+#include "keyfile.h"
 #include "options.h"
 #include "platform.h"
 #include "tempo/secure.h"
@@ -60,6 +62,9 @@ typedef struct arena_cli {
     uint8_t key[TEMPO_KEY_SIZE];           /* the match key (--key, --key-file) */
     bool has_key;
     const char *key_file;
+    const char *record;                    /* --record FILE */
+    const char *replay;                    /* --replay FILE */
+    int speed;                             /* --speed: playback, frames per tick * 256 */
 } arena_cli;
 
 /* --player I[,J...]: local players, by number. The count is checked later,
@@ -114,32 +119,11 @@ static bool parse_peer(void *out, const char *value, char *why, size_t why_size)
     return true;
 }
 
-/* Exactly 64 hex digits into out; false otherwise (out then undefined). */
-static bool hex_key(const char *text, size_t len, uint8_t out[TEMPO_KEY_SIZE])
-{
-    if (len != 2 * TEMPO_KEY_SIZE)
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        int v = c >= '0' && c <= '9' ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (v < 0)
-            return false;
-        if (i % 2 == 0)
-            out[i / 2] = (uint8_t)(v << 4);
-        else
-            out[i / 2] |= (uint8_t)v;
-    }
-    return true;
-}
-
 /* --key HEX: the match key, 64 hex digits. */
 static bool parse_key(void *field, const char *value, char *why, size_t why_size)
 {
     arena_cli *o = field;
-    if (!hex_key(value, strlen(value), o->key)) {
-        tempo_wipe(o->key, sizeof o->key);
+    if (!key_from_hex(value, strlen(value), o->key)) {
         snprintf(why, why_size, "want 64 hex digits (32 bytes)");
         return false;
     }
@@ -147,36 +131,12 @@ static bool parse_key(void *field, const char *value, char *why, size_t why_size
     return true;
 }
 
-/* The match key from a file: 32 raw bytes, or 64 hex digits (surrounding
- * white space allowed). False with a message on stderr otherwise. */
+/* The match key from --key-file. False with a message on stderr. */
 static bool read_key_file(arena_cli *o)
 {
-    FILE *f = fopen(o->key_file, "rb");
-    if (!f) {
-        fprintf(stderr, "tempo-arena: --key-file %s: %s\n", o->key_file, strerror(errno));
-        return false;
-    }
-    uint8_t buf[2 * TEMPO_KEY_SIZE + 8];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    bool ok = false;
-    if (n == TEMPO_KEY_SIZE) {
-        memcpy(o->key, buf, TEMPO_KEY_SIZE);
-        ok = true;
-    } else {
-        size_t a = 0, b = n;
-        while (a < b && (buf[a] == ' ' || buf[a] == '\t' || buf[a] == '\r' || buf[a] == '\n'))
-            a++;
-        while (b > a && (buf[b - 1] == ' ' || buf[b - 1] == '\t' || buf[b - 1] == '\r' ||
-                         buf[b - 1] == '\n'))
-            b--;
-        ok = hex_key((const char *)buf + a, b - a, o->key);
-    }
-    tempo_wipe(buf, sizeof buf);
-    if (!ok) {
-        tempo_wipe(o->key, sizeof o->key);
-        fprintf(stderr, "tempo-arena: --key-file %s: want 32 raw bytes or 64 hex digits\n",
-                o->key_file);
+    char why[128];
+    if (!key_read_file(o->key_file, o->key, why, sizeof why)) {
+        fprintf(stderr, "tempo-arena: --key-file %s: %s\n", o->key_file, why);
         return false;
     }
     o->has_key = true;
@@ -186,21 +146,19 @@ static bool read_key_file(arena_cli *o)
 #define FIELD(f) offsetof(arena_cli, f)
 static const option_spec arena_specs[] = {
     {.name = "players", .kind = OPTION_INT, .value = "N", .offset = FIELD(players), .min = 1,
-     .max = ARENA_MAX_PLAYERS, .help = "players in the match, all machines together",
-     .flags = OPTION_REQUIRED},
+     .max = ARENA_MAX_PLAYERS, .help = "players in the match, all machines together\n(required unless --replay)"},
     {.name = "player", .kind = OPTION_CUSTOM, .value = "I[,J...]", .parse = parse_player,
-     .range = "players below --players", .flags = OPTION_REQUIRED | OPTION_REPEAT,
-     .help = "the players of this machine (bots fly them)"},
+     .range = "players below --players", .flags = OPTION_REPEAT,
+     .help = "the players of this machine (bots fly them;\nrequired unless --replay)"},
     {.name = "port", .kind = OPTION_INT, .value = "P", .offset = FIELD(port), .min = 1,
-     .max = 65535, .help = "this machine's UDP port", .flags = OPTION_REQUIRED},
+     .max = 65535, .help = "this machine's UDP port (required unless --replay)"},
     {.name = "peer", .kind = OPTION_CUSTOM, .value = "I=HOST:PORT", .parse = parse_peer,
      .range = "HOST a name, a.b.c.d or [v6]", .flags = OPTION_REPEAT,
      .help = "player I plays on the machine at HOST:PORT; once per\n"
              "remote player (players sharing an address share\n"
              "a machine)"},
     {.name = "frames", .kind = OPTION_INT, .value = "F", .offset = FIELD(frames), .min = 1,
-     .max = 10000000, .help = "play until frame F is confirmed, then print\nits checksum",
-     .flags = OPTION_REQUIRED},
+     .max = 10000000, .help = "play until frame F is confirmed, then print\nits checksum (required unless --replay, which\nplays to the file's end by default)"},
     {.name = "seed", .kind = OPTION_U64, .value = "S", .offset = FIELD(seed), .min = 0, .max = 0,
      .range = "0..2^64-1", .help = "board and bots, default 1; the same on every\npeer"},
     {.name = "input-delay", .kind = OPTION_INT, .value = "D", .offset = FIELD(input_delay),
@@ -222,6 +180,13 @@ static const option_spec arena_specs[] = {
              "(without one, anyone on the path can forge them)"},
     {.name = "key-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(key_file),
      .help = "the match key from file F: 32 raw bytes or\n64 hex digits"},
+    {.name = "record", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(record),
+     .help = "write the match's replay to FILE (docs/REPLAY.md):\nevery confirmed frame up to F"},
+    {.name = "replay", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(replay),
+     .help = "play FILE back instead of a match (no network),\nchecking its checksums, and print the same final\nline as the recorded match"},
+    {.name = "speed", .kind = OPTION_INT, .value = "Q", .offset = FIELD(speed), .min = 1,
+     .max = TEMPO_REPLAY_MAX_SPEED,
+     .help = "--replay: frames per 60 Hz tick times 256 (512:\ndouble speed); default: as fast as it goes"},
     {.name = "verbose", .kind = OPTION_FLAG, .offset = FIELD(verbose),
      .help = "also print time sync, waiting and input delay events"},
     {.name = "quiet", .kind = OPTION_FLAG, .offset = FIELD(quiet),
@@ -252,6 +217,20 @@ static const option_command arena_command = {
 static option_status check(const arena_cli *o)
 {
     const option_command *c = &arena_command;
+    if (o->replay) {
+        if (o->players || o->local || o->remote || o->port || o->has_key || o->key_file ||
+            o->record)
+            return options_error(c, "--replay plays a file: no --players, --player, --peer, "
+                                    "--port, --key or --record with it");
+        return OPTIONS_OK;
+    }
+    if (o->speed)
+        return options_error(c, "--speed is for --replay");
+    if (!o->players || !o->local || !o->port || !o->frames)
+        return options_error(c, "--%s is required (or --replay FILE)",
+                             !o->players ? "players" : !o->local ? "player"
+                                                     : !o->port  ? "port"
+                                                                 : "frames");
     uint32_t all = (1u << o->players) - 1u;
     for (int p = 0; p < ARENA_MAX_PLAYERS; p++) {
         if ((o->local >> p & 1u) && p >= o->players)
@@ -330,6 +309,7 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
         case TEMPO_EVENT_CONNECTED:
         case TEMPO_EVENT_SYNCHRONIZED:
         case TEMPO_EVENT_RESUMED:
+        case TEMPO_EVENT_HANDSHAKE_FAILED:
             fprintf(stderr, ": %s", who);
             break;
         case TEMPO_EVENT_SYNCHRONIZING:
@@ -360,6 +340,15 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
         case TEMPO_EVENT_INPUT_DELAY:
             fprintf(stderr, ": %d frames", ev.u.input_delay.frames);
             break;
+        case TEMPO_EVENT_DESYNC_DIFF: {
+            /* each differing field named by arena_describe */
+            char line[160];
+            fprintf(stderr, ": frame %" PRId32 ", %d range(s)", ev.u.diff.frame, ev.u.diff.num_ranges);
+            for (int i = 0; i < ev.u.diff.num_ranges && i < TEMPO_DIFF_INLINE_RANGES; i++)
+                if (tempo_session_desync_diff_line(s, i, line, sizeof line) >= 0)
+                    fprintf(stderr, "\n  %s", line);
+            break;
+        }
         case TEMPO_EVENT_WAITING_OVER:
             break;
         }
@@ -425,8 +414,94 @@ static bool bots_after_tick(arena_bots *b, const arena_cli *o, const tempo_tick 
     return true;
 }
 
+/* --replay: play the file through a replay session as fast as it goes (or
+ * at --speed on the 60 Hz clock), checking its checksums, and print the
+ * final line of the recorded match. */
+static int play_replay(const arena_cli *o)
+{
+    static arena_replay rp;
+    static arena_state game;
+    char why[256];
+    if (!arena_replay_load(&rp, o->replay, why, sizeof why)) {
+        fprintf(stderr, "tempo-arena: %s\n", why);
+        return 1;
+    }
+    int32_t frames = o->frames ? o->frames : rp.end;
+    if (frames > rp.end) {
+        fprintf(stderr, "tempo-arena: %s holds frames 0..%d, not %d\n", o->replay,
+                (int)rp.end - 1, (int)frames);
+        arena_replay_free(&rp);
+        return 1;
+    }
+    tempo_session *s;
+    tempo_result res = arena_replay_session(&rp, &game, &s);
+    if (res != TEMPO_OK) {
+        fprintf(stderr, "tempo-arena: cannot play %s: %s\n", o->replay, tempo_strerror(res));
+        arena_replay_free(&rp);
+        return 1;
+    }
+    if (o->speed)
+        tempo_session_replay_set_speed(s, o->speed);
+    int desyncs = 0;
+    uint64_t next = platform_now_us();
+    while (tempo_session_frame(s) < frames) {
+        if (o->speed) {
+            platform_sleep_until_us(next);
+            next += FRAME_US;
+        }
+        tempo_tick tick;
+        tempo_session_advance(s, &tick);
+        const tempo_request *r;
+        while (tempo_session_next(s, &r) > 0)
+            arena_step(&game, r->inputs, r->status);
+        tempo_event ev;
+        while (tempo_session_poll_event(s, &ev) > 0)
+            if (ev.kind == TEMPO_EVENT_DESYNC && desyncs++ == 0)
+                fprintf(stderr, "tempo-arena: replay desync at frame %" PRId32
+                                ": %016" PRIx64 " played, %016" PRIx64 " recorded\n",
+                        ev.u.desync.frame, ev.u.desync.local, ev.u.desync.remote);
+        if (tick.status == TEMPO_TICK_WAITING)
+            break; /* the file ended */
+    }
+    /* the last checks compare at the next advance */
+    tempo_tick tick;
+    if (tempo_session_frame(s) == rp.end)
+        tempo_session_advance(s, &tick);
+    tempo_event ev;
+    while (tempo_session_poll_event(s, &ev) > 0)
+        desyncs += ev.kind == TEMPO_EVENT_DESYNC;
+    int32_t at = tempo_session_frame(s);
+    tempo_session_destroy(s);
+    arena_replay_free(&rp);
+    if (desyncs) {
+        fprintf(stderr, "tempo-arena: %d checksums differ from the recording\n", desyncs);
+        return 1;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "tempo-arena: replayed frames 0..%d, every checksum equal\n", (int)at - 1);
+    printf("final frame=%d checksum=%016" PRIx64 "\n", (int)frames, arena_checksum(&game));
+    return 0;
+}
+
+/* One line on stderr at the end: what the session refused, by counter
+ * (tempo_session_stats), and what the socket saw (tempo_udp_stats). */
+static void print_drops(tempo_session *s, const tempo_udp *udp)
+{
+    tempo_session_stats ss;
+    tempo_udp_stats us;
+    if (tempo_session_get_stats(s, &ss) != TEMPO_OK || tempo_udp_get_stats(udp, &us) != TEMPO_OK)
+        return;
+    fprintf(stderr,
+            "tempo-arena: dropped malformed=%" PRIu64 " unknown=%" PRIu64 " session=%" PRIu64
+            " replay=%" PRIu64 " forged=%" PRIu64 "; udp received=%" PRIu64
+            " kernel_drops=%" PRIu64 " recv_buffer=%" PRIu64 "\n",
+            ss.dropped_malformed, ss.dropped_unknown, ss.dropped_session, ss.dropped_replay,
+            ss.dropped_forged, us.received, us.kernel_drops, us.recv_buffer_bytes);
+}
+
 int main(int argc, char **argv)
 {
+    char why[512];
     arena_cli o = {.seed = 1, .timeout_s = 120, .connect_timeout_s = 10};
     option_status st = options_parse(&arena_command, argc, argv, &o, NULL);
     if (st == OPTIONS_OK)
@@ -435,6 +510,8 @@ int main(int argc, char **argv)
         return st == OPTIONS_HELP ? 0 : 2;
     if (o.key_file && !read_key_file(&o))
         return 2;
+    if (o.replay)
+        return play_replay(&o);
 
     /* One socket speaks one family: the peers' (all the same, see check). */
     tempo_address bind_addr = {.family = TEMPO_ADDRESS_IPV4, .port = (uint16_t)o.port};
@@ -455,6 +532,7 @@ int main(int argc, char **argv)
     cfg.input_size = ARENA_INPUT_SIZE;
     cfg.arena = &game;
     cfg.arena_size = sizeof game;
+    cfg.describe_state = arena_describe; /* desync diffs name the fields */
     /* Handshake nonces only: they never reach the game. */
     cfg.random_seed = platform_now_us() ^ ((uint64_t)o.port << 32);
     cfg.auto_delay.enabled = o.auto_delay;
@@ -489,6 +567,13 @@ int main(int argc, char **argv)
     }
     static arena_bots bots;
     bots_start(&bots, &o);
+    static arena_recorder rec;
+    if (o.record && !arena_record_open(&rec, o.record, o.players, o.seed, why, sizeof why)) {
+        fprintf(stderr, "tempo-arena: %s\n", why);
+        tempo_session_destroy(s);
+        tempo_udp_close(udp);
+        return 1;
+    }
 
     const uint64_t start = platform_now_us();
     const uint64_t deadline = start + (uint64_t)o.timeout_s * 1000000u;
@@ -498,7 +583,6 @@ int main(int argc, char **argv)
     uint64_t next = start, next_note = start + WAITING_NOTE_US, linger_until = 0;
     uint64_t final_checksum = 0;
     bool have_final = false, running = false, failed = false;
-    char why[512];
     for (;;) {
         platform_sleep_until_us(next);
         next += FRAME_US;
@@ -549,13 +633,24 @@ int main(int argc, char **argv)
             if (r->frame == o.frames - 1) /* state F, as last (re)computed */
                 final_checksum = arena_checksum(&game);
         }
+        if (o.record && !arena_record_tick(&rec, s, o.frames)) {
+            fprintf(stderr, "tempo-arena: writing the replay %s failed\n", o.record);
+            failed = true;
+            break;
+        }
         if (tempo_session_confirmed_frame(s) >= o.frames) {
             have_final = true;
             linger_until = now + LINGER_US;
         }
     }
+    if (!o.quiet)
+        print_drops(s, udp);
     tempo_session_destroy(s);
     tempo_udp_close(udp);
+    if (o.record && !arena_record_close(&rec, !failed)) {
+        fprintf(stderr, "tempo-arena: writing the replay %s failed\n", o.record);
+        failed = true;
+    }
     if (failed)
         return 1;
     printf("final frame=%d checksum=%016" PRIx64 "\n", o.frames, final_checksum);

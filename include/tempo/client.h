@@ -81,7 +81,8 @@ typedef struct tempo_client_config {
     int num_players;
     int input_size;
     int frames_per_second;
-    /* Player slots to ask for, 1..num_players; default 1. */
+    /* Player slots to ask for, 1..num_players and at most 8 (the
+     * handshake's limit, TEMPO_MAX_PLAYERS); default 1. */
     int slots;
     tempo_reconcile_mode reconcile;
     /* Arena mode: tempo copies each snapshot into this block (arena_size
@@ -122,7 +123,9 @@ typedef struct tempo_client_config {
     /* Silence of the server before the client gives up, 100..600000 ms;
      * default 5000. */
     uint32_t disconnect_timeout_ms;
-    /* Seed of the client's draws (handshake nonce); 0 draws from the system. */
+    /* Seed of the client's draws (handshake nonce); 0 draws from the
+     * system. Without a token the nonce is the client's id at the server:
+     * give every client its own seed. */
     uint64_t random_seed;
     tempo_allocator allocator; /* both hooks set, or both NULL (malloc) */
     tempo_log_fn log;          /* NULL: no logging */
@@ -191,6 +194,12 @@ typedef struct tempo_client_tick {
  * the new tick's ADVANCE with the local inputs. Before the client is
  * connected the tick is empty. Errors: TEMPO_E_INVALID_ARG (NULL). */
 TEMPO_API tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick);
+
+/* Switch what the client does with snapshots from now on (a demo's
+ * "reconciliation off" key): the next advance puts the newest snapshot in
+ * place under the new mode. Errors: TEMPO_E_INVALID_ARG (NULL, a mode out
+ * of range). */
+TEMPO_API tempo_result tempo_client_set_reconcile(tempo_client *c, tempo_reconcile_mode mode);
 
 /* Tell the server we leave (a few redundant goodbyes) and stop. Errors:
  * TEMPO_E_INVALID_ARG (NULL), TEMPO_E_STATE (not connected). */

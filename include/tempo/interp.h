@@ -215,6 +215,14 @@ typedef struct tempo_reckon_config {
     int order;                         /* 1 or 2; default 2 */
     tempo_reckon_correction correction; /* default TEMPO_RECKON_BLEND */
     uint32_t correct_us;               /* BLEND and PLAN: 1..TEMPO_RECKON_MAX_DT_US; default 100000 */
+    /* BLEND and PLAN: the most speed, units/s (in any one axis), the
+     * correction may add to the entity's own motion; a larger error takes
+     * longer than
+     * correct_us, so a correction does not look like a jump: PLAN up to
+     * TEMPO_RECKON_MAX_DT_US; BLEND up to 3 * correct_us, since it keeps
+     * reckoning the old trajectory, which drifts further the longer it
+     * runs. 0: no bound (default). */
+    uint32_t max_correct_speed;
     tempo_reckon_step_fn step;         /* NULL: tempo_reckon_extrapolate */
     void *step_ctx;
 } tempo_reckon_config;
@@ -227,6 +235,7 @@ typedef struct tempo_reckon {
     uint64_t state_us;             /* ... valid at this time */
     int correcting;                /* a BLEND or PLAN is under way since start_us */
     uint64_t start_us;
+    uint32_t span_us;              /* how long the correction under way takes */
     tempo_kinematic from;          /* what was shown at start_us (BLEND: reckoned on from there) */
     int32_t plan_to[TEMPO_RECKON_MAX_DIMS]; /* PLAN: the new trajectory at start_us + correct_us */
     uint64_t updates, corrections_done;

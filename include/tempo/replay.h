@@ -320,6 +320,17 @@ TEMPO_API tempo_result tempo_session_replay_seek(tempo_session *s, int32_t frame
                                                  const void **state, size_t *size,
                                                  int32_t *state_frame);
 
+/* Fastest playback speed: 8 frames a tick. */
+#define TEMPO_REPLAY_MAX_SPEED 2048
+
+/* Set how fast a replay session plays: speed_q8 / 256 frames per tick,
+ * carried over from tick to tick (128: a frame every other tick; 512: two
+ * a tick; 0: paused). A tick that runs no frame is TEMPO_TICK_STALLED with
+ * no request. A seek's fast-forward is not slowed. Default 256. Errors:
+ * TEMPO_E_INVALID_ARG (s NULL, speed_q8 outside 0..TEMPO_REPLAY_MAX_SPEED),
+ * TEMPO_E_UNSUPPORTED (not a replay session). */
+TEMPO_API tempo_result tempo_session_replay_set_speed(tempo_session *s, int speed_q8);
+
 #ifdef __cplusplus
 }
 #endif

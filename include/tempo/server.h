@@ -53,7 +53,8 @@ typedef struct tempo_server_config {
     /* Clients admitted at once, 1..TEMPO_CS_MAX_CLIENTS and at most
      * num_players (each client owns at least one slot); default num_players. */
     int max_clients;
-    /* Slots one client may ask for, 1..num_players; default 1. */
+    /* Slots one client may ask for, 1..num_players; default 1. A client
+     * asks for at most 8 (the handshake's limit, TEMPO_MAX_PLAYERS). */
     int max_slots_per_client;
     /* Ticks per second, 1..1000; default 60. */
     int frames_per_second;

@@ -34,6 +34,20 @@ typedef void (*tempo_predict_fn)(void *ctx, int player, int32_t frame,
                                  const uint8_t *last_input, int32_t last_frame,
                                  uint8_t *out, int input_size);
 
+/* Names the field of the game's state at byte `offset` (tempo_config.
+ * describe_state): write its name, NUL-terminated, into name (name_size
+ * bytes, at least 1), e.g. "ships[2].x", and its first byte and size into
+ * *field_offset and *field_size (field_offset <= offset < field_offset +
+ * field_size). Return false if no field is there (padding, past the end).
+ * Called from tempo_session_desync_diff_line only, with the session's
+ * state of the diff unchanged. */
+/* Largest tempo_config.desync_diff_max_bytes: a state and its message
+ * header fill at most the 64 KiB a fragmented message carries. */
+#define TEMPO_DESYNC_DIFF_MAX 65504u
+
+typedef bool (*tempo_describe_state_fn)(void *ctx, size_t offset, char *name, size_t name_size,
+                                        size_t *field_offset, size_t *field_size);
+
 /* How a network session keeps peers in step (docs/TIMESYNC.md compares them). */
 typedef enum tempo_timesync_method {
     /* INVERSUS: average both sides' frame lag over a window; when this
@@ -128,6 +142,18 @@ typedef struct tempo_config {
      * confirmed frame is compared across peers. >= 0; 0 turns it off.
      * Default 60. */
     int desync_interval;
+    /* Desync diffs (p2p sessions; see "desync diffs" below): when a check
+     * frame's checksums differ, the two machines exchange their states of
+     * that frame, up to this many bytes, and each raises
+     * TEMPO_EVENT_DESYNC_DIFF with the byte ranges that differ.
+     * 0..TEMPO_DESYNC_DIFF_MAX; 0 turns it off. Default 16384. Memory when
+     * on: about 4 times this (arena mode: plus 4 copies of the arena when
+     * arena_size fits) and 64 KiB for reassembly. */
+    size_t desync_diff_max_bytes;
+    /* Names fields in diffs (NULL: byte offsets only); describe_ctx is
+     * passed back. */
+    tempo_describe_state_fn describe_state;
+    void *describe_ctx;
 
     /* The first frame: frame numbers start here, and the game's state when
      * the session is created (in arena mode, the arena's content) is the
@@ -155,6 +181,14 @@ typedef struct tempo_config {
     /* Silence before the endpoint is dropped: >= disconnect_notify_ms,
      * default 3000. */
     uint32_t disconnect_timeout_ms;
+    /* How long the handshake with an endpoint may take, from the session's
+     * first poll: an endpoint not synchronized by then raises
+     * TEMPO_EVENT_HANDSHAKE_FAILED and is dropped (nothing more is sent to
+     * it; its players are dropped as if it timed out). 0 (the default):
+     * never, the game decides how long to wait (a matchmaker knows when
+     * every machine should be up; a human starting the other machine may
+     * take minutes). Otherwise 1000..3600000. */
+    uint32_t handshake_timeout_ms;
     int max_spectators;             /* 0..TEMPO_MAX_SPECTATORS, default 32 */
     /* Spectator side: frames kept in hand before playing (a jitter buffer),
      * 0..600, default 3; and most frames played in one tick to catch up,
@@ -196,8 +230,8 @@ typedef struct tempo_config {
 /* Fill cfg with defaults: 2 players, 4-byte input, max_prediction 16, every-
  * frame saving, no arena, default predictor, malloc, no log, desync checks
  * every 60 frames; network: session id 1, interrupted after 500 ms,
- * disconnected after 3000 ms, up to 32 spectators. Override fields, then
- * create a session. */
+ * disconnected after 3000 ms, no handshake timeout, up to 32 spectators.
+ * Override fields, then create a session. */
 TEMPO_API void tempo_config_default(tempo_config *cfg);
 
 /* ---- sessions --------------------------------------------------------- */
@@ -545,8 +579,28 @@ typedef enum tempo_event_kind {
     TEMPO_EVENT_WAITING,            /* prediction window full: u.waiting */
     TEMPO_EVENT_WAITING_OVER,       /* frames run again */
     TEMPO_EVENT_TIMESYNC,           /* time sync decided to stall: u.timesync */
-    TEMPO_EVENT_INPUT_DELAY         /* automatic input delay set (at the start) or changed: u.input_delay */
+    TEMPO_EVENT_INPUT_DELAY,        /* automatic input delay set (at the start) or changed: u.input_delay */
+    TEMPO_EVENT_HANDSHAKE_FAILED,   /* an endpoint did not synchronize within
+                                       handshake_timeout_ms: it is dropped */
+    TEMPO_EVENT_DESYNC_DIFF         /* two states of a desync frame compared: u.diff */
 } tempo_event_kind;
+
+/* One run of bytes that differ between two states. */
+typedef struct tempo_diff_range {
+    uint32_t offset;
+    uint32_t length;
+} tempo_diff_range;
+
+/* Ranges a DESYNC_DIFF event carries inline (all: tempo_session_desync_diff). */
+#define TEMPO_DIFF_INLINE_RANGES 4
+
+/* What became of a desync diff (tempo_event.u.diff.status). */
+typedef enum tempo_diff_status {
+    TEMPO_DIFF_DONE = 0,      /* both states compared: the ranges say where they differ */
+    TEMPO_DIFF_TOO_LARGE = 1, /* a state exceeds desync_diff_max_bytes (ours, or the
+                                 peer's by its word): nothing was sent */
+    TEMPO_DIFF_NO_STATE = 2   /* our state of the frame was no longer held (arena mode) */
+} tempo_diff_status;
 
 typedef struct tempo_event {
     tempo_event_kind kind;
@@ -559,7 +613,20 @@ typedef struct tempo_event {
          * peers). Of a spectator (player -1): this session's frame when the
          * spectator was dropped. */
         struct { int32_t frame; } disconnected;
-        struct { int32_t frame; uint64_t local, remote; } desync;
+        /* DESYNC: state_wanted is true in a session without an arena and
+         * with desync_diff_max_bytes > 0: the game answers with
+         * tempo_session_provide_state for that frame. */
+        struct { int32_t frame; uint64_t local, remote; bool state_wanted; } desync;
+        /* DESYNC_DIFF, player: the first player of the peer compared with.
+         * num_ranges counts every differing range (0 with a status other
+         * than DONE); the first min(num_ranges, TEMPO_DIFF_INLINE_RANGES)
+         * are in ranges. */
+        struct {
+            int32_t frame;
+            tempo_diff_status status;
+            int num_ranges;
+            tempo_diff_range ranges[TEMPO_DIFF_INLINE_RANGES];
+        } diff;
         struct { uint32_t players; } waiting; /* bit p: waiting for player p */
         struct { int stall_frames; } timesync;
         struct { int frames; } input_delay;
@@ -624,6 +691,25 @@ typedef struct tempo_session_stats {
      * match key: anyone on the path can read and forge its datagrams. */
     uint64_t dropped_forged;
     bool unauthenticated;
+    /* What a peer claimed that it cannot know (docs/SECURITY.md, "Lying
+     * participants"); the claim is ignored, the rest of its datagram used.
+     * acks_ignored: acks of inputs past every frame we hold to send (INPUT
+     * from a peer, INPUT_ACK from a spectator; a CHECKSUM's ack of a frame
+     * never sent counts in checksums_ignored). claims_ignored: datagrams
+     * saying a player is dropped whose machine we still hear (or one of our
+     * own players). pongs_ignored: PONGs answering no ping outstanding. */
+    uint64_t acks_ignored;
+    uint64_t claims_ignored;
+    uint64_t pongs_ignored;
+    /* Desync diffs. diffs: DESYNC_DIFF events raised. diffs_skipped:
+     * desyncs not diffed (another diff in flight, or our state no longer
+     * held). diffs_ignored: states a peer sent that were not used (a frame
+     * with no desync with it, a repeat, above desync_diff_max_bytes, a
+     * fragment while another peer's state is being reassembled, or diffs
+     * off here). */
+    uint64_t diffs;
+    uint64_t diffs_skipped;
+    uint64_t diffs_ignored;
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from
@@ -776,10 +862,81 @@ TEMPO_API tempo_result tempo_session_confirmed_inputs(const tempo_session *s, in
  * sessions). */
 TEMPO_API tempo_result tempo_session_add_empty_slot(tempo_session *s, int player);
 
+/* ---- desync diffs ----------------------------------------------------------
+ *
+ * A desync says which frame's checksums differ; a diff says which bytes. When
+ * desync_diff_max_bytes > 0 and the checksums of check frame F differ with a
+ * peer, both machines send each other their state of F (sealed like all the
+ * session's traffic, in fragments, a few per tick so inputs keep flowing),
+ * once per frame and peer, and each raises TEMPO_EVENT_DESYNC_DIFF when it
+ * holds both. One diff is in flight at a time: a desync of another frame
+ * meanwhile is not diffed (later desyncs are usually the first one spreading).
+ *   - Arena mode: tempo keeps copies of the newest check frames' arena and
+ *     sends the one of F (TEMPO_DIFF_NO_STATE if it left the copies: the
+ *     checksums came more than 4 check frames apart).
+ *   - Without an arena: the DESYNC event has state_wanted set and the game
+ *     calls tempo_session_provide_state with its state of F, so a game that
+ *     wants diffs keeps a copy of each check frame's state (frame a
+ *     multiple of desync_interval) until its check has passed.
+ * Each state transfer is one datagram train; a lost fragment loses the diff
+ * (nothing is resent). docs/DETERMINISM.md shows how to read one. */
+
+/* The state of frame `frame` that a DESYNC event with state_wanted asked
+ * for (size bytes at state, copied during the call; the caller keeps
+ * ownership). It is sent to every peer whose checksum of that frame
+ * differed, and compared with theirs when it arrives.
+ * Errors: TEMPO_E_INVALID_ARG (s or state NULL, size 0),
+ * TEMPO_E_UNSUPPORTED (not a p2p session, arena mode, or diffs off),
+ * TEMPO_E_FRAME (no DESYNC event asked for this frame, or it was given
+ * already), TEMPO_E_FULL (size above desync_diff_max_bytes: nothing is
+ * sent, the peers are told, and DESYNC_DIFF with TEMPO_DIFF_TOO_LARGE
+ * follows). */
+TEMPO_API tempo_result tempo_session_provide_state(tempo_session *s, int32_t frame, const void *state,
+                                                   size_t size);
+
+/* The newest diff (the one of the last DESYNC_DIFF event with status DONE):
+ * the frame and the peer's first player, every differing range (at most
+ * TEMPO_DIFF_MAX_RANGES are kept, in offset order; num_ranges counts them
+ * all) and both states' bytes. Everything pointed to is owned by the
+ * session and valid until the next DESYNC_DIFF event is raised or the
+ * session is destroyed. Sizes may differ: the bytes past the shorter
+ * state form the last range. */
+#define TEMPO_DIFF_MAX_RANGES 64
+typedef struct tempo_desync_diff {
+    int32_t frame;
+    int player;                     /* the peer's first player */
+    int local_player;               /* this machine's first player */
+    int num_ranges;                 /* every range; ranges holds the first kept */
+    int kept_ranges;                /* min(num_ranges, TEMPO_DIFF_MAX_RANGES) */
+    const tempo_diff_range *ranges;
+    const uint8_t *local, *remote;  /* this machine's state and the peer's */
+    size_t local_size, remote_size;
+} tempo_desync_diff;
+
+/* Fill *out with the newest diff. Errors: TEMPO_E_INVALID_ARG (s or out
+ * NULL), TEMPO_E_UNSUPPORTED (not a p2p session), TEMPO_E_STATE (no diff
+ * yet). */
+TEMPO_API tempo_result tempo_session_desync_diff(const tempo_session *s, tempo_desync_diff *out);
+
+/* Format range `index` (0..kept_ranges - 1) of the newest diff as one line
+ * into buf (size bytes, always NUL-terminated when size > 0, truncated if
+ * short), naming the field with the describer when there is one:
+ *   "peer 1 vs peer 0 at frame 1020: ships[2].x 4410 vs 4412"
+ * (this machine's first player and value first). A field of 1, 2, 4 or 8
+ * bytes is printed as a little-endian unsigned integer, any other as hex
+ * bytes (the first 16); without a describer, or where it names nothing,
+ * the range is printed as "bytes 120..123" and hex bytes. Returns the
+ * line's length (as snprintf: what it would take), or TEMPO_E_INVALID_ARG
+ * (s NULL, buf NULL with size > 0, index outside 0..kept_ranges - 1),
+ * TEMPO_E_UNSUPPORTED (not a p2p session), TEMPO_E_STATE (no diff yet).
+ * The describer is called from here, with the game's own context. */
+TEMPO_API int tempo_session_desync_diff_line(const tempo_session *s, int index, char *buf, size_t size);
+
 /* ---- names --------------------------------------------------------------- */
 
 /* The name of an event kind, lowercase without the prefix: "connected",
- * "synchronizing", ..., "waiting_over", "timesync", "input_delay"; "unknown"
+ * "synchronizing", ..., "waiting_over", "timesync", "input_delay", "handshake_failed",
+ * "desync_diff"; "unknown"
  * for a value that is no tempo_event_kind. Static storage, never NULL. */
 TEMPO_API const char *tempo_event_name(tempo_event_kind kind);
 

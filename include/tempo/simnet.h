@@ -97,6 +97,18 @@ TEMPO_API tempo_result tempo_simnet_add_blackout(tempo_simnet *net, const tempo_
                                                  const tempo_address *to, uint64_t start_us,
                                                  uint64_t end_us);
 
+/* Hand the node at `to` a datagram that claims to come from `from`, which
+ * may be any address (a node's, to forge it, or none's): it crosses no link
+ * (no latency, loss or blackout, no link counters) and is receivable at
+ * the current time, after every datagram already receivable. For hostile
+ * traffic in tests and tools. The bytes are copied.
+ * Errors: TEMPO_E_INVALID_ARG (NULL, size 0 or above TEMPO_MAX_DATAGRAM, a
+ * `from` of family NONE), TEMPO_E_ADDRESS (`to` is not a node),
+ * TEMPO_E_FULL (max_in_flight datagrams are held: nothing is injected). */
+TEMPO_API tempo_result tempo_simnet_inject(tempo_simnet *net, const tempo_address *from,
+                                           const tempo_address *to, const uint8_t *data,
+                                           size_t size);
+
 /* Move virtual time forward (never back: an earlier time is ignored).
  * Datagrams whose delivery time has come become receivable. */
 TEMPO_API void tempo_simnet_set_time(tempo_simnet *net, uint64_t now_us);

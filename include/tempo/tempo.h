@@ -4,9 +4,12 @@
  *
  * It includes every public header: base.h (results, hooks, checksum),
  * transport.h (addresses, the datagram interface), rng.h, session.h (the
- * session API), server.h and client.h (the client-server roles), replay.h
- * (replay files), udp.h and simnet.h (two transports), secure.h (connect
- * tokens and keys).
+ * session API), effects.h (sounds under rollback), subframe.h (drawing
+ * between frames), server.h and client.h
+ * (the client-server roles), replay.h
+ * (replay files), lockstep.h (turn-based lockstep), relay.h (the relay and its
+ * members), udp.h and simnet.h (two transports), secure.h (connect tokens and
+ * keys).
  *
  * The game owns the loop. Each tick it hands tempo the time and its local
  * input; tempo answers with an ordered list of requests (SAVE, LOAD, ADVANCE)
@@ -50,9 +53,13 @@
 #include "tempo/session.h"
 #include "tempo/server.h"
 #include "tempo/client.h"
+#include "tempo/effects.h"
+#include "tempo/subframe.h"
 #include "tempo/replay.h"
+#include "tempo/lockstep.h"
 #include "tempo/simnet.h"
 #include "tempo/udp.h"
 #include "tempo/secure.h"
+#include "tempo/relay.h"
 
 #endif /* TEMPO_TEMPO_H */

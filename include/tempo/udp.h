@@ -49,10 +49,17 @@ TEMPO_API tempo_result tempo_udp_open(const tempo_address *bind_addr, const temp
  *   net.core.rmem_max (raise that sysctl for more), and a failure to set it
  *   leaves the system's default without failing the open.
  * send_buffer_bytes: the same for the send buffer (SO_SNDBUF, capped by
- *   net.core.wmem_max on Linux), 0 for TEMPO_UDP_DEFAULT_SEND_BUFFER. */
+ *   net.core.wmem_max on Linux), 0 for TEMPO_UDP_DEFAULT_SEND_BUFFER.
+ * batch_send: on Linux, datagrams sent through the transport wait in a
+ *   queue of 32 and leave together (one sendmmsg) when it is full or at
+ *   tempo_udp_flush, which the caller must then call after each round of
+ *   sends (a relay's update). The transport's send returns 0 for a queued
+ *   datagram; failures are counted in the stats when it leaves. Other
+ *   systems send at once. Default false. */
 typedef struct tempo_udp_options {
     uint32_t recv_buffer_bytes;
     uint32_t send_buffer_bytes;
+    bool batch_send;
 } tempo_udp_options;
 
 /* tempo_udp_open with options; opts NULL means the defaults, which is what
@@ -98,7 +105,13 @@ typedef struct tempo_udp_stats {
 /* Copy u's counters. Errors: TEMPO_E_INVALID_ARG. */
 TEMPO_API tempo_result tempo_udp_get_stats(const tempo_udp *u, tempo_udp_stats *out);
 
-/* Close the socket and free u. NULL is allowed. */
+/* Send what a batch_send socket has queued. Returns how many datagrams
+ * left (0 for a socket that does not batch, or an empty queue), or
+ * TEMPO_E_INVALID_ARG (NULL). */
+TEMPO_API int tempo_udp_flush(tempo_udp *u);
+
+/* Close the socket and free u (what is queued is sent first). NULL is
+ * allowed. */
 TEMPO_API void tempo_udp_close(tempo_udp *u);
 
 #ifdef __cplusplus

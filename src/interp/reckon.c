@@ -17,7 +17,10 @@
  * ends are reckoned the whole time, so the entity neither stops nor jumps.
  * PLAN moves from what was on screen, at one corrected velocity, to the
  * point the new trajectory reaches correct_us later, and follows it from
- * there: position stays continuous, velocity changes twice. Either way the
+ * there: position stays continuous, velocity changes twice. With
+ * max_correct_speed set, a correction whose error would have to move
+ * faster than that takes longer than correct_us, so no correction moves
+ * the entity faster than the game allows. Either way the
  * first frame after an update shows exactly what the frame before showed
  * (the correction starts from the shown state), so the only motion is what
  * the velocities and the correction rate allow.
@@ -132,7 +135,7 @@ static void shown_at(const tempo_reckon *e, uint64_t now, tempo_kinematic *out)
         now = e->state_us;
     tempo_kinematic b;
     carry(e, &e->state, e->state_us, now, &b);
-    uint64_t T = e->cfg.correct_us;
+    uint64_t T = e->span_us;
     if (!e->correcting || now >= e->start_us + T) {
         *out = b;
         return;
@@ -153,6 +156,34 @@ static void shown_at(const tempo_reckon *e, uint64_t now, tempo_kinematic *out)
             out->v[i] = sat32(round_div(((int64_t)e->plan_to[i] - e->from.p[i]) * 1000000, (int64_t)T));
         }
     }
+}
+
+/* How long the correction from `shown` to the new trajectory takes:
+ * correct_us, or longer if the largest axis of the error over it would
+ * move faster than max_correct_speed. */
+static uint32_t correction_span(const tempo_reckon *e, const tempo_kinematic *shown, uint64_t now)
+{
+    uint64_t span = e->cfg.correct_us;
+    if (e->cfg.max_correct_speed == 0)
+        return (uint32_t)span;
+    tempo_kinematic target;
+    carry(e, &e->state, e->state_us, now, &target);
+    int64_t worst = 0;
+    for (int i = 0; i < e->cfg.dims; i++) {
+        int64_t d = (int64_t)target.p[i] - shown->p[i];
+        d = d < 0 ? -d : d;
+        worst = d > worst ? d : worst;
+    }
+    /* worst / speed seconds, rounded up, in microseconds */
+    uint64_t need = (uint64_t)((worst * 1000000 + e->cfg.max_correct_speed - 1) / e->cfg.max_correct_speed);
+    /* BLEND keeps reckoning the old trajectory while it blends: over a long
+     * span that one drifts ever further, so its stretch stops at 3x. */
+    uint64_t cap = e->cfg.correction == TEMPO_RECKON_BLEND ? 3 * span : TEMPO_RECKON_MAX_DT_US;
+    if (need > span)
+        span = need;
+    if (span > cap)
+        span = cap;
+    return (uint32_t)(span > TEMPO_RECKON_MAX_DT_US ? TEMPO_RECKON_MAX_DT_US : span);
 }
 
 tempo_result tempo_reckon_update(tempo_reckon *e, const tempo_kinematic *state, uint64_t state_us,
@@ -180,9 +211,10 @@ tempo_result tempo_reckon_update(tempo_reckon *e, const tempo_kinematic *state, 
     e->state_us = state_us;
     e->correcting = 1;
     e->corrections_done++;
+    e->span_us = correction_span(e, &shown, now_us);
     if (e->cfg.correction == TEMPO_RECKON_PLAN) {
         tempo_kinematic to;
-        carry(e, &e->state, state_us, now_us + e->cfg.correct_us, &to);
+        carry(e, &e->state, state_us, now_us + e->span_us, &to);
         memcpy(e->plan_to, to.p, sizeof e->plan_to);
     }
     return TEMPO_OK;

@@ -14,10 +14,13 @@
  *   remote's newest ack has moved more than LINK_ACK_BITS past it without
  *   naming it (no later ack can), or when its ring slot is needed again.
  *   judge_next >= send_seq - LINK_SENT_RING, so judging is bounded.
- * - a step ahead of more than cfg.seq_jump in the remote's sequence is used
- *   but does not become the newest, so one corrupt or stray datagram cannot
- *   make every later one look old; a second one just after it shows the
- *   remote really moved on (a long outage), and the link follows.
+ * - a step ahead of more than cfg.seq_jump in the remote's sequence is held
+ *   (not used, no liveness) and does not become the newest, so one corrupt
+ *   or stray datagram cannot make every later one look old; a second one
+ *   just after it shows the remote really moved on (a long outage), and
+ *   the link follows. Held, not used: a replay window cannot record a
+ *   sequence that far ahead, so a held datagram replaced by another could
+ *   otherwise be used again each time a copy of it came back.
  *
  * Round trips follow RFC 6298 section 2 (alpha 1/8, beta 1/4; the first
  * sample R sets SRTT = R and RTTVAR = R/2), kept as 8*SRTT and 4*RTTVAR in
@@ -236,8 +239,9 @@ link_rx link_on_datagram(net_link *l, uint64_t now, uint64_t seq, size_t bytes)
     l->bytes_window_recv += bytes;
     link_rx rx = receive_seq(l, seq);
     /* A copy proves nothing about the remote being alive now: anyone who
-     * saw the datagram can send it again. */
-    if (rx != LINK_RX_DUPLICATE)
+     * saw the datagram can send it again; nor does a held jump, until a
+     * neighbour confirms it. */
+    if (rx != LINK_RX_DUPLICATE && rx != LINK_RX_JUMP)
         heard(l, now);
     return rx;
 }

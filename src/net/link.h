@@ -67,7 +67,7 @@ typedef enum link_rx {
     LINK_RX_LATE = 1,     /* older than the newest, first copy */
     LINK_RX_DUPLICATE = 2,/* a copy of one already received */
     LINK_RX_TOO_OLD = 3,  /* older than LINK_RECV_HISTORY: cannot tell if a copy */
-    LINK_RX_JUMP = 4      /* implausibly far ahead: used, but does not become the newest */
+    LINK_RX_JUMP = 4      /* implausibly far ahead: held, not to be used, until confirmed */
 } link_rx;
 
 typedef enum link_state {

@@ -7,7 +7,9 @@
  * jitter, jitter spikes, reordering) for it and for its duplicate. Scheduled
  * datagrams wait in a min-heap keyed by (delivery time, send order); once
  * their time has come they move, in heap order, to their node's ready list,
- * which recv drains. Everything is allocated at create.
+ * which recv drains. Everything is allocated at create. A datagram injected
+ * with a forged source (tempo_simnet_inject) crosses no link: it is due at
+ * once and carries its source address with it.
  *
  * Invariants: every packet slot is in exactly one of the free list, the heap
  * or one ready list; ready lists are sorted by (delivery time, send order);
@@ -26,6 +28,7 @@
 #define SIMNET_MAX_BLACKOUTS 64
 #define SIMNET_DEFAULT_QUEUE_BYTES 65536u
 #define SIMNET_NIL UINT32_MAX
+#define SIMNET_FORGED UINT16_MAX /* simnet_packet.from of an injected datagram */
 
 typedef struct simnet_link {
     tempo_link_params p;
@@ -44,7 +47,8 @@ typedef struct simnet_packet {
     uint64_t order;          /* net-wide send order: breaks delivery ties */
     uint64_t seq;            /* per-link sequence: detects reordering */
     uint32_t next;           /* ready list */
-    uint16_t from, to, size;
+    uint16_t from, to, size; /* from: a node, or SIMNET_FORGED */
+    tempo_address src;       /* an injected datagram's claimed source */
 } simnet_packet;
 
 typedef struct simnet_node {
@@ -289,6 +293,35 @@ static int simnet_send(void *ctx, const tempo_address *to, const uint8_t *data, 
     return 0;
 }
 
+/* An injected datagram: due now, after everything already due (its send
+ * order is the newest), on no link. */
+tempo_result tempo_simnet_inject(tempo_simnet *net, const tempo_address *from, const tempo_address *to,
+                                 const uint8_t *data, size_t size)
+{
+    if (!net || !from || !to || !data || size == 0 || size > TEMPO_MAX_DATAGRAM ||
+        from->family == TEMPO_ADDRESS_NONE)
+        return TEMPO_E_INVALID_ARG;
+    int dst = find_node(net, to);
+    if (dst < 0)
+        return TEMPO_E_ADDRESS;
+    if (net->free_count == 0)
+        return TEMPO_E_FULL;
+    uint32_t idx = net->free_list[--net->free_count];
+    simnet_packet *pk = &net->packets[idx];
+    pk->deliver_us = net->now_us;
+    pk->sent_us = net->now_us;
+    pk->order = net->order++;
+    pk->seq = 0;
+    pk->next = SIMNET_NIL;
+    pk->from = SIMNET_FORGED;
+    pk->to = (uint16_t)dst;
+    pk->size = (uint16_t)size;
+    pk->src = *from;
+    memcpy(net->data + (size_t)idx * TEMPO_MAX_DATAGRAM, data, size);
+    heap_push(net, idx);
+    return TEMPO_OK;
+}
+
 /* ---- delivering -------------------------------------------------------- */
 
 /* Move every packet whose time has come to its node's ready list, counting
@@ -298,16 +331,18 @@ static void deliver_due(tempo_simnet *net)
     while (net->heap_count > 0 && net->packets[net->heap[0]].deliver_us <= net->now_us) {
         uint32_t idx = heap_pop(net);
         simnet_packet *pk = &net->packets[idx];
-        simnet_link *l = link_of(net, pk->from, pk->to);
-        uint64_t latency = pk->deliver_us - pk->sent_us;
-        l->stats.delivered++;
-        l->stats.bytes_delivered += pk->size;
-        l->stats.latency_us_sum += latency;
-        l->stats.latency_us_sq_sum += latency * latency;
-        if (pk->seq + 1u < l->seq_end)
-            l->stats.reordered++;
-        else
-            l->seq_end = pk->seq + 1u;
+        if (pk->from != SIMNET_FORGED) {
+            simnet_link *l = link_of(net, pk->from, pk->to);
+            uint64_t latency = pk->deliver_us - pk->sent_us;
+            l->stats.delivered++;
+            l->stats.bytes_delivered += pk->size;
+            l->stats.latency_us_sum += latency;
+            l->stats.latency_us_sq_sum += latency * latency;
+            if (pk->seq + 1u < l->seq_end)
+                l->stats.reordered++;
+            else
+                l->seq_end = pk->seq + 1u;
+        }
         uint64_t h = mix64(net->hash, pk->deliver_us);
         h = mix64(h, ((uint64_t)pk->from << 32) | ((uint64_t)pk->to << 16) | pk->size);
         net->hash = mix64(h, tempo_checksum(net->data + (size_t)idx * TEMPO_MAX_DATAGRAM,
@@ -339,7 +374,7 @@ static int simnet_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capa
     net->ready_count--;
     size_t n = pk->size < capacity ? pk->size : capacity;
     memcpy(buf, net->data + (size_t)idx * TEMPO_MAX_DATAGRAM, n);
-    *from = net->nodes[pk->from].addr;
+    *from = pk->from == SIMNET_FORGED ? pk->src : net->nodes[pk->from].addr;
     net->free_list[net->free_count++] = idx;
     return pk->size;
 }

@@ -65,6 +65,10 @@ static int udp_send(void *ctx, const tempo_address *to, const uint8_t *data, siz
     size_t len = to_sockaddr(to, &ss);
     if (len == 0 || ss.ss_family != u->family)
         return TEMPO_E_ADDRESS;
+    if (u->batch_send) { /* counted when it leaves */
+        tempo__udp_os_queue(u, &ss, len, data, size);
+        return 0;
+    }
     if (!tempo__udp_os_send(u, &ss, len, data, size)) {
         /* A full socket buffer drops the datagram as a router would. */
         u->stats.send_errors++;
@@ -134,6 +138,7 @@ tempo_result tempo_udp_open_ex(const tempo_address *bind_addr, const tempo_udp_o
     if (alloc)
         u->alloc = *alloc;
     u->family = ss.ss_family;
+    u->batch_send = o.batch_send;
     if (!tempo__udp_os_open(u, &ss, len, recv_bytes, send_bytes)) {
         int reason = tempo__udp_os_error(); /* kept across the free */
         tempo__free(alloc, u);
@@ -148,6 +153,13 @@ tempo_result tempo_udp_open(const tempo_address *bind_addr, const tempo_allocato
                             tempo_udp **out)
 {
     return tempo_udp_open_ex(bind_addr, NULL, alloc, out);
+}
+
+int tempo_udp_flush(tempo_udp *u)
+{
+    if (!u)
+        return TEMPO_E_INVALID_ARG;
+    return u->batch_send ? tempo__udp_os_flush(u) : 0;
 }
 
 tempo_transport tempo_udp_transport(tempo_udp *u)
@@ -178,6 +190,8 @@ void tempo_udp_close(tempo_udp *u)
 {
     if (!u)
         return;
+    if (u->batch_send)
+        (void)tempo__udp_os_flush(u);
     tempo__udp_os_close(u);
     tempo_allocator alloc = u->alloc;
     tempo__free(&alloc, u);

@@ -51,13 +51,28 @@ typedef struct tempo__udp_batch {
 } tempo__udp_batch;
 #endif
 
+#ifdef __linux__
+/* A batching socket (tempo_udp_options.batch_send) queues what it sends
+ * and hands the queue to one sendmmsg when it is full or flushed. */
+#define TEMPO__UDP_SEND_BATCH 32
+typedef struct tempo__udp_queue {
+    struct sockaddr_storage addr[TEMPO__UDP_SEND_BATCH];
+    size_t addr_len[TEMPO__UDP_SEND_BATCH];
+    uint8_t data[TEMPO__UDP_SEND_BATCH][TEMPO_MAX_DATAGRAM];
+    size_t size[TEMPO__UDP_SEND_BATCH];
+    int count;
+} tempo__udp_queue;
+#endif
+
 struct tempo_udp {
     tempo__udp_socket sock;
+    bool batch_send; /* sends are queued until tempo_udp_flush (Linux only) */
     int family; /* AF_INET or AF_INET6 */
     tempo_udp_stats stats;
     tempo_allocator alloc;
 #ifdef __linux__
     tempo__udp_batch batch;
+    tempo__udp_queue queue;
     /* The kernel's drop counter as last read (SO_RXQ_OVFL, 32 bits that
      * wrap); stats.kernel_drops adds up its steps. */
     uint32_t drops_seen;
@@ -93,6 +108,12 @@ void tempo__udp_os_close(tempo_udp *u);
 /* Send one datagram; true when all of it left. */
 bool tempo__udp_os_send(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
                         const uint8_t *data, size_t size);
+/* Batching sockets: queue one datagram (sent by a flush, or at once when
+ * the system has no batch send), and flush the queue, counting what left
+ * and what failed in u->stats. Returns the datagrams that left. */
+void tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+                         const uint8_t *data, size_t size);
+int tempo__udp_os_flush(tempo_udp *u);
 /* The transport's recv (tempo_transport.recv) with valid arguments. */
 int tempo__udp_os_recv(tempo_udp *u, tempo_address *from, uint8_t *buf, size_t capacity);
 bool tempo__udp_os_local(const tempo_udp *u, struct sockaddr_storage *ss);

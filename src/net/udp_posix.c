@@ -11,13 +11,19 @@
  * costs one system call instead of two. Elsewhere recvmsg takes one datagram
  * per call; MSG_TRUNC in its flags marks a truncated one.
  *
+ * Sending is batched on Linux when the socket was opened with batch_send:
+ * datagrams wait in a queue of TEMPO__UDP_SEND_BATCH and leave with one
+ * sendmmsg when it is full or tempo_udp_flush is called (a relay sends a
+ * datagram to each member per frame: one system call per 32 of them).
+ * Elsewhere a batching socket sends at once.
+ *
  * Socket buffers are asked for with SO_RCVBUF and SO_SNDBUF, and the granted
  * receive buffer read back. On Linux SO_RXQ_OVFL attaches the socket's drop
  * counter to each datagram received after a drop; refill reads it from the
  * last such datagram of a batch.
  */
 #ifndef _WIN32
-#define _GNU_SOURCE /* recvmmsg; before any system header */
+#define _GNU_SOURCE /* recvmmsg, sendmmsg; before any system header */
 
 #include "base/common.h"
 #include "net/udp_os.h"
@@ -182,6 +188,73 @@ bool tempo__udp_os_send(tempo_udp *u, const struct sockaddr_storage *ss, size_t 
     while (n < 0 && errno == EINTR);
     return n == (ssize_t)size;
 }
+
+#ifdef __linux__
+int tempo__udp_os_flush(tempo_udp *u)
+{
+    tempo__udp_queue *q = &u->queue;
+    struct mmsghdr msgs[TEMPO__UDP_SEND_BATCH];
+    struct iovec iov[TEMPO__UDP_SEND_BATCH];
+    memset(msgs, 0, sizeof msgs);
+    for (int i = 0; i < q->count; i++) {
+        iov[i].iov_base = q->data[i];
+        iov[i].iov_len = q->size[i];
+        msgs[i].msg_hdr.msg_name = &q->addr[i];
+        msgs[i].msg_hdr.msg_namelen = (socklen_t)q->addr_len[i];
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    int sent = 0;
+    for (int at = 0; at < q->count;) {
+        int n = sendmmsg(u->sock, msgs + at, (unsigned)(q->count - at), 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) { /* the first of the rest failed: dropped, as a router would */
+            u->stats.send_errors++;
+            at++;
+            continue;
+        }
+        for (int i = at; i < at + n; i++) {
+            u->stats.sent++;
+            u->stats.bytes_sent += q->size[i];
+        }
+        sent += n;
+        at += n;
+    }
+    q->count = 0;
+    return sent;
+}
+
+void tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+                         const uint8_t *data, size_t size)
+{
+    tempo__udp_queue *q = &u->queue;
+    if (q->count == TEMPO__UDP_SEND_BATCH)
+        (void)tempo__udp_os_flush(u);
+    int i = q->count++;
+    memcpy(&q->addr[i], ss, len);
+    q->addr_len[i] = len;
+    memcpy(q->data[i], data, size);
+    q->size[i] = size;
+}
+#else
+int tempo__udp_os_flush(tempo_udp *u)
+{
+    (void)u;
+    return 0;
+}
+
+void tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+                         const uint8_t *data, size_t size)
+{
+    if (tempo__udp_os_send(u, ss, len, data, size)) {
+        u->stats.sent++;
+        u->stats.bytes_sent += size;
+    } else {
+        u->stats.send_errors++;
+    }
+}
+#endif
 
 static bool set_nonblocking_cloexec(int fd)
 {

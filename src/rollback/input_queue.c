@@ -80,6 +80,22 @@ int iq_add(input_queue *q, int32_t frame, const uint8_t *input)
     return result;
 }
 
+int iq_override(input_queue *q, int32_t frame, const uint8_t *input)
+{
+    if (!iq_holds(q, frame))
+        return TEMPO_E_FRAME;
+    if (frame >= q->disconnect_frame)
+        return IQ_DUPLICATE;
+    int s = slot_of(q, frame);
+    if (!(q->flags[s] & IQ_REAL))
+        return iq_add(q, frame, input);
+    uint8_t *dst = q->inputs + (size_t)s * (size_t)q->input_size;
+    if (memcmp(dst, input, (size_t)q->input_size) == 0)
+        return IQ_DUPLICATE;
+    memcpy(dst, input, (size_t)q->input_size);
+    return IQ_MISPREDICTED;
+}
+
 bool iq_real(const input_queue *q, int32_t frame, uint8_t *out)
 {
     if (!iq_holds(q, frame) || frame >= q->disconnect_frame)

@@ -11,7 +11,9 @@
  * DISCONNECTED. A player attached at frame A after a drop (or to a slot that
  * was open) keeps the frames before A as stored zero inputs flagged
  * IQ_DISCONNECTED, so they read DISCONNECTED forever while later frames are
- * real again.
+ * real again. The one exception to "never change": iq_override, for a
+ * relay's substitute of a local input (session/relay_member.c), before the
+ * frame is confirmed.
  */
 #ifndef TEMPO_ROLLBACK_INPUT_QUEUE_H
 #define TEMPO_ROLLBACK_INPUT_QUEUE_H
@@ -59,6 +61,13 @@ void iq_start_at(input_queue *q, int32_t frame);
 /* Store the real input of `frame`. Returns an iq_add_result, or
  * TEMPO_E_FRAME if the frame is below base or beyond base + capacity. */
 int iq_add(input_queue *q, int32_t frame, const uint8_t *input);
+
+/* Store `input` as the real input of `frame` even if a different one is
+ * stored (a relay replaced it). Returns IQ_ADDED (was empty), IQ_DUPLICATE
+ * (the same input, or a disconnected frame), IQ_MISPREDICTED (replaced: a
+ * game that simulated the frame simulated the wrong input), or
+ * TEMPO_E_FRAME (not held). */
+int iq_override(input_queue *q, int32_t frame, const uint8_t *input);
 
 /* True if the queue can hold `frame` (base <= frame < base + capacity). */
 bool iq_holds(const input_queue *q, int32_t frame);

@@ -216,6 +216,18 @@ tempo_result sync_add_remote_input(tempo_sync *s, int player, int32_t frame, con
     return TEMPO_OK;
 }
 
+tempo_result sync_override_input(tempo_sync *s, int player, int32_t frame, const uint8_t *input)
+{
+    if (frame < s->confirmed_log.end)
+        return TEMPO_E_FRAME;
+    int r = iq_override(&s->q[player], frame, input);
+    if (r < 0)
+        return (tempo_result)r;
+    if (r == IQ_MISPREDICTED && frame < s->frame)
+        note_wrong(s, frame);
+    return TEMPO_OK;
+}
+
 void sync_disconnect(tempo_sync *s, int player, int32_t frame)
 {
     input_queue *q = &s->q[player];

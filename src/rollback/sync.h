@@ -8,7 +8,9 @@
  * is known into an ordered list of tempo_requests. Invariants (checked by the
  * tests): a LOAD names a frame a SAVE filled and nothing overwrote since;
  * rollback depth never exceeds max_prediction; frame - confirmed never
- * exceeds max_prediction; real inputs never change once stored; frames
+ * exceeds max_prediction; real inputs never change once stored (but for a
+ * relay's substitute of a local input, sync_override_input, before the
+ * frame is confirmed); frames
  * enter the confirmed-input log once confirmed and simulated, and the
  * confirmed frame never goes back.
  */
@@ -137,6 +139,12 @@ void sync_drop_held(tempo_sync *s);
 /* A remote player's real input. Returns TEMPO_OK (also for repeats) or
  * TEMPO_E_FRAME. */
 tempo_result sync_add_remote_input(tempo_sync *s, int player, int32_t frame, const uint8_t *input);
+/* The relay's word on a local player's input (session/relay_member.c):
+ * store it as real at `frame`, replacing a different one, and resimulate
+ * from there if the game ran it. Only for frames not yet confirmed (the
+ * relay's frame is what confirms them). TEMPO_OK, TEMPO_E_FRAME (not held,
+ * or already confirmed). */
+tempo_result sync_override_input(tempo_sync *s, int player, int32_t frame, const uint8_t *input);
 /* Disconnect a player from `frame` on. */
 void sync_disconnect(tempo_sync *s, int player, int32_t frame);
 /* Declare `player` an open slot (before the first plan): zero and

@@ -9,7 +9,7 @@
  * statistics (a backend fills in only its own fields) and the tick's
  * bookkeeping (start, arena checks, waiting transitions, the state). A
  * backend (local.c, synctest.c, p2p.c, spectator.c,
- * replay_play.c) owns how its kind of
+ * replay_play.c, relay_member.c) owns how its kind of
  * session gets inputs and plans ticks. It sees the facade
  * only through its session_host: the config, the engine and the clock to
  * read and drive, and three calls back (push an event, mark a player
@@ -29,6 +29,8 @@
 #include "tempo/session.h"
 #include "rollback/sync.h"
 #include "session/clock.h"
+
+struct tempo_relay_member_info;
 
 /* The facade as a backend sees it. Lives as long as the session; the
  * pointers stay valid until the backend is destroyed. */
@@ -54,6 +56,7 @@ typedef struct session_args {
     const tempo_transport *transport; /* network backends: copied */
     const tempo_address *host_addr;   /* spectator: the machine it watches */
     struct tempo_replay *replay;      /* replay: the file played back */
+    const uint8_t *token;             /* relay member: the connect token, or NULL */
 } session_args;
 
 typedef struct session_backend_ops {
@@ -112,6 +115,10 @@ typedef struct session_backend_ops {
     tempo_result (*endpoint_stats)(const void *b, int player, tempo_endpoint_stats *out);
     tempo_result (*spectator_stats)(const void *b, int index, tempo_endpoint_stats *out);
     tempo_result (*synctest_report)(const void *b, tempo_synctest_report *out);
+    /* Desync diffs (tempo_session_provide_state, tempo_session_desync_diff;
+     * the facade checked the pointers and size). NULL: TEMPO_E_UNSUPPORTED. */
+    tempo_result (*provide_state)(void *b, int32_t frame, const void *state, size_t size);
+    tempo_result (*desync_diff)(const void *b, tempo_desync_diff *out);
 } session_backend_ops;
 
 /* The backends. */
@@ -120,11 +127,16 @@ extern const session_backend_ops session_synctest_ops; /* synctest.c */
 extern const session_backend_ops session_p2p_ops;      /* p2p.c */
 extern const session_backend_ops session_spectator_ops; /* spectator.c */
 extern const session_backend_ops session_replay_ops;    /* replay_play.c */
+extern const session_backend_ops session_relay_member_ops; /* relay_member.c */
 
 /* Put a replay session at the file's stored state nearest at or before
  * `frame` and fast-forward to `frame` from the next tick (replay_play.c;
  * tempo_session_replay_seek documents it). */
 tempo_result replay_play_seek(void *b, int32_t frame, const void **state, size_t *size,
                               int32_t *state_frame);
+/* What a relay member session saw of the relay (tempo_session_relay_info). */
+tempo_result relay_member_info(const void *b, struct tempo_relay_member_info *out);
+/* Set a replay session's playback speed (tempo_session_replay_set_speed). */
+tempo_result replay_play_set_speed(void *b, int speed_q8);
 
 #endif /* TEMPO_SESSION_BACKEND_H */

@@ -22,6 +22,8 @@ const char *tempo_event_name(tempo_event_kind kind)
     case TEMPO_EVENT_WAITING_OVER: return "waiting_over";
     case TEMPO_EVENT_TIMESYNC: return "timesync";
     case TEMPO_EVENT_INPUT_DELAY: return "input_delay";
+    case TEMPO_EVENT_HANDSHAKE_FAILED: return "handshake_failed";
+    case TEMPO_EVENT_DESYNC_DIFF: return "desync_diff";
     }
     return "unknown";
 }

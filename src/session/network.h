@@ -10,6 +10,7 @@
  *               handshake, liveness events, pings, start-up, time sync, stats
  * p2p_input.c   INPUT messages out and in, the spectator feed and its ring
  * p2p_agree.c   agreeing on a dropped player's last frame; desync checks
+ * p2p_diff.c    desync diffs: the states of a desync frame exchanged, compared
  * spectator.c   the spectator backend's ops: create, the tick, the state
  *
  * Everything about a remote machine that is not about players or frames
@@ -27,6 +28,7 @@
 #include "wire/replay_window.h"
 #include "net/link.h"
 #include "session/backend.h"
+#include "session/p2p_diff.h"
 #include "timing/timesync.h"
 
 #define P2P_MAX_PEERS TEMPO_MAX_PLAYERS
@@ -69,7 +71,8 @@ typedef struct p2p_peer {
     int32_t sum_sent_max;      /* newest check frame of ours ever sent to it */
     uint64_t sum_timer_us;     /* when the oldest unacknowledged one was last sent */
 
-    /* disconnect gossip it sent us */
+    /* disconnect gossip it sent us: the drops it claims, those we believe */
+    uint8_t claim_mask;
     uint8_t gossip_mask;
     int32_t gossip_have[TEMPO_MAX_PLAYERS];
 
@@ -108,6 +111,7 @@ typedef struct p2p_counts {
     uint64_t dropped_forged;
     uint64_t send_errors;
     uint64_t desync_checks_missed, checksums_ignored;
+    uint64_t acks_ignored, claims_ignored;
 } p2p_counts;
 
 typedef struct tempo_p2p {
@@ -148,15 +152,17 @@ typedef struct tempo_p2p {
     int32_t drop_frame[TEMPO_MAX_PLAYERS];      /* the frame agreed, or the candidate */
     uint32_t drop_reported[TEMPO_MAX_PLAYERS];  /* peers (bit = index) that reported it this round */
     uint64_t drop_waiting_since[TEMPO_MAX_PLAYERS]; /* final but inputs missing since, 0 none */
+    uint64_t drop_pending_since[TEMPO_MAX_PLAYERS]; /* pending (not final) since */
 
     /* desync checks */
     sync_sum own_sums[P2P_SUM_LOG];  /* by frame / interval % P2P_SUM_LOG */
     int32_t own_newest;              /* newest own check frame computed (0: none) */
     p2p_pending_sum pending[P2P_MAX_PEERS][P2P_PENDING_SUMS];
     p2p_sum_window sum_in[P2P_MAX_PEERS];
-    int32_t desync_reported[8];      /* frames already reported, ring */
+    int32_t desync_reported[8];      /* frames already reported, ring ... */
+    uint64_t desync_remote[8];       /* ... with the remote checksum that differed */
     int desync_head;
-
+    p2p_diff diff;                   /* desync diffs (p2p_diff.c) */
 
     uint64_t drops[TEMPO_DROP_REASON_COUNT_];
     p2p_counts count;
@@ -199,6 +205,9 @@ void p2p_tick_closes(tempo_p2p *n);
  * False if it could not be encoded, sealed or sent (a keyed session sends
  * nothing to a peer whose keys are gone). */
 bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx);
+/* Send the datagram in n->buf (size bytes, header and body, sequence seq
+ * from link_next_seq), sealed in a keyed session; as p2p_send. */
+bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size);
 /* Drop e and its players (it left, or we give up on it); nothing if lost. */
 void p2p_lose_peer(tempo_p2p *n, p2p_peer *e);
 void p2p_event(tempo_p2p *n, tempo_event_kind kind, int player);
@@ -234,6 +243,8 @@ void p2p_take_checksums(tempo_p2p *n);
 void p2p_send_checksums(tempo_p2p *n);
 /* A CHECKSUM from e (peer: its index in peers, -1 for a spectator). */
 void p2p_on_checksum(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_checksum *m);
+/* Our checksum of check frame `frame` into *sum, if still in the log. */
+bool p2p_own_sum(const tempo_p2p *n, int32_t frame, uint64_t *sum);
 /* Peer `peer` is lost: the comparisons still owed with it are missed. */
 void p2p_forget_sums(tempo_p2p *n, int peer);
 

@@ -105,6 +105,9 @@ static tempo_result p2p_create(const session_host *host, const session_args *arg
     *out = n;
     if (r != TEMPO_OK)
         return r;
+    r = p2p_diff_open(n);
+    if (r != TEMPO_OK)
+        return r;
     n->max_specs = n->cfg->max_spectators;
     if (n->max_specs > 0) {
         n->specs = tempo__calloc(&n->cfg->allocator, (size_t)n->max_specs, sizeof *n->specs);
@@ -123,6 +126,7 @@ void p2p_destroy(void *b)
     if (n->specs)
         seal_wipe(n->specs, (size_t)n->max_specs * sizeof *n->specs);
     tempo__free(a, n->specs);
+    p2p_diff_close(n);
     seal_wipe(n, sizeof *n);
     tempo__free(a, n);
 }
@@ -194,7 +198,7 @@ static void start_links(tempo_p2p *n)
     lc.timeout_us = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
     lc.seq_jump = P2P_SEQ_JUMP;
     lc.rtt_from_acks = false; /* no message carries acks of datagrams */
-    lc.handshake_timeout_us = 0; /* a machine that never answers waits for the game */
+    lc.handshake_timeout_us = (uint64_t)n->cfg->handshake_timeout_ms * 1000u; /* 0: never */
     lc.config_hash = n->config_hash;
     for (int i = 0; i < n->npeers + n->nspecs; i++) {
         p2p_peer *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
@@ -285,7 +289,13 @@ bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *
                    msg->type, tempo_strerror(body < 0 ? body : TEMPO_E_INVALID_ARG));
         return false;
     }
-    size_t size = PACKET_HEADER_SIZE + (size_t)body;
+    return p2p_send_datagram(n, e, seq, PACKET_HEADER_SIZE + (size_t)body);
+}
+
+bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size)
+{
+    if (n->keyed && !e->keys.ready)
+        return false;
     if (n->keyed) {
         int sealed = seal_datagram(&e->keys, seq, n->buf, size, sizeof n->buf);
         if (sealed < 0) { /* the body was sized to leave room: not expected */
@@ -450,6 +460,9 @@ static void on_message(tempo_p2p *n, p2p_peer *e, int peer, tempo_msg *m, bool f
         if (peer >= 0 && e->role == P2P_ROLE_PEER)
             timesync_on_quality(&n->ts, peer, m->u.quality.advantage_q8 / 256.0);
         break;
+    case TEMPO_MSG_DESYNC_STATE:
+        p2p_diff_on_state(n, peer, &m->u.state);
+        break;
     case TEMPO_MSG_TYPE_COUNT_:
         break;
     }
@@ -510,9 +523,15 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         }
         body_size = (size_t)opened - PACKET_HEADER_SIZE;
     }
-    if (v.h.fragment) { /* no message of this version is fragmented */
-        drop(n, TEMPO_DROP_FRAGMENT);
-        return;
+    const uint8_t *body = n->buf + v.body;
+    bool partial = false;
+    if (v.h.fragment) { /* a desync state's fragment: only a whole message is decoded */
+        int got = p2p_diff_fragment(n, peer, v.h.type, &body, &body_size, &why);
+        if (got < 0) {
+            drop(n, why);
+            return;
+        }
+        partial = got == 0;
     }
     tempo_codec_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -521,8 +540,8 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
     ctx.frame_hint = p2p_wanted(n, e);
     ctx.reference = p2p_reference;
     ctx.reference_ctx = n;
-    if (tempo_codec_decode_body(v.h.type, n->buf + v.body, body_size, &ctx, &n->msg, &why) !=
-        TEMPO_OK) {
+    if (!partial && tempo_codec_decode_body(v.h.type, body, body_size, &ctx, &n->msg, &why) !=
+                        TEMPO_OK) {
         drop(n, why);
         return;
     }
@@ -532,17 +551,19 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         n->count.dropped_replay++;
         return;
     }
-    /* A sequence far ahead is used but not taken as the newest until a
-     * second one confirms it (net/link.c); the window must not move either,
-     * or every later datagram would look too old. Once confirmed, both are
-     * accepted, so neither is used again. */
+    /* A sequence far ahead is held, not used, until a second one confirms
+     * it (net/link.c): the window cannot record it without moving, and
+     * moving would make every later datagram look too old. Once confirmed,
+     * both are accepted (the held one is lost; inputs are sent again). */
+    if (rx == LINK_RX_JUMP)
+        return;
     if (e->link.jump_confirmed)
         (void)replay_accept(&e->replay, e->link.jump_seq);
-    if (rx != LINK_RX_JUMP)
-        (void)replay_accept(&e->replay, seq);
+    (void)replay_accept(&e->replay, seq);
     if (first)
         p2p_event(n, TEMPO_EVENT_CONNECTED, p2p_first_player(e->players));
-    on_message(n, e, peer, &n->msg, rx == LINK_RX_NEWEST);
+    if (!partial)
+        on_message(n, e, peer, &n->msg, rx == LINK_RX_NEWEST);
 }
 
 static void receive_all(tempo_p2p *n)
@@ -597,6 +618,11 @@ void p2p_lose_peer(tempo_p2p *n, p2p_peer *e)
 static void liveness(tempo_p2p *n, p2p_peer *e, unsigned ev_bits)
 {
     int player = p2p_first_player(e->players);
+    if (ev_bits & LINK_EV_HANDSHAKE_FAILED) { /* the link closed: nothing more goes to it */
+        p2p_event(n, TEMPO_EVENT_HANDSHAKE_FAILED, player);
+        peer_lost(n, e);
+        return;
+    }
     if (ev_bits & LINK_EV_RESUMED)
         p2p_event(n, TEMPO_EVENT_RESUMED, player);
     if (ev_bits & LINK_EV_TIMED_OUT) {
@@ -880,6 +906,7 @@ void p2p_tick_closes(tempo_p2p *n)
     p2p_send_relays(n);
     p2p_feed_spectators(n, false);
     p2p_send_checksums(n);
+    p2p_diff_send(n);
 }
 
 /* Time sync decided at the tick's first poll whether this tick stalls. */
@@ -987,9 +1014,17 @@ void p2p_stats(const void *b, tempo_session_stats *out)
     out->send_errors = n->count.send_errors;
     out->desync_checks_missed = n->count.desync_checks_missed;
     out->checksums_ignored = n->count.checksums_ignored;
+    out->acks_ignored = n->count.acks_ignored;
+    out->claims_ignored = n->count.claims_ignored;
+    out->pongs_ignored = 0;
+    for (int i = 0; i < n->npeers + n->nspecs; i++)
+        out->pongs_ignored += (i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers])->link.pongs_ignored;
     out->timesync_stalls = n->ts.stalls;
     out->frame_advantage = n->ts.advantage;
     out->startup_delay_ms = n->startup_delay_ms;
+    out->diffs = n->diff.diffs;
+    out->diffs_skipped = n->diff.skipped;
+    out->diffs_ignored = n->diff.ignored;
 }
 
 tempo_result p2p_player_stats(const void *b, int player, tempo_endpoint_stats *out)
@@ -1028,4 +1063,6 @@ const session_backend_ops session_p2p_ops = {
     .stats = p2p_stats,
     .endpoint_stats = p2p_player_stats,
     .spectator_stats = p2p_spectator_stats,
+    .provide_state = p2p_diff_provide,
+    .desync_diff = p2p_diff_get,
 };

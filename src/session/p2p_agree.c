@@ -6,16 +6,26 @@
  *
  * Dropped players. Peers see a silent player's inputs stop at slightly
  * different frames. A peer that drops a player (timeout, leave, or news of
- * the drop from another peer: a player one peer can still hear must not be
- * kept by one and dropped by another) gossips, in every INPUT, how far its
- * own inputs of that player reach (its "have"). Once every live surviving
- * peer has reported since the round began, the drop is final at the largest
- * have of a live survivor (our own included): a frame someone alive can back
- * with real inputs. Peers holding fewer get the missing ones relayed by a
- * peer that has them, so no one rolls back into confirmed frames. Every
- * survivor computes the same frame: the peer with the largest have reports
- * it unchanged (relays only copy up to it), and everyone waits for its
- * report.
+ * the drop from another peer) gossips, in every INPUT, how far its own
+ * inputs of that player reach (its "have"). News of a drop is believed only
+ * about a machine we have stopped hearing ourselves (silent for
+ * disconnect_notify_ms, or lost): a claim about a machine whose
+ * authenticated traffic still reaches us, or about one of our own players,
+ * is ignored and counted (claims_ignored), so one participant cannot make
+ * the others drop a third. Two machines that accuse each other while we
+ * hear both (the link between them is down) are told apart by their lowest
+ * player: the lower one's claim is believed, so every third machine keeps
+ * the same one. A drop that stays pending for the disconnect timeout,
+ * because some survivor keeps hearing the player and never reports it,
+ * drops that survivor instead: the machine that lost contact with a peer
+ * everyone else hears is the one that leaves the match. Once every live
+ * surviving peer has reported since the round began, the drop is final at
+ * the largest have of a live survivor (our own included): a frame someone
+ * alive can back with real inputs. Peers holding fewer get the missing ones
+ * relayed by a peer that has them, so no one rolls back into confirmed
+ * frames. Every survivor computes the same frame: the peer with the largest
+ * have reports it unchanged (relays only copy up to it), and everyone waits
+ * for its report.
  *
  * When a survivor is lost, the round starts again: the frame may drop to
  * what the remaining survivors can back, which is safe, since nobody
@@ -40,8 +50,9 @@
  * comparison that can no longer happen (ours gone from the log of the last
  * P2P_SUM_LOG, never computed here, or the peer dropped) is counted as
  * missed, once, when that becomes known. A mismatch raises one DESYNC event
- * per frame, however many peers disagree. Frames and acks no honest peer
- * sends are ignored and counted.
+ * per frame and remote checksum: however many peers disagree with us alike,
+ * one event, and a peer sending another value (a liar) cannot hide them.
+ * Frames and acks no honest peer sends are ignored and counted.
  */
 #include "session/network.h"
 
@@ -52,6 +63,7 @@ void p2p_begin_drop(tempo_p2p *n, int x)
     if (x < 0 || x >= n->cfg->num_players || n->drop_state[x] != DROP_NONE)
         return;
     n->drop_state[x] = DROP_PENDING;
+    n->drop_pending_since[x] = n->clock->now_us;
     n->drop_frame[x] = n->sync->q[x].known_end;
     n->drop_reported[x] = 0;
     int h = n->player_peer[x];
@@ -64,17 +76,45 @@ void p2p_restart_drops(tempo_p2p *n)
     for (int x = 0; x < n->cfg->num_players; x++)
         if (n->drop_state[x] != DROP_NONE) {
             n->drop_reported[x] = 0;
+            n->drop_pending_since[x] = n->clock->now_us;
             if (n->drop_state[x] == DROP_FINAL)
                 n->drop_state[x] = DROP_PENDING;
         }
 }
 
+/* Whether we believe peer e's claim that player x is gone: we already drop
+ * it, or its machine is lost or silent to us too, or the two machines
+ * accuse each other (a link between them is down) and x's machine is the
+ * one whose lowest player is higher: every third machine keeps the same one
+ * of the two. Our own players are here. */
+static bool drop_believable(const tempo_p2p *n, const p2p_peer *e, int x)
+{
+    if (n->drop_state[x] != DROP_NONE)
+        return true;
+    int h = n->player_peer[x];
+    if (h < 0)
+        return false; /* one of ours */
+    const p2p_peer *accused = &n->peers[h];
+    const net_link *l = &accused->link;
+    if (link_closed(l) || l->interrupted || !l->heard)
+        return true;
+    return (accused->claim_mask & e->players) != 0 &&
+           p2p_first_player(accused->players) > p2p_first_player(e->players);
+}
+
 void p2p_on_gossip(tempo_p2p *n, int peer, const tempo_msg_input *m)
 {
     p2p_peer *e = &n->peers[peer];
-    e->gossip_mask = m->disconnected_mask;
+    e->claim_mask = m->disconnected_mask;
+    uint8_t mask = 0;
+    for (int x = 0; x < n->cfg->num_players; x++)
+        if ((m->disconnected_mask & (1u << x)) && drop_believable(n, e, x))
+            mask |= (uint8_t)(1u << x);
+    if (mask != m->disconnected_mask)
+        n->count.claims_ignored++;
+    e->gossip_mask = mask;
     for (int x = 0; x < n->cfg->num_players; x++) {
-        if (!(m->disconnected_mask & (1u << x)))
+        if (!(mask & (1u << x)))
             continue;
         e->gossip_have[x] = m->have_until[x];
         p2p_begin_drop(n, x);
@@ -121,6 +161,24 @@ static void relay_watchdog(tempo_p2p *n, int x)
     }
 }
 
+/* A drop pending for the disconnect timeout: the survivors that never
+ * reported it still hear the player, and we cannot. We are the odd one out
+ * with them: they are dropped, and the round restarts without them. */
+static void pending_watchdog(tempo_p2p *n, int x)
+{
+    if (n->clock->now_us - n->drop_pending_since[x] < (uint64_t)n->cfg->disconnect_timeout_ms * 1000u)
+        return;
+    uint32_t reported = n->drop_reported[x]; /* losing a peer restarts the round */
+    for (int i = 0; i < n->npeers; i++) {
+        p2p_peer *e = &n->peers[i];
+        if (e->role == P2P_ROLE_PEER && !p2p_lost(e) && !(reported & (1u << i))) {
+            tempo__log(&n->sync->log, TEMPO_LOG_WARN,
+                       "tempo: a peer still hears dropped player %d and never agreed; dropping it", x);
+            p2p_lose_peer(n, e);
+        }
+    }
+}
+
 void p2p_try_finalize(tempo_p2p *n)
 {
     if (n->spectating)
@@ -140,8 +198,10 @@ void p2p_try_finalize(tempo_p2p *n)
                 !(n->drop_reported[x] & (1u << i)))
                 all = false;
         }
-        if (!all)
+        if (!all) {
+            pending_watchdog(n, x);
             continue;
+        }
         n->drop_state[x] = DROP_FINAL;
         n->drop_waiting_since[x] = 0;
         if (n->sync->q[x].disconnect_frame == IQ_NO_FRAME) {
@@ -219,9 +279,14 @@ static void compare(tempo_p2p *n, int peer, int32_t frame, uint64_t local, uint6
     n->count.desync_checks++;
     if (local == remote)
         return;
+    bool wanted = p2p_diff_on_desync(n, peer, frame);
+    /* One event per frame and remote checksum: peers agreeing with each
+     * other against us raise one, and a lying peer's checksum cannot hide
+     * another peer's real disagreement of the same frame. */
     for (int i = 0; i < 8; i++)
-        if (n->desync_reported[i] == frame)
-            return; /* one event per frame */
+        if (n->desync_reported[i] == frame && n->desync_remote[i] == remote)
+            return;
+    n->desync_remote[n->desync_head] = remote;
     n->desync_reported[n->desync_head] = frame;
     n->desync_head = (n->desync_head + 1) % 8;
     n->count.desyncs++;
@@ -232,6 +297,7 @@ static void compare(tempo_p2p *n, int peer, int32_t frame, uint64_t local, uint6
     ev.u.desync.frame = frame;
     ev.u.desync.local = local;
     ev.u.desync.remote = remote;
+    ev.u.desync.state_wanted = wanted;
     p2p_push_event(n, &ev);
 }
 
@@ -239,6 +305,18 @@ static sync_sum *own_slot(tempo_p2p *n, int32_t frame)
 {
     int interval = n->cfg->desync_interval;
     return &n->own_sums[(frame / interval) % P2P_SUM_LOG];
+}
+
+bool p2p_own_sum(const tempo_p2p *n, int32_t frame, uint64_t *sum)
+{
+    int interval = n->cfg->desync_interval;
+    if (interval <= 0 || frame <= 0 || frame % interval != 0)
+        return false;
+    const sync_sum *c = &n->own_sums[(frame / interval) % P2P_SUM_LOG];
+    if (c->frame != frame)
+        return false;
+    *sum = c->checksum;
+    return true;
 }
 
 /* Window position of check frame f (f > w->held): 0 .. P2P_SUM_LOG - 1, or
@@ -301,6 +379,7 @@ void p2p_take_checksums(tempo_p2p *n)
         if (slot->frame >= 0 && slot->frame != c.frame)
             own_sum_leaves(n, slot->frame);
         *slot = c;
+        p2p_diff_capture(n, c.frame, c.checksum);
         if (c.frame > n->own_newest)
             n->own_newest = c.frame;
         for (int i = 0; i < n->npeers; i++)

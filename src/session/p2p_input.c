@@ -6,9 +6,13 @@
  * Every INPUT to a peer carries all of our local inputs it has not
  * acknowledged (up to TEMPO_MSG_MAX_FRAMES), so a lost datagram costs no
  * retransmission round trip: the next one repeats it. Acks only move
- * forward and never past what we have sent. The host serves spectators
- * from the engine's confirmed-input log (the last input_log_frames confirmed
- * frames of every player), so a spectator that falls behind never holds the
+ * forward; an ack past every frame we hold to send (our local inputs; for
+ * a spectator, the confirmed-input log) is a lie, since no honest peer can
+ * want the frame after one that does not exist yet: it is ignored and
+ * counted, never clamped and believed, and the timing values of its
+ * datagram are not used either. The host serves spectators from the
+ * engine's confirmed-input log (the last input_log_frames confirmed frames
+ * of every player), so a spectator that falls behind never holds the
  * match's input queues.
  */
 #include "session/network.h"
@@ -185,15 +189,14 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
     }
     if (e->role == P2P_ROLE_HOST)
         return;
-    int32_t ack = m->ack;
-    int32_t local_end = p2p_local_end(n);
-    if (ack > local_end)
-        ack = local_end; /* nobody acknowledges what we never sent */
-    if (ack > e->remote_ack)
-        e->remote_ack = ack;
     int peer = (int)(e - n->peers);
     link_set_remote_ready(&e->link, n->clock->now_us); /* it runs, so it was ready */
-    if (fresh) { /* timing from the newest datagram only, not from stragglers */
+    bool ack_ok = m->ack <= p2p_local_end(n);
+    if (!ack_ok)
+        n->count.acks_ignored++; /* it cannot hold a frame we do not have */
+    else if (m->ack > e->remote_ack)
+        e->remote_ack = m->ack;
+    if (fresh && ack_ok) { /* timing from the newest datagram only, not from stragglers */
         e->remote_frame = m->sender_frame;
         int64_t lag = (int64_t)m->sender_frame - (int64_t)m->ack;
         e->remote_lag = (int32_t)(lag < -100000 ? -100000 : lag > 100000 ? 100000 : lag);
@@ -213,9 +216,12 @@ void p2p_on_input_ack(tempo_p2p *n, p2p_peer *e, const tempo_msg_input_ack *m)
 {
     if (e->role != P2P_ROLE_SPECTATOR)
         return;
-    int32_t ack = m->ack < n->sync->confirmed_log.end ? m->ack : n->sync->confirmed_log.end;
-    if (ack > e->remote_ack)
-        e->remote_ack = ack;
+    if (m->ack > n->sync->confirmed_log.end) { /* past all we could feed it */
+        n->count.acks_ignored++;
+        return;
+    }
+    if (m->ack > e->remote_ack)
+        e->remote_ack = m->ack;
     e->remote_frame = m->sender_frame;
 }
 

@@ -8,6 +8,10 @@
  * with a checksum; the next tick compares what the game wrote with the
  * file's and raises TEMPO_EVENT_DESYNC on a mismatch.
  *
+ * The playback speed (replay_play_set_speed) is a rate in 1/256 frames per
+ * tick, accumulated from tick to tick: 128 plays a frame every other tick,
+ * 512 two a tick, 0 pauses (STALLED ticks).
+ *
  * A seek (replay_play_seek) puts the session at the file's stored state
  * nearest at or before the target; the following ticks fast-forward to the
  * target with resimulating ADVANCEs, as many a tick as the engine's request
@@ -26,6 +30,8 @@ typedef struct replay_play {
     int32_t end;       /* one past the file's last frame */
     int32_t target;    /* frames below it are a seek's fast-forward */
     int ff_frames;     /* fast-forward frames per tick */
+    int speed_q8;      /* frames per tick in play, * 256 */
+    int speed_acc;     /* fraction of a frame carried to the next tick, * 256 */
 } replay_play;
 
 static tempo_result replay_create(const session_host *host, const session_args *args, void **out)
@@ -41,6 +47,7 @@ static tempo_result replay_create(const session_host *host, const session_args *
     rp->target = first;
     /* A SAVE and an ADVANCE per frame, and a trailing SAVE. */
     rp->ff_frames = (host->sync->req_cap - 1) / 2;
+    rp->speed_q8 = 256;
     for (int p = 0; p < host->cfg->num_players; p++)
         sync_set_player(host->sync, p, SYNC_REMOTE);
     return TEMPO_OK;
@@ -109,7 +116,18 @@ static tempo_result replay_advance(void *b, tempo_tick *tick)
         sync_fill_tick(s, tick, TEMPO_TICK_WAITING, 0, 0, 0);
         return TEMPO_OK;
     }
-    int n = s->frame < rp->target ? rp->ff_frames : 1;
+    int n = rp->ff_frames;
+    if (s->frame >= rp->target) {
+        rp->speed_acc += rp->speed_q8;
+        n = rp->speed_acc / 256;
+        rp->speed_acc %= 256;
+        if (n > rp->ff_frames)
+            n = rp->ff_frames;
+        if (n == 0) {
+            sync_fill_tick(s, tick, TEMPO_TICK_STALLED, 0, 0, 0);
+            return TEMPO_OK;
+        }
+    }
     int done = 0;
     uint64_t sum;
     while (done < n && s->frame < rp->end) {
@@ -120,7 +138,7 @@ static tempo_result replay_advance(void *b, tempo_tick *tick)
         s->frame = f + 1;
         done++;
         if (f + 1 == rp->target)
-            break; /* the seek landed: play on at one frame a tick */
+            break; /* the seek landed: play on at the playback speed */
     }
     if (s->frame == rp->end && has_check(rp, s->frame, &sum))
         sync_emit_save(s, s->frame, 0, SYNC_REQ_NEED_SUM | SYNC_REQ_FINAL);
@@ -169,6 +187,16 @@ tempo_result replay_play_seek(void *b, int32_t frame, const void **state, size_t
         *size = n;
     if (state_frame)
         *state_frame = at;
+    return TEMPO_OK;
+}
+
+tempo_result replay_play_set_speed(void *b, int speed_q8)
+{
+    replay_play *rp = b;
+    if (speed_q8 < 0 || speed_q8 > TEMPO_REPLAY_MAX_SPEED)
+        return TEMPO_E_INVALID_ARG;
+    rp->speed_q8 = speed_q8;
+    rp->speed_acc = 0;
     return TEMPO_OK;
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "session/session_match.h"
+#include "tempo/relay.h"
 #include "tempo/replay.h"
 #include "wire/seal.h"
 
@@ -32,6 +33,7 @@ void tempo_config_default(tempo_config *cfg)
     cfg->save_policy = TEMPO_SAVE_EVERY_FRAME;
     cfg->log_level = TEMPO_LOG_WARN;
     cfg->desync_interval = 60;
+    cfg->desync_diff_max_bytes = 16384;
     cfg->session_id = 1;
     cfg->disconnect_notify_ms = 500;
     cfg->disconnect_timeout_ms = 3000;
@@ -68,7 +70,7 @@ tempo_result session_validate_config(const tempo_config *cfg)
         return TEMPO_E_INVALID_ARG;
     if ((cfg->arena == NULL) != (cfg->arena_size == 0))
         return TEMPO_E_INVALID_ARG;
-    if (cfg->desync_interval < 0)
+    if (cfg->desync_interval < 0 || cfg->desync_diff_max_bytes > TEMPO_DESYNC_DIFF_MAX)
         return TEMPO_E_INVALID_ARG;
     if ((cfg->allocator.alloc == NULL) != (cfg->allocator.free == NULL))
         return TEMPO_E_INVALID_ARG;
@@ -85,6 +87,9 @@ tempo_result session_validate_config(const tempo_config *cfg)
     if (cfg->spectator_catchup_frames < 1 || cfg->spectator_catchup_frames > 60)
         return TEMPO_E_INVALID_ARG;
     if (cfg->disconnect_notify_ms == 0 || cfg->disconnect_timeout_ms < cfg->disconnect_notify_ms)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->handshake_timeout_ms != 0 &&
+        (cfg->handshake_timeout_ms < 1000u || cfg->handshake_timeout_ms > 3600000u))
         return TEMPO_E_INVALID_ARG;
     const tempo_timesync_config *ts = &cfg->timesync;
     if (ts->method < TEMPO_TIMESYNC_INVERSUS || ts->method > TEMPO_TIMESYNC_NONE ||
@@ -185,6 +190,7 @@ static tempo_result create(const tempo_config *cfg, const session_backend_ops *o
     r = sync_init(&s->sync, &engine, check_distance);
     seal_wipe(engine.match_key, sizeof engine.match_key);
     if (r != TEMPO_OK) {
+        seal_wipe(s->cfg.match_key, sizeof s->cfg.match_key);
         tempo__free(&s->alloc, s);
         return r;
     }
@@ -206,7 +212,7 @@ static tempo_result create(const tempo_config *cfg, const session_backend_ops *o
 
 tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out)
 {
-    session_args args = {NULL, NULL, NULL};
+    session_args args = {NULL, NULL, NULL, NULL};
     return create(cfg, &session_local_ops, 0, &args, out);
 }
 
@@ -223,7 +229,7 @@ tempo_result tempo_session_create_p2p(const tempo_config *cfg, const tempo_trans
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    session_args args = {transport, NULL, NULL};
+    session_args args = {transport, NULL, NULL, NULL};
     return create(cfg, &session_p2p_ops, 0, &args, out);
 }
 
@@ -236,8 +242,32 @@ tempo_result tempo_session_create_spectator(const tempo_config *cfg,
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    session_args args = {transport, host, NULL};
+    session_args args = {transport, host, NULL, NULL};
     return create(cfg, &session_spectator_ops, 0, &args, out);
+}
+
+tempo_result tempo_session_create_relay_member(const tempo_config *cfg,
+                                               const tempo_transport *transport,
+                                               const tempo_address *relay_address,
+                                               const uint8_t *token, tempo_session **out)
+{
+    if (!network_args_ok(cfg, transport) || !relay_address ||
+        relay_address->family == TEMPO_ADDRESS_NONE) {
+        if (out)
+            *out = NULL;
+        return TEMPO_E_INVALID_ARG;
+    }
+    session_args args = {transport, relay_address, NULL, token};
+    return create(cfg, &session_relay_member_ops, 0, &args, out);
+}
+
+tempo_result tempo_session_relay_info(const tempo_session *s, tempo_relay_member_info *out)
+{
+    if (!s || !out)
+        return TEMPO_E_INVALID_ARG;
+    if (s->ops != &session_relay_member_ops)
+        return TEMPO_E_UNSUPPORTED;
+    return relay_member_info(s->backend, out);
 }
 
 tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_distance,
@@ -248,7 +278,7 @@ tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_di
             *out = NULL;
         return TEMPO_E_INVALID_ARG;
     }
-    session_args args = {NULL, NULL, NULL};
+    session_args args = {NULL, NULL, NULL, NULL};
     return create(cfg, &session_synctest_ops, check_distance, &args, out);
 }
 
@@ -263,7 +293,7 @@ tempo_result tempo_session_create_replay(const tempo_config *cfg, tempo_replay *
     if (cfg->num_players != st.num_players || cfg->input_size != st.input_size ||
         cfg->start_frame != st.start_frame || cfg->desync_interval != st.desync_interval)
         return TEMPO_E_FOREIGN;
-    session_args args = {NULL, NULL, replay};
+    session_args args = {NULL, NULL, replay, NULL};
     return create(cfg, &session_replay_ops, 0, &args, out);
 }
 
@@ -277,6 +307,15 @@ tempo_result tempo_session_replay_seek(tempo_session *s, int32_t frame, const vo
     if (s->sync.arena && s->sync.next_req < s->sync.nreqs)
         return TEMPO_E_STATE;
     return replay_play_seek(s->backend, frame, state, size, state_frame);
+}
+
+tempo_result tempo_session_replay_set_speed(tempo_session *s, int speed_q8)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    if (s->ops != &session_replay_ops)
+        return TEMPO_E_UNSUPPORTED;
+    return replay_play_set_speed(s->backend, speed_q8);
 }
 
 void tempo_session_destroy(tempo_session *s)
@@ -547,6 +586,40 @@ tempo_result tempo_session_get_spectator_stats(const tempo_session *s, int index
     if (!s->ops->spectator_stats)
         return TEMPO_E_UNSUPPORTED;
     return s->ops->spectator_stats(s->backend, index, out);
+}
+
+tempo_result tempo_session_provide_state(tempo_session *s, int32_t frame, const void *state,
+                                         size_t size)
+{
+    if (!s || !state || size == 0)
+        return TEMPO_E_INVALID_ARG;
+    if (!s->ops->provide_state)
+        return TEMPO_E_UNSUPPORTED;
+    return s->ops->provide_state(s->backend, frame, state, size);
+}
+
+tempo_result tempo_session_desync_diff(const tempo_session *s, tempo_desync_diff *out)
+{
+    if (!s || !out)
+        return TEMPO_E_INVALID_ARG;
+    if (!s->ops->desync_diff)
+        return TEMPO_E_UNSUPPORTED;
+    return s->ops->desync_diff(s->backend, out);
+}
+
+int tempo_session_desync_diff_line(const tempo_session *s, int index, char *buf, size_t size)
+{
+    if (!s || (!buf && size > 0))
+        return TEMPO_E_INVALID_ARG;
+    if (!s->ops->desync_diff)
+        return TEMPO_E_UNSUPPORTED;
+    tempo_desync_diff d;
+    tempo_result r = s->ops->desync_diff(s->backend, &d);
+    if (r != TEMPO_OK)
+        return r;
+    if (index < 0 || index >= d.kept_ranges)
+        return TEMPO_E_INVALID_ARG;
+    return session_diff_line(&s->cfg, &d, index, buf, size);
 }
 
 tempo_result tempo_session_synctest_report(const tempo_session *s, tempo_synctest_report *out)

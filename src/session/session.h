@@ -42,6 +42,11 @@ struct tempo_session {
     uint64_t events_dropped;
 };
 
+/* Range `index` of diff d as one line (diff_line.c; the format of
+ * tempo_session_desync_diff_line, which checked the arguments). */
+int session_diff_line(const tempo_config *cfg, const tempo_desync_diff *d, int index, char *buf,
+                      size_t size);
+
 /* Check a config; TEMPO_OK or TEMPO_E_INVALID_ARG. */
 tempo_result session_validate_config(const tempo_config *cfg);
 

@@ -18,8 +18,11 @@
 
 #include "base/common.h"
 #include "wire/bitpack.h"
+#include "wire/connect.h"
+#include "wire/cs_msg.h"
 #include "wire/flips.h"
 #include "wire/fragment.h"
+#include "wire/turn_msg.h"
 
 /* Varint group widths, one per kind of field (PROTOCOL.md, "Varints"). */
 enum {
@@ -78,6 +81,11 @@ static bool msg_valid(const tempo_msg *m, const tempo_codec_ctx *ctx)
     case TEMPO_MSG_CHECKSUM:
         return m->u.checksum.frame >= 0 && m->u.checksum.ack >= 0 &&
                (m->u.checksum.frame != 0 || m->u.checksum.checksum == 0);
+    case TEMPO_MSG_DESYNC_STATE: {
+        const tempo_msg_desync_state *d = &m->u.state;
+        return d->frame > 0 && (!d->carried || (d->size <= TEMPO_MSG_STATE_MAX &&
+                                                (d->size == 0 || d->data != NULL)));
+    }
     default: return tempo_msg_type_known(m->type);
     }
 }
@@ -212,7 +220,8 @@ int tempo_codec_encode_body(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t 
 {
     if (msg == NULL || buf == NULL || !msg_valid(msg, ctx))
         return TEMPO_E_INVALID_ARG;
-    size_t cap = capacity < PACKET_MAX_BODY ? capacity : PACKET_MAX_BODY, size;
+    size_t limit = msg->type == TEMPO_MSG_DESYNC_STATE ? FRAG_MAX_PAYLOAD : PACKET_MAX_BODY;
+    size_t cap = capacity < limit ? capacity : limit, size;
     input_refs refs;
     int count = 0;
     if (msg->type == TEMPO_MSG_INPUT) {
@@ -573,6 +582,58 @@ static bool checksum_equal(const tempo_msg *a, const tempo_msg *b, int input_siz
            a->u.checksum.checksum == b->u.checksum.checksum && a->u.checksum.ack == b->u.checksum.ack;
 }
 
+/* DESYNC_STATE: frame, checksum, size, the carried bit, zero bits to the
+ * next byte, then the state's bytes when carried, to the end of the body. */
+static void state_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    (void)a;
+    const tempo_msg_desync_state *d = &m->u.state;
+    tempo_bitwriter_uvarint(w, (uint32_t)d->frame, G_FRAME);
+    tempo_bitwriter_bits(w, (uint32_t)d->checksum, 32);
+    tempo_bitwriter_bits(w, (uint32_t)(d->checksum >> 32), 32);
+    tempo_bitwriter_bits(w, d->size, 32);
+    tempo_bitwriter_bits(w, d->carried ? 1u : 0u, 1);
+    if (w->bits % 8 != 0)
+        tempo_bitwriter_bits(w, 0, (int)(8 - w->bits % 8));
+    if (d->carried && d->size > 0)
+        tempo_bitwriter_bytes(w, d->data, d->size);
+}
+
+static tempo_drop_reason state_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    (void)ctx;
+    tempo_msg_desync_state *d = &m->u.state;
+    d->frame = get_frame(r);
+    d->checksum = get_bits(r, 32);
+    d->checksum |= (uint64_t)get_bits(r, 32) << 32;
+    d->size = get_bits(r, 32);
+    d->carried = get_bits(r, 1) != 0;
+    d->data = NULL;
+    if (r->error == TEMPO_BITREAD_OK && r->bits % 8 != 0 && get_bits(r, (int)(8 - r->bits % 8)) != 0)
+        tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE); /* padding is zero: one form only */
+    if (r->error != TEMPO_BITREAD_OK)
+        return reader_reason(r);
+    if (d->frame == 0 || (d->carried && d->size > TEMPO_MSG_STATE_MAX))
+        return TEMPO_DROP_BAD_VALUE;
+    if (d->carried) {
+        if (tempo_bitreader_bits_left(r) < (size_t)d->size * 8u)
+            return TEMPO_DROP_TRUNCATED;
+        d->data = r->buf + r->bits / 8;
+        r->bits += (size_t)d->size * 8u;
+    }
+    return TEMPO_DROP_NONE;
+}
+
+static bool state_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    (void)input_size;
+    const tempo_msg_desync_state *x = &a->u.state, *y = &b->u.state;
+    if (x->frame != y->frame || x->checksum != y->checksum || x->size != y->size ||
+        x->carried != y->carried)
+        return false;
+    return !x->carried || x->size == 0 || memcmp(x->data, y->data, x->size) == 0;
+}
+
 /* DISCONNECT: the type says it all (the sender leaves). */
 static void empty_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
 {
@@ -611,6 +672,7 @@ static const struct codec_type registry[TEMPO_MSG_TYPE_COUNT_] = {
     [TEMPO_MSG_QUALITY] = {"quality", quality_put, quality_get, quality_equal},
     [TEMPO_MSG_CHECKSUM] = {"checksum", checksum_put, checksum_get, checksum_equal},
     [TEMPO_MSG_DISCONNECT] = {"disconnect", empty_put, empty_get, empty_equal},
+    [TEMPO_MSG_DESYNC_STATE] = {"desync_state", state_put, state_get, state_equal},
 };
 
 static const struct codec_type *lookup(uint8_t type)
@@ -620,9 +682,30 @@ static const struct codec_type *lookup(uint8_t type)
 
 bool tempo_msg_type_known(uint8_t type) { return lookup(type) != NULL; }
 
+/* The server handshake's types: named here, coded in wire/connect.c (no
+ * session decodes them, so the registry above does not know them). */
+static const char *const connect_names[] = {"connect_request", "challenge",
+                                            "challenge_response", "connect_denied"};
+/* The client-server types after the handshake: named here, coded in
+ * wire/cs_msg.c. */
+static const char *const cs_names[] = {"cs_accept", "cs_input", "cs_snapshot", "cs_bye"};
+
+/* The relay's types: named here, coded in relay/relay_msg.c. */
+static const char *const relay_names[TEMPO_MSG_RELAY_LAST - TEMPO_MSG_RELAY_FIRST + 1] = {
+    "relay_join", "relay_welcome", "relay_input", "relay_frames", "relay_leave"};
+
 const char *tempo_msg_type_name(uint8_t type)
 {
     const struct codec_type *t = lookup(type);
+    if (type >= CONNECT_TYPE_REQUEST && type <= CONNECT_TYPE_DENIED)
+        return connect_names[type - CONNECT_TYPE_REQUEST];
+    if (type >= CS_MSG_ACCEPT && type <= CS_MSG_BYE)
+        return cs_names[type - CS_MSG_ACCEPT];
+    if (turn_msg_name(type) != NULL) /* turn-based lockstep's, coded in wire/turn_msg.c */
+        return turn_msg_name(type);
+    if (type >= TEMPO_MSG_RELAY_FIRST && type <= TEMPO_MSG_RELAY_LAST)
+        return relay_names[type - TEMPO_MSG_RELAY_FIRST] ? relay_names[type - TEMPO_MSG_RELAY_FIRST]
+                                                         : "unknown";
     return t != NULL ? t->name : "unknown";
 }
 

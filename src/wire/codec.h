@@ -45,8 +45,14 @@ typedef enum tempo_msg_type {
     TEMPO_MSG_QUALITY = 7,
     TEMPO_MSG_CHECKSUM = 8,
     TEMPO_MSG_DISCONNECT = 9,
-    TEMPO_MSG_TYPE_COUNT_ = 10 /* one past the highest; the registry has room up to 127 */
+    TEMPO_MSG_DESYNC_STATE = 46,
+    TEMPO_MSG_TYPE_COUNT_ = 47 /* one past the highest; the registry has room up to 127 */
 } tempo_msg_type;
+
+/* The relay's types (docs/RELAY.md): named by the registry, coded in
+ * relay/relay_msg.c; 36..45 are the relay's, 41..45 still free. */
+#define TEMPO_MSG_RELAY_FIRST 36
+#define TEMPO_MSG_RELAY_LAST 45
 
 /* SYNC_REQUEST / SYNC_REPLY: the handshake. The request carries a random
  * nonce; the reply echoes it. Both carry what start-up needs. */
@@ -110,6 +116,20 @@ typedef struct tempo_msg_checksum {
                               up to this one (0: none yet) */
 } tempo_msg_checksum;
 
+/* DESYNC_STATE: the sender's state of a check frame whose checksums
+ * differed with the receiver's (a desync diff), sent in fragments. With
+ * carried false the state exceeds the sender's cap and no byte follows;
+ * size still says how large it is. data points into the decoded buffer
+ * (valid while it is) or, to encode, at size bytes of the caller's. */
+#define TEMPO_MSG_STATE_MAX 65504u /* bytes of state one message carries at most */
+typedef struct tempo_msg_desync_state {
+    int32_t frame;         /* the check frame, > 0 */
+    uint64_t checksum;     /* the sender's checksum of it */
+    uint32_t size;         /* the state's size in bytes */
+    bool carried;          /* the bytes follow (size <= TEMPO_MSG_STATE_MAX) */
+    const uint8_t *data;
+} tempo_msg_desync_state;
+
 typedef struct tempo_msg {
     uint32_t session_id;
     uint16_t sequence;
@@ -121,6 +141,7 @@ typedef struct tempo_msg {
         tempo_msg_ping ping;            /* PING, PONG */
         tempo_msg_quality quality;      /* QUALITY */
         tempo_msg_checksum checksum;    /* CHECKSUM */
+        tempo_msg_desync_state state;   /* DESYNC_STATE */
     } u;                                /* DISCONNECT has no body: the sender leaves */
 } tempo_msg;
 
@@ -140,7 +161,10 @@ typedef struct tempo_codec_ctx {
 } tempo_codec_ctx;
 
 /* The registry: true if `type` is a message type of this version, and its
- * name ("input"...; "unknown" otherwise, static). */
+ * name ("input"...; "unknown" otherwise, static). The server handshake's
+ * types 16..19 (wire/connect.h) and turn-based lockstep's 30..34
+ * (wire/turn_msg.h) have names but are not known here: their bodies are
+ * coded in those files, and a session drops them as BAD_TYPE. */
 bool tempo_msg_type_known(uint8_t type);
 const char *tempo_msg_type_name(uint8_t type);
 
@@ -161,7 +185,8 @@ const char *tempo_msg_type_name(uint8_t type);
 int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf, size_t capacity);
 
 /* The body of msg alone (msg->type's codec; session_id and sequence are
- * not used) into buf, at most capacity bytes (and PACKET_MAX_BODY). Same
+ * not used) into buf, at most capacity bytes (and PACKET_MAX_BODY; for a
+ * DESYNC_STATE, which goes in fragments, FRAG_MAX_PAYLOAD). Same
  * rules and errors as tempo_codec_encode; returns the body size, which is 0
  * for a message with no body. */
 int tempo_codec_encode_body(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf,

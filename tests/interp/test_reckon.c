@@ -123,6 +123,45 @@ static void each_correction_gives_its_known_positions(void **state)
     }
 }
 
+/* With max_correct_speed 500 units/s the 100-unit error of the test above
+ * takes 200 ms to correct, not 100: the correction adds at most 500 to the
+ * new trajectory's 2000 units/s. */
+static void a_speed_bound_stretches_the_correction(void **state)
+{
+    (void)state;
+    tempo_kinematic s0 = {{0, 0, 0}, {1000, 0, 0}, {0, 0, 0}};
+    tempo_kinematic s1 = {{1100, 0, 0}, {2000, 0, 0}, {0, 0, 0}};
+    static const struct {
+        tempo_reckon_correction c;
+        int32_t at_1100, at_1200, at_1300;
+    } want[] = {
+        {TEMPO_RECKON_SNAP, 1300, 1500, 1700},
+        /* blend: old 1100 halfway into new 1300 at 1.1 s */
+        {TEMPO_RECKON_BLEND, 1200, 1500, 1700},
+        /* plan: 1000 to the new trajectory's 1500 at 1.2 s, 2500 units/s */
+        {TEMPO_RECKON_PLAN, 1250, 1500, 1700},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        tempo_reckon e = entity(want[i].c);
+        e.cfg.max_correct_speed = 500;
+        assert_int_equal(tempo_reckon_update(&e, &s0, 0, 0), TEMPO_OK);
+        assert_int_equal(tempo_reckon_update(&e, &s1, 1000000, 1000000), TEMPO_OK);
+        assert_int_equal(at(&e, 1000000), want[i].c == TEMPO_RECKON_SNAP ? 1100 : 1000);
+        assert_int_equal(at(&e, 1100000), want[i].at_1100);
+        assert_int_equal(at(&e, 1200000), want[i].at_1200);
+        assert_int_equal(at(&e, 1300000), want[i].at_1300);
+    }
+    /* a blend stretches to 3 x correct_us at most: a 1000-unit error at 500
+     * units/s would need 2 s, it gets 300 ms */
+    tempo_kinematic far = {{2000, 0, 0}, {2000, 0, 0}, {0, 0, 0}};
+    tempo_reckon e = entity(TEMPO_RECKON_BLEND);
+    e.cfg.max_correct_speed = 500;
+    assert_int_equal(tempo_reckon_update(&e, &s0, 0, 0), TEMPO_OK);
+    assert_int_equal(tempo_reckon_update(&e, &far, 1000000, 1000000), TEMPO_OK);
+    assert_int_equal(e.span_us, 300000);
+    assert_int_equal(at(&e, 1300000), 2600);
+}
+
 /* The update was stamped 40 ms before it arrived: it is reckoned forward
  * to the arrival, and blending starts from what was on screen. */
 static void a_stale_update_is_reckoned_to_its_arrival(void **state)
@@ -292,6 +331,7 @@ int main(void)
         cmocka_unit_test(each_correction_gives_its_known_positions),
         cmocka_unit_test(a_stale_update_is_reckoned_to_its_arrival),
         cmocka_unit_test(blend_and_plan_never_jump_further_than_speed_allows),
+        cmocka_unit_test(a_speed_bound_stretches_the_correction),
         cmocka_unit_test(the_games_own_step_replaces_extrapolation),
         cmocka_unit_test(bad_configs_and_times_are_refused),
     };

@@ -690,6 +690,27 @@ static void test_a_far_jump_does_not_make_later_datagrams_stale(void **state)
     assert_int_equal(bits, 0x7u);
 }
 
+/* A datagram held as a jump is no sign of life; the one that confirms it
+ * is. Two jumps sent in turn stay held, so copies of them cannot keep a
+ * silent remote alive. */
+static void test_a_held_jump_is_no_sign_of_life(void **state)
+{
+    (void)state;
+    net_link l;
+    establish(&l, 0, 1); /* heard sequence 0 at time 0 */
+    assert_int_equal(link_on_datagram(&l, 1 * SEC, 5000, 20), LINK_RX_JUMP);
+    assert_int_equal(link_on_datagram(&l, 2 * SEC, 9000, 20), LINK_RX_JUMP);
+    assert_int_equal(link_on_datagram(&l, 2 * SEC, 5000, 20), LINK_RX_JUMP);
+    assert_true(link_silence_us(&l, 2 * SEC) == 2 * SEC);
+    assert_int_equal(link_update(&l, 3 * SEC), LINK_EV_TIMED_OUT);
+
+    establish(&l, 0, 1);
+    assert_int_equal(link_on_datagram(&l, 1 * SEC, 5000, 20), LINK_RX_JUMP);
+    assert_int_equal(link_on_datagram(&l, 2 * SEC, 5001, 20), LINK_RX_NEWEST);
+    assert_true(l.jump_confirmed);
+    assert_true(link_silence_us(&l, 2 * SEC) == 0);
+}
+
 static void test_hostile_values_are_counted_and_ignored(void **state)
 {
     (void)state;
@@ -754,6 +775,7 @@ int main(void)
         cmocka_unit_test(test_throttle_after_a_silent_second),
         cmocka_unit_test(test_pongs_matching_no_ping_are_ignored),
         cmocka_unit_test(test_a_far_jump_does_not_make_later_datagrams_stale),
+        cmocka_unit_test(test_a_held_jump_is_no_sign_of_life),
         cmocka_unit_test(test_hostile_values_are_counted_and_ignored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

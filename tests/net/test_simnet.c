@@ -2,8 +2,8 @@
 /*
  * test_simnet.c — the seeded simulated network: determinism, each profile's
  * statistics over 100k packets against what its parameters predict, order,
- * reordering, duplication, the bandwidth queue, blackouts, the pool, bad
- * arguments. Everything runs in virtual time.
+ * reordering, duplication, the bandwidth queue, blackouts, the pool,
+ * injected datagrams with a forged source, bad arguments. Everything runs in virtual time.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -549,6 +549,58 @@ static void test_delivery_waits_for_its_time(void **state)
     tempo_simnet_destroy(net);
 }
 
+/* ---- injected datagrams --------------------------------------------------- */
+
+/* An injected datagram claims any source (a node's or a stranger's), is due
+ * at once even across a blacked-out, lossy, slow link, comes after what was
+ * already due, leaves the link counters alone and is freed by recv. */
+static void test_inject_forges_the_source_and_skips_the_link(void **state)
+{
+    (void)state;
+    tempo_simnet *net = make_net(1, 4);
+    tempo_transport a = add(net, 0), b = add(net, 1);
+    tempo_address to = node_addr(1), a_addr = node_addr(0), from;
+    tempo_address stranger = tempo_address_ipv4(192, 0, 2, 7, 4000);
+    uint8_t m = 'h', buf[8];
+    assert_int_equal(a.send(a.ctx, &to, &m, 1), 0); /* honest, due at 0 */
+    set_link(net, 0, 1, &(tempo_link_params){.latency_us = SEC, .loss = 1.0});
+    assert_int_equal(tempo_simnet_add_blackout(net, NULL, &to, 0, UINT64_MAX), TEMPO_OK);
+    m = 'f';
+    assert_int_equal(tempo_simnet_inject(net, &a_addr, &to, &m, 1), TEMPO_OK);
+    m = 's';
+    assert_int_equal(tempo_simnet_inject(net, &stranger, &to, &m, 1), TEMPO_OK);
+    const char want[] = "hfs";
+    const tempo_address *src[] = {&a_addr, &a_addr, &stranger};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(b.recv(b.ctx, &from, buf, sizeof buf), 1);
+        assert_int_equal(buf[0], want[i]);
+        assert_true(tempo_address_equal(&from, src[i]));
+    }
+    assert_int_equal(b.recv(b.ctx, &from, buf, sizeof buf), 0);
+    tempo_link_stats st = stats_of(net, 0, 1);
+    assert_int_equal(st.sent, 1);
+    assert_int_equal(st.delivered, 1);
+    /* Four slots: four injections fit, the fifth is refused, and recv frees one. */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(tempo_simnet_inject(net, &stranger, &to, &m, 1), TEMPO_OK);
+    assert_int_equal(tempo_simnet_inject(net, &stranger, &to, &m, 1), TEMPO_E_FULL);
+    assert_int_equal(b.recv(b.ctx, &from, buf, sizeof buf), 1);
+    assert_int_equal(tempo_simnet_inject(net, &stranger, &to, &m, 1), TEMPO_OK);
+    /* Bad arguments. */
+    tempo_address none;
+    memset(&none, 0, sizeof none);
+    uint8_t big[TEMPO_MAX_DATAGRAM + 1] = {0};
+    assert_int_equal(tempo_simnet_inject(NULL, &a_addr, &to, &m, 1), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_simnet_inject(net, NULL, &to, &m, 1), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_simnet_inject(net, &a_addr, NULL, &m, 1), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_simnet_inject(net, &a_addr, &to, NULL, 1), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_simnet_inject(net, &a_addr, &to, &m, 0), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_simnet_inject(net, &a_addr, &to, big, sizeof big), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_simnet_inject(net, &none, &to, &m, 1), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_simnet_inject(net, &a_addr, &stranger, &m, 1), TEMPO_E_ADDRESS);
+    tempo_simnet_destroy(net);
+}
+
 /* ---- errors -------------------------------------------------------------- */
 
 static int alloc_budget;
@@ -671,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_full_pool_drops_and_counts),
         cmocka_unit_test(test_recv_takes_earliest_then_send_order),
         cmocka_unit_test(test_delivery_waits_for_its_time),
+        cmocka_unit_test(test_inject_forges_the_source_and_skips_the_link),
         cmocka_unit_test(test_allocation_failure_is_clean),
         cmocka_unit_test(test_bad_args),
     };

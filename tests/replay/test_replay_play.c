@@ -243,6 +243,117 @@ static void seeks_land_on_the_live_states(void **state)
     tempo_replay_close(r);
 }
 
+/* Without an arena the game loads the stored state itself, from the
+ * pointer the seek hands back, and checksums its own SAVEs on the way. */
+static void seeks_without_an_arena_hand_the_state_to_the_game(void **state)
+{
+    (void)state;
+    recorded();
+    tempo_replay *r;
+    assert_int_equal(tempo_replay_open(file_ok.buf, file_ok.len, NULL, &r), TEMPO_OK);
+    tempo_config cfg;
+    config_of_file(&cfg);
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_replay(&cfg, r, &s), TEMPO_OK);
+    game g;
+    const int32_t targets[3] = {1805, 17, 3599};
+    for (int i = 0; i < 3; i++) {
+        const void *data = NULL;
+        size_t size = 0;
+        int32_t from = -1;
+        assert_int_equal(tempo_session_replay_seek(s, targets[i], &data, &size, &from), TEMPO_OK);
+        assert_int_equal(from, targets[i] / 600 * 600);
+        assert_int_equal(size, sizeof g);
+        memcpy(&g, data, size);
+        assert_memory_equal(&g, &live[from], sizeof g);
+        int saves = 0;
+        while (tempo_session_frame(s) <= targets[i]) {
+            tempo_tick t;
+            assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+            const tempo_request *q;
+            while (tempo_session_next(s, &q) > 0) {
+                if (q->kind == TEMPO_REQUEST_SAVE) {
+                    assert_int_equal(q->frame, g.frame);
+                    *q->checksum = game_sum(&g);
+                    saves++;
+                    continue;
+                }
+                assert_int_equal(q->kind, TEMPO_REQUEST_ADVANCE);
+                assert_int_equal(q->frame, g.frame);
+                assert_int_equal(q->resimulating, q->frame < targets[i]);
+                game_step(&g, q->inputs, q->status);
+            }
+        }
+        assert_memory_equal(&g, &live[targets[i] + 1], sizeof g);
+        /* the check frames on the way (every 60th but 0) were asked for,
+         * and the end state's after the last frame */
+        int checks = 0;
+        int32_t last = targets[i] + 1 == FRAMES ? FRAMES : targets[i];
+        for (int32_t f = from; f <= last; f++)
+            checks += f > 0 && f % 60 == 0;
+        assert_int_equal(saves, checks);
+    }
+    tempo_event ev;
+    while (tempo_session_poll_event(s, &ev) > 0)
+        assert_int_not_equal(ev.kind, TEMPO_EVENT_DESYNC);
+    tempo_session_destroy(s);
+    tempo_replay_close(r);
+}
+
+/* Speed changes how many frames a tick runs, never which states result. */
+static void playback_speed_scales_frames_per_tick(void **state)
+{
+    (void)state;
+    recorded();
+    tempo_replay *r;
+    assert_int_equal(tempo_replay_open(file_ok.buf, file_ok.len, NULL, &r), TEMPO_OK);
+    tempo_config cfg;
+    config_of_file(&cfg);
+    game arena;
+    memset(&arena, 0, sizeof arena);
+    cfg.arena = &arena;
+    cfg.arena_size = sizeof arena;
+    tempo_session *s;
+    assert_int_equal(tempo_session_create_replay(&cfg, r, &s), TEMPO_OK);
+    assert_int_equal(tempo_session_replay_set_speed(s, -1), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_replay_set_speed(s, TEMPO_REPLAY_MAX_SPEED + 1),
+                     TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_session_replay_set_speed(NULL, 256), TEMPO_E_INVALID_ARG);
+    /* 100 ticks each at 3x, 1/4x, paused, 8x */
+    const int speeds[4] = {768, 64, 0, TEMPO_REPLAY_MAX_SPEED};
+    const int frames[4] = {300, 25, 0, 800};
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(tempo_session_replay_set_speed(s, speeds[k]), TEMPO_OK);
+        int32_t before = tempo_session_frame(s);
+        int stalled = 0;
+        for (int i = 0; i < 100; i++) {
+            tempo_tick t;
+            assert_int_equal(tempo_session_advance(s, &t), TEMPO_OK);
+            if (t.status == TEMPO_TICK_STALLED) {
+                assert_int_equal(t.num_requests, 0);
+                stalled++;
+            }
+            const tempo_request *q;
+            while (tempo_session_next(s, &q) > 0) {
+                assert_false(q->resimulating);
+                game_step(&arena, q->inputs, q->status);
+            }
+        }
+        assert_int_equal(tempo_session_frame(s) - before, frames[k]);
+        assert_int_equal(stalled, 100 - (frames[k] < 100 ? frames[k] : 100));
+        assert_memory_equal(&arena, &live[tempo_session_frame(s)], sizeof arena);
+    }
+    tempo_event ev;
+    while (tempo_session_poll_event(s, &ev) > 0)
+        assert_int_not_equal(ev.kind, TEMPO_EVENT_DESYNC);
+    tempo_session *local;
+    assert_int_equal(tempo_session_create_local(&cfg, &local), TEMPO_OK);
+    assert_int_equal(tempo_session_replay_set_speed(local, 256), TEMPO_E_UNSUPPORTED);
+    tempo_session_destroy(local);
+    tempo_session_destroy(s);
+    tempo_replay_close(r);
+}
+
 static void a_config_unlike_the_files_is_refused(void **state)
 {
     (void)state;
@@ -276,6 +387,8 @@ int main(void)
         cmocka_unit_test(a_recorded_minute_plays_back_with_every_checksum_equal),
         cmocka_unit_test(an_altered_checksum_raises_desync_at_its_frame),
         cmocka_unit_test(seeks_land_on_the_live_states),
+        cmocka_unit_test(seeks_without_an_arena_hand_the_state_to_the_game),
+        cmocka_unit_test(playback_speed_scales_frames_per_tick),
         cmocka_unit_test(a_config_unlike_the_files_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,6 +41,29 @@ static void guess_repeats_last_real_input(void **state)
     iq_free(&q, NULL);
 }
 
+/* A relay's substitute replaces a stored real input (the one exception to
+ * "real inputs never change"); the same input, or a disconnected frame,
+ * changes nothing; a frame not stored is simply added. */
+static void override_replaces_a_real_input_and_says_so(void **state)
+{
+    (void)state;
+    input_queue q = make(16);
+    uint8_t b[SIZE], out[SIZE];
+    in(b, 7);
+    assert_int_equal(iq_add(&q, 0, b), IQ_ADDED);
+    in(b, 9);
+    assert_int_equal(iq_override(&q, 0, b), IQ_MISPREDICTED);
+    assert_true(iq_real(&q, 0, out));
+    assert_int_equal(val(out), 9);
+    assert_int_equal(iq_override(&q, 0, b), IQ_DUPLICATE);
+    assert_int_equal(iq_override(&q, 1, b), IQ_ADDED);
+    assert_int_equal(q.known_end, 2);
+    assert_int_equal(iq_override(&q, 16, b), TEMPO_E_FRAME);
+    iq_disconnect(&q, 2, 0);
+    assert_int_equal(iq_override(&q, 3, b), IQ_DUPLICATE);
+    iq_free(&q, NULL);
+}
+
 static void real_input_equal_to_guess_is_not_a_misprediction(void **state)
 {
     (void)state;
@@ -183,6 +206,7 @@ int main(void)
         cmocka_unit_test(values_survive_many_wraparounds),
         cmocka_unit_test(predictor_hook_receives_last_input_and_frame),
         cmocka_unit_test(disconnect_zeroes_input_and_reports_first_affected_frame),
+        cmocka_unit_test(override_replaces_a_real_input_and_says_so),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,7 +58,7 @@ static int hostile_datagram(uint64_t *x, int from, int to, uint8_t *buf)
     uint64_t next = peer_at(&h, from, to)->link.send_seq;
     m.sequence = (uint16_t)(pick % 3 == 0 && next > 0 ? next - 1 - back % (next < 512 ? next : 512)
                                                       : craft_next_seq(&h, from, to, 0));
-    m.type = (uint8_t)(1 + craft_rand(x) % (TEMPO_MSG_TYPE_COUNT_ - 1));
+    m.type = (uint8_t)(1 + craft_rand(x) % TEMPO_MSG_DISCONNECT); /* the types a tick exchanges */
     int np = h.players;
     int32_t hint = p2p_wanted_from(h.peer[to].s, e);
     int32_t near = (int32_t)((int64_t)hint + (int64_t)(craft_rand(x) % 401) - 200);
@@ -281,9 +281,9 @@ static void send_from_1(const uint8_t *buf, int len)
     harness_run(&h, INT32_MAX, h.now_us + 50000);
 }
 
-/* A datagram whose sequence lies far ahead is used once, then held as a
- * pending jump; a copy of it, before or after a neighbour confirms the
- * jump, is a replay: dropped and counted, never used again. */
+/* A datagram whose sequence lies far ahead is held as a pending jump, not
+ * used; a copy of it, before or after a neighbour confirms the jump, is a
+ * replay: dropped and counted, never used. */
 static void copies_of_a_far_ahead_datagram_are_replays(void **state)
 {
     (void)state;

@@ -6,13 +6,16 @@
  * clear or under another key, altered copies of real datagrams, a datagram
  * sealed for another pair) is dropped before decoding and counted as
  * dropped_forged, while a copy of a real one is dropped by the replay
- * window. The match goes on and the machines agree. A session without a
- * key says it is unauthenticated.
+ * window. The match goes on and the machines agree. Genuine datagrams far
+ * ahead, held back by an attacker and sent in turn, are never used and do
+ * not keep a silent peer alive. A session without a key says it is
+ * unauthenticated; no freed block holds the match key.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -42,6 +45,7 @@ static struct {
     uint8_t type;                /* the message type tapped */
     bool swallow;                /* hold them back instead of delivering */
     int want;                    /* how many more to take */
+    int cut_from, cut_to;        /* a direction where everything is lost (-1: none) */
     tap_datagram got[TAP_MAX];
     int ngot;
     uint64_t seen, seen_sealed;  /* every datagram sent, and those sealed */
@@ -55,6 +59,8 @@ static int tap_send(void *ctx, const tempo_address *to, const uint8_t *data, siz
     tap.seen++;
     if (size > 0 && data[0] == packet_protocol_byte(true))
         tap.seen_sealed++;
+    if (from == tap.cut_from && tempo_address_equal(to, &h.peer[tap.cut_to].addr))
+        return 0; /* the attacker drops it */
     if (from == tap.from && tap.want > 0 && tap.ngot < TAP_MAX &&
         tempo_address_equal(to, &h.peer[tap.to].addr) && size >= PACKET_HEADER_SIZE &&
         data[7] == tap.type) {
@@ -74,6 +80,7 @@ static void tap_install(void)
 {
     memset(&tap, 0, sizeof tap);
     tap.from = tap.to = -1;
+    tap.cut_from = tap.cut_to = -1;
     for (int i = 0; i < h.npeers; i++) {
         tap.real[i] = h.peer[i].tr;
         h.peer[i].tr.send = tap_send;
@@ -349,6 +356,92 @@ static void datagram_sealed_for_another_pair_is_refused(void **state)
     harness_free(&h);
 }
 
+/* A CHECKSUM from `from` to `to` at sequence seq, sealed with from's real
+ * key (a datagram `from` sent that an attacker on the path held back). Its
+ * frame is no check frame, so each time it is used, the receiver counts
+ * it in checksums_ignored. */
+static size_t sealed_checksum_at(int from, int to, uint64_t seq, uint8_t *buf)
+{
+    tempo_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = TEMPO_MSG_CHECKSUM;
+    m.u.checksum.frame = 7;
+    m.u.checksum.checksum = seq;
+    tempo_codec_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.input_size = h.cfg.input_size;
+    ctx.num_players = h.players;
+    ctx.reference = craft_zero_reference;
+    m.session_id = h.cfg.session_id;
+    int n = tempo_codec_encode(&m, &ctx, buf, TEMPO_MAX_DATAGRAM);
+    assert_true(n >= PACKET_HEADER_SIZE);
+    buf[5] = (uint8_t)seq;
+    buf[6] = (uint8_t)(seq >> 8);
+    int sealed = seal_datagram(&peer_at(&h, from, to)->keys, seq, buf, (size_t)n, TEMPO_MAX_DATAGRAM);
+    assert_true(sealed > 0);
+    return (size_t)sealed;
+}
+
+static void start_two(uint64_t seed)
+{
+    tempo_config c = keyed_cfg(2);
+    uint32_t m[2];
+    harness_one_each(m, 2);
+    harness_init(&h, &c, 2, m, 0, "lan", seed);
+    tap_install();
+}
+
+/* Two genuine datagrams far ahead of anything B took (an attacker held
+ * back what came between), sent in turn again and again, are never used:
+ * a datagram that far ahead is held until a neighbour confirms the jump,
+ * so a copy of one cannot be used once the other took its place. */
+static void far_ahead_datagrams_and_their_copies_are_not_used_unconfirmed(void **state)
+{
+    (void)state;
+    start_two(17);
+    harness_run(&h, 120, 60000000);
+    uint64_t r = peer_at(&h, B, A)->link.recv_max;
+    uint8_t j1[TEMPO_MAX_DATAGRAM], j2[TEMPO_MAX_DATAGRAM];
+    size_t n1 = sealed_checksum_at(A, B, r + 1000, j1), n2 = sealed_checksum_at(A, B, r + 2000, j2);
+    tempo_session_stats before = stats_of(B);
+    for (int round = 0; round < 3; round++) {
+        inject(A, B, j1, n1);
+        inject(A, B, j2, n2);
+        harness_run(&h, INT32_MAX, h.now_us + 50000);
+    }
+    tempo_session_stats after = stats_of(B);
+    assert_int_equal(after.checksums_ignored - before.checksums_ignored, 0);
+    assert_int_equal(after.dropped_forged, before.dropped_forged);
+    assert_int_equal(peer_at(&h, B, A)->link.seq_jumps, 6);
+    harness_run(&h, 400, 60000000);
+    assert_match_whole(400);
+    harness_free(&h);
+}
+
+/* An attacker on the path drops everything A sends B and keeps sending B
+ * copies of two genuine datagrams of A's far ahead: B still hears silence
+ * and drops A after the disconnect timeout, as if A were gone. */
+static void replayed_far_ahead_datagrams_do_not_keep_a_silent_peer_alive(void **state)
+{
+    (void)state;
+    start_two(18);
+    harness_run(&h, 120, 60000000);
+    uint64_t r = peer_at(&h, B, A)->link.recv_max;
+    uint8_t j1[TEMPO_MAX_DATAGRAM], j2[TEMPO_MAX_DATAGRAM];
+    size_t n1 = sealed_checksum_at(A, B, r + 1000, j1), n2 = sealed_checksum_at(A, B, r + 2000, j2);
+    tap.cut_from = A;
+    tap.cut_to = B;
+    uint64_t cut_us = h.now_us;
+    for (int round = 0; round < 20 && h.peer[B].disconnect_events == 0; round++) {
+        inject(A, B, round % 2 ? j2 : j1, round % 2 ? n2 : n1);
+        harness_run(&h, INT32_MAX, h.now_us + 400000);
+    }
+    assert_int_equal(h.peer[B].disconnect_events, 1);
+    /* at the timeout (3 s), not later */
+    assert_true(h.now_us - cut_us <= 3000000u + 400000u);
+    harness_free(&h);
+}
+
 /* ---- keys at the edges ------------------------------------------------------- */
 
 static int warnings;
@@ -423,6 +516,83 @@ static void keyed_config_is_validated(void **state)
     tempo_session_destroy(s);
 }
 
+/* An allocator that fails one chosen allocation and, before it frees a
+ * block, looks for the match key in it. */
+#define SCAN_BLOCKS 64
+static struct {
+    int fail_at, count, live, key_found;
+    void *ptr[SCAN_BLOCKS];
+    size_t size[SCAN_BLOCKS];
+} scan;
+
+static void *scan_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    if (scan.count++ == scan.fail_at)
+        return NULL;
+    for (int i = 0; i < SCAN_BLOCKS; i++)
+        if (scan.ptr[i] == NULL) {
+            scan.ptr[i] = malloc(size);
+            scan.size[i] = size;
+            scan.live++;
+            return scan.ptr[i];
+        }
+    fail_msg("more than %d blocks out", SCAN_BLOCKS);
+    return NULL;
+}
+
+static void scan_free(void *ctx, void *p)
+{
+    (void)ctx;
+    if (p == NULL)
+        return;
+    for (int i = 0; i < SCAN_BLOCKS; i++) {
+        if (scan.ptr[i] != p)
+            continue;
+        const uint8_t *b = p;
+        for (size_t at = 0; at + sizeof MATCH_KEY <= scan.size[i]; at++)
+            if (memcmp(b + at, MATCH_KEY, sizeof MATCH_KEY) == 0)
+                scan.key_found++;
+        free(p);
+        scan.ptr[i] = NULL;
+        scan.live--;
+        return;
+    }
+    fail_msg("freeing a block not handed out");
+}
+
+/* A session's copy of the match key is wiped before its memory goes back,
+ * when create fails at any of its allocations as after a match. */
+static void no_freed_block_holds_the_match_key(void **state)
+{
+    (void)state;
+    tempo_transport tr = {no_send, no_recv, NULL};
+    for (int k = 0;; k++) {
+        memset(&scan, 0, sizeof scan);
+        scan.fail_at = k;
+        tempo_config c = keyed_cfg(2);
+        c.allocator.alloc = scan_alloc;
+        c.allocator.free = scan_free;
+        tempo_session *s = NULL;
+        tempo_result r = tempo_session_create_p2p(&c, &tr, &s);
+        if (r == TEMPO_OK) {
+            tempo_address b = h_addr(1);
+            assert_int_equal(tempo_session_add_local_player(s, 0), TEMPO_OK);
+            assert_int_equal(tempo_session_add_remote_player(s, 1, &b), TEMPO_OK);
+            for (uint64_t t = 0; t < 100000; t += 16667)
+                assert_int_equal(tempo_session_poll(s, t), TEMPO_OK);
+            tempo_session_destroy(s);
+            assert_true(k > 0); /* the first allocation can fail */
+        } else {
+            assert_int_equal(r, TEMPO_E_NO_MEMORY);
+        }
+        assert_int_equal(scan.live, 0);
+        assert_int_equal(scan.key_found, 0);
+        if (r == TEMPO_OK)
+            break;
+    }
+}
+
 /* Keyed and unkeyed machines cannot play together: each drops the other's
  * datagrams and counts them, and neither decodes a byte. */
 static void keyed_and_unkeyed_machines_drop_each_other(void **state)
@@ -480,9 +650,12 @@ int main(void)
         cmocka_unit_test(altered_captured_inputs_are_dropped_and_counted),
         cmocka_unit_test(replayed_captured_datagram_is_dropped),
         cmocka_unit_test(datagram_sealed_for_another_pair_is_refused),
+        cmocka_unit_test(far_ahead_datagrams_and_their_copies_are_not_used_unconfirmed),
+        cmocka_unit_test(replayed_far_ahead_datagrams_do_not_keep_a_silent_peer_alive),
         cmocka_unit_test(unkeyed_session_warns_once_and_says_unauthenticated),
         cmocka_unit_test(keyed_config_is_validated),
         cmocka_unit_test(keyed_and_unkeyed_machines_drop_each_other),
+        cmocka_unit_test(no_freed_block_holds_the_match_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,8 @@ typedef struct h_peer {
     int input_delay_events, last_input_delay; /* TEMPO_EVENT_INPUT_DELAY seen, and its value */
     bool delay_before_running;             /* one came before (or with) RUNNING */
     int32_t first_desync_frame;
+    int first_desync_events; /* DESYNC events of first_desync_frame */
+    int interrupted_events, handshake_failed_events;
     tempo_tick last;
 } h_peer;
 
@@ -222,7 +224,13 @@ static inline void harness_tick(harness *h, h_peer *p)
             p->desync_events++;
             if (p->first_desync_frame < 0)
                 p->first_desync_frame = ev.u.desync.frame;
+            if (ev.u.desync.frame == p->first_desync_frame)
+                p->first_desync_events++;
         }
+        if (ev.kind == TEMPO_EVENT_INTERRUPTED)
+            p->interrupted_events++;
+        if (ev.kind == TEMPO_EVENT_HANDSHAKE_FAILED)
+            p->handshake_failed_events++;
         if (ev.kind == TEMPO_EVENT_DISCONNECTED)
             p->disconnect_events++;
         if (ev.kind == TEMPO_EVENT_RUNNING)

@@ -23,6 +23,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #endif
@@ -45,6 +46,16 @@ void platform_sleep_until_us(uint64_t t)
     if (t > n)
         Sleep((DWORD)((t - n + 999u) / 1000u));
 }
+
+uint64_t platform_cpu_us(void)
+{
+    FILETIME created, ended, kernel, user;
+    if (!GetProcessTimes(GetCurrentProcess(), &created, &ended, &kernel, &user))
+        return 0;
+    uint64_t k = (uint64_t)kernel.dwHighDateTime << 32 | kernel.dwLowDateTime;
+    uint64_t u = (uint64_t)user.dwHighDateTime << 32 | user.dwLowDateTime;
+    return (k + u) / 10u; /* 100 ns units */
+}
 #else
 uint64_t platform_now_us(void)
 {
@@ -60,6 +71,15 @@ void platform_sleep_until_us(uint64_t t)
         return;
     struct timespec d = {(time_t)((t - n) / 1000000u), (long)((t - n) % 1000000u) * 1000L};
     nanosleep(&d, NULL);
+}
+
+uint64_t platform_cpu_us(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec +
+           (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
 }
 #endif
 

@@ -26,6 +26,10 @@ extern "C" {
  * arbitrary). */
 uint64_t platform_now_us(void);
 
+/* Processor time this process used so far, user and system, in
+ * microseconds (getrusage; GetProcessTimes on Windows). */
+uint64_t platform_cpu_us(void);
+
 /* Sleep until platform_now_us() reaches t (at once if it has). */
 void platform_sleep_until_us(uint64_t t);
 

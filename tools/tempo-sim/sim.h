@@ -6,8 +6,9 @@
  * tempo-sim runs the arena demo game with bots in virtual time and measures,
  * from outside, what players would have experienced. Each mode lives in its
  * own files (sim_synctest.c; the network match: sim_network.c and the
- * sim_match*.c / sim_measure.c / sim_summary.c / sim_compare.c family);
- * tempo_sim.c parses the command line into a sim_options.
+ * sim_match*.c / sim_measure.c / sim_summary.c / sim_compare.c family; a
+ * server and its clients: the sim_cs*.c family, sim_cs.h); tempo_sim.c
+ * parses the command line into a sim_options.
  */
 #ifndef TEMPO_SIM_H
 #define TEMPO_SIM_H
@@ -30,6 +31,7 @@
 #define SIM_MAX_FAULTS 16    /* --hiccup and --drop-peer entries, each */
 #define SIM_MAX_LINKS 48     /* link entries: every pair of 9 machines, and more */
 #define SIM_MAX_BLACKOUTS 16 /* each takes two of simnet's 64 windows; drops take 2 each */
+#define SIM_MAX_HOSTILES 8   /* spoofer, onpath and handshake-flood lines together */
 
 typedef enum sim_mode {
     SIM_MODE_DEFAULT = 0, /* the default scenario (no scenario option given) */
@@ -42,8 +44,26 @@ typedef enum sim_compare {
     SIM_COMPARE_NONE = 0,
     SIM_COMPARE_TIMESYNC,   /* once per time sync method */
     SIM_COMPARE_INPUT_DELAY, /* delays 0..4 and auto */
-    SIM_COMPARE_MAX_PREDICTION /* prediction windows 4..24 frames */
+    SIM_COMPARE_MAX_PREDICTION, /* prediction windows 4..24 frames */
+    SIM_COMPARE_INTERPOLATION, /* playout delays: fixed 2 ticks, Pongbat, adaptive (sim_view.c) */
+    SIM_COMPARE_RECKONING,     /* dead reckoning orders and corrections (sim_view.c) */
+    SIM_COMPARE_LAGCOMP,       /* lag compensation on and off at 50/100/150 ms (sim_view.c) */
+    SIM_COMPARE_RECONCILIATION  /* client-server: dumb, none, replay (sim_cs.c) */
 } sim_compare;
+
+/* Who talks to whom: peers of a rollback match, or a server and its clients. */
+typedef enum sim_role {
+    SIM_ROLE_P2P = 0,
+    SIM_ROLE_CLIENT_SERVER
+} sim_role;
+
+/* The game of a client-server match (sim_cs_game.c): auto is Pong up to 8
+ * clients when it is built, the built-in walkers game otherwise. */
+typedef enum sim_cs_game_id {
+    SIM_CS_GAME_AUTO = 0,
+    SIM_CS_GAME_PONG,
+    SIM_CS_GAME_WALKERS
+} sim_cs_game_id;
 
 /* A fault at a machine's frame: --hiccup PEER@FRAME:MS, --drop-peer PEER@FRAME. */
 typedef struct sim_fault {
@@ -77,6 +97,22 @@ typedef struct sim_blackout {
     int a, b;
     uint64_t from_us, to_us;
 } sim_blackout;
+
+/* A scenario's hostile actor (sim_hostile.c, docs/SCENARIOS.md), at work
+ * during [from_us, to_us) of virtual time. */
+typedef enum sim_hostile_kind {
+    SIM_HOSTILE_SPOOFER, /* off-path, forging peers' source addresses */
+    SIM_HOSTILE_ONPATH,  /* on the path from a to b: rewrites, drops, replays, duplicates, reorders */
+    SIM_HOSTILE_FLOOD    /* handshake requests from many addresses */
+} sim_hostile_kind;
+
+typedef struct sim_hostile {
+    int kind;            /* sim_hostile_kind */
+    int a, b;            /* onpath: datagrams from machine a to machine b */
+    double rate;         /* spoofer, flood: datagrams a second; onpath: the share of
+                            passing datagrams it acts on (0..1) */
+    uint64_t from_us, to_us;
+} sim_hostile;
 
 typedef struct sim_options {
     sim_mode mode;
@@ -118,13 +154,23 @@ typedef struct sim_options {
     uint32_t start_skew_ms[SIM_MAX_MACHINES];
     sim_blackout blackouts[SIM_MAX_BLACKOUTS];
     int num_blackouts;
+    int seal;                    /* 1: every datagram sealed under a key drawn from the seed */
+    sim_hostile hostiles[SIM_MAX_HOSTILES];
+    int num_hostiles;
+    int attack;                  /* --attack N: N forged datagrams at a sealed match (0: off) */
     sim_compare compare;
+    /* client-server mode (sim_cs.c): machine 0 is the server, 1..clients the clients */
+    sim_role role;
+    int clients;
+    sim_cs_game_id game;
+    tempo_reconcile_mode reconcile;
     int soak_count;              /* --soak N */
     int soak_frames;             /* --soak-frames F: every soak match this long (0: random) */
     double stuck_after_s;        /* a match part longer than this is stuck (0: 4x real time + 60 s) */
     bool soak_print;             /* --soak-print: every scenario drawn, with its verdict */
     const char *report_path;     /* NULL: no HTML report */
     const char *csv_path;        /* NULL: no CSV */
+    const char *record_prefix;   /* NULL: no replay files; else PREFIX-peerN.rep per peer */
     const char *command;         /* the command line, for the report */
 } sim_options;
 
@@ -139,6 +185,12 @@ int sim_soak(const sim_options *o);
  * validate what needs the machine count, run, print, write the files.
  * Returns the exit code. */
 int sim_network(const sim_options *o);
+/* --compare interpolation | reckoning | lagcomp (sim_view.c). */
+int sim_view_compare(const sim_options *o);
+
+/* A client-server match (sim_cs.c): check, run (or compare
+ * reconciliation), print, write the files. Returns the exit code. */
+int sim_cs_network(const sim_options *o);
 
 /* The peer hosting player p (the scenario's split, or p / local_per_peer). */
 int sim_player_peer(const sim_options *o, int player);

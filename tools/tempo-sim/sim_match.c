@@ -61,6 +61,7 @@ static int counted_send(void *ctx, const tempo_address *to, const uint8_t *data,
     if (!m->dead && m->m.end_vt == 0) {
         m->m.bytes_sent += size;
         m->m.packets_sent++;
+        m->m.sealed_sent += sim_security_sealed_datagram(data, size);
     }
     return m->net.send(m->net.ctx, to, data, size);
 }
@@ -82,6 +83,7 @@ static tempo_config match_config(const sim_options *o)
     c.max_prediction = o->max_prediction;
     c.save_policy = o->save_policy;
     c.desync_interval = o->desync_interval;
+    c.describe_state = arena_describe; /* desync diffs name arena_state's fields */
     c.max_spectators = o->spectators > 0 ? o->spectators : 1;
     c.timesync.method = o->timesync;
     c.timesync.window_frames = o->timesync_window;
@@ -94,6 +96,9 @@ static tempo_config match_config(const sim_options *o)
         c.auto_delay.max_frames = o->max_prediction;
     if (o->max_prediction == 0)
         c.auto_delay.max_frames = TEMPO_MAX_AUTO_DELAY;
+    c.has_match_key = sim_security_sealed(o);
+    if (c.has_match_key)
+        sim_security_key(o, c.match_key);
     return c;
 }
 
@@ -140,6 +145,8 @@ static tempo_result setup_session(sim_match *mt, sim_machine *m, const tempo_con
     tempo_result r;
     if (m->spectator) {
         tempo_address host = machine_addr(m->host);
+        c.spectator_number = m->host_slot; /* a sealed spectator names its keys by these */
+        c.spectator_host_player = mt->mach[m->host]->first_player;
         return tempo_session_create_spectator(&c, &m->counted, &host, &m->s);
     }
     r = tempo_session_create_p2p(&c, &m->counted, &m->s);
@@ -163,6 +170,20 @@ static tempo_result setup_session(sim_match *mt, sim_machine *m, const tempo_con
             r = tempo_session_add_spectator(m->s, &a);
         }
     return r;
+}
+
+/* --record: peer m writes PREFIX-peerN.rep, every frame it confirms. */
+static bool open_record(sim_machine *m, const sim_options *o)
+{
+    char path[512], why[256];
+    snprintf(path, sizeof path, "%s-peer%d.rep", o->record_prefix, m->index);
+    m->rec = calloc(1, sizeof *m->rec);
+    if (m->rec && arena_record_open(m->rec, path, o->players, o->seed, why, sizeof why))
+        return true;
+    fprintf(stderr, "tempo-sim: %s\n", m->rec ? why : "out of memory");
+    free(m->rec);
+    m->rec = NULL;
+    return false;
 }
 
 static bool setup_machine(sim_match *mt, int i, const tempo_config *base)
@@ -190,6 +211,8 @@ static bool setup_machine(sim_match *mt, int i, const tempo_config *base)
     m->delay = -1;
     if (tempo_simnet_add_node(mt->net, &m->addr, &m->net) != TEMPO_OK)
         return false;
+    if (mt->hostile)
+        sim_hostile_wrap(mt->hostile, m);
     m->counted.send = counted_send;
     m->counted.recv = counted_recv;
     m->counted.ctx = m;
@@ -210,7 +233,7 @@ static bool setup_machine(sim_match *mt, int i, const tempo_config *base)
         fprintf(stderr, "tempo-sim: cannot set up machine %d: %s\n", i, tempo_strerror(r));
         return false;
     }
-    return true;
+    return m->spectator || !o->record_prefix || open_record(m, o);
 }
 
 static void name_machines(sim_match *mt)
@@ -251,6 +274,10 @@ static bool setup(sim_match *mt)
         return false;
     tempo_config base = match_config(o);
     mt->disconnect_timeout_ms = base.disconnect_timeout_ms;
+    bool failed;
+    mt->hostile = sim_hostile_create(o, mt->net, mt->nmach, &failed);
+    if (failed)
+        return false;
     for (int i = 0; i < mt->nmach; i++)
         if (!setup_machine(mt, i, &base))
             return false;
@@ -278,10 +305,15 @@ static void teardown(sim_match *mt)
     for (int i = 0; i < mt->nmach; i++) {
         if (!mt->mach[i])
             continue;
+        if (mt->mach[i]->rec) {
+            arena_record_close(mt->mach[i]->rec, true);
+            free(mt->mach[i]->rec);
+        }
         tempo_session_destroy(mt->mach[i]->s);
         free(mt->mach[i]->sums);
         free(mt->mach[i]);
     }
+    sim_hostile_destroy(mt->hostile);
     tempo_simnet_destroy(mt->net);
 }
 
@@ -339,6 +371,8 @@ static void machine_tick(sim_match *mt, sim_machine *m)
         if (req->frame < m->sums_len)
             m->sums[req->frame] = arena_checksum(&m->game);
     }
+    if (m->rec)
+        arena_record_tick(m->rec, m->s, o->frames);
     int32_t before = m->frame;
     m->frame = tempo_session_frame(m->s);
     if (m->frame > before)
@@ -520,6 +554,8 @@ static void run(sim_match *mt, sim_result *out, sim_progress_fn progress, void *
         pass_blackouts(mt, next->next_vt);
         sim_measure_advance(mt, next->next_vt);
         tempo_simnet_set_time(mt->net, mt->vt);
+        if (mt->hostile)
+            sim_hostile_step(mt->hostile, mt->vt);
         machine_tick(mt, next);
         next->tick_k++;
         next->next_vt = sim_clock_tick_vt(&next->clock, next->tick_k);
@@ -661,6 +697,9 @@ int sim_match_run(const sim_options *o, sim_result *out, sim_timeline *tl,
         mt->mach[i]->cut_off = !mt->mach[i]->dead && is_cut_off(mt, mt->mach[i]);
     check_convergence(mt, out);
     sim_measure_finish(mt, out);
+    if (mt->hostile)
+        sim_hostile_finish(mt->hostile, mt, out);
+    sim_security_finish(mt, out);
     teardown(mt);
     free(mt);
     return SIM_EXIT_OK;

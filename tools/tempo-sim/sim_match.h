@@ -20,8 +20,10 @@
 #define TEMPO_SIM_MATCH_H
 
 #include "arena.h"
+#include "arena_replay.h"
 #include "bot.h"
 #include "sim.h"
+#include "sim_hostile.h"
 #include "sim_timeline.h"
 #include "tempo/simnet.h"
 
@@ -79,13 +81,15 @@ typedef struct sim_measure {
     double skew_integral;    /* frames x microseconds, after warm-up */
     double skew_time;        /* microseconds integrated */
     uint64_t bytes_sent, packets_sent; /* datagrams handed to the network */
+    uint64_t sealed_sent;    /* of those, datagrams whose header says sealed */
     uint64_t end_vt;         /* when the match part ended for this machine */
     int32_t first_desync_frame;
     uint64_t desync_events;
     uint64_t failed_checks;  /* comparisons that disagreed (see sim_measure.c) */
+    char diff_line[160];     /* the first desync diff's first range, named; "" if none */
 } sim_measure;
 
-typedef struct sim_machine {
+struct sim_machine {
     int index;
     bool spectator;
     bool dead;               /* dropped: no more ticks, links blacked out */
@@ -104,6 +108,7 @@ typedef struct sim_machine {
     uint64_t tick_k;         /* next tick number */
     uint64_t next_vt;        /* when the next tick falls */
     arena_state game;
+    arena_recorder *rec;     /* --record: this peer's replay file, or NULL */
     arena_bot bot[ARENA_MAX_PLAYERS];
     int32_t frame;           /* current frame after the last tick */
     uint64_t new_frame_vt;   /* when the frame last moved on (0: not yet) */
@@ -119,11 +124,12 @@ typedef struct sim_machine {
     /* timeline: values at the previous sample, for per-second rates */
     uint64_t prev_rollbacks, prev_stalls, prev_bytes;
     double prev_skew_integral, prev_skew_time;
-} sim_machine;
+};
+typedef struct sim_machine sim_machine;
 
 /* ---- the match -------------------------------------------------------------- */
 
-typedef struct sim_match {
+struct sim_match {
     const sim_options *o;
     tempo_simnet *net;
     sim_machine *mach[SIM_MAX_MACHINES];
@@ -144,7 +150,9 @@ typedef struct sim_match {
     uint64_t heal_vt;        /* when it was noted, and the slowest live peer's frame then */
     int32_t heal_frame;
     uint32_t disconnect_timeout_ms; /* the sessions' */
-} sim_match;
+    sim_hostile_run *hostile; /* NULL: no hostile actors */
+};
+typedef struct sim_match sim_match;
 
 /* What a run found, per machine and as a whole. */
 typedef struct sim_peer_result {
@@ -177,9 +185,10 @@ typedef struct sim_peer_result {
     uint64_t desync_checks_missed;     /* the library's count of impossible ones */
     int32_t first_desync_frame;        /* -1: none */
     uint32_t startup_delay_ms;
+    char diff_line[160];               /* the first desync diff, as the library words it */
 } sim_peer_result;
 
-typedef struct sim_result {
+struct sim_result {
     int nmach, npeers;
     sim_peer_result peer[SIM_MAX_MACHINES];
     bool finished;           /* every live peer reached the last frame */
@@ -198,7 +207,9 @@ typedef struct sim_result {
     int32_t heal_frame;
     double wall_s;
     char problem[160];       /* why it did not converge ("" if it did) */
-} sim_result;
+    sim_security security;   /* sealing and hostile traffic (sim_hostile.h) */
+};
+typedef struct sim_result sim_result;
 
 /* Progress callback: done frames of total (the slowest live peer). */
 typedef void (*sim_progress_fn)(void *ctx, int32_t done, int32_t total);

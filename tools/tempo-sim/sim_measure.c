@@ -167,6 +167,10 @@ void sim_measure_event(sim_match *mt, sim_machine *m, const tempo_event *ev)
                 sim_timeline_mark(mt->tl, (double)mt->vt / 1e6, SIM_MARK_DESYNC, m->index, label);
         }
         break;
+    case TEMPO_EVENT_DESYNC_DIFF:
+        if (m->m.diff_line[0] == '\0' && ev->u.diff.status == TEMPO_DIFF_DONE && ev->u.diff.num_ranges > 0)
+            (void)tempo_session_desync_diff_line(m->s, 0, m->m.diff_line, sizeof m->m.diff_line);
+        break;
     default:
         break;
     }
@@ -345,6 +349,7 @@ void sim_measure_finish(sim_match *mt, sim_result *out)
         }
         p->desyncs = mm->desync_events;
         p->first_desync_frame = mm->first_desync_frame;
+        memcpy(p->diff_line, mm->diff_line, sizeof p->diff_line);
         p->startup_delay_ms = st.startup_delay_ms;
         out->desyncs += mm->desync_events;
     }

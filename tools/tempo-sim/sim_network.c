@@ -164,6 +164,8 @@ static bool write_report(const sim_options *o, const sim_result *r, const sim_ti
     meta.match_s = r->match_s;         /* the figure the terminal prints, not the last sample's time */
     meta.converged = r->converged;
     meta.desyncs = r->desyncs;
+    char why[200];
+    meta.hostile = r->security.num_actors == 0 ? 0 : sim_security_failed(o, r, why, sizeof why) ? 2 : 1;
     int rc = sim_report_write(tl, &meta, o->report_path);
     free(html);
     return rc == 0;
@@ -171,11 +173,19 @@ static bool write_report(const sim_options *o, const sim_result *r, const sim_ti
 
 int sim_network(const sim_options *o)
 {
+    if (o->role == SIM_ROLE_CLIENT_SERVER)
+        return sim_cs_network(o);
+    if (o->compare == SIM_COMPARE_RECONCILIATION)
+        return usage_error("--compare reconciliation needs --mode client-server");
+    if (o->compare >= SIM_COMPARE_INTERPOLATION)
+        return sim_view_compare(o);
     int code = validate(o);
     if (code != SIM_EXIT_OK)
         return code;
     if (o->compare != SIM_COMPARE_NONE)
         return sim_compare_run(o);
+    if (o->attack > 0)
+        return sim_attack(o);
 
     bool want_timeline = o->report_path || o->csv_path;
     sim_timeline tl;

@@ -813,6 +813,9 @@ static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
                 meta->converged ? "converged" : "did not converge");
         fprintf(f, "<span class=\"badge %s\">%llu desync%s</span>", meta->desyncs == 0 ? "ok" : "bad",
                 (unsigned long long)meta->desyncs, meta->desyncs == 1 ? "" : "s");
+        if (meta->hostile)
+            fprintf(f, "<span class=\"badge %s\">%s</span>", meta->hostile == 1 ? "ok" : "bad",
+                    meta->hostile == 1 ? "hostile traffic refused" : "hostile traffic got in");
     }
     /* green only when every chart meets its good line */
     int judged = 0, misses = 0;

@@ -137,7 +137,7 @@ typedef struct parser {
     int peer_line[TEMPO_MAX_PLAYERS]; /* the line of each peer's `peer` directive */
     bool peer_given;
     int spectator_line[SIM_MAX_MACHINES]; /* the line that made each spectator */
-    int link_line[SIM_MAX_LINKS], blackout_line[SIM_MAX_BLACKOUTS];
+    int link_line[SIM_MAX_LINKS], blackout_line[SIM_MAX_BLACKOUTS], hostile_line[SIM_MAX_HOSTILES];
     int hiccup_line[SIM_MAX_FAULTS], drop_line[SIM_MAX_FAULTS], jump_line[SIM_MAX_FAULTS];
     int clock_line[SIM_MAX_MACHINES]; /* clock-drift or start-skew of that machine */
 } parser;
@@ -445,6 +445,50 @@ static bool d_blackout(parser *ps, int argc, char **argv)
     return true;
 }
 
+/* spoofer rate N from TIME (to|for) TIME; handshake-flood the same;
+ * onpath A-B rate SHARE from TIME (to|for) TIME */
+static bool d_hostile(parser *ps, int argc, char **argv)
+{
+    sim_options *o = ps->o;
+    bool onpath = !strcmp(argv[0], "onpath");
+    int at = onpath ? 2 : 1;
+    const char *usage = onpath ? "onpath A-B rate SHARE from TIME to TIME (or for TIME)"
+                               : "%s rate N from TIME to TIME (or for TIME)";
+    if (argc != at + 6 || strcmp(argv[at], "rate") != 0 || strcmp(argv[at + 2], "from") != 0 ||
+        (strcmp(argv[at + 4], "to") && strcmp(argv[at + 4], "for")))
+        return fail(ps, ps->line, onpath ? "expected: %s" : usage, onpath ? usage : argv[0]);
+    if (o->num_hostiles >= SIM_MAX_HOSTILES)
+        return fail(ps, ps->line, "too many hostile actors (at most %d)", SIM_MAX_HOSTILES);
+    sim_hostile *h = &o->hostiles[o->num_hostiles];
+    memset(h, 0, sizeof *h);
+    sim_setting_id id = onpath ? SIM_SET_ONPATH : !strcmp(argv[0], "spoofer") ? SIM_SET_SPOOFER
+                                                                             : SIM_SET_HANDSHAKE_FLOOD;
+    h->kind = onpath ? SIM_HOSTILE_ONPATH : id == SIM_SET_SPOOFER ? SIM_HOSTILE_SPOOFER : SIM_HOSTILE_FLOOD;
+    if (onpath) {
+        if (!machine_pair(ps, argv[1], &h->a, &h->b))
+            return false;
+        if (h->b < 0)
+            return fail(ps, ps->line, "an on-path actor sits on one link: A-B, not A-*");
+    }
+    const sim_setting *row = &sim_settings[id];
+    double rate;
+    bool rate_ok = onpath ? parse_prob(argv[at + 1], &rate) && sim_setting_check_double(row, rate)
+                          : parse_suffixed(argv[at + 1], "", &rate) && rate >= (double)row->min &&
+                                rate <= (double)row->max;
+    if (!rate_ok)
+        return range_fail(ps, id, argv[at + 1], onpath ? "the share of passing datagrams" : "datagrams a second");
+    h->rate = rate;
+    uint64_t from, t, most = (uint64_t)sim_settings[SIM_SET_BLACKOUT].max;
+    if (!parse_span(argv[at + 3], most, &from) || !parse_span(argv[at + 5], most, &t))
+        return fail(ps, ps->line, "bad time (a time with a unit: 10s, 1500ms)");
+    h->from_us = from;
+    h->to_us = argv[at + 4][0] == 'f' ? from + t : t;
+    if (h->to_us <= h->from_us)
+        return fail(ps, ps->line, "the actor stops before it starts");
+    ps->hostile_line[o->num_hostiles++] = ps->line;
+    return true;
+}
+
 /* The structured directives: their own syntax, the table's ranges. Every
  * other directive is a plain setting, read by plain() from the table. */
 typedef struct directive {
@@ -456,6 +500,7 @@ static const directive directives[] = {
     {"peer", d_peer},           {"spectator", d_spectator}, {"link", d_link},
     {"clock-drift", d_clock_drift}, {"start-skew", d_start_skew}, {"hiccup", d_hiccup},
     {"drop", d_drop},           {"blackout", d_blackout},   {"clock-jump", d_clock_jump},
+    {"spoofer", d_hostile},     {"onpath", d_hostile},      {"handshake-flood", d_hostile},
 };
 
 /* `NAME VALUE [KEY VALUE ...]`: a plain setting, and for a line that has
@@ -568,12 +613,15 @@ static bool check_whole(parser *ps)
         if (sim_player_peer(o, p) >= peers)
             peers = sim_player_peer(o, p) + 1;
     int machines = peers + o->spectators, last = ps->line;
-    if (peers < 2)
+    bool cs = o->role == SIM_ROLE_CLIENT_SERVER; /* machine 0 the server, then the clients */
+    if (cs)
+        machines = o->clients + 1;
+    if (peers < 2 && !cs)
         return fail(ps, ps->players_line ? ps->players_line : last, "a match needs at least 2 peers");
-    if (machines > SIM_MAX_MACHINES)
+    if (machines > SIM_MAX_MACHINES && !cs)
         return fail(ps, o->spectators ? ps->spectator_line[o->spectators - 1] : last,
                     "%d peers and %d spectators: at most %d machines", peers, o->spectators, SIM_MAX_MACHINES);
-    for (int k = 0; k < o->spectators; k++)
+    for (int k = 0; k < o->spectators && !cs; k++)
         if (o->spectator_host[k] >= peers)
             return fail(ps, ps->spectator_line[k], "spectator %d watches peer %d; peers are 0..%d", k,
                         o->spectator_host[k], peers - 1);
@@ -583,6 +631,9 @@ static bool check_whole(parser *ps)
     for (int k = 0; k < o->num_blackouts; k++)
         if (o->blackouts[k].a >= machines || o->blackouts[k].b >= machines)
             return fail(ps, ps->blackout_line[k], "no such machine (machines are 0..%d)", machines - 1);
+    for (int k = 0; k < o->num_hostiles; k++)
+        if (o->hostiles[k].kind == SIM_HOSTILE_ONPATH && (o->hostiles[k].a >= machines || o->hostiles[k].b >= machines))
+            return fail(ps, ps->hostile_line[k], "no such machine (machines are 0..%d)", machines - 1);
     for (int k = 0; k < o->num_hiccups; k++)
         if (o->hiccups[k].peer >= machines)
             return fail(ps, ps->hiccup_line[k], "no such machine (machines are 0..%d)", machines - 1);

@@ -145,6 +145,28 @@ static void put_faults(FILE *f, const sim_options *o, sim_setting_id id)
         fprintf(f, "drop %d at %" PRId32 "\n", o->drops[k].peer, o->drops[k].frame);
 }
 
+/* The hostile actors in the order given (their random streams follow it). */
+static void put_hostiles(FILE *f, const sim_options *o)
+{
+    for (int k = 0; k < o->num_hostiles; k++) {
+        const sim_hostile *h = &o->hostiles[k];
+        int kind = h->kind;
+        fputs(kind == SIM_HOSTILE_SPOOFER ? "spoofer" : kind == SIM_HOSTILE_ONPATH ? "onpath" : "handshake-flood", f);
+        if (kind == SIM_HOSTILE_ONPATH)
+            fprintf(f, " %d-%d", h->a, h->b);
+        fputs(" rate ", f);
+        if (h->rate == (double)(int64_t)h->rate) /* whole: 1000, not 1e+03 */
+            fprintf(f, "%" PRId64, (int64_t)h->rate);
+        else
+            put_double(f, h->rate);
+        fputs(" from ", f);
+        put_span(f, h->from_us);
+        fputs(" to ", f);
+        put_span(f, h->to_us);
+        fputc('\n', f);
+    }
+}
+
 /* A plain setting's line, with the keywords the table files under it
  * ("timesync inversus window 60"); nothing if its value means "not set". */
 static void put_plain(FILE *f, const sim_setting *s, const sim_options *o)
@@ -189,6 +211,19 @@ void sim_scenario_write(FILE *f, const sim_options *o)
         case SIM_SET_DROP:
             put_faults(f, o, (sim_setting_id)k);
             break;
+        case SIM_SET_MODE:
+        case SIM_SET_CLIENTS:
+        case SIM_SET_GAME:
+        case SIM_SET_RECONCILE:
+            if (o->role == SIM_ROLE_CLIENT_SERVER) /* a rollback match has no use for them */
+                put_plain(f, s, o);
+            break;
+        case SIM_SET_SPOOFER:
+            put_hostiles(f, o);
+            break;
+        case SIM_SET_ONPATH:
+        case SIM_SET_HANDSHAKE_FLOOD:
+            break; /* written with the spoofers, in the file's order */
         case SIM_SET_PEER:
         case SIM_SET_SPECTATOR:
         case SIM_SET_START_SKEW:

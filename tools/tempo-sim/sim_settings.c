@@ -26,7 +26,8 @@
     .offset = offsetof(sim_options, m)
 
 _Static_assert(sizeof(tempo_save_policy) == sizeof(int) && sizeof(tempo_timesync_method) == sizeof(int) &&
-                   sizeof(sim_compare) == sizeof(int),
+                   sizeof(sim_compare) == sizeof(int) && sizeof(sim_role) == sizeof(int) &&
+                   sizeof(sim_cs_game_id) == sizeof(int) && sizeof(tempo_reconcile_mode) == sizeof(int),
                "enum fields are stored as an int");
 _Static_assert(_Generic(((sim_options *)0)->desync_at, int: 1, default: 0), "desync_at is stored as an int");
 
@@ -35,11 +36,22 @@ static const int timesync_values[] = {TEMPO_TIMESYNC_INVERSUS, TEMPO_TIMESYNC_GG
                                       TEMPO_TIMESYNC_NONE};
 static const char *const save_names[] = {"every", "sparse", NULL};
 static const int save_values[] = {TEMPO_SAVE_EVERY_FRAME, TEMPO_SAVE_SPARSE};
-static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction", NULL};
+static const char *const seal_names[] = {"on", "off", NULL};
+static const int seal_values[] = {1, 0};
+static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction",
+                                            "interpolation", "reckoning", "lagcomp", "reconciliation", NULL};
 static const int compare_values[] = {SIM_COMPARE_TIMESYNC, SIM_COMPARE_INPUT_DELAY,
-                                     SIM_COMPARE_MAX_PREDICTION};
+                                     SIM_COMPARE_MAX_PREDICTION, SIM_COMPARE_INTERPOLATION,
+                                     SIM_COMPARE_RECKONING, SIM_COMPARE_LAGCOMP, SIM_COMPARE_RECONCILIATION};
+static const char *const role_names[] = {"p2p", "client-server", NULL};
+static const int role_values[] = {SIM_ROLE_P2P, SIM_ROLE_CLIENT_SERVER};
+static const char *const game_names[] = {"auto", "pong", "walkers", NULL};
+static const int game_values[] = {SIM_CS_GAME_AUTO, SIM_CS_GAME_PONG, SIM_CS_GAME_WALKERS};
+static const char *const reconcile_names[] = {"replay", "none", "dumb", NULL};
+static const int reconcile_values[] = {TEMPO_RECONCILE_REPLAY, TEMPO_RECONCILE_NONE, TEMPO_RECONCILE_DUMB};
 
 #define MATCH "match"
+#define CS "client-server"
 #define NETWORK "network"
 #define FAULTS "faults"
 #define SESSION "session"
@@ -53,6 +65,18 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_FRAMES] = {"frames", "--frames", "duration", SIM_KIND_DURATION, FIELD(frames), .min = 1,
                         .max = 100000000, .cli_arg = "F", .file_arg = "F | F frames | SECONDSs", .group = MATCH,
                         .help = "frames to play (60 a second)"},
+    [SIM_SET_MODE] = {"mode", "--mode", "mode", SIM_KIND_ENUM, FIELD(role), .names = role_names,
+                      .values = role_values, .cli_arg = "M", .group = CS,
+                      .help = "peers of a rollback match, or a server and its clients"},
+    [SIM_SET_CLIENTS] = {"clients", "--clients", "clients", SIM_KIND_INT, FIELD(clients), .min = 1,
+                         .max = TEMPO_CS_MAX_CLIENTS, .cli_arg = "N", .group = CS,
+                         .help = "client-server: clients, one player each (Pong: 2..8)"},
+    [SIM_SET_GAME] = {"game", "--game", "game", SIM_KIND_ENUM, FIELD(game), .names = game_names,
+                      .values = game_values, .cli_arg = "G", .group = CS,
+                      .help = "client-server: the game (auto: Pong up to 8 clients, else walkers)"},
+    [SIM_SET_RECONCILE] = {"reconcile", "--reconcile", "reconcile", SIM_KIND_ENUM, FIELD(reconcile),
+                           .names = reconcile_names, .values = reconcile_values, .cli_arg = "R", .group = CS,
+                           .help = "client-server: what clients do with a snapshot"},
     [SIM_SET_PLAYERS] = {"players", "--players", "players", SIM_KIND_INT, FIELD(players), .min = 1,
                          .max = TEMPO_MAX_PLAYERS, .cli_arg = "N", .group = MATCH,
                          .help = "players (with peer lines: as many as they host)"},
@@ -94,6 +118,15 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_DROP] = {"drop", "--drop-peer", "drop", SIM_KIND_STRUCTURED, .min = 0, .max = INT32_MAX,
                       .cli_arg = "PEER@FRAME", .file_arg = "MACHINE at FRAME", .group = FAULTS,
                       .help = "at that frame the machine dies: its links go dark for good"},
+    [SIM_SET_SPOOFER] = {"spoofer", NULL, "spoofer", SIM_KIND_STRUCTURED, .min = 1, .max = 1000000,
+                         .unit = "a second", .cli_arg = "rate N from TIME to|for TIME", .group = FAULTS,
+                         .help = "off-path: forged, mutated and replayed datagrams under peers' addresses"},
+    [SIM_SET_ONPATH] = {"onpath", NULL, "onpath", SIM_KIND_STRUCTURED, .lo = 0, .hi = 1,
+                        .cli_arg = "A-B rate SHARE from TIME to|for TIME", .group = FAULTS,
+                        .help = "on the path A to B: rewrites, drops, replays, duplicates, reorders"},
+    [SIM_SET_HANDSHAKE_FLOOD] = {"handshake-flood", NULL, "handshake-flood", SIM_KIND_STRUCTURED, .min = 1,
+                                 .max = 1000000, .unit = "a second", .cli_arg = "rate N from TIME to|for TIME",
+                                 .group = FAULTS, .help = "handshake requests from many addresses"},
     [SIM_SET_INPUT_DELAY] = {"input-delay", "--input-delay", "input-delay", SIM_KIND_INT, FIELD(input_delay),
                              .min = 0, .max = TEMPO_MAX_PREDICTION, .keyword = "auto",
                              .keyword_offset = offsetof(sim_options, input_delay_auto), .cli_arg = "D|auto",
@@ -121,9 +154,13 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_DESYNC_AT] = {"desync-at", "--desync-at", "desync-at", SIM_KIND_FRAME, FIELD(desync_at), .min = 0,
                            .max = INT32_MAX, .cli_arg = "FRAME", .group = FAULTS,
                            .help = "peer 1 corrupts its state at that frame (--soak: in each)"},
+    [SIM_SET_SEAL] = {"seal", "--seal", "seal", SIM_KIND_ENUM, FIELD(seal), .names = seal_names,
+                      .values = seal_values, .cli_arg = "on|off", .group = SESSION,
+                      .help = "seal every datagram (a match key drawn from the seed)"},
     [SIM_SET_COMPARE] = {"compare", "--compare", NULL, SIM_KIND_ENUM, FIELD(compare), .names = compare_names,
                          .values = compare_values, .cli_arg = "WHAT", .group = RUN,
-                         .help = "run once per method (or delay 0..4 and auto, or prediction window 4..24), print one table"},
+                         .help = "run once per method (or delay 0..4 and auto, prediction window 4..24, view setting, "
+                                 "client-server reconciliation), print one table"},
     [SIM_SET_CHECK_DISTANCE] = {"check-distance", "--check-distance", NULL, SIM_KIND_INT, FIELD(check_distance),
                                 .min = 1, .max = TEMPO_MAX_PREDICTION, .cli_arg = "D", .group = RUN,
                                 .help = "synctest rollback distance"},
@@ -142,12 +179,18 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
                              .help = "every soak match F frames long (default: 20 to 60 s each)"},
     [SIM_SET_SOAK_PRINT] = {"soak-print", "--soak-print", NULL, SIM_KIND_FLAG, FIELD(soak_print), .group = RUN,
                             .help = "print every scenario the soak draws, with its verdict"},
+    [SIM_SET_ATTACK] = {"attack", "--attack", NULL, SIM_KIND_INT, FIELD(attack), .min = 1, .max = 100000000,
+                        .cli_arg = "N", .group = RUN,
+                        .help = "N forged, mutated and replayed datagrams at a match; print what got in"},
     [SIM_SET_JSON] = {"json", "--json", NULL, SIM_KIND_PATH, FIELD(json_path), .cli_arg = "FILE", .group = OUTPUT,
                       .help = "results as JSON (keys: docs/TEMPO-SIM.md)"},
     [SIM_SET_REPORT] = {"report", "--report", NULL, SIM_KIND_PATH, FIELD(report_path), .cli_arg = "FILE",
                         .group = OUTPUT, .help = "HTML report with timelines"},
     [SIM_SET_CSV] = {"csv", "--csv", NULL, SIM_KIND_PATH, FIELD(csv_path), .cli_arg = "FILE", .group = OUTPUT,
                      .help = "the timeline as CSV"},
+    [SIM_SET_RECORD] = {"record", "--record", NULL, SIM_KIND_PATH, FIELD(record_prefix), .cli_arg = "PREFIX",
+                        .group = OUTPUT,
+                        .help = "each peer's replay file, PREFIX-peerN.rep (tempo-arena --replay plays it)"},
     [SIM_SET_QUIET] = {"quiet", "--quiet", NULL, SIM_KIND_FLAG, FIELD(quiet), .group = OUTPUT,
                        .help = "no progress and no summary"},
     [SIM_SET_PRINT_SCENARIO] = {"print-scenario", "--print-scenario", NULL, SIM_KIND_FLAG, .group = OUTPUT,
@@ -175,6 +218,11 @@ void sim_settings_defaults(sim_options *o)
     o->timesync = TEMPO_TIMESYNC_INVERSUS;
     o->desync_interval = 60;
     o->desync_at = -1;
+    o->role = SIM_ROLE_P2P;
+    o->clients = 2;
+    o->game = SIM_CS_GAME_AUTO;
+    o->reconcile = TEMPO_RECONCILE_REPLAY;
+    o->seal = 1;
 }
 
 const sim_setting *sim_setting_by_option(const char *option)
@@ -534,6 +582,9 @@ void sim_settings_help(FILE *f)
           "       tempo-sim --scenario FILE [options] the match a scenario file describes\n"
           "       tempo-sim --soak N [--seed S]       N random matches, each checked\n"
           "       tempo-sim --synctest [options]      the arena under a synctest session\n"
+          "       tempo-sim --mode client-server --clients N [options]\n"
+          "                                           a server and N bot clients (docs/TEMPO-SIM.md)\n"
+          "       tempo-sim --attack N [options]      N forged datagrams at a sealed match: what got in\n"
           "\n"
           "Network match: every peer runs the arena with bots for its players, over a simulated\n"
           "network, in virtual time, each machine on its own clock; tempo-sim measures from outside\n"

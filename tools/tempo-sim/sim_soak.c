@@ -65,6 +65,7 @@ static double reference_pace(const sim_options *o, const sim_result *r)
     if (calm && ref) {
         *calm = *o;
         calm->num_hiccups = calm->num_blackouts = calm->num_drops = 0;
+        calm->num_hostiles = calm->attack = 0;
         calm->stuck_after_s = o->frames / 60.0 * SOAK_REFERENCE_LIMIT + 60.0;
         if (sim_match_run(calm, ref, NULL, NULL, NULL) == SIM_EXIT_OK && ref->finished)
             pace = ref->match_s / o->frames;
@@ -158,6 +159,8 @@ static bool check_machines(const sim_options *o, const sim_result *r, char *why,
 bool sim_soak_check(const sim_options *o, const sim_result *r, char *why, size_t size)
 {
     why[0] = '\0';
+    if (sim_security_failed(o, r, why, size))
+        return false;
     if (!r->converged) {
         snprintf(why, size, "did not converge: %s", r->problem);
         return false;
@@ -415,6 +418,8 @@ static void draw(uint64_t seed, int frames, sim_options *o)
  * match without its faults, given SOAK_REFERENCE_LIMIT times real time,
  * says; if it finishes, the match runs again with SOAK_SLOWDOWN times its
  * time plus the grace as the limit, and the checks judge that run. */
+#define SOAK_MAX_RECORDED 5 /* failures whose replays are written */
+
 static int run_checked(sim_options *o, sim_result *r)
 {
     int rc = sim_match_run(o, r, NULL, NULL, NULL);
@@ -425,6 +430,7 @@ static int run_checked(sim_options *o, sim_result *r)
     if (calm && ref) {
         *calm = *o;
         calm->num_hiccups = calm->num_blackouts = calm->num_drops = 0;
+        calm->num_hostiles = calm->attack = 0;
         calm->stuck_after_s = o->frames / 60.0 * SOAK_REFERENCE_LIMIT + 60.0;
         if (sim_match_run(calm, ref, NULL, NULL, NULL) == SIM_EXIT_OK && ref->finished) {
             o->stuck_after_s = SOAK_SLOWDOWN * ref->match_s + SOAK_GRACE_S + 60.0;
@@ -476,6 +482,22 @@ static bool prepare(uint64_t seed, int frames, int32_t desync_at, sim_options *o
     return same;
 }
 
+/* A failed scenario is played once more with every peer recording its
+ * replay file (soak-seedS-peerN.rep in the current directory), so the
+ * match can be replayed and stepped through without the simulator. */
+static void record_failure(uint64_t seed, sim_options *o, sim_result *r)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "soak-seed%" PRIu64, seed);
+    o->record_prefix = prefix;
+    int rc = run_checked(o, r);
+    o->record_prefix = NULL;
+    if (rc == SIM_EXIT_OK)
+        printf("soak: each peer's replay of it: %s-peerN.rep (tempo-arena --replay FILE plays one)\n",
+               prefix);
+    fflush(stdout);
+}
+
 static void print_failure(uint64_t seed, const char *why, const char *text)
 {
     printf("\nsoak: FAILED scenario seed %" PRIu64 ": %s\n", seed, why);
@@ -517,6 +539,8 @@ int sim_soak(const sim_options *cli)
             size_t len = strlen(failed);
             snprintf(failed + len, sizeof failed - len, " %" PRIu64, seed);
             print_failure(seed, why, text ? text : "");
+            if (text && failures <= SOAK_MAX_RECORDED)
+                record_failure(seed, o, r);
         }
         free(text);
         if (!cli->quiet && sim_wall_seconds() >= next_note) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim_match.h"
+#include "sim_svg.h"
 
 void sim_append(char *buf, size_t size, const char *fmt, ...)
 {
@@ -201,13 +202,16 @@ void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
     for (int i = 0; i < r->nmach; i++)
         if (r->peer[i].first_desync_frame >= 0)
             fprintf(f, "%s peer %d first at frame %" PRId32, i ? "," : ";", i, r->peer[i].first_desync_frame);
+    for (int i = 0; i < r->nmach; i++)
+        if (r->peer[i].diff_line[0] != '\0')
+            fprintf(f, "\ndesync diff: %s", r->peer[i].diff_line);
     fprintf(f, "\ntime: %.1f s of virtual time (match %.1f s) in %.2f s wall (%.0fx real time)\n",
             r->virtual_s, r->match_s, r->wall_s, r->wall_s > 0 ? r->virtual_s / r->wall_s : 0.0);
+    sim_security_print(f, o, r);
 }
 
 char *sim_summary_html(const sim_options *o, const sim_result *r)
 {
-    (void)o;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -226,6 +230,13 @@ char *sim_summary_html(const sim_options *o, const sim_result *r)
                 t.advantage, t.rtt, t.bytes, t.checks);
     }
     fputs("</table>\n", f);
+    sim_security_html(f, o, r);
+    for (int i = 0; i < r->nmach; i++)
+        if (r->peer[i].diff_line[0] != '\0') {
+            fputs("<p>desync diff: ", f);
+            sim_svg_escape(f, r->peer[i].diff_line);
+            fputs("</p>\n", f);
+        }
     if (fclose(f) != 0) {
         free(buf);
         return NULL;
@@ -320,6 +331,7 @@ void sim_json_match(sim_json *j, const sim_options *o, const sim_result *r)
     sim_json_double(j, "virtual_seconds", r->virtual_s);
     sim_json_double(j, "match_seconds", r->match_s);
     sim_json_double(j, "wall_seconds", r->wall_s);
+    sim_security_json(j, o, r);
     sim_json_begin_array(j, "peers");
     for (int i = 0; i < r->nmach; i++)
         json_peer(j, r, i);

@@ -74,6 +74,9 @@ typedef struct sim_report_meta {
     double match_s;           /* match length in seconds; 0: the timeline's last sample */
     bool converged;
     uint64_t desyncs;
+    /* Hostile traffic: 0 none in the match, 1 all of it refused, 2 some got
+     * in or it disturbed the match (a badge; the table is in summary_html). */
+    int hostile;
 } sim_report_meta;
 
 /* Allocate every series for `peers` peers and `capacity` samples (values NAN).

@@ -3,7 +3,8 @@
  * tempo_sim.c — tempo-sim's command line: parse options, pick the mode.
  *
  * Without --synctest and without any option that describes the match
- * (--players, --local-per-peer, --spectators, --profile, --link), tempo-sim
+ * (--players, --local-per-peer, --spectators, --profile, --link, --mode,
+ * --clients), tempo-sim
  * runs the default scenario (`make run`); the other options still apply on
  * top of it. `--scenario FILE` is read before every other option, which
  * then override it. Every option is a row of the settings table
@@ -232,7 +233,7 @@ static int option(sim_options *o, const char *a, const char *v, bool *used, bool
 static bool describes_match(const char *a)
 {
     static const char *const names[] = {"--players", "--local-per-peer", "--spectators", "--profile",
-                                        "--link"};
+                                        "--link", "--mode", "--clients"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!strcmp(a, names[k]))
             return true;

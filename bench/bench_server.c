@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_server.c — what the authoritative server costs.
+ *
+ * 64 clients connect to one server over simnet (30 ms each way, perfect
+ * links); the game's state is an arena of S bytes in which each of the 64
+ * players owns one 4-byte counter that moves a little every tick (the
+ * rest stays), and the game's step is that and nothing else. After 5 s to
+ * settle, 10 s are measured:
+ *   - server CPU per client per tick: time inside tempo_server_poll and
+ *     tempo_server_advance (network in, the tick, snapshots out: delta
+ *     coding, framing, the simnet's send), divided by 64 clients, the
+ *     median of REPS runs;
+ *   - bytes per client per second down: what the server put on the wire
+ *     to one client (snapshots and headers), and the mean snapshot size.
+ * No pass/fail: a table to compare builds and machines with.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "tempo/simnet.h"
+#include "tempo/tempo.h"
+
+#define REPS 5
+#define CLIENTS 64
+#define SETTLE 300
+#define MEASURE 600
+
+typedef struct run_result {
+    double us_per_client_tick;
+    double bytes_per_client_s;
+    double snapshot_bytes;
+} run_result;
+
+static run_result run(size_t state_size, uint64_t seed)
+{
+    tempo_simnet_config nc;
+    tempo_simnet_config_default(&nc);
+    nc.seed = seed;
+    nc.max_nodes = CLIENTS + 1;
+    nc.default_link.latency_us = 30000;
+    tempo_simnet *net;
+    if (tempo_simnet_create(&nc, &net) != TEMPO_OK)
+        exit(1);
+    tempo_address sa = tempo_address_ipv4(10, 0, 0, 1, 1);
+    tempo_transport st;
+    tempo_simnet_add_node(net, &sa, &st);
+    uint8_t *arena = (uint8_t *)calloc(1, state_size);
+    tempo_server_config sc;
+    tempo_server_config_default(&sc);
+    sc.num_players = CLIENTS;
+    sc.max_clients = CLIENTS;
+    sc.arena = arena;
+    sc.arena_size = state_size;
+    sc.random_seed = seed;
+    tempo_server *s;
+    if (tempo_server_create(&sc, &st, &s) != TEMPO_OK)
+        exit(1);
+    tempo_client *c[CLIENTS];
+    uint8_t *carena[CLIENTS];
+    for (int i = 0; i < CLIENTS; i++) {
+        tempo_address ca = tempo_address_ipv4(10, 0, 1, (uint8_t)(i + 1), 2);
+        tempo_transport ct;
+        tempo_simnet_add_node(net, &ca, &ct);
+        carena[i] = (uint8_t *)calloc(1, state_size);
+        tempo_client_config cc;
+        tempo_client_config_default(&cc);
+        cc.num_players = CLIENTS;
+        cc.arena = carena[i];
+        cc.arena_size = state_size;
+        cc.random_seed = seed + (uint64_t)i + 1;
+        if (tempo_client_create(&cc, &ct, &sa, &c[i]) != TEMPO_OK)
+            exit(1);
+    }
+    const uint64_t tick = 1000000 / 60;
+    const size_t stride = state_size / CLIENTS;
+    double spent = 0;
+    uint64_t bytes0 = 0, bytes1 = 0, snaps0 = 0, snaps1 = 0, sbytes0 = 0, sbytes1 = 0;
+    for (int f = 0; f < SETTLE + MEASURE; f++) {
+        uint64_t now = (uint64_t)f * tick;
+        if (f == SETTLE || f == SETTLE + MEASURE - 1) {
+            uint64_t b = 0, n = 0, sb = 0;
+            for (int i = 0; i < CLIENTS; i++) {
+                tempo_server_client_stats cs;
+                tempo_server_get_client_stats(s, i, &cs);
+                b += cs.bytes_sent;
+                n += cs.snapshots_sent;
+                sb += cs.snapshot_bytes;
+            }
+            if (f == SETTLE) {
+                bytes0 = b, snaps0 = n, sbytes0 = sb;
+            } else {
+                bytes1 = b, snaps1 = n, sbytes1 = sb;
+            }
+        }
+        tempo_simnet_set_time(net, now);
+        double t0 = bench_now();
+        tempo_server_poll(s, now);
+        tempo_server_tick t;
+        tempo_server_advance(s, &t);
+        double t1 = bench_now();
+        if (f >= SETTLE)
+            spent += t1 - t0;
+        for (int p = 0; p < CLIENTS; p++) /* the game: each player's counter moves */
+            if (t.requests[0].inputs[p * 4] != 0 || (f + p) % 3 == 0)
+                arena[(size_t)p * stride] = (uint8_t)(arena[(size_t)p * stride] + 1);
+        tempo_simnet_set_time(net, now + tick / 2);
+        for (int i = 0; i < CLIENTS; i++) {
+            tempo_client_poll(c[i], now + tick / 2);
+            uint64_t mine = tempo_client_local_players(c[i]);
+            uint8_t in[4] = {(uint8_t)(f / 8), 0, 0, 0};
+            for (int p = 0; p < CLIENTS; p++)
+                if (mine >> p & 1u)
+                    tempo_client_add_local_input(c[i], p, in);
+            tempo_client_tick k;
+            tempo_client_advance(c[i], &k);
+        }
+    }
+    tempo_server_stats ss;
+    tempo_server_get_stats(s, &ss);
+    if (ss.clients != CLIENTS) {
+        fprintf(stderr, "bench_server: %d clients connected\n", ss.clients);
+        exit(1);
+    }
+    run_result r;
+    r.us_per_client_tick = spent * 1e6 / MEASURE / CLIENTS;
+    r.bytes_per_client_s = (double)(bytes1 - bytes0) / CLIENTS / ((MEASURE - 1) / 60.0);
+    r.snapshot_bytes = (double)(sbytes1 - sbytes0) / (double)(snaps1 - snaps0);
+    for (int i = 0; i < CLIENTS; i++) {
+        tempo_client_destroy(c[i]);
+        free(carena[i]);
+    }
+    tempo_server_destroy(s);
+    free(arena);
+    tempo_simnet_destroy(net);
+    return r;
+}
+
+int main(void)
+{
+    static const size_t sizes[] = {512, 4096, 16384};
+    printf("## bench_server (tempo %s)\n", tempo_version_string());
+    bench_machine_line();
+    printf("64 clients, 60 ticks/s, a snapshot every tick, each player's 4-byte counter moving;\n"
+           "median of %d runs of %d ticks.\n\n",
+           REPS, MEASURE);
+    printf("| state bytes | server CPU us / client / tick | bytes / client / s down | "
+           "mean snapshot bytes |\n");
+    printf("|---:|---:|---:|---:|\n");
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        double cpu[REPS], bps[REPS], snap[REPS];
+        for (int i = 0; i < REPS; i++) {
+            run_result r = run(sizes[k], 100 + (uint64_t)i);
+            cpu[i] = r.us_per_client_tick;
+            bps[i] = r.bytes_per_client_s;
+            snap[i] = r.snapshot_bytes;
+        }
+        printf("| %zu | %.2f | %.0f | %.0f |\n", sizes[k], bench_median(cpu, REPS),
+               bench_median(bps, REPS), bench_median(snap, REPS));
+    }
+    return 0;
+}

@@ -1,0 +1,663 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * relay.c — the relay object (tempo/relay.h): its pools, datagram intake,
+ * members and what they are sent. One match's rules are relay_match.c's.
+ *
+ * Intake: a datagram from an address no member has goes to the gate
+ * (net/gate.h), which answers the handshake without keeping anything and
+ * reports an admission; only then is a member taken from the pool. A
+ * member's datagram is checked in this order, each refusal counted and
+ * nothing after it read: size, header and session id, the replay window,
+ * the seal, the body's exact size and ranges, then what it claims (its own
+ * players only, frames the match can hold). A member joins a match from
+ * its token's user data (sealed relays) or its JOIN (unsealed); a match is
+ * taken from the pool when its first member comes and given back when its
+ * last leaves.
+ *
+ * Sending: every update, the members of a match that finalized frames
+ * since its last send get one FRAMES each with every frame they have not
+ * acknowledged (up to a datagram's worth): redundancy instead of
+ * retransmission timers, as p2p INPUT messages do. Every RELAY_SWEEP_US a
+ * sweep over all members checks liveness and resends to those that have
+ * not heard from the relay for RELAY_RESEND_US, so an update costs the
+ * matches' work, not the members'.
+ *
+ * Invariant: after create nothing is allocated; a member index is in the
+ * address table exactly while the member is used.
+ */
+#include <string.h>
+
+#include "relay/relay.h"
+
+void tempo_relay_config_default(tempo_relay_config *cfg)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->protocol_id = TEMPO_RELAY_PLAIN_PROTOCOL;
+    cfg->max_matches = 64;
+    cfg->max_members = 512;
+    cfg->max_frame_bytes = 128;
+    cfg->tolerance_ms = 100;
+    cfg->timeout_ms = 3000;
+    cfg->start_wait_ms = 10000;
+    cfg->start_delay_ms = 200;
+}
+
+static bool config_ok(const tempo_relay_config *c)
+{
+    bool key = false;
+    for (int i = 0; i < TEMPO_KEY_SIZE; i++)
+        key |= c->cookie_key[i] != 0;
+    return key && c->max_matches >= 1 && c->max_matches <= 65536 && c->max_members >= 1 &&
+           c->max_members <= 262144 && c->max_frame_bytes >= 1 &&
+           c->max_frame_bytes <= TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE &&
+           c->tolerance_ms <= 2000 && c->timeout_ms >= 100 && c->timeout_ms <= 60000 &&
+           c->start_wait_ms <= 600000 && c->start_delay_ms <= 5000 &&
+           (c->has_private_key ? c->protocol_id != 0
+                               : c->protocol_id == TEMPO_RELAY_PLAIN_PROTOCOL) &&
+           (c->allocator.alloc == NULL) == (c->allocator.free == NULL);
+}
+
+tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_transport *transport,
+                                tempo_relay **out)
+{
+    if (!out)
+        return TEMPO_E_INVALID_ARG;
+    *out = NULL;
+    if (!cfg || !transport || !transport->send || !transport->recv || !config_ok(cfg))
+        return TEMPO_E_INVALID_ARG;
+    tempo_relay *r = tempo__calloc(&cfg->allocator, 1, sizeof *r);
+    if (!r)
+        return TEMPO_E_NO_MEMORY;
+    r->cfg = *cfg;
+    r->alloc = cfg->allocator;
+    r->transport = *transport;
+    gate_server_config gc;
+    memset(&gc, 0, sizeof gc);
+    gc.protocol_id = cfg->protocol_id;
+    gc.has_private_key = cfg->has_private_key;
+    memcpy(gc.private_key, cfg->private_key, TEMPO_KEY_SIZE);
+    gc.self = cfg->self;
+    int g = gate_server_init(&r->gate, &gc, cfg->cookie_key);
+    seal_wipe(&gc, sizeof gc);
+    if (g != TEMPO_OK) {
+        tempo__free(&r->alloc, r);
+        return (tempo_result)g;
+    }
+    uint32_t tsize = 1;
+    while (tsize < 2u * (uint32_t)cfg->max_members)
+        tsize <<= 1;
+    r->table_mask = tsize - 1;
+    size_t frames = (size_t)RELAY_RING * (size_t)cfg->max_frame_bytes;
+    r->matches = tempo__calloc(&r->alloc, (size_t)cfg->max_matches, sizeof *r->matches);
+    r->members = tempo__calloc(&r->alloc, (size_t)cfg->max_members, sizeof *r->members);
+    r->table = tempo__calloc(&r->alloc, tsize, sizeof *r->table);
+    r->frame_store = tempo__calloc(&r->alloc, (size_t)cfg->max_matches, frames + 3u * RELAY_RING);
+    if (!r->matches || !r->members || !r->table || !r->frame_store) {
+        tempo_relay_destroy(r);
+        return TEMPO_E_NO_MEMORY;
+    }
+    for (uint32_t i = 0; i < tsize; i++)
+        r->table[i] = -1;
+    for (int i = 0; i < cfg->max_matches; i++) {
+        relay_match *m = &r->matches[i];
+        uint8_t *base = r->frame_store + (size_t)i * (frames + 3u * RELAY_RING);
+        m->inputs = base;
+        m->have = base + frames;
+        m->subst = m->have + RELAY_RING;
+        m->late = m->subst + RELAY_RING;
+        m->next_free = i + 1 < cfg->max_matches ? i + 1 : -1;
+    }
+    r->free_match = 0;
+    for (int i = 0; i < cfg->max_members; i++)
+        r->members[i].next_free = i + 1 < cfg->max_members ? i + 1 : -1;
+    r->free_member = 0;
+    link_config_default(&r->link_cfg);
+    r->link_cfg.timeout_us = (uint64_t)cfg->timeout_ms * 1000u;
+    if (r->link_cfg.notify_us > r->link_cfg.timeout_us)
+        r->link_cfg.notify_us = r->link_cfg.timeout_us;
+    r->link_cfg.seq_jump = REPLAY_WINDOW / 2;
+    *out = r;
+    return TEMPO_OK;
+}
+
+void tempo_relay_destroy(tempo_relay *r)
+{
+    if (!r)
+        return;
+    tempo_allocator a = r->alloc;
+    if (r->members)
+        for (int i = 0; i < r->cfg.max_members; i++)
+            seal_keys_wipe(&r->members[i].keys);
+    gate_server_wipe(&r->gate);
+    seal_wipe(r->cfg.private_key, sizeof r->cfg.private_key);
+    seal_wipe(r->cfg.cookie_key, sizeof r->cfg.cookie_key);
+    tempo__free(&a, r->matches);
+    tempo__free(&a, r->members);
+    tempo__free(&a, r->table);
+    tempo__free(&a, r->frame_store);
+    tempo__free(&a, r);
+}
+
+/* ---- the address table ------------------------------------------------------ */
+
+static uint32_t addr_hash(const tempo_address *a)
+{
+    uint32_t h = 2166136261u;
+    h = (h ^ a->family) * 16777619u;
+    for (int i = 0; i < 16; i++)
+        h = (h ^ a->bytes[i]) * 16777619u;
+    h = (h ^ a->id_size) * 16777619u;
+    h = (h ^ (a->port & 0xFFu)) * 16777619u;
+    h = (h ^ (uint32_t)(a->port >> 8)) * 16777619u;
+    return h ^ (h >> 16);
+}
+
+static int table_find(const tempo_relay *r, const tempo_address *a)
+{
+    for (uint32_t i = addr_hash(a) & r->table_mask;; i = (i + 1) & r->table_mask) {
+        int m = r->table[i];
+        if (m < 0)
+            return -1;
+        if (tempo_address_equal(&r->members[m].addr, a))
+            return m;
+    }
+}
+
+static void table_add(tempo_relay *r, int member)
+{
+    uint32_t i = addr_hash(&r->members[member].addr) & r->table_mask;
+    while (r->table[i] >= 0)
+        i = (i + 1) & r->table_mask;
+    r->table[i] = member;
+}
+
+/* Linear probing's deletion by backward shift: no tombstones. */
+static void table_remove(tempo_relay *r, int member)
+{
+    uint32_t i = addr_hash(&r->members[member].addr) & r->table_mask;
+    while (r->table[i] != member)
+        i = (i + 1) & r->table_mask;
+    uint32_t j = i;
+    for (;;) {
+        r->table[i] = -1;
+        for (;;) {
+            j = (j + 1) & r->table_mask;
+            if (r->table[j] < 0)
+                return;
+            uint32_t k = addr_hash(&r->members[r->table[j]].addr) & r->table_mask;
+            /* move j back to i unless its home k lies cyclically in (i, j] */
+            if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+                continue;
+            break;
+        }
+        r->table[i] = r->table[j];
+        i = j;
+    }
+}
+
+/* ---- sending ------------------------------------------------------------------ */
+
+static void send_to(tempo_relay *r, relay_member *e, uint8_t type, size_t body)
+{
+    uint64_t seq = link_next_seq(&e->link);
+    int n = relay_msg_finish(r->out, sizeof r->out, r->cfg.protocol_id, type, seq, body,
+                             e->sealed ? &e->keys : NULL);
+    if (n < 0) {
+        r->st.send_errors++;
+        return;
+    }
+    link_on_sent(&e->link, r->now_us, (size_t)n);
+    e->last_send_us = r->now_us;
+    e->st.datagrams_down++;
+    e->st.bytes_down += (uint64_t)n;
+    r->st.datagrams_out++;
+    r->st.bytes_out += (uint64_t)n;
+    if (r->transport.send(r->transport.ctx, &e->addr, r->out, (size_t)n) < 0)
+        r->st.send_errors++;
+}
+
+static relay_acks acks_of(const relay_member *e)
+{
+    relay_acks a = {0, 0};
+    uint64_t ack;
+    uint32_t bits;
+    if (link_ack_out(&e->link, &ack, &bits)) {
+        a.ack = (uint16_t)ack;
+        a.bits = bits;
+    }
+    return a;
+}
+
+static void send_welcome(tempo_relay *r, relay_member *e, bool refused)
+{
+    size_t n = relay_welcome_write(r->out + PACKET_HEADER_SIZE, e->match >= 0 ? e->slots : 0,
+                                   refused);
+    send_to(r, e, RELAY_TYPE_WELCOME, n);
+}
+
+static void send_frames(tempo_relay *r, relay_member *e)
+{
+    relay_match *m = &r->matches[e->match];
+    relay_frames_msg f;
+    memset(&f, 0, sizeof f);
+    f.acks = acks_of(e);
+    f.clock = relay_match_clock(m, r->now_us);
+    f.flags = m->start_decided ? RELAY_FLAG_STARTED : 0;
+    if (!m->start_decided)
+        f.clock = 0;
+    if (m->desync_frame >= 0) {
+        f.flags |= RELAY_FLAG_DESYNC;
+        f.desync_frame = m->desync_frame;
+        f.desync_sums[0] = m->desync_sums[0];
+        f.desync_sums[1] = m->desync_sums[1];
+    }
+    f.wanted = relay_match_wanted(m, e);
+    f.sum_held = e->sum_held;
+    int32_t first = e->acked;
+    if (first < m->finalized - RELAY_HISTORY)
+        first = m->finalized - RELAY_HISTORY;
+    if (first < 0)
+        first = 0;
+    int cap = relay_frames_capacity(m->num_players, m->input_size,
+                                    (f.flags & RELAY_FLAG_DESYNC) != 0);
+    int count = m->finalized - first;
+    if (count > cap)
+        count = cap;
+    if (count < 0)
+        count = 0;
+    f.first = first;
+    f.count = count;
+    f.frames = NULL; /* written straight into the datagram, after the head */
+    size_t fsz = relay_frames_frame_size(m->num_players, m->input_size);
+    uint8_t *body = r->out + PACKET_HEADER_SIZE;
+    uint8_t *dst = body + RELAY_FRAMES_HEAD + ((f.flags & RELAY_FLAG_DESYNC) ? RELAY_DESYNC_SIZE : 0);
+    for (int k = 0; k < count; k++, dst += fsz) {
+        int32_t fr = first + k;
+        dst[0] = m->subst[relay_slot(fr)];
+        memcpy(dst + 1, m->inputs + (size_t)relay_slot(fr) * m->frame_bytes, m->frame_bytes);
+    }
+    size_t n = relay_frames_write(body, &f, fsz);
+    e->sent_final = m->finalized;
+    send_to(r, e, RELAY_TYPE_FRAMES, n);
+}
+
+/* ---- members ------------------------------------------------------------------- */
+
+static int lowest_player(uint8_t slots)
+{
+    int p = 0;
+    while (p < 8 && !(slots & (1u << p)))
+        p++;
+    return p;
+}
+
+static int popcount8(uint8_t v)
+{
+    int n = 0;
+    for (; v != 0; v &= (uint8_t)(v - 1))
+        n++;
+    return n;
+}
+
+static void member_free(tempo_relay *r, int index)
+{
+    relay_member *e = &r->members[index];
+    if (e->match >= 0) {
+        relay_match *m = &r->matches[e->match];
+        for (int p = 0; p < m->num_players; p++)
+            if (m->member_of[p] == index) {
+                m->member_of[p] = -1;
+                m->gone |= (uint8_t)(1u << p);
+            }
+        m->members--;
+        m->st.members = m->members;
+        if (m->members == 0)
+            relay_match_close(r, e->match);
+    }
+    table_remove(r, index);
+    seal_keys_wipe(&e->keys);
+    e->used = false;
+    e->next_free = r->free_member;
+    r->free_member = index;
+    r->st.members--;
+}
+
+/* Put member e in the match join names: false (counted) if it cannot be. */
+static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
+{
+    relay_member *e = &r->members[index];
+    if ((size_t)j->num_players * (size_t)j->input_size > (size_t)r->cfg.max_frame_bytes)
+        return false;
+    int mi = relay_match_find(r, j->match_id);
+    if (mi >= 0) {
+        relay_match *m = &r->matches[mi];
+        if (m->num_players != j->num_players || m->input_size != j->input_size ||
+            m->fps != j->frames_per_second || m->start_decided)
+            return false;
+        for (int p = 0; p < m->num_players; p++)
+            if ((j->slots & (1u << p)) && m->member_of[p] >= 0)
+                return false; /* somebody has that player */
+    } else {
+        mi = relay_match_open(r, j);
+        if (mi < 0)
+            return false;
+    }
+    relay_match *m = &r->matches[mi];
+    e->match = mi;
+    e->slots = j->slots;
+    e->nslots = 0;
+    for (int p = 0; p < m->num_players; p++)
+        if (j->slots & (1u << p)) {
+            m->member_of[p] = index;
+            e->nslots++;
+        }
+    m->members++;
+    m->st.members = m->members;
+    e->st.match_id = m->id;
+    e->st.slots = e->slots;
+    return true;
+}
+
+static void admit(tempo_relay *r, const gate_admit *a)
+{
+    int index = r->free_member;
+    tempo_relay_join j;
+    memset(&j, 0, sizeof j);
+    bool join_ok = !a->sealed || (tempo_relay_join_read(a->user_data, &j) == TEMPO_OK);
+    if (index < 0 || !join_ok) {
+        int n = gate_server_deny(&r->gate, a, r->out, sizeof r->out);
+        r->st.denied++;
+        if (n > 0 && r->transport.send(r->transport.ctx, &a->address, r->out, (size_t)n) < 0)
+            r->st.send_errors++;
+        return;
+    }
+    relay_member *e = &r->members[index];
+    r->free_member = e->next_free;
+    memset(e, 0, sizeof *e);
+    e->used = true;
+    e->next_free = -1;
+    e->match = -1;
+    e->client_id = a->client_id;
+    e->addr = a->address;
+    e->sealed = a->sealed;
+    if (a->sealed)
+        e->keys = a->keys;
+    link_init(&e->link, &r->link_cfg, r->now_us);
+    /* The gate's handshake stands in for the link's. */
+    e->link.state = LINK_ESTABLISHED;
+    e->link.hs.complete = true;
+    replay_init(&e->replay);
+    if (a->sealed) { /* its datagrams go on from the response's sequence */
+        (void)link_on_datagram(&e->link, r->now_us, a->client_sequence, 0);
+        (void)replay_accept(&e->replay, a->client_sequence);
+    }
+    e->st.client_id = a->client_id;
+    e->st.address = a->address;
+    e->st.sealed = a->sealed;
+    table_add(r, index);
+    r->st.members++;
+    r->st.admitted++;
+    if (a->sealed && (popcount8(j.slots) != a->slots || !member_bind(r, index, &j))) {
+        int n = gate_server_deny(&r->gate, a, r->out, sizeof r->out);
+        if (n > 0 && r->transport.send(r->transport.ctx, &a->address, r->out, (size_t)n) < 0)
+            r->st.send_errors++;
+        r->st.denied++;
+        member_free(r, index);
+        return;
+    }
+    send_welcome(r, e, false);
+}
+
+static void on_stranger(tempo_relay *r, const tempo_address *from, size_t size)
+{
+    gate_admit a;
+    size_t reply = 0;
+    gate_outcome o = gate_server_on_datagram(&r->gate, r->now_us, r->now_seconds, from, r->buf,
+                                             size, r->out, sizeof r->out, &reply, &a);
+    if (o == GATE_REPLY) {
+        r->st.datagrams_out++;
+        r->st.bytes_out += reply;
+        if (r->transport.send(r->transport.ctx, from, r->out, reply) < 0)
+            r->st.send_errors++;
+    } else if (o == GATE_ADMIT) {
+        admit(r, &a);
+    } else {
+        r->st.handshake_refused++;
+    }
+    seal_wipe(&a, sizeof a);
+}
+
+static void on_join(tempo_relay *r, int index, const uint8_t *body, size_t size)
+{
+    relay_member *e = &r->members[index];
+    tempo_relay_join j;
+    if (!relay_join_read(body, size, &j)) {
+        r->st.dropped_malformed++;
+        return;
+    }
+    if (e->match >= 0 && (r->matches[e->match].id != j.match_id || j.slots != e->slots)) {
+        r->st.dropped_not_owned++; /* another match, or players not its own */
+        return;
+    }
+    if (e->match < 0 && !e->sealed && !member_bind(r, index, &j)) {
+        r->st.denied++;
+        send_welcome(r, e, true);
+        return;
+    }
+    send_welcome(r, e, false);
+}
+
+static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size)
+{
+    if (e->match < 0) {
+        r->st.dropped_unbound++;
+        return;
+    }
+    relay_match *m = &r->matches[e->match];
+    relay_input_msg in;
+    if (!relay_input_read(body, size, relay_input_frame_size(e->nslots, m->input_size), &in)) {
+        r->st.dropped_malformed++;
+        return;
+    }
+    if (in.slots != e->slots) {
+        r->st.dropped_not_owned++; /* inputs for players it does not have */
+        return;
+    }
+    uint64_t ack = packet_sequence_recover(in.acks.ack, link_next_seq(&e->link) - 1);
+    if (e->link.packets_sent > 0)
+        (void)link_on_ack(&e->link, r->now_us, ack, in.acks.bits);
+    if (in.frames_held > m->finalized) {
+        r->st.dropped_malformed++; /* it cannot hold frames not finalized */
+        return;
+    }
+    if (in.frames_held > e->acked)
+        e->acked = in.frames_held;
+    e->st.acked = e->acked;
+    relay_match_inputs(r, m, e, in.first, in.count, in.inputs);
+    for (int i = 0; i < in.nsums; i++)
+        relay_match_checksum(r, m, e, in.sums[i].frame, in.sums[i].checksum);
+    relay_match_advance(r, m);
+}
+
+static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
+{
+    r->st.datagrams_in++;
+    r->st.bytes_in += size;
+    if (size > TEMPO_MAX_DATAGRAM) {
+        r->st.dropped_malformed++;
+        return;
+    }
+    int index = table_find(r, from);
+    if (index < 0) {
+        on_stranger(r, from, size);
+        return;
+    }
+    relay_member *e = &r->members[index];
+    e->st.datagrams_up++;
+    e->st.bytes_up += size;
+    tempo_packet_view v;
+    tempo_drop_reason why;
+    if (packet_read(r->buf, size, &v, &why) != TEMPO_OK || v.h.fragment ||
+        v.h.session_id != connect_session_id(r->cfg.protocol_id)) {
+        r->st.dropped_malformed++;
+        return;
+    }
+    if (v.h.type == CONNECT_TYPE_RESPONSE) { /* it missed our welcome */
+        send_welcome(r, e, false);
+        return;
+    }
+    if (v.h.sealed != e->sealed) {
+        r->st.dropped_forged++;
+        return;
+    }
+    uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
+    if (replay_check(&e->replay, seq) != TEMPO_DROP_NONE) {
+        r->st.dropped_replay++;
+        return;
+    }
+    size_t body = v.body_size;
+    if (e->sealed) {
+        int opened = seal_open(&e->keys, seq, r->buf, size, &why);
+        if (opened < 0) {
+            r->st.dropped_forged++;
+            return;
+        }
+        body = (size_t)opened - PACKET_HEADER_SIZE;
+    }
+    link_rx rx = link_on_datagram(&e->link, r->now_us, seq, size);
+    if (rx == LINK_RX_DUPLICATE || rx == LINK_RX_CLOSED) {
+        r->st.dropped_replay++;
+        return;
+    }
+    if (e->link.jump_confirmed)
+        (void)replay_accept(&e->replay, e->link.jump_seq);
+    if (rx != LINK_RX_JUMP)
+        (void)replay_accept(&e->replay, seq);
+    const uint8_t *b = r->buf + PACKET_HEADER_SIZE;
+    switch (v.h.type) {
+    case RELAY_TYPE_JOIN:
+        on_join(r, index, b, body);
+        break;
+    case RELAY_TYPE_INPUT:
+        on_input(r, e, b, body);
+        break;
+    case RELAY_TYPE_LEAVE:
+        if (body != 0) {
+            r->st.dropped_malformed++;
+            break;
+        }
+        member_free(r, index);
+        break;
+    default:
+        r->st.dropped_malformed++;
+        break;
+    }
+}
+
+/* ---- the update ---------------------------------------------------------------- */
+
+tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
+{
+    if (!r)
+        return TEMPO_E_INVALID_ARG;
+    if (now_us > r->now_us)
+        r->now_us = now_us;
+    r->now_seconds = now_seconds;
+    for (int i = 0; i < RELAY_RECV_MAX; i++) {
+        tempo_address from;
+        memset(&from, 0, sizeof from);
+        int got = r->transport.recv(r->transport.ctx, &from, r->buf, sizeof r->buf);
+        if (got <= 0)
+            break;
+        on_datagram(r, &from, (size_t)got);
+    }
+    /* Frames finalized since the last send go out at once, to the
+     * members of those matches only. */
+    for (int i = 0; i < r->cfg.max_matches; i++) {
+        relay_match *m = &r->matches[i];
+        if (!m->used)
+            continue;
+        relay_match_advance(r, m);
+        if (m->finalized == m->sent_final)
+            continue;
+        m->sent_final = m->finalized;
+        for (int p = 0; p < m->num_players; p++) {
+            int k = m->member_of[p];
+            if (k < 0)
+                continue;
+            relay_member *e = &r->members[k];
+            if (p == lowest_player(e->slots) && m->finalized > e->sent_final &&
+                m->finalized > e->acked)
+                send_frames(r, e);
+        }
+    }
+    /* Every member's liveness and resends, at most every RELAY_SWEEP_US. */
+    if (r->swept && r->now_us - r->last_sweep_us < RELAY_SWEEP_US)
+        return TEMPO_OK;
+    r->swept = true;
+    r->last_sweep_us = r->now_us;
+    for (int i = 0; i < r->cfg.max_members; i++) {
+        relay_member *e = &r->members[i];
+        if (!e->used)
+            continue;
+        if (link_update(&e->link, r->now_us) & LINK_EV_TIMED_OUT) {
+            r->st.members_timed_out++;
+            member_free(r, i);
+            continue;
+        }
+        if (e->match < 0)
+            continue;
+        const relay_match *m = &r->matches[e->match];
+        if (m->finalized - e->acked > RELAY_HISTORY) {
+            /* the frames it lacks are gone: it could never catch up */
+            r->st.members_behind++;
+            member_free(r, i);
+            continue;
+        }
+        if (r->now_us - e->last_send_us >= RELAY_RESEND_US)
+            send_frames(r, e);
+    }
+    return TEMPO_OK;
+}
+
+/* ---- stats ------------------------------------------------------------------------ */
+
+tempo_result tempo_relay_get_stats(const tempo_relay *r, tempo_relay_stats *out)
+{
+    if (!r || !out)
+        return TEMPO_E_INVALID_ARG;
+    *out = r->st;
+    out->handshake_refused = 0;
+    for (int i = 0; i < CONNECT_REFUSAL_COUNT_; i++)
+        out->handshake_refused += r->gate.stats.refused[i];
+    return TEMPO_OK;
+}
+
+tempo_result tempo_relay_get_match_stats(const tempo_relay *r, uint64_t match_id,
+                                         tempo_relay_match_stats *out)
+{
+    if (!r || !out)
+        return TEMPO_E_INVALID_ARG;
+    int i = relay_match_find(r, match_id);
+    if (i < 0)
+        return TEMPO_E_PLAYER;
+    *out = r->matches[i].st;
+    out->clock_frame = relay_match_clock(&r->matches[i], r->now_us);
+    return TEMPO_OK;
+}
+
+tempo_result tempo_relay_get_member_stats(const tempo_relay *r, uint64_t match_id, int player,
+                                          tempo_relay_member_stats *out)
+{
+    if (!r || !out)
+        return TEMPO_E_INVALID_ARG;
+    int i = relay_match_find(r, match_id);
+    if (i < 0 || player < 0 || player >= TEMPO_MAX_PLAYERS || r->matches[i].member_of[player] < 0)
+        return TEMPO_E_PLAYER;
+    const relay_member *e = &r->members[r->matches[i].member_of[player]];
+    *out = e->st;
+    out->rtt_ms = (double)link_rtt_us(&e->link) / 1000.0;
+    return TEMPO_OK;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * relay.h — the relay's state: a pool of matches and a pool of members,
+ * both allocated at create, and what relay.c (the object, datagram intake,
+ * members, sending) and relay_match.c (one match: its clock, deadlines,
+ * substitution, checksums) share. Internal: not installed.
+ *
+ * A match's frames live in a ring of RELAY_RING slots: frames from
+ * `finalized` up to finalized + RELAY_AHEAD collect inputs; the
+ * RELAY_RING - RELAY_AHEAD frames below `finalized` are kept, final, for
+ * members that have not acknowledged them yet. Finalizing frame F clears
+ * the slot frame F + RELAY_AHEAD will use.
+ */
+#ifndef TEMPO_RELAY_RELAY_H
+#define TEMPO_RELAY_RELAY_H
+
+#include "base/common.h"
+#include "tempo/relay.h"
+#include "net/gate.h"
+#include "net/link.h"
+#include "relay/relay_msg.h"
+#include "wire/replay_window.h"
+
+#define RELAY_RING 256          /* frames a match keeps */
+#define RELAY_AHEAD 64          /* frames past `finalized` that take inputs */
+#define RELAY_HISTORY (RELAY_RING - RELAY_AHEAD)
+#define RELAY_SUM_RING 16       /* check frames compared at once per match */
+#define RELAY_RESEND_US 50000u  /* a member hears from the relay at least this often */
+#define RELAY_RECV_MAX 65536    /* datagrams taken per update */
+#define RELAY_SWEEP_US 5000u    /* every member's liveness and resends, at most this often */
+
+typedef struct relay_member {
+    bool used;
+    int next_free;              /* the free list, -1 ends it */
+    int match;                  /* index in matches, -1 before it joined one */
+    uint8_t slots;              /* players it has */
+    int nslots;
+    uint64_t client_id;
+    tempo_address addr;
+    bool sealed;
+    wire_keys keys;
+    net_link link;
+    tempo_replay replay;
+    int32_t acked;              /* relay frames it holds: 0..acked-1 */
+    int32_t sum_held;           /* newest check frame of its we hold */
+    int32_t sent_final;         /* `finalized` when we last sent it frames */
+    uint64_t last_send_us;
+    tempo_relay_member_stats st;
+} relay_member;
+
+typedef struct relay_check {
+    int32_t frame;              /* -1: empty */
+    uint64_t sum;               /* the first checksum that came */
+    uint8_t seen;               /* players whose member sent one */
+    bool differs;
+} relay_check;
+
+typedef struct relay_match {
+    bool used;
+    int next_free;
+    uint64_t id;
+    int num_players, input_size, fps;
+    size_t frame_bytes;         /* num_players * input_size */
+    uint8_t all;                /* bit p for each player */
+    int member_of[TEMPO_MAX_PLAYERS]; /* member index, -1 none */
+    uint8_t gone;               /* players whose member left: substituted at once */
+    int members;
+    uint64_t first_join_us;
+    bool start_decided;
+    uint64_t start_us;          /* frame 0's time */
+    int32_t finalized;          /* frames below are final */
+    int32_t sent_final;         /* `finalized` when its members were last sent frames */
+    uint8_t *inputs;            /* RELAY_RING * frame_bytes */
+    uint8_t *have;              /* RELAY_RING: bit p, player p's input is in */
+    uint8_t *subst;             /* RELAY_RING: bit p, substituted */
+    uint8_t *late;              /* RELAY_RING: bit p, a late real input was counted */
+    relay_check checks[RELAY_SUM_RING];
+    int32_t desync_frame;       /* newest frame found to differ, -1 none */
+    uint64_t desync_sums[2];
+    tempo_relay_match_stats st;
+} relay_match;
+
+struct tempo_relay {
+    tempo_relay_config cfg;
+    tempo_allocator alloc;
+    tempo_transport transport;
+    gate_server gate;
+    link_config link_cfg;
+    uint64_t now_us, now_seconds;
+    bool swept;
+    uint64_t last_sweep_us;     /* the last sweep over every member */
+
+    relay_match *matches;
+    int free_match;
+    relay_member *members;
+    int free_member;
+    int *table;                 /* address -> member index, open addressing, -1 empty */
+    uint32_t table_mask;
+    uint8_t *frame_store;       /* every match's ring, one block */
+
+    tempo_relay_stats st;
+    uint8_t buf[TEMPO_MAX_DATAGRAM + 1];
+    uint8_t out[TEMPO_MAX_DATAGRAM];
+};
+
+/* ---- relay_match.c ---- */
+/* Take a free match for join (its fields are checked): its index, or -1. */
+int relay_match_open(tempo_relay *r, const tempo_relay_join *j);
+/* The index of the match with this id, or -1. */
+int relay_match_find(const tempo_relay *r, uint64_t id);
+/* Free a match that has no member left. */
+void relay_match_close(tempo_relay *r, int index);
+/* The match's frame clock at now: negative before frame 0, INT32_MIN
+ * before the start is decided. */
+int32_t relay_match_clock(const relay_match *m, uint64_t now_us);
+/* Decide the start when due, then finalize every frame that is complete
+ * or past its deadline. */
+void relay_match_advance(tempo_relay *r, relay_match *m);
+/* A member's inputs: `count` frames from `first` for its slots. */
+void relay_match_inputs(tempo_relay *r, relay_match *m, relay_member *e, int32_t first,
+                        int count, const uint8_t *inputs);
+/* A member's checksum of a check frame. */
+void relay_match_checksum(tempo_relay *r, relay_match *m, relay_member *e, int32_t frame,
+                          uint64_t sum);
+/* The next frame of e's inputs the match lacks (from `finalized`). */
+int32_t relay_match_wanted(const relay_match *m, const relay_member *e);
+/* The ring slot of frame f. */
+static inline int relay_slot(int32_t f) { return (int)((uint32_t)f % RELAY_RING); }
+
+#endif /* TEMPO_RELAY_RELAY_H */

@@ -1,0 +1,675 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lockstep.c — turn-based lockstep (tempo/lockstep.h; docs/LOCKSTEP.md):
+ * turn lists collected, sealed, sent until acknowledged, received, handed
+ * to the game in turn order once every player's list is here; checksums
+ * compared; the host's turn-length decisions carried inside its own lists.
+ *
+ * Invariants, with E the newest turn handed to the game and D the delay:
+ *   - turns below D have an empty list for every player by agreement;
+ *   - our own list for turn E + D is sealed once turn E + 1 is due (the
+ *     turn it was collected during is over); commands added later go to
+ *     the next list, so `sealed` is E + D or E + D + 1;
+ *   - a turn is handed out only when it is due and every player's list for
+ *     it is held; lists are kept by turn modulo LS_WINDOW, which holds the
+ *     furthest any honest machine can be ahead or behind (2 D + 2 turns);
+ *   - the host announces a length only in its own list for a turn, so every
+ *     machine holds the announcement before it executes that turn, and
+ *     switches at that same turn with no timing assumption.
+ *
+ * The datagrams both ways are lockstep_net.c's (its opening comment says
+ * how a datagram is received).
+ */
+#include "session/lockstep.h"
+
+#include <string.h>
+
+#include "timing/turns.h"
+#include "wire/keys.h"
+#include "wire/packet.h"
+
+/* ---- lists and events ------------------------------------------------------- */
+
+ls_list *lockstep_slot(tempo_lockstep *ls, int player, int32_t turn)
+{
+    return &ls->lists[(size_t)player * LS_WINDOW + (size_t)turn % LS_WINDOW];
+}
+
+/* The list of player for turn, or NULL if not held (turns below the delay:
+ * the agreed empty list, also NULL). */
+ls_list *lockstep_held(tempo_lockstep *ls, int player, int32_t turn)
+{
+    if (turn < ls->cfg.execution_delay)
+        return NULL;
+    ls_list *l = lockstep_slot(ls, player, turn);
+    return l->turn == turn ? l : NULL;
+}
+
+bool lockstep_dropped(const tempo_lockstep *ls, int player, int32_t turn)
+{
+    return ls->cut_final[player] && turn > ls->cut[player];
+}
+
+bool lockstep_have(tempo_lockstep *ls, int player, int32_t turn)
+{
+    return turn < ls->cfg.execution_delay || lockstep_dropped(ls, player, turn) ||
+           lockstep_held(ls, player, turn) != NULL;
+}
+
+int lockstep_host_of(const tempo_lockstep *ls, int32_t turn)
+{
+    for (int p = 0; p < ls->cfg.num_players; p++)
+        if (!lockstep_dropped(ls, p, turn))
+            return p;
+    return ls->cfg.local_player; /* every other player dropped */
+}
+
+void lockstep_push_event(tempo_lockstep *ls, const tempo_lockstep_event *e)
+{
+    if (ls->ev_count == LS_EVENTS) { /* the oldest goes */
+        ls->ev_head = (ls->ev_head + 1) % LS_EVENTS;
+        ls->ev_count--;
+        ls->st.events_dropped++;
+    }
+    ls->ev[(ls->ev_head + ls->ev_count) % LS_EVENTS] = *e;
+    ls->ev_count++;
+}
+
+void lockstep_event(tempo_lockstep *ls, tempo_lockstep_event_kind kind, int player)
+{
+    tempo_lockstep_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = kind;
+    e.player = player;
+    lockstep_push_event(ls, &e);
+}
+
+static void record_length(tempo_lockstep *ls, int32_t turn, uint32_t ms)
+{
+    int i = ls->nhist % TEMPO_LOCKSTEP_HISTORY;
+    ls->hist_turn[i] = turn;
+    ls->hist_ms[i] = ms;
+    ls->nhist++;
+}
+
+/* ---- configuration ---------------------------------------------------------- */
+
+void tempo_lockstep_config_default(tempo_lockstep_config *cfg)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->num_players = 2;
+    cfg->turn_ms = 100;
+    cfg->min_turn_ms = 50;
+    cfg->max_turn_ms = 500;
+    cfg->execution_delay = 2;
+    cfg->adaptive = true;
+    cfg->adapt_every = 10;
+    cfg->disconnect_timeout_ms = 5000;
+    cfg->random_seed = 1;
+}
+
+static bool config_ok(const tempo_lockstep_config *c)
+{
+    return c->num_players >= 1 && c->num_players <= TEMPO_MAX_PLAYERS && c->local_player >= 0 &&
+           c->local_player < c->num_players && c->min_turn_ms >= 10 &&
+           c->min_turn_ms <= c->max_turn_ms && c->max_turn_ms <= 2000 &&
+           c->turn_ms >= c->min_turn_ms && c->turn_ms <= c->max_turn_ms &&
+           c->execution_delay >= 2 && c->execution_delay <= TEMPO_LOCKSTEP_MAX_DELAY &&
+           c->adapt_every >= 1 && c->adapt_every <= 1000 && c->disconnect_timeout_ms >= 100 &&
+           c->disconnect_timeout_ms <= 60000;
+}
+
+/* What every machine must share for the same commands to mean the same. */
+static uint32_t config_hash(const tempo_lockstep_config *c)
+{
+    uint32_t v[8] = {TEMPO_PROTOCOL_VERSION, 0x4C4B5354u /* "LKST" */, (uint32_t)c->num_players,
+                     (uint32_t)c->execution_delay, c->turn_ms, c->min_turn_ms, c->max_turn_ms,
+                     (c->adaptive ? 1u : 0u) | (uint32_t)c->adapt_every << 1};
+    uint8_t b[sizeof v];
+    for (size_t i = 0; i < 8; i++)
+        for (size_t k = 0; k < 4; k++)
+            b[i * 4 + k] = (uint8_t)(v[i] >> (8 * k));
+    return (uint32_t)tempo_checksum(b, sizeof b);
+}
+
+/* ---- create and destroy ------------------------------------------------------- */
+
+static void free_all(tempo_lockstep *ls)
+{
+    const tempo_allocator a = ls->cfg.allocator;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++) {
+        seal_keys_wipe(&ls->peer[p].keys);
+        if (ls->peer[p].frag.memory)
+            frag_destroy(&ls->peer[p].frag);
+    }
+    tempo__free(&a, ls->lists);
+    seal_wipe(ls, sizeof *ls);
+    tempo__free(&a, ls);
+}
+
+tempo_result tempo_lockstep_create(const tempo_lockstep_config *cfg,
+                                   const tempo_transport *transport, tempo_lockstep **out)
+{
+    if (out)
+        *out = NULL;
+    if (!cfg || !transport || !out || !transport->send || !transport->recv || !config_ok(cfg))
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->has_match_key && seal_start() != TEMPO_OK)
+        return TEMPO_E_UNSUPPORTED;
+    tempo_lockstep *ls = tempo__calloc(&cfg->allocator, 1, sizeof *ls);
+    if (!ls)
+        return TEMPO_E_NO_MEMORY;
+    ls->cfg = *cfg;
+    ls->tr = *transport;
+    ls->log.fn = cfg->log;
+    ls->log.ctx = cfg->log_ctx;
+    ls->log.level = TEMPO_LOG_INFO;
+    ls->keyed = cfg->has_match_key;
+    ls->config_hash = config_hash(cfg);
+    tempo_rng_seed(&ls->rng, cfg->random_seed, cfg->session_id);
+    ls->lists = tempo__calloc(&ls->cfg.allocator, (size_t)cfg->num_players * LS_WINDOW,
+                              sizeof *ls->lists);
+    if (!ls->lists) {
+        free_all(ls);
+        return TEMPO_E_NO_MEMORY;
+    }
+    for (size_t i = 0; i < (size_t)cfg->num_players * LS_WINDOW; i++)
+        ls->lists[i].turn = -1;
+    for (int p = 0; p < cfg->num_players; p++) {
+        if (p == cfg->local_player)
+            continue;
+        if (frag_create(&ls->peer[p].frag, LS_FRAG_SLOTS, 1000000u, &ls->cfg.allocator) !=
+            TEMPO_OK) {
+            free_all(ls);
+            return TEMPO_E_NO_MEMORY;
+        }
+    }
+    ls->executed = -1;
+    ls->done = -1;
+    ls->sealed = cfg->execution_delay - 1;
+    ls->len_ms = cfg->turn_ms;
+    ls->announced_ms = cfg->turn_ms;
+    ls->next_adapt = cfg->execution_delay;
+    for (int i = 0; i < LS_SUMS; i++)
+        ls->sum_turn[i] = -1;
+    record_length(ls, 0, cfg->turn_ms);
+    if (!ls->keyed)
+        tempo__log(&ls->log, TEMPO_LOG_WARN,
+                   "tempo: no match key: datagrams are not authenticated or encrypted");
+    *out = ls;
+    return TEMPO_OK;
+}
+
+void tempo_lockstep_destroy(tempo_lockstep *ls)
+{
+    if (!ls)
+        return;
+    if (ls->polled)
+        for (int p = 0; p < ls->cfg.num_players; p++)
+            if (ls->peer[p].added && !ls->peer[p].lost)
+                lockstep_send_plain(ls, &ls->peer[p], TURN_MSG_LEAVE);
+    free_all(ls);
+}
+
+tempo_result tempo_lockstep_add_peer(tempo_lockstep *ls, int player, const tempo_address *addr)
+{
+    if (!ls || !addr || addr->family == TEMPO_ADDRESS_NONE)
+        return TEMPO_E_INVALID_ARG;
+    if (player < 0 || player >= ls->cfg.num_players || player == ls->cfg.local_player)
+        return TEMPO_E_PLAYER;
+    if (ls->polled)
+        return TEMPO_E_STATE;
+    if (ls->peer[player].added)
+        return TEMPO_E_ALREADY;
+    for (int p = 0; p < ls->cfg.num_players; p++)
+        if (ls->peer[p].added && tempo_address_equal(&ls->peer[p].addr, addr))
+            return TEMPO_E_ALREADY;
+    ls_peer *e = &ls->peer[player];
+    if (ls->keyed) {
+        tempo_result r = (tempo_result)keys_derive_link(ls->cfg.match_key, ls->cfg.session_id,
+                                                        (uint32_t)ls->cfg.local_player,
+                                                        (uint32_t)player, &e->keys);
+        if (r != TEMPO_OK)
+            return r;
+    }
+    e->added = true;
+    e->addr = *addr;
+    return TEMPO_OK;
+}
+
+/* ---- the schedule ---------------------------------------------------------------- */
+
+/* Our round trips as one report: the largest smoothed RTT over our links
+ * and the largest deviation; unknown until every link has one. */
+bool lockstep_own_rtt(const tempo_lockstep *ls, uint64_t *rtt, uint64_t *var)
+{
+    *rtt = 0;
+    *var = 0;
+    for (int p = 0; p < ls->cfg.num_players; p++) {
+        const ls_peer *e = &ls->peer[p];
+        if (p == ls->cfg.local_player || e->lost)
+            continue;
+        if (!link_has_rtt(&e->link))
+            return false;
+        if (link_rtt_us(&e->link) > *rtt)
+            *rtt = link_rtt_us(&e->link);
+        if (link_rttvar_us(&e->link) > *var)
+            *var = link_rttvar_us(&e->link);
+    }
+    return true;
+}
+
+static ls_list *open_list(tempo_lockstep *ls)
+{
+    int32_t turn = ls->sealed + 1;
+    ls_list *l = lockstep_slot(ls, ls->cfg.local_player, turn);
+    if (l->turn != turn) {
+        memset(l, 0, offsetof(ls_list, cmds));
+        l->turn = turn;
+    }
+    return l;
+}
+
+/* The host's decision for `turn`, written into its own list for it. */
+static void adapt(tempo_lockstep *ls, ls_list *l)
+{
+    if (!ls->cfg.adaptive || l->turn < ls->next_adapt ||
+        lockstep_host_of(ls, l->turn) != ls->cfg.local_player)
+        return;
+    if (!lockstep_is_host(ls) && !ls->took_host) {
+        /* A survivor becomes the host once it has run every turn of the
+         * lost host's lists: the length in force is then final. */
+        for (int p = 0; p < ls->cfg.local_player; p++)
+            if (ls->executed < ls->cut[p])
+                return;
+        ls->took_host = true;
+        ls->announced_ms = ls->len_ms;
+    }
+    turns_load load = {ls->sim_avg_us, 0, 0};
+    if (!lockstep_own_rtt(ls, &load.rtt_us, &load.rttvar_us))
+        return;
+    for (int p = 0; p < ls->cfg.num_players; p++) {
+        const ls_peer *e = &ls->peer[p];
+        if (p == ls->cfg.local_player || e->lost)
+            continue;
+        if (!e->reported)
+            return; /* decide on every machine's numbers or not at all */
+        if (e->sim_us > load.sim_us)
+            load.sim_us = e->sim_us;
+        if ((uint64_t)e->rtt_ms * 1000u > load.rtt_us)
+            load.rtt_us = (uint64_t)e->rtt_ms * 1000u;
+        if ((uint64_t)e->rttvar_ms * 1000u > load.rttvar_us)
+            load.rttvar_us = (uint64_t)e->rttvar_ms * 1000u;
+    }
+    turns_rule rule = {ls->cfg.min_turn_ms, ls->cfg.max_turn_ms, ls->cfg.execution_delay};
+    uint32_t next = turns_adapt(&rule, ls->announced_ms, &load);
+    ls->next_adapt = l->turn + ls->cfg.adapt_every;
+    if (next == ls->announced_ms)
+        return;
+    l->flags |= TURN_LIST_HAS_LENGTH;
+    l->length_ms = (uint16_t)next;
+    ls->announced_ms = next;
+}
+
+/* Once turn executed + 1 is due, the list collected during turn executed
+ * is complete: seal it (it goes out with the next datagrams). */
+static void seal_due(tempo_lockstep *ls)
+{
+    int32_t turn = ls->executed + ls->cfg.execution_delay;
+    if (ls->now_us < ls->due_us || ls->sealed >= turn)
+        return;
+    ls_list *l = open_list(ls);
+    adapt(ls, l);
+    ls->sealed = turn;
+}
+
+void lockstep_start_running(tempo_lockstep *ls, uint64_t at_us)
+{
+    ls->running = true;
+    ls->starting = false;
+    ls->run_start_us = at_us;
+    ls->due_us = at_us;
+    ls->anchor_us = at_us;
+    for (int p = 0; p < ls->cfg.num_players; p++)
+        if (ls->peer[p].added)
+            link_handshake_announce(&ls->peer[p].link, false);
+    lockstep_event(ls, TEMPO_LOCKSTEP_RUNNING, -1);
+}
+
+/* A due turn whose lists are not all here: a freeze begins, or names
+ * other players. */
+static void check_freeze(tempo_lockstep *ls)
+{
+    if (!ls->running || ls->ended || ls->outstanding || ls->now_us < ls->due_us)
+        return;
+    int32_t turn = ls->executed + 1;
+    uint32_t missing = 0;
+    for (int p = 0; p < ls->cfg.num_players; p++)
+        if (!lockstep_have(ls, p, turn))
+            missing |= 1u << p;
+    if (missing == 0 || (ls->frozen && missing == ls->missing_mask))
+        return;
+    if (!ls->frozen) {
+        ls->frozen = true;
+        ls->freeze_start_us = ls->due_us;
+        ls->st.freezes++;
+    }
+    ls->missing_mask = missing;
+    tempo_lockstep_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = TEMPO_LOCKSTEP_WAITING;
+    e.player = -1;
+    for (int p = 0; p < ls->cfg.num_players && e.player < 0; p++)
+        if (missing & (1u << p))
+            e.player = p;
+    e.u.waiting.turn = turn;
+    e.u.waiting.missing_mask = missing;
+    lockstep_push_event(ls, &e);
+}
+
+void lockstep_compare(tempo_lockstep *ls, int player, int32_t turn, uint64_t theirs)
+{
+    ls_peer *e = &ls->peer[player];
+    if (turn < 0 || turn > ls->done || ls->sum_turn[turn % LS_SUMS] != turn)
+        return;
+    uint64_t ours = ls->sum[turn % LS_SUMS];
+    if (ours == theirs || e->desync_turn >= 0)
+        return; /* the first turn found differing is the one worth reading */
+    e->desync_turn = turn;
+    ls->st.desyncs++;
+    tempo_lockstep_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = TEMPO_LOCKSTEP_DESYNC;
+    ev.player = player;
+    ev.u.desync.turn = turn;
+    ev.u.desync.ours = ours;
+    ev.u.desync.theirs = theirs;
+    lockstep_push_event(ls, &ev);
+}
+
+/* The survivors agree on each lost player's cut: once every live machine
+ * has said it holds the player lost, with the first turn of its list it
+ * lacks, the cut is the last turn any survivor holds. Holdings never grow
+ * past that (the lost machine's datagrams are dropped, and survivors
+ * forward only what one of them holds), so every survivor computes the
+ * same cut; the lists up to it reach everyone by forwarding. */
+static void agree(tempo_lockstep *ls)
+{
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!((ls->lost_mask >> x) & 1u) || ls->cut_final[x])
+            continue;
+        int32_t have = ls->peer[x].have;
+        bool all = true;
+        for (int q = 0; q < ls->cfg.num_players && all; q++) {
+            const ls_peer *e = &ls->peer[q];
+            if (q == ls->cfg.local_player || e->lost)
+                continue;
+            if (!((e->heard_lost >> x) & 1u))
+                all = false;
+            else if (e->lost_have[x] > have)
+                have = e->lost_have[x];
+        }
+        if (!all)
+            continue;
+        ls->cut_final[x] = true;
+        ls->cut[x] = have - 1;
+    }
+}
+
+/* The host starts the match once every machine is connected to every
+ * other; it runs its own turn 0 half its worst round trip later, about
+ * when the others hear the start. */
+static void maybe_start(tempo_lockstep *ls)
+{
+    if (ls->running || !lockstep_is_host(ls))
+        return;
+    if (!ls->starting) {
+        uint64_t worst = 0;
+        for (int p = 1; p < ls->cfg.num_players; p++) {
+            const ls_peer *e = &ls->peer[p];
+            if (!link_established(&e->link) || !e->link.hs.remote_ready)
+                return;
+            if (link_rtt_us(&e->link) > worst)
+                worst = link_rtt_us(&e->link);
+        }
+        ls->starting = true;
+        ls->start_at_us = ls->now_us + worst / 2u;
+    }
+    if (ls->now_us >= ls->start_at_us)
+        lockstep_start_running(ls, ls->start_at_us);
+}
+
+tempo_result tempo_lockstep_poll(tempo_lockstep *ls, uint64_t now_us)
+{
+    if (!ls)
+        return TEMPO_E_INVALID_ARG;
+    if (now_us > ls->now_us)
+        ls->now_us = now_us;
+    if (!ls->polled) {
+        for (int p = 0; p < ls->cfg.num_players; p++)
+            if (p != ls->cfg.local_player && !ls->peer[p].added)
+                return TEMPO_E_STATE;
+        ls->polled = true;
+        lockstep_start_links(ls);
+    }
+    lockstep_receive_all(ls);
+    for (int p = 0; p < ls->cfg.num_players; p++) {
+        ls_peer *e = &ls->peer[p];
+        if (e->added && !e->lost && (link_update(&e->link, ls->now_us) & LINK_EV_TIMED_OUT))
+            lockstep_lose(ls, p);
+    }
+    agree(ls);
+    maybe_start(ls);
+    if (ls->running && !ls->ended)
+        seal_due(ls);
+    check_freeze(ls);
+    lockstep_send_all(ls);
+    return TEMPO_OK;
+}
+
+/* ---- the game's side ------------------------------------------------------------------- */
+
+tempo_result tempo_lockstep_add_command(tempo_lockstep *ls, const void *data, size_t size,
+                                        uint64_t now_us)
+{
+    if (!ls || !data || size < 1 || size > TURN_MAX_COMMAND)
+        return TEMPO_E_INVALID_ARG;
+    if (ls->ended)
+        return TEMPO_E_STATE;
+    if (now_us > ls->now_us)
+        ls->now_us = now_us;
+    if (ls->running)
+        seal_due(ls); /* a command after the turn ended belongs to the next */
+    ls_list *l = open_list(ls);
+    size_t bytes = l->size - l->count; /* command bytes without their size bytes */
+    if (l->count >= TURN_MAX_COMMANDS || bytes + size > TURN_BUDGET)
+        return TEMPO_E_FULL;
+    l->cmds[l->size] = (uint8_t)(size - 1u);
+    memcpy(l->cmds + l->size + 1, data, size);
+    l->size = (uint16_t)(l->size + 1u + size);
+    if (l->count == 0)
+        l->first_added_us = ls->now_us;
+    l->count++;
+    l->added_sum_us += ls->now_us;
+    return TEMPO_OK;
+}
+
+int tempo_lockstep_next_turn(tempo_lockstep *ls, uint64_t now_us, tempo_lockstep_turn *out)
+{
+    if (!ls || !out)
+        return TEMPO_E_INVALID_ARG;
+    if (ls->outstanding || ls->ended)
+        return TEMPO_E_STATE;
+    if (now_us > ls->now_us)
+        ls->now_us = now_us;
+    if (!ls->running)
+        return 0;
+    seal_due(ls);
+    check_freeze(ls);
+    int32_t turn = ls->executed + 1;
+    if (ls->now_us < ls->due_us)
+        return 0;
+    for (int p = 0; p < ls->cfg.num_players; p++)
+        if (!lockstep_have(ls, p, turn))
+            return 0;
+    bool waited = ls->frozen;
+    if (ls->frozen) {
+        ls->frozen = false;
+        uint64_t frozen = ls->now_us - ls->freeze_start_us;
+        ls->st.frozen_us += frozen;
+        tempo_lockstep_event e;
+        memset(&e, 0, sizeof e);
+        e.kind = TEMPO_LOCKSTEP_RUNNING;
+        e.player = -1;
+        e.u.running.frozen_us = frozen;
+        lockstep_push_event(ls, &e);
+    }
+    const ls_list *host = lockstep_held(ls, lockstep_host_of(ls, turn), turn);
+    if (host && (host->flags & TURN_LIST_HAS_LENGTH) && host->length_ms != ls->len_ms) {
+        ls->len_ms = host->length_ms;
+        record_length(ls, turn, ls->len_ms);
+        ls->st.length_changes++;
+        tempo_lockstep_event e;
+        memset(&e, 0, sizeof e);
+        e.kind = TEMPO_LOCKSTEP_TURN_LENGTH;
+        e.player = 0;
+        e.u.length.turn = turn;
+        e.u.length.ms = ls->len_ms;
+        lockstep_push_event(ls, &e);
+    }
+    uint64_t len_us = (uint64_t)ls->len_ms * 1000u;
+    uint64_t next_due = turns_next_due(ls->due_us, ls->now_us, len_us, waited);
+    ls->anchor_us = next_due - len_us;
+    ls->due_us = next_due;
+    memset(out, 0, sizeof *out);
+    out->turn = turn;
+    out->length_ms = ls->len_ms;
+    out->num_players = ls->cfg.num_players;
+    for (int p = 0; p < ls->cfg.num_players; p++) {
+        if (lockstep_dropped(ls, p, turn)) {
+            out->player[p].substituted = true; /* empty: the player is gone */
+            continue;
+        }
+        const ls_list *l = lockstep_held(ls, p, turn);
+        if (!l)
+            continue; /* an agreed empty list */
+        out->player[p].list = l->cmds;
+        out->player[p].list_size = l->size;
+        out->player[p].count = l->count;
+        out->player[p].substituted = (l->flags & TURN_LIST_SUBSTITUTED) != 0;
+        if (p == ls->cfg.local_player && l->count > 0) {
+            ls->latency_sum_us += (uint64_t)l->count * ls->now_us - l->added_sum_us;
+            ls->st.commands_executed += l->count;
+            if (ls->now_us - l->first_added_us > ls->st.latency_max_us)
+                ls->st.latency_max_us = ls->now_us - l->first_added_us;
+        }
+    }
+    ls->executed = turn;
+    ls->outstanding = true;
+    return 1;
+}
+
+int tempo_lockstep_turn_command(const tempo_lockstep_turn *t, int player, size_t *cursor,
+                                const uint8_t **data, size_t *size)
+{
+    if (!t || !cursor || !data || !size || player < 0 || player >= t->num_players ||
+        player >= TEMPO_MAX_PLAYERS)
+        return TEMPO_E_INVALID_ARG;
+    size_t at = *cursor, end = t->player[player].list_size;
+    if (at >= end || !t->player[player].list)
+        return 0;
+    size_t n = (size_t)t->player[player].list[at] + 1u;
+    if (n > end - at - 1u)
+        return 0; /* lists are checked on arrival: not expected */
+    *data = t->player[player].list + at + 1;
+    *size = n;
+    *cursor = at + 1u + n;
+    return 1;
+}
+
+tempo_result tempo_lockstep_turn_done(tempo_lockstep *ls, int32_t turn, uint64_t checksum,
+                                      uint64_t cost_us)
+{
+    if (!ls)
+        return TEMPO_E_INVALID_ARG;
+    if (!ls->outstanding)
+        return TEMPO_E_STATE;
+    if (turn != ls->executed)
+        return TEMPO_E_FRAME;
+    ls->outstanding = false;
+    ls->done = turn;
+    ls->sum_turn[turn % LS_SUMS] = turn;
+    ls->sum[turn % LS_SUMS] = checksum;
+    if (!ls->sim_any) {
+        ls->sim_any = true;
+        ls->sim_avg_us = cost_us;
+    } else {
+        ls->sim_avg_us = ls->sim_avg_us - ls->sim_avg_us / 8u + cost_us / 8u;
+    }
+    for (int p = 0; p < ls->cfg.num_players; p++) {
+        ls_peer *e = &ls->peer[p];
+        if (e->added && e->sum_turn == turn)
+            lockstep_compare(ls, p, turn, e->sum);
+    }
+    return TEMPO_OK;
+}
+
+tempo_result tempo_lockstep_render(const tempo_lockstep *ls, uint64_t now_us,
+                                   tempo_lockstep_blend *out)
+{
+    if (!ls || !out)
+        return TEMPO_E_INVALID_ARG;
+    if (ls->executed < 0)
+        return TEMPO_E_STATE;
+    out->to = ls->executed;
+    out->from = ls->executed - 1;
+    out->alpha = turns_blend(ls->anchor_us, (uint64_t)ls->len_ms * 1000u, now_us);
+    return TEMPO_OK;
+}
+
+int tempo_lockstep_next_event(tempo_lockstep *ls, tempo_lockstep_event *out)
+{
+    if (!ls || !out)
+        return TEMPO_E_INVALID_ARG;
+    if (ls->ev_count == 0)
+        return 0;
+    *out = ls->ev[ls->ev_head];
+    ls->ev_head = (ls->ev_head + 1) % LS_EVENTS;
+    ls->ev_count--;
+    return 1;
+}
+
+tempo_result tempo_lockstep_get_stats(const tempo_lockstep *ls, tempo_lockstep_stats *out)
+{
+    if (!ls || !out)
+        return TEMPO_E_INVALID_ARG;
+    *out = ls->st;
+    out->running = ls->running && !ls->ended;
+    out->turn = ls->executed;
+    out->turn_ms = ls->len_ms;
+    out->sim_mean_us = ls->sim_avg_us;
+    out->latency_mean_us =
+        ls->st.commands_executed ? ls->latency_sum_us / ls->st.commands_executed : 0;
+    uint64_t frozen = ls->st.frozen_us + (ls->frozen ? ls->now_us - ls->freeze_start_us : 0);
+    out->frozen_us = frozen;
+    if (ls->running && ls->now_us > ls->run_start_us)
+        out->freezes_per_minute =
+            (double)ls->st.freezes * 60e6 / (double)(ls->now_us - ls->run_start_us);
+    return TEMPO_OK;
+}
+
+int tempo_lockstep_length_history(const tempo_lockstep *ls, int32_t *turns, uint32_t *ms, int max)
+{
+    if (!ls || max < 0 || (max > 0 && (!turns || !ms)))
+        return TEMPO_E_INVALID_ARG;
+    int kept = ls->nhist < TEMPO_LOCKSTEP_HISTORY ? ls->nhist : TEMPO_LOCKSTEP_HISTORY;
+    int first = ls->nhist - kept, n = 0;
+    for (int i = 0; i < kept && n < max; i++, n++) {
+        int k = (first + i) % TEMPO_LOCKSTEP_HISTORY;
+        turns[n] = ls->hist_turn[k];
+        ms[n] = ls->hist_ms[k];
+    }
+    return n;
+}

@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_relay.c — the relay (tempo/relay.h) as the outside sees it: many
+ * matches kept apart, hostile datagrams dropped and counted while honest
+ * traffic flows, nothing allocated after create, the join layout.
+ *
+ * Hostile datagrams are made from a member's real ones on their way out
+ * (relay_rig.h's tap): each carries a sequence of the member's own, used
+ * once, so every counter moves by an exact amount.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "count_malloc.h"
+#include "relay_rig.h"
+#include "relay/relay_msg.h"
+
+/* ---- the tap ------------------------------------------------------------------ */
+
+typedef enum attack {
+    ATTACK_NONE = 0,
+    ATTACK_TRUNCATE,   /* an INPUT one byte short */
+    ATTACK_REPLAY,     /* an INPUT sent twice */
+    ATTACK_SEAL_BIT,   /* an INPUT claiming to be sealed (unsealed relay) */
+    ATTACK_FLIP_TAG,   /* a sealed INPUT with a bit of its tag flipped */
+    ATTACK_NOT_OWNED,  /* an INPUT naming another player */
+    ATTACK_FAR,        /* an INPUT for frames far ahead of the match */
+    ATTACK_JOIN_OTHER  /* an INPUT turned into a JOIN naming another match */
+} attack;
+
+static attack armed;
+static int attacker = -1;     /* member index whose next INPUT is the attack */
+static int attacks_done;
+static h_peer *peer0;
+static uint32_t other_match;
+
+static int tap(h_peer *from, uint8_t *d, size_t *size)
+{
+    if (armed == ATTACK_NONE || from != peer0 + attacker || *size < PACKET_HEADER_SIZE ||
+        (d[7] & 0x7F) != RELAY_TYPE_INPUT)
+        return 1;
+    attack a = armed;
+    armed = ATTACK_NONE;
+    attacks_done++;
+    uint8_t *body = d + PACKET_HEADER_SIZE;
+    switch (a) {
+    case ATTACK_TRUNCATE:
+        (*size)--;
+        return 1;
+    case ATTACK_REPLAY:
+        return 2;
+    case ATTACK_SEAL_BIT:
+        d[0] |= 8u;
+        return 1;
+    case ATTACK_FLIP_TAG:
+        d[*size - 1] ^= 1u;
+        return 1;
+    case ATTACK_NOT_OWNED:
+        body[16] ^= 3u; /* player 0 <-> players 1 and 0 */
+        return 1;
+    case ATTACK_FAR:
+        body[10] = 0;   /* first frame += 2^24 */
+        body[11] = 0;
+        body[12] = 0;
+        body[13] = 1;
+        return 1;
+    case ATTACK_JOIN_OTHER: {
+        tempo_relay_join j = {other_match, 2u, 2, 4, 60};
+        d[7] = RELAY_TYPE_JOIN;
+        *size = PACKET_HEADER_SIZE + relay_join_write(body, &j);
+        return 1;
+    }
+    default:
+        return 1;
+    }
+}
+
+static void arm(relay_rig *g, int member, attack a)
+{
+    peer0 = &g->h.peer[0];
+    attacker = member;
+    armed = a;
+    rig_tap = tap;
+}
+
+/* Run for `us` more of virtual time. */
+static void run_for(relay_rig *g, uint64_t us)
+{
+    rig_run(g, INT32_MAX, g->h.now_us + us);
+}
+
+/* The states of members [from, to) agree on every frame they all confirmed
+ * (at least `min` of them). */
+static void agree(const relay_rig *g, int from, int to, int32_t min)
+{
+    int32_t c = INT32_MAX;
+    for (int i = from; i < to; i++) {
+        int32_t k = tempo_session_confirmed_frame(g->h.peer[i].s);
+        if (k < c)
+            c = k;
+    }
+    assert_true(c >= min);
+    for (int i = from + 1; i < to; i++)
+        for (int32_t f = 0; f < c; f++)
+            assert_true(g->h.peer[i].d->hash_after[f] == g->h.peer[from].d->hash_after[f]);
+}
+
+/* ---- many matches -------------------------------------------------------------- */
+
+/* Three matches of two members on one relay (match 2's machines have
+ * their players the other way round): each finalizes on its own clock and
+ * agrees within itself, a member of one cannot take a player of another
+ * (its JOIN is dropped and counted, the other match's member stays), and
+ * a member's inputs naming a player it does not have are dropped. */
+static void test_many_matches_on_one_relay_stay_separate(void **state)
+{
+    (void)state;
+    tempo_config cfg = match_cfg(2);
+    tempo_relay_config rc = relay_cfg();
+    relay_rig *g = calloc(1, sizeof *g);
+    const uint32_t match_of[6] = {1, 1, 2, 2, 3, 3};
+    const int player_of[6] = {0, 1, 1, 0, 0, 1};
+    rig_init_matches(g, &cfg, 6, "lan", &rc, 21, match_of, player_of);
+    rig_run(g, 300, 20000000);
+    tempo_relay_stats rs;
+    assert_int_equal(tempo_relay_get_stats(g->relay, &rs), TEMPO_OK);
+    assert_int_equal(rs.matches, 3);
+    assert_int_equal(rs.members, 6);
+    for (uint32_t m = 1; m <= 3; m++) {
+        tempo_relay_match_stats ms;
+        assert_int_equal(tempo_relay_get_match_stats(g->relay, m, &ms), TEMPO_OK);
+        assert_int_equal(ms.members, 2);
+        assert_true(ms.finalized >= 290);
+        assert_int_equal(ms.substitutions[0] + ms.substitutions[1], 0);
+    }
+    agree(g, 0, 2, 290);
+    agree(g, 2, 4, 290);
+    agree(g, 4, 6, 290);
+    /* match 2's player 1 is machine 2 */
+    tempo_relay_member_stats es;
+    assert_int_equal(tempo_relay_get_member_stats(g->relay, 2, 1, &es), TEMPO_OK);
+    assert_true(tempo_address_equal(&es.address, &g->h.peer[2].addr));
+
+    /* member 0 (match 1, player 0) asks to be match 2's player 1 */
+    other_match = 2;
+    arm(g, 0, ATTACK_JOIN_OTHER);
+    run_for(g, 200000);
+    assert_int_equal(attacks_done, 1);
+    tempo_relay_stats after;
+    assert_int_equal(tempo_relay_get_stats(g->relay, &after), TEMPO_OK);
+    assert_int_equal(after.dropped_not_owned - rs.dropped_not_owned, 1);
+    assert_int_equal(tempo_relay_get_member_stats(g->relay, 2, 1, &es), TEMPO_OK);
+    assert_true(tempo_address_equal(&es.address, &g->h.peer[2].addr));
+    assert_int_equal(tempo_relay_get_member_stats(g->relay, 1, 0, &es), TEMPO_OK);
+    assert_true(tempo_address_equal(&es.address, &g->h.peer[0].addr));
+
+    /* member 4 (match 3, player 0) sends inputs naming player 1 as well */
+    arm(g, 4, ATTACK_NOT_OWNED);
+    run_for(g, 200000);
+    assert_int_equal(attacks_done, 2);
+    tempo_relay_stats last;
+    assert_int_equal(tempo_relay_get_stats(g->relay, &last), TEMPO_OK);
+    assert_int_equal(last.dropped_not_owned - after.dropped_not_owned, 1);
+
+    rig_run(g, 600, 40000000);
+    agree(g, 0, 2, 590);
+    agree(g, 2, 4, 590);
+    agree(g, 4, 6, 590);
+    for (uint32_t m = 1; m <= 3; m++) {
+        tempo_relay_match_stats ms;
+        assert_int_equal(tempo_relay_get_match_stats(g->relay, m, &ms), TEMPO_OK);
+        assert_int_equal(ms.substitutions[0] + ms.substitutions[1], 0);
+    }
+    rig_free(g);
+    free(g);
+    attacks_done = 0;
+}
+
+/* A stranger naming a player somebody has is refused after the handshake:
+ * its session ends (HANDSHAKE_FAILED) and the match plays on. */
+static void test_a_player_already_taken_is_refused(void **state)
+{
+    (void)state;
+    tempo_config cfg = match_cfg(2);
+    tempo_relay_config rc = relay_cfg();
+    relay_rig *g = calloc(1, sizeof *g);
+    const uint32_t match_of[3] = {MATCH_ID, MATCH_ID, MATCH_ID};
+    const int player_of[3] = {0, 1, 1};
+    rig_init_matches(g, &cfg, 3, "lan", &rc, 22, match_of, player_of);
+    g->h.peer[2].next_tick_us += 500000; /* comes half a second later */
+    rig_run(g, 200, 10000000);
+    tempo_relay_stats rs;
+    assert_int_equal(tempo_relay_get_stats(g->relay, &rs), TEMPO_OK);
+    assert_int_equal(rs.admitted, 3);
+    assert_true(rs.denied >= 1);
+    assert_int_equal(rs.matches, 1);
+    tempo_relay_match_stats ms;
+    assert_int_equal(tempo_relay_get_match_stats(g->relay, MATCH_ID, &ms), TEMPO_OK);
+    assert_int_equal(ms.members, 2);
+    tempo_session_state s2;
+    assert_int_equal(tempo_session_get_state(g->h.peer[2].s, &s2), TEMPO_OK);
+    assert_int_equal(s2, TEMPO_SESSION_ENDED);
+    assert_int_equal(g->h.peer[2].handshake_failed_events, 1);
+    assert_int_equal(tempo_session_frame(g->h.peer[2].s), 0);
+    agree(g, 0, 2, 190);
+    rig_free(g);
+    free(g);
+}
+
+/* ---- hostile datagrams ----------------------------------------------------------- */
+
+typedef struct expect {
+    attack a;
+    size_t counter;   /* offset of the tempo_relay_stats field that moves by 1 */
+} expect;
+
+/* Each kind of bad datagram, one at a time from member 0's own stream:
+ * dropped, counted where it belongs and nowhere else, and the match goes
+ * on with no input of member 0's substituted (redundancy covers the loss). */
+static void test_hostile_datagrams_are_dropped_and_counted(void **state)
+{
+    (void)state;
+    tempo_config cfg = match_cfg(2);
+    tempo_relay_config rc = relay_cfg();
+    relay_rig *g = calloc(1, sizeof *g);
+    rig_init(g, &cfg, 2, "lan", &rc, 23);
+    rig_run(g, 120, 10000000);
+    static const expect cases[] = {
+        {ATTACK_TRUNCATE, offsetof(tempo_relay_stats, dropped_malformed)},
+        {ATTACK_REPLAY, offsetof(tempo_relay_stats, dropped_replay)},
+        {ATTACK_SEAL_BIT, offsetof(tempo_relay_stats, dropped_forged)},
+        {ATTACK_NOT_OWNED, offsetof(tempo_relay_stats, dropped_not_owned)},
+        {ATTACK_FAR, offsetof(tempo_relay_stats, dropped_far)},
+    };
+    static const size_t counters[] = {
+        offsetof(tempo_relay_stats, dropped_malformed), offsetof(tempo_relay_stats, dropped_replay),
+        offsetof(tempo_relay_stats, dropped_forged), offsetof(tempo_relay_stats, dropped_not_owned),
+        offsetof(tempo_relay_stats, dropped_far), offsetof(tempo_relay_stats, dropped_unbound),
+        offsetof(tempo_relay_stats, late_inputs)};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        tempo_relay_stats before, after;
+        assert_int_equal(tempo_relay_get_stats(g->relay, &before), TEMPO_OK);
+        arm(g, 0, cases[c].a);
+        run_for(g, 300000);
+        assert_int_equal(attacks_done, (int)c + 1);
+        assert_int_equal(tempo_relay_get_stats(g->relay, &after), TEMPO_OK);
+        for (size_t k = 0; k < sizeof counters / sizeof counters[0]; k++) {
+            uint64_t b, a;
+            memcpy(&b, (const uint8_t *)&before + counters[k], sizeof b);
+            memcpy(&a, (const uint8_t *)&after + counters[k], sizeof a);
+            assert_int_equal(a - b, counters[k] == cases[c].counter ? 1 : 0);
+        }
+    }
+    rig_run(g, 600, 40000000);
+    agree(g, 0, 2, 590);
+    tempo_relay_match_stats ms;
+    assert_int_equal(tempo_relay_get_match_stats(g->relay, MATCH_ID, &ms), TEMPO_OK);
+    assert_int_equal(ms.substitutions[0] + ms.substitutions[1], 0);
+    rig_free(g);
+    free(g);
+    attacks_done = 0;
+}
+
+/* Sealed: a datagram whose tag does not verify is forged, a copy is a
+ * replay, a stranger's bytes go to the handshake and are refused; the
+ * match goes on. */
+static void test_sealed_forgeries_and_replays_are_dropped(void **state)
+{
+    (void)state;
+    if (!tempo_secure_available())
+        skip();
+    tempo_config cfg = match_cfg(2);
+    tempo_relay_config rc = relay_cfg();
+    rc.has_private_key = true;
+    rc.protocol_id = 0x5151;
+    for (int i = 0; i < TEMPO_KEY_SIZE; i++)
+        rc.private_key[i] = (uint8_t)(7 * i + 3);
+    relay_rig *g = calloc(1, sizeof *g);
+    rig_init(g, &cfg, 2, "lan", &rc, 24);
+    for (int i = 0; i < 2; i++) {
+        h_peer *p = &g->h.peer[i];
+        tempo_session_destroy(p->s);
+        tempo_relay_join j = {MATCH_ID, (uint8_t)(1u << i), 2, cfg.input_size, 60};
+        uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE], token[TEMPO_TOKEN_SIZE];
+        assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
+        assert_int_equal(tempo_token_create(rc.private_key, rc.protocol_id, 1 + (uint64_t)i, 2000,
+                                            1000, &g->relay_addr, 1, ud, token),
+                         TEMPO_OK);
+        tempo_config c = cfg;
+        c.random_seed = 5 + (uint64_t)i;
+        assert_int_equal(
+            tempo_session_create_relay_member(&c, &p->ears, &g->relay_addr, token, &p->s),
+            TEMPO_OK);
+        assert_int_equal(tempo_session_add_local_player(p->s, i), TEMPO_OK);
+    }
+    rig_run(g, 120, 10000000);
+    tempo_relay_stats a, b;
+    assert_int_equal(tempo_relay_get_stats(g->relay, &a), TEMPO_OK);
+    arm(g, 1, ATTACK_FLIP_TAG);
+    run_for(g, 300000);
+    assert_int_equal(tempo_relay_get_stats(g->relay, &b), TEMPO_OK);
+    assert_int_equal(b.dropped_forged - a.dropped_forged, 1);
+    assert_int_equal(b.dropped_malformed - a.dropped_malformed, 0);
+    arm(g, 1, ATTACK_REPLAY);
+    run_for(g, 300000);
+    assert_int_equal(tempo_relay_get_stats(g->relay, &a), TEMPO_OK);
+    assert_int_equal(a.dropped_replay - b.dropped_replay, 1);
+    assert_int_equal(a.dropped_forged - b.dropped_forged, 0);
+    /* a stranger's datagram shaped like a member's INPUT */
+    tempo_transport st;
+    tempo_address sa = tempo_address_ipv4(10, 0, 9, 9, 1);
+    assert_int_equal(tempo_simnet_add_node(g->h.net, &sa, &st), TEMPO_OK);
+    uint8_t junk[64];
+    memset(junk, 0, sizeof junk);
+    relay_acks ack = {0, 0};
+    size_t n = relay_input_write(junk + PACKET_HEADER_SIZE, &ack, 0, 0, 1u, 0, NULL, 4, NULL, 0);
+    tempo_packet_header h = {0x5151, 3, RELAY_TYPE_INPUT, false, true};
+    assert_int_equal(packet_write(&h, junk, PACKET_HEADER_SIZE), PACKET_HEADER_SIZE);
+    assert_int_equal(st.send(st.ctx, &g->relay_addr, junk, PACKET_HEADER_SIZE + n + 16), 0);
+    run_for(g, 100000);
+    assert_int_equal(tempo_relay_get_stats(g->relay, &b), TEMPO_OK);
+    assert_int_equal(b.handshake_refused - a.handshake_refused, 1);
+    assert_int_equal(b.members, 2);
+    rig_run(g, 400, 40000000);
+    agree(g, 0, 2, 390);
+    tempo_relay_match_stats ms;
+    assert_int_equal(tempo_relay_get_match_stats(g->relay, MATCH_ID, &ms), TEMPO_OK);
+    assert_int_equal(ms.substitutions[0] + ms.substitutions[1], 0);
+    rig_free(g);
+    free(g);
+    attacks_done = 0;
+}
+
+/* ---- memory ----------------------------------------------------------------------- */
+
+/* Members join, play, one leaves and a new match starts: after the relay
+ * and the sessions are created, nothing in the process allocates. */
+static void test_nothing_allocates_after_create(void **state)
+{
+    (void)state;
+    if (!count_malloc_start())
+        skip();
+    tempo_config cfg = match_cfg(2);
+    tempo_relay_config rc = relay_cfg();
+    rc.timeout_ms = 500;
+    relay_rig *g = calloc(1, sizeof *g);
+    const uint32_t match_of[4] = {1, 1, 2, 2};
+    const int player_of[4] = {0, 1, 0, 1};
+    rig_init_matches(g, &cfg, 4, "broadband", &rc, 25, match_of, player_of);
+    g->h.peer[2].next_tick_us += 3000000; /* match 2 comes later */
+    g->h.peer[3].next_tick_us += 3000000;
+    uint64_t before = count_malloc_total();
+    rig_run(g, 200, 3000000);
+    harness_kill(&g->h, 1);
+    rig_run(g, 400, 20000000);
+    assert_int_equal(count_malloc_total() - before, 0);
+    tempo_relay_stats rs;
+    assert_int_equal(tempo_relay_get_stats(g->relay, &rs), TEMPO_OK);
+    assert_int_equal(rs.members_timed_out, 1);
+    assert_int_equal(rs.matches, 2);
+    rig_free(g);
+    free(g);
+}
+
+/* ---- the join layout -------------------------------------------------------------- */
+
+static void test_the_join_fields_round_trip_and_refuse_what_is_out_of_range(void **state)
+{
+    (void)state;
+    tempo_relay_join j = {0x0102030405060708ull, 0x05, 3, 4, 60}, back;
+    uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE];
+    assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
+    static const uint8_t expected[TEMPO_RELAY_JOIN_SIZE] = {8, 7, 6, 5, 4, 3, 2, 1, 5, 3, 4, 60, 0, 1};
+    assert_memory_equal(ud, expected, sizeof expected);
+    assert_int_equal(tempo_relay_join_read(ud, &back), TEMPO_OK);
+    assert_true(back.match_id == j.match_id && back.slots == 5 && back.num_players == 3 &&
+                back.input_size == 4 && back.frames_per_second == 60);
+    ud[100] = 1; /* padding must be zero */
+    assert_int_equal(tempo_relay_join_read(ud, &back), TEMPO_E_MALFORMED);
+    j.slots = 0x08; /* player 3 of a 3-player match */
+    assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_E_INVALID_ARG);
+    j.slots = 1;
+    j.match_id = 0;
+    assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_relay_join_read(NULL, &back), TEMPO_E_INVALID_ARG);
+}
+
+static void test_create_refuses_configs_out_of_range(void **state)
+{
+    (void)state;
+    tempo_relay_config c = relay_cfg();
+    tempo_transport t = {rig_send, NULL, NULL};
+    tempo_relay *r = (tempo_relay *)&c;
+    assert_int_equal(tempo_relay_create(&c, &t, &r), TEMPO_E_INVALID_ARG); /* no recv */
+    assert_null(r);
+    tempo_simnet *net;
+    tempo_simnet_config nc;
+    tempo_simnet_config_default(&nc);
+    assert_int_equal(tempo_simnet_create(&nc, &net), TEMPO_OK);
+    tempo_address a = RELAY_ADDR;
+    assert_int_equal(tempo_simnet_add_node(net, &a, &t), TEMPO_OK);
+    memset(c.cookie_key, 0, sizeof c.cookie_key);
+    assert_int_equal(tempo_relay_create(&c, &t, &r), TEMPO_E_INVALID_ARG);
+    c = relay_cfg();
+    c.max_matches = 0;
+    assert_int_equal(tempo_relay_create(&c, &t, &r), TEMPO_E_INVALID_ARG);
+    c = relay_cfg();
+    c.protocol_id = 5; /* unsealed relays use the plain protocol id */
+    assert_int_equal(tempo_relay_create(&c, &t, &r), TEMPO_E_INVALID_ARG);
+    c = relay_cfg();
+    c.tolerance_ms = 2001;
+    assert_int_equal(tempo_relay_create(&c, &t, &r), TEMPO_E_INVALID_ARG);
+    c = relay_cfg();
+    assert_int_equal(tempo_relay_create(&c, &t, &r), TEMPO_OK);
+    tempo_relay_stats st;
+    assert_int_equal(tempo_relay_get_stats(r, &st), TEMPO_OK);
+    assert_int_equal(st.matches, 0);
+    tempo_relay_match_stats ms;
+    assert_int_equal(tempo_relay_get_match_stats(r, 1, &ms), TEMPO_E_PLAYER);
+    tempo_relay_destroy(r);
+    tempo_simnet_destroy(net);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_many_matches_on_one_relay_stay_separate),
+        cmocka_unit_test(test_a_player_already_taken_is_refused),
+        cmocka_unit_test(test_hostile_datagrams_are_dropped_and_counted),
+        cmocka_unit_test(test_sealed_forgeries_and_replays_are_dropped),
+        cmocka_unit_test(test_nothing_allocates_after_create),
+        cmocka_unit_test(test_the_join_fields_round_trip_and_refuse_what_is_out_of_range),
+        cmocka_unit_test(test_create_refuses_configs_out_of_range),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tempo_relay.c — the relay as a program: one UDP socket, a tempo_relay,
+ * the clock read here (the library reads none), stats on stdout.
+ *
+ *   tempo-relay --port P [--private-key-file F] [--protocol-id ID]
+ *               [--max-matches N] [--max-members N] [--tolerance-ms T]
+ *               [--stats-seconds S] [--duration-seconds D] [--bind ADDR]
+ *               [--no-batch]
+ *
+ * Without a key file it is an unsealed relay (LAN play and tests); with
+ * one, members need tokens made with that key (tempo-token, or the game's
+ * backend with tempo_relay_join_write for the user data) naming this
+ * relay's address.
+ *
+ * It updates the relay whenever a datagram comes and at least every
+ * millisecond, prints a stats line every S seconds (default 5) and a last
+ * one at exit (Ctrl-C, or after D seconds), with the process's processor
+ * time and its share of one core.
+ *
+ * Exit codes: 0 done, 1 runtime error, 2 usage error.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "options.h"
+#include "platform.h"
+#include "tempo/relay.h"
+#include "tempo/udp.h"
+
+typedef struct options {
+    int port;
+    const char *key_file, *bind;
+    uint64_t protocol_id;
+    int max_matches, max_members, tolerance_ms, stats_seconds, duration_seconds;
+    bool no_batch;
+} options;
+
+#define FIELD(f) offsetof(options, f)
+static const option_spec relay_specs[] = {
+    {.name = "port", .kind = OPTION_INT, .value = "P", .offset = FIELD(port), .min = 1,
+     .max = 65535, .flags = OPTION_REQUIRED, .help = "the UDP port members connect to"},
+    {.name = "bind", .kind = OPTION_TEXT, .value = "ADDR", .offset = FIELD(bind),
+     .help = "the address to bind, default 0.0.0.0 (tokens\nmust name the address members use)"},
+    {.name = "private-key-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(key_file),
+     .help = "the backend's 32-byte private key: members need\ntokens; without it nothing is sealed"},
+    {.name = "protocol-id", .kind = OPTION_U64, .value = "ID", .offset = FIELD(protocol_id),
+     .range = "1..2^64-1", .help = "the game's protocol id (with a key only)"},
+    {.name = "max-matches", .kind = OPTION_INT, .value = "N", .offset = FIELD(max_matches),
+     .min = 1, .max = 65536, .help = "matches at once, default 256"},
+    {.name = "max-members", .kind = OPTION_INT, .value = "N", .offset = FIELD(max_members),
+     .min = 1, .max = 262144, .help = "members at once, default 2048"},
+    {.name = "tolerance-ms", .kind = OPTION_INT, .value = "T", .offset = FIELD(tolerance_ms),
+     .min = 0, .max = 2000, .help = "how long a late input is waited for, default 100"},
+    {.name = "no-batch", .kind = OPTION_FLAG, .offset = FIELD(no_batch),
+     .help = "one system call per datagram sent (Linux batches\nthem with sendmmsg by default)"},
+    {.name = "stats-seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(stats_seconds),
+     .min = 1, .max = 3600, .help = "between stats lines, default 5"},
+    {.name = "duration-seconds", .kind = OPTION_INT, .value = "D",
+     .offset = FIELD(duration_seconds), .min = 1, .max = 86400 * 365,
+     .help = "stop after D seconds (default: at Ctrl-C)"},
+};
+
+static const option_command relay_command = {
+    .program = "tempo-relay",
+    .synopsis = "  Relay rollback matches: members send their inputs here, the relay\n"
+                "  times the frames and sends every member every frame (docs/RELAY.md).",
+    .specs = relay_specs,
+    .count = (int)(sizeof relay_specs / sizeof relay_specs[0]),
+    .epilogue = "example:\n  tempo-relay --port 40000 --max-matches 125\n"
+                "exit: 0 done, 1 error, 2 usage\n",
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+static bool read_key(const char *path, uint8_t key[TEMPO_KEY_SIZE])
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "tempo-relay: cannot open key file %s\n", path);
+        return false;
+    }
+    size_t n = fread(key, 1, TEMPO_KEY_SIZE, f);
+    int extra = fgetc(f);
+    fclose(f);
+    if (n != TEMPO_KEY_SIZE || extra != EOF) {
+        fprintf(stderr, "tempo-relay: key file %s is not exactly 32 bytes\n", path);
+        return false;
+    }
+    return true;
+}
+
+static void print_stats(const tempo_relay *r, const tempo_udp *u, double secs, uint64_t cpu_us,
+                        bool last)
+{
+    tempo_relay_stats s;
+    tempo_udp_stats us;
+    tempo_relay_get_stats(r, &s);
+    tempo_udp_get_stats(u, &us);
+    double core = secs > 0 ? (double)cpu_us / 1e6 / secs : 0.0;
+    uint64_t dgrams = s.datagrams_in + s.datagrams_out;
+    printf("%s t=%.1fs matches=%d members=%d in=%" PRIu64 " out=%" PRIu64 " bytes_in=%" PRIu64
+           " bytes_out=%" PRIu64 " frames=%" PRIu64 " substituted=%" PRIu64 " late=%" PRIu64
+           " dropped=%" PRIu64 " timed_out=%" PRIu64 " kernel_drops=%" PRIu64
+           " cpu_s=%.3f core=%.3f cpu_us_per_datagram=%.3f cpu_us_per_out=%.3f\n",
+           last ? "final" : "stats", secs, s.matches, s.members, s.datagrams_in, s.datagrams_out,
+           s.bytes_in, s.bytes_out, s.frames_finalized, s.substitutions, s.late_inputs,
+           s.dropped_malformed + s.dropped_forged + s.dropped_replay + s.dropped_not_owned +
+               s.dropped_far + s.dropped_unbound + s.handshake_refused,
+           s.members_timed_out, us.kernel_drops, (double)cpu_us / 1e6, core,
+           dgrams ? (double)cpu_us / (double)dgrams : 0.0,
+           s.datagrams_out ? (double)cpu_us / (double)s.datagrams_out : 0.0);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    memset(&o, 0, sizeof o);
+    o.max_matches = 256;
+    o.max_members = 2048;
+    o.tolerance_ms = 100;
+    o.stats_seconds = 5;
+    uint64_t given = 0;
+    option_status st = options_parse(&relay_command, argc, argv, &o, &given);
+    if (st != OPTIONS_OK)
+        return st == OPTIONS_HELP ? 0 : 2;
+
+    tempo_relay_config cfg;
+    tempo_relay_config_default(&cfg);
+    cfg.max_matches = o.max_matches;
+    cfg.max_members = o.max_members;
+    cfg.tolerance_ms = (uint32_t)o.tolerance_ms;
+    if (o.key_file) {
+        if (!read_key(o.key_file, cfg.private_key))
+            return 1;
+        cfg.has_private_key = true;
+        cfg.protocol_id = options_given(&relay_command, given, "protocol-id") ? o.protocol_id : 1;
+    } else if (options_given(&relay_command, given, "protocol-id")) {
+        options_error(&relay_command, "--protocol-id needs --private-key-file");
+        return 2;
+    }
+    if (tempo_key_generate(cfg.cookie_key) != TEMPO_OK) {
+        /* no secure random source: unsealed LAN play only, cookies still
+         * differ from run to run */
+        uint64_t seed = platform_now_us() ^ (uint64_t)time(NULL) << 20;
+        for (int i = 0; i < TEMPO_KEY_SIZE; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            cfg.cookie_key[i] = (uint8_t)(seed >> 56);
+        }
+        cfg.cookie_key[0] |= 1u;
+    }
+
+    tempo_address bind;
+    char why[128];
+    char spec[96];
+    snprintf(spec, sizeof spec, "%s:%d", o.bind ? o.bind : "0.0.0.0", o.port);
+    if (!platform_resolve(spec, TEMPO_ADDRESS_NONE, &bind, why, sizeof why)) {
+        fprintf(stderr, "tempo-relay: --bind %s: %s\n", spec, why);
+        return 2;
+    }
+    cfg.self = bind;
+    if (!o.bind)
+        cfg.self.family = TEMPO_ADDRESS_NONE; /* any address: not checked */
+    tempo_udp_options uo = {16u * 1024u * 1024u, 4u * 1024u * 1024u, !o.no_batch};
+    tempo_udp *u = NULL;
+    int rc = tempo_udp_open_ex(&bind, &uo, NULL, &u);
+    if (rc != TEMPO_OK) {
+        fprintf(stderr, "tempo-relay: cannot open UDP %s: %s\n", spec, tempo_strerror(rc));
+        return 1;
+    }
+    tempo_transport tr = tempo_udp_transport(u);
+    tempo_relay *r = NULL;
+    rc = tempo_relay_create(&cfg, &tr, &r);
+    tempo_wipe(cfg.private_key, sizeof cfg.private_key);
+    tempo_wipe(cfg.cookie_key, sizeof cfg.cookie_key);
+    if (rc != TEMPO_OK) {
+        fprintf(stderr, "tempo-relay: %s\n", tempo_strerror(rc));
+        tempo_udp_close(u);
+        return 1;
+    }
+    printf("tempo-relay: %s on %s, %d matches, %d members, tolerance %d ms\n",
+           o.key_file ? "sealed" : "unsealed", spec, o.max_matches, o.max_members,
+           o.tolerance_ms);
+    fflush(stdout);
+    platform_on_interrupt(on_signal);
+
+    uint64_t start = platform_now_us(), cpu0 = platform_cpu_us();
+    uint64_t next_stats = start + (uint64_t)o.stats_seconds * 1000000u;
+    uint64_t end = o.duration_seconds ? start + (uint64_t)o.duration_seconds * 1000000u : 0;
+    int fd = tempo_udp_fd(u);
+    while (!stop) {
+        bool ready;
+        platform_wait_readable(&fd, &ready, 1, 1);
+        uint64_t now = platform_now_us();
+        tempo_relay_update(r, now, (uint64_t)time(NULL));
+        tempo_udp_flush(u);
+        if (now >= next_stats) {
+            print_stats(r, u, (double)(now - start) / 1e6, platform_cpu_us() - cpu0, false);
+            next_stats += (uint64_t)o.stats_seconds * 1000000u;
+        }
+        if (end && now >= end)
+            break;
+    }
+    print_stats(r, u, (double)(platform_now_us() - start) / 1e6, platform_cpu_us() - cpu0, true);
+    tempo_relay_destroy(r);
+    tempo_udp_close(u);
+    return 0;
+}
