@@ -10,11 +10,14 @@
  *
  * Ticks and the final line. The state "of tick N" is the state after the
  * server's ADVANCE(N - 1), which is what the server's snapshot of tick N
- * carries. With --frames N the server runs ticks 0 .. N - 1, prints the
- * state of tick N and runs no further, so the snapshot of N is the last
- * one it sends and every client gets it (a client applies only the newest
- * snapshot). A client prints the state of tick N as it puts the snapshot
- * in place, before replaying its own ticks on top. Both print
+ * carries; its pong_state.frame is N. With --frames N the server runs
+ * ticks 0 .. N - 1 and prints the state of tick N; then the match is over:
+ * the server keeps ticking (and sending snapshots) for its clients, but no
+ * longer steps the game, so every later snapshot carries that same state,
+ * frame N. A client prints the first snapshot it puts in place whose tick
+ * is N or later, as it puts it in place, before replaying its own ticks on
+ * top: a client that lost the snapshot of N, or skipped it (a client
+ * applies only the newest), takes the next one. Both print
  *
  *   final tick=<N> checksum=<16 hex digits>
  *
@@ -96,7 +99,9 @@ typedef struct pong_server {
     const char *program;      /* for messages */
     bool quiet;
     bool sealed;              /* clients need tokens; datagrams are sealed */
-    int32_t tick;             /* the state in `game` is of this tick */
+    int32_t tick;             /* ticks run; `game` is the state of this tick */
+    int32_t final_tick;       /* > 0: the match ends at this tick, and `game`
+                                 stays its state while ticks go on */
 } pong_server;
 
 /* Open the UDP port o->port and start the server on it
@@ -112,10 +117,11 @@ bool pong_server_start(pong_server *ps, const pong_options *o, const char *progr
                        const tempo_transport *transport);
 
 /* One tick at time now_us: network in and out, events (printed unless
- * quiet), the ADVANCE of the next tick, carried out. */
+ * quiet), the ADVANCE of the next tick, carried out unless the match is
+ * over (the state of final_tick is in `game`). */
 void pong_server_tick(pong_server *ps, uint64_t now_us);
 
-/* Network only, no tick (lingering after the final tick). */
+/* Network only, no tick. */
 void pong_server_poll(pong_server *ps, uint64_t now_us);
 
 /* Whether every connected client acknowledged the snapshot of `tick`. */
@@ -141,6 +147,8 @@ typedef struct pong_client {
     tempo_client_state state;
     int32_t final_tick;       /* the tick to print, 0: none */
     bool have_final;          /* final_checksum is the state of final_tick */
+    bool wrong_final;         /* a snapshot at or past final_tick held another
+                                 tick's state: the server's final tick differs */
     uint64_t final_checksum;
     int32_t placed_tick;      /* the newest snapshot put in place, -1 none */
     uint64_t placed_checksum; /*   and its checksum */

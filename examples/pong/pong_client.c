@@ -7,8 +7,9 @@
  * Invariant: `game` is the only simulation state. tempo copies each new
  * snapshot into it during tempo_client_advance (arena mode), so right
  * after an advance that placed one, `game` is exactly the server's state
- * of that snapshot's tick: that is when the final checksum is taken,
- * before the requests replay our unacknowledged ticks on top of it.
+ * of that snapshot's tick: that is when the final checksum is taken (from
+ * the first snapshot at or past the final tick), before the requests
+ * replay our unacknowledged ticks on top of it.
  * Corrections are measured as how far our own paddle jumped, in pixels.
  */
 #include "pong_app.h"
@@ -180,9 +181,15 @@ tempo_client_state pong_client_tick(pong_client *pc, uint64_t now_us, uint8_t in
         pc->placed_tick = st.server_frame;
         pc->placed_checksum = pong_checksum(&pc->game);
         pc->server = pc->game;
-        if (pc->final_tick > 0 && pc->placed_tick == pc->final_tick && !pc->have_final) {
-            pc->have_final = true;
-            pc->final_checksum = pc->placed_checksum;
+        /* At or past the final tick the server's state is that of the
+         * final tick, frame final_tick (pong_app.h). */
+        if (pc->final_tick > 0 && pc->placed_tick >= pc->final_tick && !pc->have_final) {
+            if (pc->game.frame == (uint32_t)pc->final_tick) {
+                pc->have_final = true;
+                pc->final_checksum = pc->placed_checksum;
+            } else {
+                pc->wrong_final = true;
+            }
         }
     }
     for (int i = 0; i < tick.num_requests; i++) {

@@ -5,9 +5,12 @@
  * programs) or any transport (tests/examples/test_pong_net.c: simnet).
  *
  * Invariant: `game` holds the state of tick `tick`, the state after the
- * server's ADVANCE(tick - 1); only ADVANCE requests change it, and tempo
- * reads it at the next poll for the snapshot of that tick. A slot without
- * a client plays DISCONNECTED, so its paddle stands still (pong_step).
+ * server's ADVANCE(tick - 1), until the final tick; only ADVANCE requests
+ * change it, and tempo reads it at the next poll for the snapshot of that
+ * tick. Once the match is over the ticks go on without stepping the game,
+ * so every later snapshot carries the final state (pong_app.h says why).
+ * A slot without a client plays DISCONNECTED, so its paddle stands still
+ * (pong_step).
  */
 #include "pong_app.h"
 
@@ -52,6 +55,7 @@ bool pong_server_start(pong_server *ps, const pong_options *o, const char *progr
     memset(ps, 0, sizeof *ps);
     ps->program = program;
     ps->quiet = o->quiet;
+    ps->final_tick = o->frames;
     pong_init(&ps->game, o->players, o->seed);
 
     tempo_server_config cfg;
@@ -146,7 +150,8 @@ void pong_server_tick(pong_server *ps, uint64_t now_us)
     tempo_server_tick tick;
     if (tempo_server_advance(ps->server, &tick) != TEMPO_OK)
         return;
-    for (int i = 0; i < tick.num_requests; i++) {
+    bool over = ps->final_tick > 0 && ps->game.frame >= (uint32_t)ps->final_tick;
+    for (int i = 0; i < tick.num_requests && !over; i++) {
         const tempo_request *r = &tick.requests[i];
         if (r->kind == TEMPO_REQUEST_ADVANCE)
             pong_step(&ps->game, r->inputs, r->status);

@@ -17,11 +17,12 @@
  *
  * the checksum of the state after the server's tick N - 1 (pong_app.h
  * says why every process of a match prints the same line), then one
- * "stats ..." line. The server then lingers until every client has
- * acknowledged that snapshot (at most LINGER_US), so none waits for it in
- * vain. Without --frames they play until Ctrl-C (a client: until the
- * server goes) and print the newest state they have. --local runs bots on
- * every paddle with no network, as fast as it computes. Progress goes to
+ * "stats ..." line. The server then keeps ticking with the match over
+ * until every client has acknowledged a snapshot of tick N or later (at
+ * most LINGER_US), so none waits for the final state in vain. Without
+ * --frames they play until Ctrl-C (a client: until the server goes) and
+ * print the newest state they have. --local runs bots on every paddle
+ * with no network, as fast as it computes. Progress goes to
  * stderr. Exit codes: 0 done, 1 runtime error or timeout, 2 usage error.
  */
 #include <inttypes.h>
@@ -36,7 +37,6 @@
 #define TICK_US 16667u           /* 60 Hz */
 #define MAX_BEHIND_US 250000u    /* further behind than this: drop the time */
 #define LINGER_US 3000000u       /* the server waits this long for final acks */
-#define LINGER_POLL_MS 2
 
 static volatile sig_atomic_t interrupted;
 
@@ -78,7 +78,6 @@ static int run_server(const pong_options *o)
     static pong_server ps;
     if (!pong_server_open(&ps, o, PROGRAM))
         return 1;
-    int fd = tempo_udp_fd(ps.udp);
     uint64_t next = platform_now_us();
     while (!interrupted && (o->frames == 0 || ps.tick < o->frames)) {
         platform_sleep_until_us(next);
@@ -89,16 +88,18 @@ static int run_server(const pong_options *o)
         pong_server_tick(&ps, now);
     }
     print_final(ps.tick, pong_checksum(&ps.game));
-    /* The snapshot of the final tick goes out at the next poll; wait for
-     * every client to acknowledge it (or to leave). */
-    uint64_t until = platform_now_us() + LINGER_US;
-    for (;;) {
-        uint64_t now = platform_now_us();
-        pong_server_poll(&ps, now);
-        if (interrupted || now >= until || pong_server_all_acked(&ps, ps.tick))
-            break;
-        bool ready;
-        platform_wait_readable(&fd, &ready, 1, LINGER_POLL_MS);
+    /* The match is over; tick on (the state stays that of the final tick)
+     * until every client has acknowledged a snapshot of it. */
+    if (o->frames > 0) {
+        uint64_t until = platform_now_us() + LINGER_US;
+        while (!interrupted && !pong_server_all_acked(&ps, o->frames)) {
+            platform_sleep_until_us(next);
+            uint64_t now = platform_now_us();
+            if (now >= until)
+                break;
+            next += TICK_US;
+            pong_server_tick(&ps, now);
+        }
     }
     pong_server_print_stats(&ps, stdout);
     pong_server_close(&ps);
@@ -130,9 +131,10 @@ static int run_client(const pong_options *o)
                         PROGRAM, o->frames, pc.placed_tick);
             break;
         }
-        if (o->frames > 0 && pc.placed_tick > o->frames) {
-            fprintf(stderr, "%s: the server's snapshots went past tick %d: is its --frames %d?\n",
-                    PROGRAM, o->frames, o->frames);
+        if (pc.wrong_final) {
+            fprintf(stderr, "%s: the server's state at tick %" PRId32 " is not that of tick %d: "
+                            "is its --frames %d?\n",
+                    PROGRAM, pc.placed_tick, o->frames, o->frames);
             failed = true;
             break;
         }

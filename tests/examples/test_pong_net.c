@@ -23,7 +23,7 @@
 #define TICK_US 16667u
 #define STEP_US 1000u
 #define MAX_CLIENTS 4
-#define MAX_TICKS 2000
+#define MAX_TICKS 4000
 
 typedef struct net_match {
     tempo_simnet *net;
@@ -40,6 +40,7 @@ typedef struct net_match {
     uint64_t server_next_us;
     uint64_t now_us;
     uint64_t sums[MAX_TICKS + 1];     /* the server's checksum of each tick */
+    bool placed[MAX_CLIENTS][MAX_TICKS + 1]; /* snapshots each client put in place */
     int32_t seen[MAX_CLIENTS];        /* the newest snapshot compared */
     int compared, mismatched;         /* snapshots put in place, checked */
     int dumb_differs;                 /* ticks a dumb client showed other than the server's */
@@ -106,10 +107,10 @@ static bool all_final(const net_match *m)
 }
 
 /* Run in 1 ms steps until `until_us`, or with to_final until every client
- * has the final snapshot: the server ticks every TICK_US until its final
- * tick, then only polls; each client ticks at the length tick sync asks
- * for. Every snapshot a client puts in place is compared with the server's
- * state of that tick. */
+ * has the final snapshot: the server ticks every TICK_US (past its final
+ * tick with the game frozen); each client ticks at the length tick sync
+ * asks for. Every snapshot a client puts in place is compared with the
+ * server's state of that tick. */
 static void match_run(net_match *m, uint64_t until_us, bool to_final)
 {
     int frames = m->server_opt.frames;
@@ -118,13 +119,11 @@ static void match_run(net_match *m, uint64_t until_us, bool to_final)
         tempo_simnet_set_time(m->net, m->now_us);
         if (m->now_us >= m->server_next_us) {
             m->server_next_us += TICK_US;
-            if (frames == 0 || m->server.tick < frames) {
-                pong_server_tick(&m->server, m->now_us);
-                assert_true(m->server.tick <= MAX_TICKS);
-                m->sums[m->server.tick] = pong_checksum(&m->server.game);
-            } else {
-                pong_server_poll(&m->server, m->now_us);
-            }
+            pong_server_tick(&m->server, m->now_us);
+            assert_true(m->server.tick <= MAX_TICKS);
+            m->sums[m->server.tick] = pong_checksum(&m->server.game);
+            if (frames > 0 && m->server.tick >= frames) /* the match is over */
+                assert_int_equal(m->sums[m->server.tick], m->sums[frames]);
         }
         for (int i = 0; i < m->nclients; i++) {
             pong_client *pc = &m->clients[i];
@@ -143,6 +142,7 @@ static void match_run(net_match *m, uint64_t until_us, bool to_final)
             if (pc->placed_tick != m->seen[i]) {
                 m->seen[i] = pc->placed_tick;
                 assert_true(pc->placed_tick <= m->server.tick);
+                m->placed[i][pc->placed_tick] = true;
                 m->compared++;
                 m->mismatched += pc->placed_checksum != m->sums[pc->placed_tick];
             }
@@ -183,7 +183,7 @@ static void test_clients_take_the_servers_state_of_every_snapshot(void **state)
     match_run(&m, 30000000u, true);
     printf("    %d snapshots compared, %d differed; final tick %d checksum %016llx\n", m.compared,
            m.mismatched, m.server.tick, (unsigned long long)m.sums[600]);
-    assert_int_equal(m.server.tick, 600);
+    assert_true(m.server.tick >= 600);
     assert_true(m.compared > 3 * 400);
     assert_int_equal(m.mismatched, 0);
     int players = 0;
@@ -195,12 +195,58 @@ static void test_clients_take_the_servers_state_of_every_snapshot(void **state)
     }
     assert_int_equal(players, 7);
     assert_int_equal(m.server.game.paddles[3].y, empty_y);
-    /* The server lingers after its final tick until every client says it
-     * has that snapshot: within a round trip and a tick. */
+    /* tempo-pong's server ticks on after its final tick until every client
+     * says it has a snapshot of it: within a round trip and a tick. */
     assert_false(pong_server_all_acked(&m.server, 600));
     match_run(&m, m.now_us + 80000u + TICK_US, false);
     assert_true(pong_server_all_acked(&m.server, 600));
-    assert_int_equal(m.server.tick, 600);
+    assert_int_equal(m.server.game.frame, 600);
+    match_stop(&m);
+}
+
+/* The link to one client is cut from two ticks before the final
+ * snapshot to three after: it never gets the snapshot of the final tick,
+ * takes a later one (the server's game stopped at the final tick) and
+ * still prints the final line. A client with the wrong --frames that
+ * misses its tick notices that the states it gets are other ticks'. */
+static void test_a_client_that_lost_the_final_snapshot_takes_a_later_one(void **state)
+{
+    (void)state;
+    static net_match m;
+    match_start(&m, 2, 300, 20000, 0, 0.0);
+    pong_client *cut = match_client(&m, TEMPO_RECONCILE_REPLAY, 0);
+    pong_client *other = match_client(&m, TEMPO_RECONCILE_REPLAY, 0);
+    /* Snapshot T leaves at the server's tick T, in the poll after
+     * ADVANCE(T - 1): at T * TICK_US, to the next millisecond. */
+    uint64_t sent = 300u * TICK_US;
+    assert_int_equal(tempo_simnet_add_blackout(m.net, &m.server_addr, &m.client_addr[0],
+                                               sent - 2 * TICK_US, sent + 3 * TICK_US),
+                     TEMPO_OK);
+    match_run(&m, 20000000u, true);
+    assert_true(cut->have_final && other->have_final);
+    for (int t = 298; t <= 302; t++)
+        assert_false(m.placed[0][t]);
+    assert_true(m.placed[1][300] || m.placed[1][301]);
+    assert_true(m.server.tick > 302);
+    assert_int_equal(cut->final_checksum, m.sums[300]);
+    assert_int_equal(other->final_checksum, m.sums[300]);
+    assert_false(cut->wrong_final || other->wrong_final);
+    assert_int_equal(m.mismatched, 0);
+    match_stop(&m);
+
+    /* A client told --frames 250 by mistake, which misses the snapshot of
+     * tick 250: the later ones hold later ticks' states (the server plays
+     * on to 300), and it says so instead of printing one of them. */
+    match_start(&m, 2, 300, 20000, 0, 0.0);
+    pong_client *wrong = match_client(&m, TEMPO_RECONCILE_REPLAY, 0);
+    m.client_opt[0].frames = 250;
+    sent = 250u * TICK_US;
+    assert_int_equal(tempo_simnet_add_blackout(m.net, &m.server_addr, &m.client_addr[0],
+                                               sent - 2 * TICK_US, sent + 3 * TICK_US),
+                     TEMPO_OK);
+    match_run(&m, 6000000u, false);
+    assert_false(wrong->have_final);
+    assert_true(wrong->wrong_final);
     match_stop(&m);
 }
 
@@ -313,6 +359,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clients_take_the_servers_state_of_every_snapshot),
+        cmocka_unit_test(test_a_client_that_lost_the_final_snapshot_takes_a_later_one),
         cmocka_unit_test(test_replay_keeps_our_paddle_none_drags_it_back),
         cmocka_unit_test(test_switching_reconciliation_at_run_time),
         cmocka_unit_test(test_dumb_client_shows_only_the_server),
