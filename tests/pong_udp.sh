@@ -130,6 +130,7 @@ sealed)
     rc=$?
     [ $rc -eq 1 ] || fail "a client without a token exited $rc, not 1"
     grep -q '^final' "$dir/cnotoken.out" && fail "a client without a token printed a final line"
+    grep -q "not admitted" "$dir/cnotoken.err" || fail "a client without a token did not say why"
     echo "  without a token: $(tail -n 1 "$dir/cnotoken.err")"
     wait_all "sealed match"
     same_final ss ct1 ct2

@@ -139,9 +139,14 @@ static int run_client(const pong_options *o)
             break;
         }
         if (o->frames > 0 && now >= deadline) {
-            fprintf(stderr, "%s: timed out after %d s: no snapshot of tick %d (newest %" PRId32
-                            ")\n",
-                    PROGRAM, o->timeout_s, o->frames, pc.placed_tick);
+            if (state == TEMPO_CLIENT_CONNECTING)
+                fprintf(stderr, "%s: timed out after %d s: not admitted (a server with a private "
+                                "key admits only clients with a --token-file for it)\n",
+                        PROGRAM, o->timeout_s);
+            else
+                fprintf(stderr, "%s: timed out after %d s: no snapshot of tick %d (newest %" PRId32
+                                ")\n",
+                        PROGRAM, o->timeout_s, o->frames, pc.placed_tick);
             failed = true;
             break;
         }
