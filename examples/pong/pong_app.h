@@ -121,10 +121,8 @@ bool pong_server_start(pong_server *ps, const pong_options *o, const char *progr
  * over (the state of final_tick is in `game`). */
 void pong_server_tick(pong_server *ps, uint64_t now_us);
 
-/* Network only, no tick. */
-void pong_server_poll(pong_server *ps, uint64_t now_us);
-
-/* Whether every connected client acknowledged the snapshot of `tick`. */
+/* Whether every connected client acknowledged a snapshot of `tick` or a
+ * later one. */
 bool pong_server_all_acked(const pong_server *ps, int32_t tick);
 
 /* One summary line of the server's statistics, then one per client. */

@@ -136,7 +136,7 @@ static void report_events(pong_server *ps)
     }
 }
 
-void pong_server_poll(pong_server *ps, uint64_t now_us)
+static void poll_network(pong_server *ps, uint64_t now_us)
 {
     tempo_server_poll(ps->server, now_us);
     report_events(ps);
@@ -146,7 +146,7 @@ void pong_server_tick(pong_server *ps, uint64_t now_us)
 {
     if (ps->sealed)
         tempo_server_set_token_time(ps->server, (uint64_t)time(NULL));
-    pong_server_poll(ps, now_us);
+    poll_network(ps, now_us);
     tempo_server_tick tick;
     if (tempo_server_advance(ps->server, &tick) != TEMPO_OK)
         return;
