@@ -225,7 +225,9 @@ TEMPO_API int tempo_client_poll_event(tempo_client *c, tempo_client_event *ev);
 typedef struct tempo_client_stats {
     tempo_client_state state;
     int32_t frame;              /* the client's tick */
-    int32_t server_frame;       /* tick of the newest snapshot taken, -1 none */
+    int32_t server_frame;       /* the newest snapshot taken, -1 none: the state as a
+                                   LOAD of this frame holds it, before the server's
+                                   ADVANCE of this tick (after that of the tick before) */
     double lead_ticks;          /* frame minus the server's tick now (estimated) */
     double margin_ticks;        /* target earliness of inputs at the server */
     double earliness_ticks;     /* how early they arrive, as the server reports */

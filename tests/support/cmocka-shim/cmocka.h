@@ -181,6 +181,15 @@ static inline void cms_memory(const void *a, const void *b, size_t size, const c
 }
 #define assert_memory_equal(a, b, size) cms_memory((a), (b), (size), __FILE__, __LINE__)
 
+static inline void cms_memory_differ(const void *a, const void *b, size_t size, const char *file,
+                                     int line)
+{
+    if (memcmp(a, b, size) == 0)
+        cms_fail(file, line, "%zu bytes are equal, and should not be", size);
+}
+#define assert_memory_not_equal(a, b, size) \
+    cms_memory_differ((a), (b), (size), __FILE__, __LINE__)
+
 /* ---- allocation that checks for leaks and bad frees ---- */
 
 static inline void *cms_malloc(size_t size, const char *file, int line)
