@@ -147,6 +147,38 @@ if(TARGET tempo-token AND TEMPO_HAVE_SODIUM AND NOT WIN32)
   set_tests_properties(tempo_token PROPERTIES TIMEOUT 60)
 endif()
 
+# tempo-pong over UDP on loopback (tests/pong_udp.sh): a server and 8 bot
+# clients end on the server's final line, as do clients reconciling with
+# none and dumb; the command line; a sealed match with tempo-token's tokens.
+if(TARGET tempo-pong AND NOT WIN32)
+  add_test(NAME pong_udp
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/pong_udp.sh $<TARGET_FILE:tempo-pong> -
+            ${CMAKE_CURRENT_BINARY_DIR}/pong_udp open)
+  set_tests_properties(pong_udp PROPERTIES TIMEOUT 60)
+  if(TARGET tempo-token AND TEMPO_HAVE_SODIUM)
+    add_test(NAME pong_udp_sealed
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/pong_udp.sh $<TARGET_FILE:tempo-pong>
+              $<TARGET_FILE:tempo-token> ${CMAKE_CURRENT_BINARY_DIR}/pong_udp_sealed sealed)
+    set_tests_properties(pong_udp_sealed PROPERTIES TIMEOUT 60)
+  endif()
+endif()
+
+# tempo-pong-sdl without a display (tests/pong_sdl.sh): --local against
+# bots, and the window as a client of a tempo-pong server, reconciling with
+# replay and with none; each run leaves a picture. Exit 77 = skip.
+if(TARGET tempo-pong-sdl AND TARGET tempo-pong AND NOT WIN32)
+  add_test(NAME pong_sdl
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/pong_sdl.sh $<TARGET_FILE:tempo-pong-sdl>
+            $<TARGET_FILE:tempo-pong> ${CMAKE_CURRENT_BINARY_DIR}/pong_sdl)
+  set_tests_properties(pong_sdl PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+endif()
+
+# test_pong_net drives the Pong programs' server and client (pong_app) over
+# simnet in virtual time.
+if(TARGET test_pong_net)
+  target_link_libraries(test_pong_net PRIVATE pong_app)
+endif()
+
 # tempo-relay and its load test over loopback UDP.
 if(TARGET tempo-relay AND TARGET relay-load AND NOT WIN32)
   add_test(NAME tempo_relay
