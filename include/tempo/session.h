@@ -190,6 +190,23 @@ typedef struct tempo_config {
      * take minutes). Otherwise 1000..3600000. */
     uint32_t handshake_timeout_ms;
     int max_spectators;             /* 0..TEMPO_MAX_SPECTATORS, default 32 */
+    /* Rejoin (p2p sessions; docs/NETWORK.md "Rejoin"): how long after a
+     * peer machine was dropped it may come back, in milliseconds, counted
+     * from the drop. Its players stay DISCONNECTED from the agreed frame;
+     * a fresh handshake from its address within the window revives its
+     * link, and when it asks, the live peer hosting the lowest player sends
+     * it a confirmed state (arena mode) and every peer takes its inputs
+     * again from a frame the sender picks (TEMPO_EVENT_REJOINED). Unsealed
+     * sessions only (a keyed session refuses rejoins, counted in
+     * rejoins_refused). 0 (the default): off. Otherwise 1000..3600000. */
+    uint32_t rejoin_window_ms;
+    /* This machine comes back into a running match instead of starting
+     * one (p2p sessions, arena mode): declare the same players and peers as
+     * before; the session stays SYNCHRONIZING until a peer's state arrives,
+     * then fast-forwards (ADVANCEs flagged resimulating) and its local
+     * players play again from the rejoin frame (TEMPO_EVENT_REJOINED).
+     * Default false. */
+    bool rejoin;
     /* Spectator side: frames kept in hand before playing (a jitter buffer),
      * 0..600, default 3; and most frames played in one tick to catch up,
      * 1..60, default 2 (bounded so a catching-up spectator still plays
@@ -582,7 +599,8 @@ typedef enum tempo_event_kind {
     TEMPO_EVENT_INPUT_DELAY,        /* automatic input delay set (at the start) or changed: u.input_delay */
     TEMPO_EVENT_HANDSHAKE_FAILED,   /* an endpoint did not synchronize within
                                        handshake_timeout_ms: it is dropped */
-    TEMPO_EVENT_DESYNC_DIFF         /* two states of a desync frame compared: u.diff */
+    TEMPO_EVENT_DESYNC_DIFF,        /* two states of a desync frame compared: u.diff */
+    TEMPO_EVENT_REJOINED            /* a dropped machine's players play again: u.rejoined */
 } tempo_event_kind;
 
 /* One run of bytes that differ between two states. */
@@ -630,6 +648,10 @@ typedef struct tempo_event {
         struct { uint32_t players; } waiting; /* bit p: waiting for player p */
         struct { int stall_frames; } timesync;
         struct { int frames; } input_delay;
+        /* REJOINED: `player` (the machine's first) has real inputs again
+         * from `frame`; before it, DISCONNECTED. Raised on every machine,
+         * the rejoining one included. */
+        struct { int32_t frame; } rejoined;
     } u;
 } tempo_event;
 
@@ -710,6 +732,18 @@ typedef struct tempo_session_stats {
     uint64_t diffs;
     uint64_t diffs_skipped;
     uint64_t diffs_ignored;
+    /* Rejoin. rejoins: machines that came back (REJOINED events about a
+     * remote machine). rejoins_refused: handshakes from a dropped machine
+     * that were not taken (window over or off, a keyed session), and
+     * rejoin messages that were not used (not asked for, a player not
+     * dropped, a frame already confirmed). rejoin_states_sent: states sent
+     * to rejoining machines. On the rejoining machine: rejoin_frames_fast_
+     * forwarded, the frames it simulated from the state's frame to the
+     * live frame the sender named. */
+    uint64_t rejoins;
+    uint64_t rejoins_refused;
+    uint64_t rejoin_states_sent;
+    uint64_t rejoin_frames_fast_forwarded;
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from

