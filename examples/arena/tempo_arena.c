@@ -326,6 +326,10 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
             fprintf(stderr, ": player %d, from frame %" PRId32, ev.player,
                     ev.u.disconnected.frame);
             break;
+        case TEMPO_EVENT_REJOINED:
+            fprintf(stderr, ": player %d plays again from frame %" PRId32, ev.player,
+                    ev.u.rejoined.frame);
+            break;
         case TEMPO_EVENT_DESYNC:
             fprintf(stderr, ": frame %" PRId32 " checksum %016" PRIx64 " here, %016" PRIx64
                             " at player %d",
