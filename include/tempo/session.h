@@ -196,9 +196,9 @@ typedef struct tempo_config {
      * a fresh handshake from its address within the window revives its
      * link, and when it asks, the live peer hosting the lowest player sends
      * it a confirmed state (arena mode) and every peer takes its inputs
-     * again from a frame the sender picks (TEMPO_EVENT_REJOINED). Unsealed
-     * sessions only (a keyed session refuses rejoins, counted in
-     * rejoins_refused). 0 (the default): off. Otherwise 1000..3600000. */
+     * again from a frame the sender picks (TEMPO_EVENT_REJOINED). In a
+     * keyed session the machine comes back under fresh pair keys (see
+     * rejoin_epoch). 0 (the default): off. Otherwise 1000..3600000. */
     uint32_t rejoin_window_ms;
     /* This machine comes back into a running match instead of starting
      * one (p2p sessions, arena mode): declare the same players and peers as
@@ -207,6 +207,14 @@ typedef struct tempo_config {
      * players play again from the rejoin frame (TEMPO_EVENT_REJOINED).
      * Default false. */
     bool rejoin;
+    /* With rejoin in a keyed session: this machine's key epoch, 1..255,
+     * one it never used in this match before (1 at the first rejoin, 2 at
+     * the next...; a machine keeps the count, or the matchmaker hands it
+     * out). Its pair keys are derived anew for the epoch, so nothing it
+     * seals reuses a nonce of its earlier life (docs/SECURITY.md, "Rejoin
+     * and key epochs"). The peers try the 4 epochs above the one they know.
+     * Ignored otherwise; default 0. */
+    uint32_t rejoin_epoch;
     /* Spectator side: frames kept in hand before playing (a jitter buffer),
      * 0..600, default 3; and most frames played in one tick to catch up,
      * 1..60, default 2 (bounded so a catching-up spectator still plays

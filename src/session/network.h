@@ -81,6 +81,7 @@ typedef struct p2p_peer {
     /* A dropped machine whose link a fresh handshake revived: it gets no
      * inputs until it runs again (its first INPUT). */
     bool rejoining;
+    uint32_t epoch;            /* its key epoch (wire/keys.h): 0 until it rejoins */
 
     tempo_replay replay;       /* its sequences we accepted (wire/replay.h) */
     net_link link;             /* set up at the session's first poll */
@@ -224,6 +225,10 @@ void p2p_peer_stats(const p2p_peer *e, tempo_endpoint_stats *out);
 
 /* The match runs from now on (RUNNING event, the first automatic delay). */
 void p2p_start_running(tempo_p2p *n);
+
+/* Derive the pair keys of this machine and peer e (a peer hosting
+ * players) at e's key epoch into *out; false if they cannot be made. */
+bool p2p_link_keys(const tempo_p2p *n, const p2p_peer *e, wire_keys *out);
 
 /* The input delay the local players use now (the largest). */
 int p2p_local_delay(const tempo_p2p *n);

@@ -149,8 +149,10 @@ void p2p_peer_init(p2p_peer *e, const tempo_address *addr, p2p_role role, uint32
  * `spec` is e's number among our spectators. */
 static uint32_t self_identity(const tempo_p2p *n)
 {
-    return n->spectating ? keys_identity_of_spectator((uint32_t)n->cfg->spectator_number)
-                         : keys_identity_of_players(n->local_mask);
+    if (n->spectating)
+        return keys_identity_of_spectator((uint32_t)n->cfg->spectator_number);
+    return keys_identity_at_epoch(keys_identity_of_players(n->local_mask),
+                                  n->cfg->rejoin ? n->cfg->rejoin_epoch : 0u);
 }
 
 static uint32_t peer_identity(const tempo_p2p *n, const p2p_peer *e, int spec)
@@ -160,7 +162,13 @@ static uint32_t peer_identity(const tempo_p2p *n, const p2p_peer *e, int spec)
     case P2P_ROLE_HOST: return (uint32_t)n->cfg->spectator_host_player;
     case P2P_ROLE_PEER: break;
     }
-    return keys_identity_of_players(e->players);
+    return keys_identity_at_epoch(keys_identity_of_players(e->players), e->epoch);
+}
+
+bool p2p_link_keys(const tempo_p2p *n, const p2p_peer *e, wire_keys *out)
+{
+    return keys_derive_link(n->cfg->match_key, n->cfg->session_id, self_identity(n),
+                            peer_identity(n, e, 0), out) == TEMPO_OK;
 }
 
 /* Every link's pair keys, now that the local players are known. A link
@@ -513,7 +521,7 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
     }
     /* A lost machine speaks again: a fresh handshake within the rejoin
      * window revives its link (p2p_rejoin.c); anything else is ignored. */
-    if (p2p_lost(e) && (peer < 0 || !p2p_rejoin_revive(n, peer, v.h.type)))
+    if (p2p_lost(e) && (peer < 0 || !p2p_rejoin_revive(n, peer, &v, size)))
         return;
     if (v.h.sealed && !n->keyed) { /* nothing to open it with */
         drop(n, TEMPO_DROP_SEALED);

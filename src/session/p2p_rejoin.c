@@ -37,14 +37,24 @@
  * A lost fragment loses the state; the machine asks again and gets the
  * same one.
  *
- * Keyed sessions refuse rejoins: a restarted machine would seal from
- * sequence 0 again under the same pair keys, reusing nonces
- * (docs/SECURITY.md). Known limits: arena mode only; a player dropped for
- * good after F is taken as dropped from F by the rejoining machine.
+ * Keyed sessions: a restarted machine seals from sequence 0 again, so
+ * under its old pair keys it would reuse their nonces. It comes back at a
+ * key epoch it never used (cfg.rejoin_epoch) and every pair key it is part
+ * of is derived for that epoch (wire/keys.h). A survivor opens a handshake
+ * from a lost machine with the keys of the next P2P_REJOIN_EPOCHS epochs
+ * (in a copy, a bounded number per poll); the first that opens it is
+ * adopted with the revived link, and the old keys are gone. Datagrams of
+ * its earlier life no longer open (docs/SECURITY.md, "Rejoin and key
+ * epochs"). Known limits: arena mode only; a player dropped for good after
+ * F is taken as dropped from F by the rejoining machine; a rejoining
+ * machine assumes every other machine is at epoch 0 (one that rejoined
+ * before cannot serve a second rejoin in a keyed session).
  */
 #include "session/network.h"
 
 #include <string.h>
+
+#include "wire/keys.h"
 
 tempo_result p2p_rejoin_open(tempo_p2p *n)
 {
@@ -52,7 +62,7 @@ tempo_result p2p_rejoin_open(tempo_p2p *n)
     memset(j, 0, sizeof *j);
     j->out_peer = -1;
     const tempo_config *c = n->cfg;
-    j->serving = c->rejoin_window_ms > 0 && c->arena != NULL && !n->keyed;
+    j->serving = c->rejoin_window_ms > 0 && c->arena != NULL;
     if (j->serving) {
         j->out = tempo__calloc(&c->allocator, 1, FRAG_MAX_PAYLOAD);
         if (!j->out)
@@ -91,10 +101,42 @@ static bool drops_final(const tempo_p2p *n, const p2p_peer *e)
     return true;
 }
 
-bool p2p_rejoin_revive(tempo_p2p *n, int peer, uint8_t type)
+/* Keyed: the pair keys of the first epoch above e's (at most
+ * P2P_REJOIN_EPOCHS above) under which the datagram opens, into *keys and
+ * *epoch. The datagram is opened in a copy: n->buf stays as it came. */
+static bool newer_epoch(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v, size_t size,
+                        wire_keys *keys, uint32_t *epoch)
 {
     p2p_rejoin *j = &n->rejoin;
-    if (type != TEMPO_MSG_SYNC_REQUEST)
+    if (!v->h.sealed || j->tries >= P2P_REJOIN_TRIES_PER_POLL)
+        return false;
+    j->tries++;
+    uint64_t seq = packet_sequence_recover(v->h.sequence, 0); /* a fresh link's first */
+    uint8_t copy[TEMPO_MAX_DATAGRAM];
+    p2p_peer probe = *e;
+    bool found = false;
+    for (uint32_t k = e->epoch + 1; k <= e->epoch + P2P_REJOIN_EPOCHS && k <= KEYS_MAX_EPOCH; k++) {
+        probe.epoch = k;
+        if (!p2p_link_keys(n, &probe, keys))
+            break;
+        memcpy(copy, n->buf, size);
+        if (seal_open(keys, seq, copy, size, NULL) >= 0) {
+            *epoch = k;
+            found = true;
+            break;
+        }
+    }
+    seal_wipe(copy, sizeof copy);
+    seal_keys_wipe(&probe.keys);
+    if (!found)
+        seal_keys_wipe(keys);
+    return found;
+}
+
+bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size)
+{
+    p2p_rejoin *j = &n->rejoin;
+    if (v->h.type != TEMPO_MSG_SYNC_REQUEST)
         return false;
     p2p_peer *e = &n->peers[peer];
     bool in_window = j->lost_us[peer] != 0 && n->cfg->rejoin_window_ms > 0 &&
@@ -103,10 +145,20 @@ bool p2p_rejoin_revive(tempo_p2p *n, int peer, uint8_t type)
         j->refused++;
         return false;
     }
+    wire_keys keys;
+    uint32_t epoch = e->epoch;
+    memset(&keys, 0, sizeof keys);
+    if (n->keyed && !newer_epoch(n, e, v, size, &keys, &epoch)) {
+        j->refused++; /* the old epoch's keys, a forgery, or tries used up */
+        return false;
+    }
     link_config lc = e->link.cfg;
     tempo_address addr = e->addr;
     uint32_t players = e->players;
     p2p_peer_init(e, &addr, P2P_ROLE_PEER, players);
+    e->epoch = epoch;
+    e->keys = keys;
+    seal_keys_wipe(&keys);
     link_init(&e->link, &lc, n->clock->now_us);
     link_handshake_announce(&e->link, false);
     e->rejoining = true;
@@ -424,6 +476,7 @@ static void ask(tempo_p2p *n)
 
 void p2p_rejoin_poll(tempo_p2p *n)
 {
+    n->rejoin.tries = 0;
     if (n->cfg->rejoin && !n->rejoin.loaded) {
         ask(n);
         return;

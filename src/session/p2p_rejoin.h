@@ -11,10 +11,13 @@
 #include "tempo/session.h"
 #include "wire/codec.h"
 #include "wire/fragment.h"
+#include "wire/packet.h"
 
 #define P2P_REJOIN_ASK_US 200000u     /* a rejoining machine asks again after this */
 #define P2P_REJOIN_FRAGS_PER_TICK 8   /* fragments of a state per tick, at most */
 #define P2P_REJOIN_ANNOUNCE_US 50000u /* REJOIN_FRAME repeated this often until the frame */
+#define P2P_REJOIN_EPOCHS 4           /* key epochs tried above the one a peer had */
+#define P2P_REJOIN_TRIES_PER_POLL 8   /* keyed handshakes from lost peers tried per poll, at most */
 
 struct tempo_p2p;
 struct p2p_peer;
@@ -45,6 +48,8 @@ typedef struct p2p_rejoin {
      * first inputs that come after the state. */
     uint8_t prev[TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE];
 
+    int tries;                 /* keyed revivals tried this poll */
+
     uint64_t rejoins, refused, states_sent, fast_forwarded;
 } p2p_rejoin;
 
@@ -52,10 +57,12 @@ tempo_result p2p_rejoin_open(struct tempo_p2p *n);
 void p2p_rejoin_close(struct tempo_p2p *n);
 /* Peer index `peer` was lost now. */
 void p2p_rejoin_on_lost(struct tempo_p2p *n, int peer);
-/* A datagram of `type` from lost peer `peer`: true if it is a fresh
- * handshake within the window and the link was revived (counted refused
- * otherwise, for a handshake). */
-bool p2p_rejoin_revive(struct tempo_p2p *n, int peer, uint8_t type);
+/* A datagram (header read into *v, size bytes in n->buf) from lost peer
+ * `peer`: true if it is a fresh handshake within the window (in a keyed
+ * session, one that opens under the pair keys of a newer key epoch of the
+ * peer's) and the link was revived; counted refused otherwise, for a
+ * handshake. n->buf is left as it came. */
+bool p2p_rejoin_revive(struct tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
 /* A REJOIN_STATE fragment: as p2p_diff_fragment. */
 int p2p_rejoin_fragment(struct tempo_p2p *n, int peer, const uint8_t **body, size_t *size,
                         tempo_drop_reason *why);

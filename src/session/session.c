@@ -109,7 +109,8 @@ tempo_result session_validate_config(const tempo_config *cfg)
     if (cfg->rejoin_window_ms != 0 &&
         (cfg->rejoin_window_ms < 1000u || cfg->rejoin_window_ms > 3600000u))
         return TEMPO_E_INVALID_ARG;
-    if (cfg->rejoin && (cfg->arena == NULL || cfg->has_match_key))
+    if (cfg->rejoin && (cfg->arena == NULL || cfg->rejoin_epoch > 255u ||
+                        (cfg->has_match_key && cfg->rejoin_epoch == 0)))
         return TEMPO_E_INVALID_ARG;
     if (cfg->has_match_key) {
         uint8_t any = 0;

@@ -61,6 +61,9 @@ typedef struct world {
     uint64_t now;
     uint64_t seed;
     uint32_t window_ms;
+    bool keyed;
+    uint32_t epoch;     /* the restarted machine's key epoch */
+    int stale;          /* datagrams to the old process still waiting at the restart */
 } world;
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -70,15 +73,20 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h ^ (h >> 33);
 }
 
-static tempo_config base_cfg(uint32_t window_ms)
+static tempo_config base_cfg(const world *w)
 {
     tempo_config c;
     tempo_config_default(&c);
+    if (w->keyed) {
+        c.has_match_key = true;
+        for (int i = 0; i < 32; i++)
+            c.match_key[i] = (uint8_t)(i * 7 + 1);
+    }
     c.num_players = N;
     c.input_size = 2;
     c.max_prediction = 8;
     c.desync_interval = 30;
-    c.rejoin_window_ms = window_ms;
+    c.rejoin_window_ms = w->window_ms;
     return c;
 }
 
@@ -90,6 +98,7 @@ static void make_session(world *w, int i, const tempo_config *base, bool rejoin)
     c.arena = &m->g;
     c.arena_size = sizeof m->g;
     c.rejoin = rejoin;
+    c.rejoin_epoch = rejoin ? w->epoch : 0;
     c.random_seed = w->seed * 31u + (uint64_t)i + (rejoin ? 1000u : 0u);
     assert_int_equal(tempo_session_create_p2p(&c, &m->node, &m->s), TEMPO_OK);
     for (int p = 0; p < N; p++) {
@@ -102,17 +111,19 @@ static void make_session(world *w, int i, const tempo_config *base, bool rejoin)
     }
 }
 
-static void world_init(world *w, uint32_t window_ms, uint64_t seed)
+static void world_init(world *w, uint32_t window_ms, bool keyed, uint64_t seed)
 {
     memset(w, 0, sizeof *w);
     w->seed = seed;
     w->window_ms = window_ms;
+    w->keyed = keyed;
+    w->epoch = 1;
     tempo_simnet_config nc;
     tempo_simnet_config_default(&nc);
     nc.seed = seed;
     assert_int_equal(tempo_link_profile("broadband", &nc.default_link), TEMPO_OK);
     assert_int_equal(tempo_simnet_create(&nc, &w->net), TEMPO_OK);
-    tempo_config c = base_cfg(window_ms);
+    tempo_config c = base_cfg(w);
     for (int i = 0; i < N; i++) {
         w->m[i].addr = tempo_address_ipv4(10, 0, 0, (uint8_t)(i + 1), 7000);
         w->m[i].next_us = (double)(mix(seed, (uint64_t)i) % TICK_US);
@@ -193,8 +204,20 @@ static void blackout_and_restart(world *w, uint64_t at_us, uint64_t dark_us)
     m->down = true;
     tempo_session_destroy(m->s);
     m->s = NULL;
-    run_until(w, at_us + dark_us);
-    tempo_config c = base_cfg(w->window_ms);
+    run_until(w, at_us + dark_us + 1000u); /* the dark is over */
+    /* What was sent to the old process and never read waits for the new
+     * one: counted, and sent again by the same machines, so it reaches the
+     * new session with the datagrams of the new life. */
+    uint8_t buf[TEMPO_MAX_DATAGRAM];
+    tempo_address from;
+    int got;
+    while ((got = m->node.recv(m->node.ctx, &from, buf, sizeof buf)) > 0)
+        for (int i = 0; i < 2; i++)
+            if (tempo_address_equal(&from, &w->m[i].addr)) {
+                w->m[i].node.send(w->m[i].node.ctx, &m->addr, buf, (size_t)got);
+                w->stale++;
+            }
+    tempo_config c = base_cfg(w);
     make_session(w, 2, &c, true);
     m->down = false;
     m->samples = 0;
@@ -226,11 +249,10 @@ static int32_t agreed_frames(const world *w, int32_t from)
     return c - from;
 }
 
-static void restarted_peer_rejoins_and_all_agree(void **state)
+static void rejoin_and_check(bool keyed)
 {
-    (void)state;
     world w;
-    world_init(&w, 15000, 7);
+    world_init(&w, 15000, keyed, 7);
     blackout_and_restart(&w, 5000000u, 10000000u);
     int32_t frame_at_restart = tempo_session_frame(w.m[0].s);
     for (uint64_t t = 15000000u; t < 25000000u; t += 250000u) {
@@ -280,13 +302,34 @@ static void restarted_peer_rejoins_and_all_agree(void **state)
     assert_int_equal(tempo_session_confirmed_inputs(w.m[0].s, f, inputs, sizeof inputs, status), TEMPO_OK);
     assert_int_equal(status[2], TEMPO_INPUT_CONFIRMED);
     assert_int_equal(inputs[2 * 2 + 1], 2);
+    if (keyed) { /* everything went sealed, nothing was refused as forged */
+        assert_false(s2.unauthenticated);
+        /* the datagrams of its earlier life, sealed under the old epoch's
+         * keys, no longer open; nothing else was refused */
+        assert_true(w.stale > 0);
+        assert_int_equal(s2.dropped_forged, (uint64_t)w.stale);
+        assert_int_equal(s0.dropped_forged + s1.dropped_forged, 0);
+    }
     world_free(&w);
+}
+
+static void restarted_peer_rejoins_and_all_agree(void **state)
+{
+    (void)state;
+    rejoin_and_check(false);
+}
+
+static void sealed_peer_rejoins_under_a_new_key_epoch(void **state)
+{
+    (void)state;
+    rejoin_and_check(true);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(restarted_peer_rejoins_and_all_agree),
+        cmocka_unit_test(sealed_peer_rejoins_under_a_new_key_epoch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
