@@ -61,6 +61,7 @@ tempo_result p2p_rejoin_open(tempo_p2p *n)
     p2p_rejoin *j = &n->rejoin;
     memset(j, 0, sizeof *j);
     j->out_peer = -1;
+    j->asked_peer = -1;
     const tempo_config *c = n->cfg;
     j->serving = c->rejoin_window_ms > 0 && c->arena != NULL;
     if (j->serving) {
@@ -248,6 +249,7 @@ static bool attach(tempo_p2p *n, p2p_peer *e, int32_t frame)
             return false;
         n->drop_state[p] = DROP_NONE;
         n->drop_waiting_since[p] = 0;
+        n->rejoin.attached_at[p] = frame;
     }
     for (int i = 0; i < n->npeers; i++) { /* nobody's old news of the drop stands */
         n->peers[i].claim_mask &= (uint8_t)~e->players;
@@ -355,8 +357,11 @@ void p2p_rejoin_on_frame(tempo_p2p *n, int peer, const tempo_msg_rejoin_frame *m
     }
     p2p_peer *e = &n->peers[h];
     int first = p2p_first_player(e->players);
-    if (n->sync->q[first].disconnect_frame == IQ_NO_FRAME)
-        return; /* a repeat: attached already */
+    if (n->sync->q[first].disconnect_frame == IQ_NO_FRAME) {
+        if (j->attached_at[first] != m->frame) /* a player who never left, or another frame */
+            j->refused++;
+        return; /* otherwise a repeat: attached already */
+    }
     if (!drops_final(n, e) || !attach(n, e, m->frame))
         j->refused++;
 }
@@ -365,7 +370,8 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
 {
     p2p_rejoin *j = &n->rejoin;
     tempo_sync *s = n->sync;
-    if (!n->cfg->rejoin || j->loaded || peer < 0 || m->player_mask != n->local_mask ||
+    if (!n->cfg->rejoin || j->loaded || peer < 0 || peer != j->asked_peer ||
+        m->player_mask != n->local_mask ||
         m->size != n->cfg->arena_size || (m->disconnected_mask & n->local_mask) ||
         m->rejoin_frame - m->frame >= sync_queue_capacity(n->cfg->max_prediction) / 2) {
         j->refused++;
@@ -469,6 +475,7 @@ static void ask(tempo_p2p *n)
     if (best < 0)
         return;
     j->asked_us = n->clock->now_us ? n->clock->now_us : 1;
+    j->asked_peer = best;
     n->msg.type = TEMPO_MSG_REJOIN_REQUEST;
     n->msg.u.rejoin_request.player_mask = (uint8_t)n->local_mask;
     p2p_send(n, &n->peers[best], &n->msg, NULL);

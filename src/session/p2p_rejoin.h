@@ -36,12 +36,14 @@ typedef struct p2p_rejoin {
     uint8_t announce_mask;     /* the rejoining players (0: nothing to tell) */
     int32_t announce_frame;
     uint64_t announce_us;
+    int32_t attached_at[TEMPO_MAX_PLAYERS]; /* the rejoin frame each player came back at, 0 none */
 
     /* The rejoining side (cfg.rejoin). */
     tempo_frag_assembler frag;
     bool assembling;
     bool loaded;               /* the state came: the match runs */
     uint64_t asked_us;
+    int asked_peer;            /* the peer asked last (-1: none yet) */
     int32_t catch_up_end;      /* the sender's live frame: fast-forward up to it */
     int32_t loaded_frame;
     /* Every player's input of loaded_frame - 1: the delta reference of the

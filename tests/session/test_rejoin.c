@@ -21,7 +21,6 @@
 
 #include <cmocka.h>
 
-#include "count_malloc.h"
 #include "session/network.h"
 #include "session/session.h"
 #include "tempo/simnet.h"
@@ -73,10 +72,30 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h ^ (h >> 33);
 }
 
+/* Every session's allocator: counts what is taken once `counting` is set. */
+static uint64_t allocs_counted;
+static bool counting;
+
+static void *counted_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    if (counting)
+        allocs_counted++;
+    return malloc(size);
+}
+
+static void counted_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
 static tempo_config base_cfg(const world *w)
 {
     tempo_config c;
     tempo_config_default(&c);
+    c.allocator.alloc = counted_alloc;
+    c.allocator.free = counted_free;
     if (w->keyed) {
         c.has_match_key = true;
         for (int i = 0; i < 32; i++)
@@ -218,7 +237,9 @@ static void blackout_and_restart(world *w, uint64_t at_us, uint64_t dark_us)
                 w->stale++;
             }
     tempo_config c = base_cfg(w);
+    counting = false; /* creating allocates; from its first tick on, nothing may */
     make_session(w, 2, &c, true);
+    counting = true;
     m->down = false;
     m->samples = 0;
     memset(m->hash_after, 0, sizeof m->hash_after);
@@ -302,6 +323,10 @@ static void rejoin_and_check(bool keyed)
     assert_int_equal(tempo_session_confirmed_inputs(w.m[0].s, f, inputs, sizeof inputs, status), TEMPO_OK);
     assert_int_equal(status[2], TEMPO_INPUT_CONFIRMED);
     assert_int_equal(inputs[2 * 2 + 1], 2);
+    /* no session allocated from the restart on: not the transfer, not
+     * the rejoining machine's restart of its engine */
+    counting = false;
+    assert_int_equal(allocs_counted, 0);
     if (keyed) { /* everything went sealed, nothing was refused as forged */
         assert_false(s2.unauthenticated);
         /* the datagrams of its earlier life, sealed under the old epoch's
@@ -325,11 +350,153 @@ static void sealed_peer_rejoins_under_a_new_key_epoch(void **state)
     rejoin_and_check(true);
 }
 
+/* The record machine `victim` keeps of machine `sender`. */
+static p2p_peer *record_of(world *w, int victim, int sender)
+{
+    tempo_p2p *n = w->m[victim].s->net;
+    for (int i = 0; i < n->npeers; i++)
+        if (tempo_address_equal(&n->peers[i].addr, &w->m[sender].addr))
+            return &n->peers[i];
+    fail_msg("machine %d has no record of machine %d", victim, sender);
+    return NULL;
+}
+
+/* Send m from machine `from` to `to` as from's next datagram to it would
+ * go (its own datagrams move on past the sequence). */
+static void send_crafted(world *w, int from, int to, tempo_msg *m)
+{
+    tempo_codec_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.input_size = 2;
+    ctx.num_players = N;
+    m->session_id = 1;
+    uint8_t buf[TEMPO_MAX_DATAGRAM];
+    int n = tempo_codec_encode(m, &ctx, buf, sizeof buf);
+    assert_true(n > 0);
+    m->sequence = (uint16_t)link_on_sent(&record_of(w, from, to)->link, w->now, (size_t)n);
+    buf[5] = (uint8_t)m->sequence; /* the header's sequence bits (PROTOCOL.md 2) */
+    buf[6] = (uint8_t)(m->sequence >> 8);
+    assert_int_equal(w->m[from].node.send(w->m[from].node.ctx, &w->m[to].addr, buf, (size_t)n), 0);
+}
+
+static void rejoin_after_the_window_is_refused(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, 5000, false, 11);
+    blackout_and_restart(&w, 5000000u, 10000000u);
+    int32_t before = tempo_session_frame(w.m[0].s);
+    run_until(&w, 20000000u);
+    tempo_session_stats s0 = stats_of(&w, 0), s1 = stats_of(&w, 1);
+    /* every handshake of the restarted machine is refused, at both */
+    assert_true(s0.rejoins_refused > 10);
+    assert_true(s1.rejoins_refused > 10);
+    assert_int_equal(s0.rejoins + s1.rejoins, 0);
+    assert_int_equal(w.m[0].rejoined_events + w.m[1].rejoined_events + w.m[2].rejoined_events, 0);
+    /* it never runs; the others play on without waiting */
+    tempo_session_state st;
+    assert_int_equal(tempo_session_get_state(w.m[2].s, &st), TEMPO_OK);
+    assert_int_equal(st, TEMPO_SESSION_SYNCHRONIZING);
+    assert_int_equal(tempo_session_frame(w.m[2].s), 0);
+    assert_true(tempo_session_frame(w.m[0].s) - before > 250);
+    assert_int_equal(w.m[0].waiting_ticks + w.m[1].waiting_ticks, 0);
+    counting = false;
+    world_free(&w);
+}
+
+static void forged_rejoin_messages_are_refused_and_counted(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, 15000, false, 13);
+    run_until(&w, 3000000u);
+    uint8_t bytes[sizeof(game)] = {0}, prev[N * 2] = {0};
+    /* to machine 0, from machine 1's address: machine 2 (live) "rejoins",
+     * machine 1 (live) asks for a state, and a state nobody asked for */
+    tempo_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = TEMPO_MSG_REJOIN_FRAME;
+    m.u.rejoin_frame.player_mask = 1u << 2;
+    m.u.rejoin_frame.frame = tempo_session_frame(w.m[0].s) + 30;
+    send_crafted(&w, 1, 0, &m);
+    memset(&m, 0, sizeof m);
+    m.type = TEMPO_MSG_REJOIN_REQUEST;
+    m.u.rejoin_request.player_mask = 1u << 1;
+    send_crafted(&w, 1, 0, &m);
+    memset(&m, 0, sizeof m);
+    m.type = TEMPO_MSG_REJOIN_STATE;
+    m.u.rejoin_state.frame = 100;
+    m.u.rejoin_state.live_frame = 100;
+    m.u.rejoin_state.rejoin_frame = 130;
+    m.u.rejoin_state.player_mask = 1u << 0;
+    m.u.rejoin_state.prev = prev;
+    m.u.rejoin_state.prev_size = sizeof prev;
+    m.u.rejoin_state.size = sizeof bytes;
+    m.u.rejoin_state.data = bytes;
+    send_crafted(&w, 1, 0, &m);
+    run_until(&w, 6000000u);
+    tempo_session_stats s0 = stats_of(&w, 0);
+    assert_int_equal(s0.rejoins_refused, 3);
+    assert_int_equal(s0.rejoins, 0);
+    assert_int_equal(s0.rejoin_states_sent, 0);
+    assert_int_equal(w.m[0].rejoined_events, 0);
+    /* the honest match played on, every machine agreeing */
+    assert_int_equal(s0.dropped_malformed, 0);
+    assert_true(agreed_frames(&w, 0) > 300);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(w.m[i].desyncs, 0);
+    counting = false;
+    world_free(&w);
+}
+
+/* While machine 2 waits for its state, machine 1 (not the one it asked)
+ * sends it one: refused, and the honest state from machine 0 is the one
+ * played. */
+static void a_state_from_a_peer_not_asked_is_refused(void **state)
+{
+    (void)state;
+    world w;
+    world_init(&w, 15000, false, 7);
+    blackout_and_restart(&w, 5000000u, 10000000u);
+    tempo_p2p *r = w.m[2].s->net;
+    while (r->rejoin.asked_peer < 0)
+        run_until(&w, w.now + 1000u);
+    assert_false(r->rejoin.loaded);
+    uint8_t bytes[sizeof(game)], prev[N * 2] = {0};
+    memset(bytes, 0xAB, sizeof bytes);
+    tempo_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = TEMPO_MSG_REJOIN_STATE;
+    m.u.rejoin_state.frame = tempo_session_frame(w.m[1].s) - 2;
+    m.u.rejoin_state.live_frame = m.u.rejoin_state.frame;
+    m.u.rejoin_state.rejoin_frame = m.u.rejoin_state.frame + 20;
+    m.u.rejoin_state.player_mask = 1u << 2;
+    m.u.rejoin_state.prev = prev;
+    m.u.rejoin_state.prev_size = sizeof prev;
+    m.u.rejoin_state.size = sizeof bytes;
+    m.u.rejoin_state.data = bytes;
+    (void)record_of(&w, 1, 2);
+    send_crafted(&w, 1, 2, &m);
+    run_until(&w, 22000000u);
+    tempo_session_stats s2 = stats_of(&w, 2);
+    assert_int_equal(s2.rejoins_refused, 1);
+    assert_int_equal(w.m[2].rejoined_events, 1);
+    assert_int_equal(w.m[2].rejoined_frame, w.m[0].rejoined_frame);
+    assert_true(agreed_frames(&w, w.m[2].rejoined_frame) > 200);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(w.m[i].desyncs, 0);
+    counting = false;
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(restarted_peer_rejoins_and_all_agree),
         cmocka_unit_test(sealed_peer_rejoins_under_a_new_key_epoch),
+        cmocka_unit_test(rejoin_after_the_window_is_refused),
+        cmocka_unit_test(forged_rejoin_messages_are_refused_and_counted),
+        cmocka_unit_test(a_state_from_a_peer_not_asked_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
