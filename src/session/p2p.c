@@ -476,7 +476,7 @@ static void on_message(tempo_p2p *n, p2p_peer *e, int peer, tempo_msg *m, bool f
         p2p_diff_on_state(n, peer, &m->u.state);
         break;
     case TEMPO_MSG_REJOIN_REQUEST:
-        p2p_rejoin_on_request(n, peer, &m->u.rejoin_request);
+        p2p_rejoin_on_request(n, e, peer, &m->u.rejoin_request);
         break;
     case TEMPO_MSG_REJOIN_STATE:
         p2p_rejoin_on_state(n, peer, &m->u.rejoin_state);
@@ -747,13 +747,13 @@ static void check_running(tempo_p2p *n)
 {
     if (n->running)
         return;
+    if (p2p_rejoin_waiting(n)) /* a rejoining machine runs once its state came */
+        return;
     if (n->spectating) {
         if (p2p_synced(&n->peers[0]))
             p2p_start_running(n);
         return;
     }
-    if (p2p_rejoin_waiting(n)) /* a rejoining machine runs once its state came */
-        return;
     if (!n->ready) {
         for (int i = 0; i < n->npeers; i++)
             if (!p2p_synced(&n->peers[i]) && !p2p_lost(&n->peers[i]))
@@ -886,8 +886,7 @@ void p2p_poll(void *b)
         service(n, &n->specs[i]);
     p2p_try_finalize(n);
     check_running(n);
-    if (!n->spectating)
-        p2p_rejoin_poll(n);
+    p2p_rejoin_poll(n);
     if (n->running && !n->decided && !n->spectating) {
         n->stall_next = timesync_decide(&n->ts, n->sync->frame);
         n->decided = true;

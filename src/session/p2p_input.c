@@ -239,7 +239,12 @@ void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
         if (p2p_lost(e) || !p2p_synced(e) || !link_may_send(&e->link, n->clock->now_us))
             continue;
         int32_t start = e->remote_ack < 0 ? 0 : e->remote_ack;
-        if (start > 0 && !input_log_holds(&n->sync->confirmed_log, start - 1)) {
+        bool held = start >= n->sync->confirmed_log.end ||
+                    (input_log_holds(&n->sync->confirmed_log, start) &&
+                     (start == 0 || input_log_holds(&n->sync->confirmed_log, start - 1)));
+        if (!held && n->rejoin.serving && start == 0)
+            continue; /* it came late: it asks for a state (p2p_rejoin.c) */
+        if (!held) {
             p2p_lose_peer(n, e); /* too far behind to serve */
             continue;
         }

@@ -60,10 +60,9 @@ tempo_result p2p_rejoin_open(tempo_p2p *n)
 {
     p2p_rejoin *j = &n->rejoin;
     memset(j, 0, sizeof *j);
-    j->out_peer = -1;
     j->asked_peer = -1;
     const tempo_config *c = n->cfg;
-    j->serving = c->rejoin_window_ms > 0 && c->arena != NULL;
+    j->serving = c->rejoin_window_ms > 0 && c->arena != NULL && !n->spectating;
     if (j->serving) {
         j->out = tempo__calloc(&c->allocator, 1, FRAG_MAX_PAYLOAD);
         if (!j->out)
@@ -260,26 +259,23 @@ static bool attach(tempo_p2p *n, p2p_peer *e, int32_t frame)
     return true;
 }
 
-void p2p_rejoin_on_request(tempo_p2p *n, int peer, const tempo_msg_rejoin_request *m)
+void p2p_rejoin_on_request(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_rejoin_request *m)
 {
     p2p_rejoin *j = &n->rejoin;
-    if (peer < 0) {
+    bool spectator = peer < 0 && e->role == P2P_ROLE_SPECTATOR;
+    bool rejoining = peer >= 0 && e->role == P2P_ROLE_PEER && e->rejoining;
+    if (!j->serving || !n->running || !p2p_synced(e) || (!spectator && !rejoining) ||
+        m->player_mask != e->players || (rejoining && lowest_live(n, peer) != -1) ||
+        (j->out_to != NULL && j->out_to != e)) {
         j->refused++;
         return;
     }
-    p2p_peer *e = &n->peers[peer];
-    if (!j->serving || !n->running || !e->rejoining || !p2p_synced(e) ||
-        m->player_mask != e->players || lowest_live(n, peer) != -1 ||
-        (j->out_peer >= 0 && j->out_peer != peer)) {
-        j->refused++;
-        return;
-    }
-    if (j->out_peer == peer) { /* asked again: the same state once more */
+    if (j->out_to == e) { /* asked again: the same state once more */
         j->out_next = 0;
         j->out_id++;
         return;
     }
-    if (!drops_final(n, e)) {
+    if (rejoining && !drops_final(n, e)) {
         j->refused++;
         return;
     }
@@ -293,9 +289,11 @@ void p2p_rejoin_on_request(tempo_p2p *n, int peer, const tempo_msg_rejoin_reques
         j->refused++;
         return;
     }
+    /* A spectator follows the confirmed stream from the state on; a
+     * rejoining peer plays again from a frame far enough ahead. */
     int fps = n->cfg->frames_per_second;
     int32_t rtt_frames = (int32_t)((int64_t)link_rtt_us(&e->link) * fps / 1000000);
-    int32_t rejoin = n->sync->frame + fps / 2 + 2 * rtt_frames + 1;
+    int32_t rejoin = spectator ? n->sync->frame + 1 : n->sync->frame + fps / 2 + 2 * rtt_frames + 1;
     tempo_msg *msg = &n->msg;
     memset(&msg->u.rejoin_state, 0, sizeof msg->u.rejoin_state);
     msg->type = TEMPO_MSG_REJOIN_STATE;
@@ -327,18 +325,20 @@ void p2p_rejoin_on_request(tempo_p2p *n, int peer, const tempo_msg_rejoin_reques
         s->prev_size = (uint16_t)((size_t)n->cfg->num_players * is);
     }
     int body = tempo_codec_encode_body(msg, NULL, j->out, FRAG_MAX_PAYLOAD);
-    if (body <= 0 || !attach(n, e, rejoin)) {
+    if (body <= 0 || (rejoining && !attach(n, e, rejoin))) {
         j->refused++;
         return;
     }
     j->out_size = (size_t)body;
-    j->out_peer = peer;
+    j->out_to = e;
     j->out_next = 0;
     j->out_id++;
     j->states_sent++;
-    j->announce_mask = (uint8_t)e->players;
-    j->announce_frame = rejoin;
-    j->announce_us = 0;
+    if (rejoining) {
+        j->announce_mask = (uint8_t)e->players;
+        j->announce_frame = rejoin;
+        j->announce_us = 0;
+    }
 }
 
 void p2p_rejoin_on_frame(tempo_p2p *n, int peer, const tempo_msg_rejoin_frame *m)
@@ -373,7 +373,7 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
     if (!n->cfg->rejoin || j->loaded || peer < 0 || peer != j->asked_peer ||
         m->player_mask != n->local_mask ||
         m->size != n->cfg->arena_size || (m->disconnected_mask & n->local_mask) ||
-        m->rejoin_frame - m->frame >= sync_queue_capacity(n->cfg->max_prediction) / 2) {
+        m->rejoin_frame - m->frame >= sync_queue_capacity(s->max_pred) / 2) {
         j->refused++;
         return;
     }
@@ -395,7 +395,7 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
             (void)sync_attach(s, p, SYNC_LOCAL, m->rejoin_frame);
         } else if (m->disconnected_mask & (1u << p)) {
             int h = n->player_peer[p];
-            if (h >= 0)
+            if (h >= 0 && !n->spectating) /* a spectator's one peer is the host */
                 link_close(&n->peers[h].link);
             n->drop_state[p] = DROP_FINAL;
             p2p_disconnect(n, p, m->frame);
@@ -408,9 +408,9 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
 static void send_fragments(tempo_p2p *n)
 {
     p2p_rejoin *j = &n->rejoin;
-    if (j->out_peer < 0)
+    p2p_peer *e = j->out_to;
+    if (e == NULL)
         return;
-    p2p_peer *e = &n->peers[j->out_peer];
     int count = frag_count(j->out_size);
     int last = count == 0 ? 1 : count;
     if (p2p_lost(e) || j->out_next >= last)
@@ -434,6 +434,15 @@ static void send_fragments(tempo_p2p *n)
     }
 }
 
+static bool j_done_spectator(const tempo_p2p *n)
+{
+    const p2p_rejoin *j = &n->rejoin;
+    if (j->out_to == NULL || j->out_to->role != P2P_ROLE_SPECTATOR)
+        return false;
+    int count = frag_count(j->out_size);
+    return j->out_next >= (count == 0 ? 1 : count);
+}
+
 static void announce(tempo_p2p *n)
 {
     p2p_rejoin *j = &n->rejoin;
@@ -441,7 +450,7 @@ static void announce(tempo_p2p *n)
         return;
     if (n->sync->frame >= j->announce_frame) {
         j->announce_mask = 0;
-        j->out_peer = -1; /* the machine plays: no state goes to it again */
+        j->out_to = NULL; /* the machine plays: no state goes to it again */
         return;
     }
     if (j->announce_us != 0 && n->clock->now_us - j->announce_us < P2P_REJOIN_ANNOUNCE_US)
@@ -449,7 +458,7 @@ static void announce(tempo_p2p *n)
     j->announce_us = n->clock->now_us ? n->clock->now_us : 1;
     for (int i = 0; i < n->npeers; i++) {
         p2p_peer *e = &n->peers[i];
-        if (i == j->out_peer || e->role != P2P_ROLE_PEER || p2p_lost(e) || !p2p_synced(e) ||
+        if (e == j->out_to || e->role != P2P_ROLE_PEER || p2p_lost(e) || !p2p_synced(e) ||
             e->rejoining)
             continue;
         n->msg.type = TEMPO_MSG_REJOIN_FRAME;
@@ -490,6 +499,9 @@ void p2p_rejoin_poll(tempo_p2p *n)
     }
     send_fragments(n);
     announce(n);
+    /* a spectator's state went out whole: the slot is free for the next */
+    if (j_done_spectator(n))
+        n->rejoin.out_to = NULL;
 }
 
 void p2p_rejoin_after_tick(tempo_p2p *n, const tempo_tick *tick)

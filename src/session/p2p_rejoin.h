@@ -29,7 +29,7 @@ typedef struct p2p_rejoin {
     /* Sending a state: one rejoining machine at a time. */
     uint8_t *out;              /* the REJOIN_STATE body */
     size_t out_size;
-    int out_peer;              /* -1: none */
+    struct p2p_peer *out_to;   /* the machine it goes to (a peer or a spectator), or NULL */
     int out_next;
     uint16_t out_id;
     /* Telling the other peers the rejoin frame. */
@@ -68,7 +68,9 @@ bool p2p_rejoin_revive(struct tempo_p2p *n, int peer, const tempo_packet_view *v
 /* A REJOIN_STATE fragment: as p2p_diff_fragment. */
 int p2p_rejoin_fragment(struct tempo_p2p *n, int peer, const uint8_t **body, size_t *size,
                         tempo_drop_reason *why);
-void p2p_rejoin_on_request(struct tempo_p2p *n, int peer, const tempo_msg_rejoin_request *m);
+/* A REJOIN_REQUEST from e (peer: its index, -1 for a spectator). */
+void p2p_rejoin_on_request(struct tempo_p2p *n, struct p2p_peer *e, int peer,
+                           const tempo_msg_rejoin_request *m);
 void p2p_rejoin_on_state(struct tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m);
 void p2p_rejoin_on_frame(struct tempo_p2p *n, int peer, const tempo_msg_rejoin_frame *m);
 /* Each poll: ask (rejoining), send what is due (serving). */

@@ -84,13 +84,13 @@ static bool msg_valid(const tempo_msg *m, const tempo_codec_ctx *ctx)
         return d->frame > 0 && (!d->carried || (d->size <= TEMPO_MSG_STATE_MAX &&
                                                 (d->size == 0 || d->data != NULL)));
     }
-    case TEMPO_MSG_REJOIN_REQUEST: return m->u.rejoin_request.player_mask != 0;
+    case TEMPO_MSG_REJOIN_REQUEST: return true;
     case TEMPO_MSG_REJOIN_FRAME:
         return m->u.rejoin_frame.player_mask != 0 && m->u.rejoin_frame.frame > 0;
     case TEMPO_MSG_REJOIN_STATE: {
         const tempo_msg_rejoin_state *j = &m->u.rejoin_state;
         return j->frame >= 0 && j->live_frame >= j->frame && j->rejoin_frame > j->live_frame &&
-               j->player_mask != 0 && (j->player_mask & j->disconnected_mask) == 0 &&
+               (j->player_mask & j->disconnected_mask) == 0 &&
                j->size >= 1 && j->size <= TEMPO_MSG_STATE_MAX && j->data != NULL &&
                j->prev_size <= TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE &&
                (j->prev_size == 0 || j->prev != NULL);
@@ -660,7 +660,7 @@ static tempo_drop_reason rejoin_request_get(tempo_bitreader *r, const tempo_code
         return reader_reason(r);
     if (ctx && !mask_ok(m->u.rejoin_request.player_mask, ctx->num_players))
         return TEMPO_DROP_BAD_VALUE;
-    return m->u.rejoin_request.player_mask != 0 ? reader_reason(r) : TEMPO_DROP_BAD_VALUE;
+    return reader_reason(r);
 }
 
 static bool rejoin_request_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
@@ -740,7 +740,7 @@ static tempo_drop_reason rejoin_state_get(tempo_bitreader *r, const tempo_codec_
     if (r->error != TEMPO_BITREAD_OK)
         return reader_reason(r);
     int np = ctx ? ctx->num_players : TEMPO_MAX_PLAYERS;
-    if (j->live_frame < j->frame || j->rejoin_frame <= j->live_frame || j->player_mask == 0 ||
+    if (j->live_frame < j->frame || j->rejoin_frame <= j->live_frame ||
         (j->player_mask & j->disconnected_mask) != 0 || !mask_ok(j->player_mask, np) ||
         !mask_ok(j->disconnected_mask, np) || j->size == 0 || j->size > TEMPO_MSG_STATE_MAX ||
         j->prev_size > TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE ||

@@ -129,7 +129,8 @@ typedef struct tempo_msg_desync_state {
 } tempo_msg_desync_state;
 
 /* REJOIN_REQUEST: a machine back in a running match asks the receiver
- * for a state; player_mask: the players it hosts (nonzero). */
+ * for a state; player_mask: the players it hosts (0: a spectator joining
+ * late). */
 typedef struct tempo_msg_rejoin_request {
     uint8_t player_mask;
 } tempo_msg_rejoin_request;
@@ -144,7 +145,7 @@ typedef struct tempo_msg_rejoin_state {
     int32_t frame;
     int32_t live_frame;
     int32_t rejoin_frame;
-    uint8_t player_mask;        /* the rejoining machine's players, nonzero */
+    uint8_t player_mask;        /* the rejoining machine's players (0: a spectator) */
     uint8_t disconnected_mask;
     int32_t disconnect_frame[TEMPO_MAX_PLAYERS];
     /* Every player's confirmed input of frame - 1, players in order

@@ -56,7 +56,8 @@ typedef struct machine {
 
 typedef struct world {
     tempo_simnet *net;
-    machine m[N];
+    machine m[N + 1];   /* m[N]: a spectator of machine 0's, when there is one */
+    bool spectator;     /* m[N] ticks */
     uint64_t now;
     uint64_t seed;
     uint32_t window_ms;
@@ -90,6 +91,8 @@ static void counted_free(void *ctx, void *p)
     free(p);
 }
 
+static int log_frames = 1024; /* every session's input_log_frames */
+
 static tempo_config base_cfg(const world *w)
 {
     tempo_config c;
@@ -106,6 +109,7 @@ static tempo_config base_cfg(const world *w)
     c.max_prediction = 8;
     c.desync_interval = 30;
     c.rejoin_window_ms = w->window_ms;
+    c.input_log_frames = log_frames;
     return c;
 }
 
@@ -154,7 +158,7 @@ static void world_init(world *w, uint32_t window_ms, bool keyed, uint64_t seed)
 
 static void world_free(world *w)
 {
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < N + (w->spectator ? 1 : 0); i++)
         tempo_session_destroy(w->m[i].s);
     tempo_simnet_destroy(w->net);
 }
@@ -163,7 +167,8 @@ static void tick(world *w, machine *m, int i)
 {
     assert_int_equal(tempo_session_poll(m->s, w->now), TEMPO_OK);
     uint8_t in[2] = {(uint8_t)mix(w->seed + (uint64_t)i, m->samples / 7u), (uint8_t)i};
-    tempo_session_add_local_input(m->s, i, in, sizeof in);
+    if (i < N)
+        tempo_session_add_local_input(m->s, i, in, sizeof in);
     m->samples++;
     tempo_tick t;
     assert_int_equal(tempo_session_advance(m->s, &t), TEMPO_OK);
@@ -201,7 +206,7 @@ static void run_until(world *w, uint64_t until_us)
 {
     for (; w->now < until_us; w->now += 1000) {
         tempo_simnet_set_time(w->net, w->now);
-        for (int i = 0; i < N; i++) {
+        for (int i = 0; i < N + (w->spectator ? 1 : 0); i++) {
             machine *m = &w->m[i];
             if ((double)w->now < m->next_us)
                 continue;
@@ -489,6 +494,57 @@ static void a_state_from_a_peer_not_asked_is_refused(void **state)
     world_free(&w);
 }
 
+/* A spectator declared by machine 0 comes 10 s into the match: it gets a
+ * state, catches up to the live frame and then agrees on every check. */
+static void late_spectator_reaches_the_live_frame_and_agrees(void **state)
+{
+    (void)state;
+    world w;
+    log_frames = 128; /* the host's log no longer holds the first frames */
+    world_init(&w, 15000, false, 17);
+    machine *v = &w.m[N];
+    v->addr = tempo_address_ipv4(10, 0, 0, 9, 7000);
+    assert_int_equal(tempo_simnet_add_node(w.net, &v->addr, &v->node), TEMPO_OK);
+    assert_int_equal(tempo_session_add_spectator(w.m[0].s, &v->addr), TEMPO_OK);
+    run_until(&w, 10000000u);
+    int32_t oldest, end_;
+    assert_int_equal(tempo_session_input_log_range(w.m[0].s, &oldest, &end_), TEMPO_OK);
+    assert_true(oldest > 400);
+    tempo_config c = base_cfg(&w);
+    c.arena = &v->g;
+    c.arena_size = sizeof v->g;
+    c.rejoin = true;
+    tempo_address host = w.m[0].addr;
+    counting = false;
+    assert_int_equal(tempo_session_create_spectator(&c, &v->node, &host, &v->s), TEMPO_OK);
+    counting = true;
+    v->next_us = (double)w.now;
+    w.spectator = true;
+    w.m[0].counting = w.m[1].counting = w.m[2].counting = true;
+    run_until(&w, 20000000u);
+    counting = false;
+    assert_int_equal(allocs_counted, 0);
+    tempo_session_stats s0 = stats_of(&w, 0), sv;
+    assert_int_equal(tempo_session_get_stats(v->s, &sv), TEMPO_OK);
+    assert_int_equal(s0.rejoin_states_sent, 1);
+    assert_int_equal(v->rejoined_events, 1);
+    /* it plays near the live frame: its jitter buffer behind the players */
+    int32_t gap = tempo_session_frame(w.m[0].s) - tempo_session_frame(v->s);
+    assert_true(gap >= 0 && gap < 15);
+    /* the same states as the players, and its checks passed */
+    int32_t from = v->rejoined_frame;
+    int32_t end = tempo_session_frame(v->s);
+    assert_true(end - from > 400);
+    for (int32_t f = from; f < end; f++)
+        assert_true(v->hash_after[f] == w.m[0].hash_after[f]);
+    assert_true(sv.desync_checks > 10);
+    assert_int_equal(sv.desyncs, 0);
+    assert_int_equal(v->desyncs, 0);
+    assert_int_equal(w.m[0].waiting_ticks + w.m[1].waiting_ticks + w.m[2].waiting_ticks, 0);
+    log_frames = 1024;
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -497,6 +553,7 @@ int main(void)
         cmocka_unit_test(rejoin_after_the_window_is_refused),
         cmocka_unit_test(forged_rejoin_messages_are_refused_and_counted),
         cmocka_unit_test(a_state_from_a_peer_not_asked_is_refused),
+        cmocka_unit_test(late_spectator_reaches_the_live_frame_and_agrees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
