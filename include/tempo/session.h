@@ -200,12 +200,18 @@ typedef struct tempo_config {
      * keyed session the machine comes back under fresh pair keys (see
      * rejoin_epoch). 0 (the default): off. Otherwise 1000..3600000. */
     uint32_t rejoin_window_ms;
-    /* This machine comes back into a running match instead of starting
-     * one (p2p sessions, arena mode): declare the same players and peers as
-     * before; the session stays SYNCHRONIZING until a peer's state arrives,
-     * then fast-forwards (ADVANCEs flagged resimulating) and its local
-     * players play again from the rejoin frame (TEMPO_EVENT_REJOINED).
-     * Default false. */
+    /* This machine comes into a running match instead of starting one
+     * (arena mode; its peers need rejoin_window_ms > 0). A p2p session
+     * declares the same players and peers as before it was dropped; it
+     * stays SYNCHRONIZING until the live peer hosting the lowest player
+     * sent it a confirmed state, then fast-forwards (ADVANCEs flagged
+     * resimulating, up to the frame the sender had reached) and its local
+     * players play again from the rejoin frame (TEMPO_EVENT_REJOINED; the
+     * game adds their inputs every tick as usual). A spectator session
+     * (one its host declared from the start) joins late the same way: it
+     * asks its host for a state and follows the confirmed stream from it.
+     * Create fails with TEMPO_E_INVALID_ARG without an arena. Default
+     * false. */
     bool rejoin;
     /* With rejoin in a keyed session: this machine's key epoch, 1..255,
      * one it never used in this match before (1 at the first rejoin, 2 at
@@ -289,8 +295,11 @@ TEMPO_API tempo_result tempo_session_create_synctest(const tempo_config *cfg, in
  * with every endpoint. Frames run once every peer is synchronized (ticks
  * before say TEMPO_TICK_SYNCHRONIZING). Local players of one machine send
  * their inputs together: the frames sent are those every local player has.
- * Errors as tempo_session_create_local, and TEMPO_E_INVALID_ARG for a NULL
- * transport, a zero session id or a start_frame other than 0. */
+ * With cfg.rejoin the machine comes back into a running match (see
+ * tempo_config.rejoin). Errors as tempo_session_create_local, and
+ * TEMPO_E_INVALID_ARG for a NULL transport, a zero session id, a
+ * start_frame other than 0, or rejoin without an arena, with a
+ * rejoin_epoch above 255, or in a keyed session with rejoin_epoch 0. */
 TEMPO_API tempo_result tempo_session_create_p2p(const tempo_config *cfg,
                                                 const tempo_transport *transport,
                                                 tempo_session **out);
@@ -740,14 +749,16 @@ typedef struct tempo_session_stats {
     uint64_t diffs;
     uint64_t diffs_skipped;
     uint64_t diffs_ignored;
-    /* Rejoin. rejoins: machines that came back (REJOINED events about a
-     * remote machine). rejoins_refused: handshakes from a dropped machine
-     * that were not taken (window over or off, a keyed session), and
-     * rejoin messages that were not used (not asked for, a player not
-     * dropped, a frame already confirmed). rejoin_states_sent: states sent
-     * to rejoining machines. On the rejoining machine: rejoin_frames_fast_
-     * forwarded, the frames it simulated from the state's frame to the
-     * live frame the sender named. */
+    /* Rejoin and late join (tempo_config.rejoin). rejoins: machines that
+     * came back (REJOINED events about a remote machine). rejoins_refused:
+     * handshakes from a dropped machine not taken (window over or off; in
+     * a keyed session, keys of no newer epoch open it), and rejoin
+     * messages not used (a state not asked for or from another peer, a
+     * request from a machine not dropped, a rejoin frame about a player
+     * who never left or already confirmed here). rejoin_states_sent:
+     * states sent to rejoining machines and late spectators. On the
+     * machine that came back, rejoin_frames_fast_forwarded: frames it ran
+     * from the state's frame up to the frame the sender had reached. */
     uint64_t rejoins;
     uint64_t rejoins_refused;
     uint64_t rejoin_states_sent;
@@ -978,7 +989,7 @@ TEMPO_API int tempo_session_desync_diff_line(const tempo_session *s, int index, 
 
 /* The name of an event kind, lowercase without the prefix: "connected",
  * "synchronizing", ..., "waiting_over", "timesync", "input_delay", "handshake_failed",
- * "desync_diff"; "unknown"
+ * "desync_diff", "rejoined"; "unknown"
  * for a value that is no tempo_event_kind. Static storage, never NULL. */
 TEMPO_API const char *tempo_event_name(tempo_event_kind kind);
 
