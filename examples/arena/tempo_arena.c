@@ -341,6 +341,8 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
             fprintf(stderr, ": player %d plays again from frame %" PRId32, ev.player,
                     ev.u.rejoined.frame);
             break;
+        case TEMPO_EVENT_REJOIN_STATE: /* arena mode: tempo moves the state itself */
+            break;
         case TEMPO_EVENT_DESYNC:
             fprintf(stderr, ": frame %" PRId32 " checksum %016" PRIx64 " here, %016" PRIx64
                             " at player %d",

@@ -201,7 +201,7 @@ typedef struct tempo_config {
      * rejoin_epoch). 0 (the default): off. Otherwise 1000..3600000. */
     uint32_t rejoin_window_ms;
     /* This machine comes into a running match instead of starting one
-     * (arena mode; its peers need rejoin_window_ms > 0). A p2p session
+     * (its peers need rejoin_window_ms > 0). A p2p session
      * declares the same players and peers as before it was dropped; it
      * stays SYNCHRONIZING until the live peer hosting the lowest player
      * sent it a confirmed state, then fast-forwards (ADVANCEs flagged
@@ -210,8 +210,8 @@ typedef struct tempo_config {
      * game adds their inputs every tick as usual). A spectator session
      * (one its host declared from the start) joins late the same way: it
      * asks its host for a state and follows the confirmed stream from it.
-     * Create fails with TEMPO_E_INVALID_ARG without an arena. Default
-     * false. */
+     * Without an arena the game loads the state itself (the REJOIN_STATE
+     * event, tempo_session_rejoin_state). Default false. */
     bool rejoin;
     /* With rejoin in a keyed session: this machine's key epoch, 1..255,
      * one it never used in this match before (1 at the first rejoin, 2 at
@@ -298,8 +298,8 @@ TEMPO_API tempo_result tempo_session_create_synctest(const tempo_config *cfg, in
  * With cfg.rejoin the machine comes back into a running match (see
  * tempo_config.rejoin). Errors as tempo_session_create_local, and
  * TEMPO_E_INVALID_ARG for a NULL transport, a zero session id, a
- * start_frame other than 0, or rejoin without an arena, with a
- * rejoin_epoch above 255, or in a keyed session with rejoin_epoch 0. */
+ * start_frame other than 0, or rejoin with a rejoin_epoch above 255 or,
+ * in a keyed session, 0. */
 TEMPO_API tempo_result tempo_session_create_p2p(const tempo_config *cfg,
                                                 const tempo_transport *transport,
                                                 tempo_session **out);
@@ -617,7 +617,8 @@ typedef enum tempo_event_kind {
     TEMPO_EVENT_HANDSHAKE_FAILED,   /* an endpoint did not synchronize within
                                        handshake_timeout_ms: it is dropped */
     TEMPO_EVENT_DESYNC_DIFF,        /* two states of a desync frame compared: u.diff */
-    TEMPO_EVENT_REJOINED            /* a dropped machine's players play again: u.rejoined */
+    TEMPO_EVENT_REJOINED,           /* a dropped machine's players play again: u.rejoined */
+    TEMPO_EVENT_REJOIN_STATE        /* without an arena: a state to give or to load: u.rejoin_state */
 } tempo_event_kind;
 
 /* One run of bytes that differ between two states. */
@@ -669,6 +670,14 @@ typedef struct tempo_event {
          * from `frame`; before it, DISCONNECTED. Raised on every machine,
          * the rejoining one included. */
         struct { int32_t frame; } rejoined;
+        /* REJOIN_STATE, only without an arena. wanted: a machine (`player`,
+         * its first) comes back and this one sends it the state of
+         * confirmed frame `frame`, the one the game saved into `slot`: give
+         * it with tempo_session_provide_state before the next advance.
+         * Otherwise (player -1): this machine is the one coming back and the
+         * state of `frame` (size bytes) came: load it from
+         * tempo_session_rejoin_state before the next advance. */
+        struct { int32_t frame; size_t size; int slot; bool wanted; } rejoin_state;
     } u;
 } tempo_event;
 
@@ -947,6 +956,25 @@ TEMPO_API tempo_result tempo_session_add_empty_slot(tempo_session *s, int player
 TEMPO_API tempo_result tempo_session_provide_state(tempo_session *s, int32_t frame, const void *state,
                                                    size_t size);
 
+/* ---- rejoin without an arena ------------------------------------------------
+ *
+ * A machine coming back (tempo_config.rejoin) gets a state from a peer.
+ * With an arena tempo moves it both ways; without one, the sending game
+ * gives its state of the frame a REJOIN_STATE event (wanted) names with
+ * tempo_session_provide_state (above: the same call as for diffs; errors
+ * there also TEMPO_E_FULL for a state above 65504 bytes with the inputs
+ * before it, TEMPO_E_STATE when the machine is gone again), and the
+ * receiving game loads what came when its REJOIN_STATE event says so. */
+
+/* The state a rejoining session received (REJOIN_STATE event, not
+ * wanted): *state points at *size bytes owned by the session, valid until
+ * it is destroyed; *frame is its frame. The game puts it in place before
+ * its next tempo_session_advance. Errors: TEMPO_E_INVALID_ARG (a NULL
+ * pointer), TEMPO_E_UNSUPPORTED (not a rejoining p2p or spectator session
+ * without an arena), TEMPO_E_STATE (no state came yet). */
+TEMPO_API tempo_result tempo_session_rejoin_state(const tempo_session *s, const void **state,
+                                                  size_t *size, int32_t *frame);
+
 /* The newest diff (the one of the last DESYNC_DIFF event with status DONE):
  * the frame and the peer's first player, every differing range (at most
  * TEMPO_DIFF_MAX_RANGES are kept, in offset order; num_ranges counts them
@@ -989,7 +1017,7 @@ TEMPO_API int tempo_session_desync_diff_line(const tempo_session *s, int index, 
 
 /* The name of an event kind, lowercase without the prefix: "connected",
  * "synchronizing", ..., "waiting_over", "timesync", "input_delay", "handshake_failed",
- * "desync_diff", "rejoined"; "unknown"
+ * "desync_diff", "rejoined", "rejoin_state"; "unknown"
  * for a value that is no tempo_event_kind. Static storage, never NULL. */
 TEMPO_API const char *tempo_event_name(tempo_event_kind kind);
 

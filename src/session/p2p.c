@@ -1084,6 +1084,15 @@ static tempo_result p2p_spectator_stats(const void *b, int index, tempo_endpoint
     return TEMPO_OK;
 }
 
+/* A state the game gives: a rejoining machine's, or a desync diff's. */
+static tempo_result p2p_provide(void *b, int32_t frame, const void *state, size_t size)
+{
+    tempo_result r;
+    if (p2p_rejoin_provide(b, frame, state, size, &r))
+        return r;
+    return p2p_diff_provide(b, frame, state, size);
+}
+
 const session_backend_ops session_p2p_ops = {
     .external_load = true,
     .create = p2p_create,
@@ -1100,6 +1109,7 @@ const session_backend_ops session_p2p_ops = {
     .stats = p2p_stats,
     .endpoint_stats = p2p_player_stats,
     .spectator_stats = p2p_spectator_stats,
-    .provide_state = p2p_diff_provide,
+    .provide_state = p2p_provide,
     .desync_diff = p2p_diff_get,
+    .rejoin_state = p2p_rejoin_state,
 };

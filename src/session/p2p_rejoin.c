@@ -17,8 +17,9 @@
  * state (REJOIN_REQUEST, again every P2P_REJOIN_ASK_US until one comes).
  * The asked peer answers only if it is itself the live peer hosting the
  * lowest player and every player of the machine is finally dropped: it
- * takes the newest saved state of a confirmed, simulated frame F (arena
- * mode; F not below the machine's drop frames), picks the rejoin frame
+ * takes the newest saved state of a confirmed, simulated frame F (not
+ * below the machine's drop frames; without an arena the game gives it,
+ * asked by a REJOIN_STATE event, as for desync diffs), picks the rejoin frame
  * R = its frame + half a second + two round trips (time for the state to
  * cross and the machine to catch up; every survivor confirms frames only a
  * little behind its own, so R is still ahead of all of them when they
@@ -30,7 +31,8 @@
  * same inputs, so every state agrees.
  *
  * The rejoining machine restarts its engine at F with the state (nothing
- * allocated), its own players DISCONNECTED up to R and local from R, and
+ * allocated; without an arena the game loads it, told by a REJOIN_STATE
+ * event), its own players DISCONNECTED up to R and local from R, and
  * runs: the peers send their inputs from F as to any peer that asks for
  * them, and the engine runs every frame it has inputs for, its ADVANCEs
  * flagged resimulating up to the sender's live frame (the fast-forward).
@@ -45,7 +47,7 @@
  * (in a copy, a bounded number per poll); the first that opens it is
  * adopted with the revived link, and the old keys are gone. Datagrams of
  * its earlier life no longer open (docs/SECURITY.md, "Rejoin and key
- * epochs"). Known limits: arena mode only; a player dropped for good after
+ * epochs"). Known limits: a player dropped for good after
  * F is taken as dropped from F by the rejoining machine; a rejoining
  * machine assumes every other machine is at epoch 0 (one that rejoined
  * before cannot serve a second rejoin in a keyed session).
@@ -62,10 +64,15 @@ tempo_result p2p_rejoin_open(tempo_p2p *n)
     memset(j, 0, sizeof *j);
     j->asked_peer = -1;
     const tempo_config *c = n->cfg;
-    j->serving = c->rejoin_window_ms > 0 && c->arena != NULL && !n->spectating;
+    j->serving = c->rejoin_window_ms > 0 && !n->spectating;
     if (j->serving) {
         j->out = tempo__calloc(&c->allocator, 1, FRAG_MAX_PAYLOAD);
         if (!j->out)
+            return TEMPO_E_NO_MEMORY;
+    }
+    if (c->rejoin && c->arena == NULL) { /* where the state waits for the game */
+        j->in = tempo__calloc(&c->allocator, 1, TEMPO_MSG_STATE_MAX);
+        if (!j->in)
             return TEMPO_E_NO_MEMORY;
     }
     if (c->rejoin) {
@@ -81,6 +88,8 @@ void p2p_rejoin_close(tempo_p2p *n)
     p2p_rejoin *j = &n->rejoin;
     tempo__free(&n->cfg->allocator, j->out);
     j->out = NULL;
+    tempo__free(&n->cfg->allocator, j->in);
+    j->in = NULL;
     if (j->assembling)
         frag_destroy(&j->frag);
     j->assembling = false;
@@ -259,46 +268,26 @@ static bool attach(tempo_p2p *n, p2p_peer *e, int32_t frame)
     return true;
 }
 
-void p2p_rejoin_on_request(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_rejoin_request *m)
+/* Build the REJOIN_STATE of frame `frame` (the state: size bytes at
+ * state) for e, attach a rejoining peer's players, and start sending.
+ * TEMPO_OK, or TEMPO_E_FULL (the state does not fit a message),
+ * TEMPO_E_FRAME (the inputs before it or the rejoin frame are out of
+ * reach); counted refused then. */
+static tempo_result send_state(tempo_p2p *n, p2p_peer *e, int32_t frame, const void *state,
+                               size_t size)
 {
     p2p_rejoin *j = &n->rejoin;
-    bool spectator = peer < 0 && e->role == P2P_ROLE_SPECTATOR;
-    bool rejoining = peer >= 0 && e->role == P2P_ROLE_PEER && e->rejoining;
-    if (!j->serving || !n->running || !p2p_synced(e) || (!spectator && !rejoining) ||
-        m->player_mask != e->players || (rejoining && lowest_live(n, peer) != -1) ||
-        (j->out_to != NULL && j->out_to != e)) {
-        j->refused++;
-        return;
-    }
-    if (j->out_to == e) { /* asked again: the same state once more */
-        j->out_next = 0;
-        j->out_id++;
-        return;
-    }
-    if (rejoining && !drops_final(n, e)) {
-        j->refused++;
-        return;
-    }
-    int32_t floor = 0;
-    for (int p = 0; p < n->cfg->num_players; p++)
-        if ((e->players & (1u << p)) && n->sync->q[p].disconnect_frame != IQ_NO_FRAME &&
-            n->sync->q[p].disconnect_frame > floor)
-            floor = n->sync->q[p].disconnect_frame;
-    int slot = confirmed_slot(n, floor);
-    if (slot < 0 || n->cfg->arena_size > TEMPO_MSG_STATE_MAX) {
-        j->refused++;
-        return;
-    }
+    bool rejoining = e->role == P2P_ROLE_PEER;
     /* A spectator follows the confirmed stream from the state on; a
      * rejoining peer plays again from a frame far enough ahead. */
     int fps = n->cfg->frames_per_second;
     int32_t rtt_frames = (int32_t)((int64_t)link_rtt_us(&e->link) * fps / 1000000);
-    int32_t rejoin = spectator ? n->sync->frame + 1 : n->sync->frame + fps / 2 + 2 * rtt_frames + 1;
+    int32_t rejoin = rejoining ? n->sync->frame + fps / 2 + 2 * rtt_frames + 1 : n->sync->frame + 1;
     tempo_msg *msg = &n->msg;
     memset(&msg->u.rejoin_state, 0, sizeof msg->u.rejoin_state);
     msg->type = TEMPO_MSG_REJOIN_STATE;
     tempo_msg_rejoin_state *s = &msg->u.rejoin_state;
-    s->frame = n->sync->slots[slot].frame;
+    s->frame = frame;
     s->live_frame = n->sync->frame;
     s->rejoin_frame = rejoin;
     s->player_mask = (uint8_t)e->players;
@@ -309,25 +298,30 @@ void p2p_rejoin_on_request(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_
             s->disconnect_frame[p] = d;
         }
     }
-    s->size = (uint32_t)n->cfg->arena_size;
-    s->data = n->sync->arena_store + (size_t)slot * n->cfg->arena_size;
+    s->size = (uint32_t)size;
+    s->data = state;
     size_t is = (size_t)n->cfg->input_size;
-    if (s->frame > 0) { /* the inputs of the frame before: the log holds every confirmed one */
+    if (frame > 0) { /* the inputs of the frame before: the log holds every confirmed one */
         for (int p = 0; p < n->cfg->num_players; p++) {
-            const uint8_t *in = input_log_input(&n->sync->confirmed_log, s->frame - 1, p);
+            const uint8_t *in = input_log_input(&n->sync->confirmed_log, frame - 1, p);
             if (!in) {
                 j->refused++;
-                return;
+                return TEMPO_E_FRAME;
             }
             memcpy(j->prev + (size_t)p * is, in, is);
         }
         s->prev = j->prev;
         s->prev_size = (uint16_t)((size_t)n->cfg->num_players * is);
     }
-    int body = tempo_codec_encode_body(msg, NULL, j->out, FRAG_MAX_PAYLOAD);
-    if (body <= 0 || (rejoining && !attach(n, e, rejoin))) {
+    int body = size <= TEMPO_MSG_STATE_MAX ? tempo_codec_encode_body(msg, NULL, j->out, FRAG_MAX_PAYLOAD)
+                                           : TEMPO_E_FULL;
+    if (body <= 0) {
         j->refused++;
-        return;
+        return TEMPO_E_FULL;
+    }
+    if (rejoining && !attach(n, e, rejoin)) {
+        j->refused++;
+        return TEMPO_E_FRAME;
     }
     j->out_size = (size_t)body;
     j->out_to = e;
@@ -339,6 +333,72 @@ void p2p_rejoin_on_request(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_
         j->announce_frame = rejoin;
         j->announce_us = 0;
     }
+    return TEMPO_OK;
+}
+
+void p2p_rejoin_on_request(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_rejoin_request *m)
+{
+    p2p_rejoin *j = &n->rejoin;
+    bool spectator = peer < 0 && e->role == P2P_ROLE_SPECTATOR;
+    bool rejoining = peer >= 0 && e->role == P2P_ROLE_PEER && e->rejoining;
+    if (!j->serving || !n->running || !p2p_synced(e) || (!spectator && !rejoining) ||
+        m->player_mask != e->players || (rejoining && lowest_live(n, peer) != -1) ||
+        (j->out_to != NULL && j->out_to != e) || (j->wanted_for != NULL && j->wanted_for != e)) {
+        j->refused++;
+        return;
+    }
+    if (j->out_to == e) { /* asked again: the same state once more */
+        j->out_next = 0;
+        j->out_id++;
+        return;
+    }
+    if (j->wanted_for == e)
+        return; /* asked again: the game has not given the state yet */
+    if (rejoining && !drops_final(n, e)) {
+        j->refused++;
+        return;
+    }
+    int32_t floor = 0;
+    for (int p = 0; p < n->cfg->num_players; p++)
+        if ((e->players & (1u << p)) && n->sync->q[p].disconnect_frame != IQ_NO_FRAME &&
+            n->sync->q[p].disconnect_frame > floor)
+            floor = n->sync->q[p].disconnect_frame;
+    int slot = confirmed_slot(n, floor);
+    if (slot < 0) {
+        j->refused++;
+        return;
+    }
+    int32_t frame = n->sync->slots[slot].frame;
+    if (n->sync->arena) {
+        (void)send_state(n, e, frame, n->sync->arena_store + (size_t)slot * n->cfg->arena_size,
+                         n->cfg->arena_size);
+        return;
+    }
+    /* The game holds the state: it gives it with tempo_session_provide_state. */
+    j->wanted_for = e;
+    j->wanted_frame = frame;
+    tempo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = TEMPO_EVENT_REJOIN_STATE;
+    ev.player = p2p_first_player(e->players);
+    ev.u.rejoin_state.frame = frame;
+    ev.u.rejoin_state.wanted = true;
+    ev.u.rejoin_state.slot = slot;
+    p2p_push_event(n, &ev);
+}
+
+bool p2p_rejoin_provide(tempo_p2p *n, int32_t frame, const void *state, size_t size,
+                        tempo_result *r)
+{
+    p2p_rejoin *j = &n->rejoin;
+    if (j->wanted_for == NULL || frame != j->wanted_frame)
+        return false;
+    p2p_peer *e = j->wanted_for;
+    j->wanted_for = NULL;
+    /* Frames may have run since it was asked for; the inputs before it must
+     * still be logged (send_state checks). */
+    *r = p2p_lost(e) ? TEMPO_E_STATE : send_state(n, e, frame, state, size);
+    return true;
 }
 
 void p2p_rejoin_on_frame(tempo_p2p *n, int peer, const tempo_msg_rejoin_frame *m)
@@ -372,7 +432,7 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
     tempo_sync *s = n->sync;
     if (!n->cfg->rejoin || j->loaded || peer < 0 || peer != j->asked_peer ||
         m->player_mask != n->local_mask ||
-        m->size != n->cfg->arena_size || (m->disconnected_mask & n->local_mask) ||
+        (s->arena && m->size != n->cfg->arena_size) || (m->disconnected_mask & n->local_mask) ||
         m->rejoin_frame - m->frame >= sync_queue_capacity(s->max_pred) / 2) {
         j->refused++;
         return;
@@ -383,7 +443,12 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
     }
     if (m->prev_size > 0)
         memcpy(j->prev, m->prev, m->prev_size);
-    memcpy(s->arena, m->data, m->size);
+    if (s->arena) {
+        memcpy(s->arena, m->data, m->size);
+    } else { /* the game loads it (tempo_session_rejoin_state) before its next advance */
+        memcpy(j->in, m->data, m->size);
+        j->in_size = m->size;
+    }
     sync_restart(s, m->frame);
     s->catch_up_end = m->live_frame;
     j->loaded = true;
@@ -402,6 +467,15 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
         }
     }
     p2p_start_running(n);
+    if (!s->arena) {
+        tempo_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = TEMPO_EVENT_REJOIN_STATE;
+        ev.player = -1;
+        ev.u.rejoin_state.frame = m->frame;
+        ev.u.rejoin_state.size = m->size;
+        p2p_push_event(n, &ev);
+    }
     rejoined_event(n, p2p_first_player(n->local_mask), m->rejoin_frame);
 }
 
@@ -522,6 +596,20 @@ bool p2p_rejoin_reference(const tempo_p2p *n, int player, int32_t frame, uint8_t
     size_t is = (size_t)n->cfg->input_size;
     memcpy(out, j->prev + (size_t)player * is, is);
     return true;
+}
+
+tempo_result p2p_rejoin_state(const void *b, const void **state, size_t *size, int32_t *frame)
+{
+    const tempo_p2p *n = b;
+    const p2p_rejoin *j = &n->rejoin;
+    if (!n->cfg->rejoin || n->sync->arena)
+        return TEMPO_E_UNSUPPORTED;
+    if (!j->loaded)
+        return TEMPO_E_STATE;
+    *state = j->in;
+    *size = j->in_size;
+    *frame = j->loaded_frame;
+    return TEMPO_OK;
 }
 
 bool p2p_rejoin_waiting(const tempo_p2p *n)

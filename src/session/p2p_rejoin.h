@@ -30,6 +30,10 @@ typedef struct p2p_rejoin {
     uint8_t *out;              /* the REJOIN_STATE body */
     size_t out_size;
     struct p2p_peer *out_to;   /* the machine it goes to (a peer or a spectator), or NULL */
+    /* Without an arena: the machine whose state the game was asked for
+     * (TEMPO_EVENT_REJOIN_STATE), and the frame. */
+    struct p2p_peer *wanted_for;
+    int32_t wanted_frame;
     int out_next;
     uint16_t out_id;
     /* Telling the other peers the rejoin frame. */
@@ -49,6 +53,9 @@ typedef struct p2p_rejoin {
     /* Every player's input of loaded_frame - 1: the delta reference of the
      * first inputs that come after the state. */
     uint8_t prev[TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE];
+    /* Without an arena: the state that came, for the game to load. */
+    uint8_t *in;
+    size_t in_size;
 
     int tries;                 /* keyed revivals tried this poll */
 
@@ -65,6 +72,14 @@ void p2p_rejoin_on_lost(struct tempo_p2p *n, int peer);
  * peer's) and the link was revived; counted refused otherwise, for a
  * handshake. n->buf is left as it came. */
 bool p2p_rejoin_revive(struct tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
+/* The game's state of the frame a TEMPO_EVENT_REJOIN_STATE asked for
+ * (tempo_session_provide_state): true if it was that one (*r: TEMPO_OK,
+ * TEMPO_E_FULL, TEMPO_E_FRAME or TEMPO_E_STATE when the machine is gone),
+ * false if it is none of rejoin's (a desync diff's, maybe). */
+bool p2p_rejoin_provide(struct tempo_p2p *n, int32_t frame, const void *state, size_t size,
+                        tempo_result *r);
+/* The op behind tempo_session_rejoin_state. */
+tempo_result p2p_rejoin_state(const void *b, const void **state, size_t *size, int32_t *frame);
 /* A REJOIN_STATE fragment: as p2p_diff_fragment. */
 int p2p_rejoin_fragment(struct tempo_p2p *n, int peer, const uint8_t **body, size_t *size,
                         tempo_drop_reason *why);

@@ -94,4 +94,5 @@ const session_backend_ops session_spectator_ops = {
     .stats = p2p_stats,
     .endpoint_stats = p2p_player_stats,
     .spectator_stats = spectator_host_stats,
+    .rejoin_state = p2p_rejoin_state,
 };

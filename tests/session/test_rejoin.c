@@ -52,6 +52,10 @@ typedef struct machine {
     int desyncs;
     int resim_advances;
     double next_us;
+    /* Without an arena: the game saves and loads its state itself. */
+    game slot[TEMPO_MAX_PREDICTION + 2];
+    int states_given, states_loaded;
+    tempo_result provided;
 } machine;
 
 typedef struct world {
@@ -63,6 +67,7 @@ typedef struct world {
     uint32_t window_ms;
     bool keyed;
     uint32_t epoch;     /* the restarted machine's key epoch */
+    bool no_arena;      /* the games keep their states themselves */
     int stale;          /* datagrams to the old process still waiting at the restart */
 } world;
 
@@ -118,8 +123,8 @@ static void make_session(world *w, int i, const tempo_config *base, bool rejoin)
     machine *m = &w->m[i];
     memset(&m->g, 0, sizeof m->g);
     tempo_config c = *base;
-    c.arena = &m->g;
-    c.arena_size = sizeof m->g;
+    c.arena = w->no_arena ? NULL : &m->g;
+    c.arena_size = w->no_arena ? 0 : sizeof m->g;
     c.rejoin = rejoin;
     c.rejoin_epoch = rejoin ? w->epoch : 0;
     c.random_seed = w->seed * 31u + (uint64_t)i + (rejoin ? 1000u : 0u);
@@ -136,7 +141,9 @@ static void make_session(world *w, int i, const tempo_config *base, bool rejoin)
 
 static void world_init(world *w, uint32_t window_ms, bool keyed, uint64_t seed)
 {
+    bool no_arena = w->no_arena;
     memset(w, 0, sizeof *w);
+    w->no_arena = no_arena;
     w->seed = seed;
     w->window_ms = window_ms;
     w->keyed = keyed;
@@ -163,9 +170,41 @@ static void world_free(world *w)
     tempo_simnet_destroy(w->net);
 }
 
+/* The events of a poll, handled before the tick's input and advance. */
+static void handle_events(machine *m)
+{
+    tempo_event ev;
+    while (tempo_session_poll_event(m->s, &ev) > 0) {
+        if (ev.kind == TEMPO_EVENT_REJOINED) {
+            m->rejoined_events++;
+            m->rejoined_frame = ev.u.rejoined.frame;
+            m->rejoined_player = ev.player;
+        }
+        if (ev.kind == TEMPO_EVENT_DESYNC)
+            m->desyncs++;
+        if (ev.kind == TEMPO_EVENT_REJOIN_STATE && ev.u.rejoin_state.wanted) {
+            const game *g = &m->slot[ev.u.rejoin_state.slot];
+            assert_int_equal(g->frame, ev.u.rejoin_state.frame);
+            m->provided = tempo_session_provide_state(m->s, ev.u.rejoin_state.frame, g, sizeof *g);
+            m->states_given++;
+        } else if (ev.kind == TEMPO_EVENT_REJOIN_STATE) {
+            const void *st;
+            size_t size;
+            int32_t frame;
+            assert_int_equal(tempo_session_rejoin_state(m->s, &st, &size, &frame), TEMPO_OK);
+            assert_int_equal(size, sizeof m->g);
+            assert_int_equal(frame, ev.u.rejoin_state.frame);
+            memcpy(&m->g, st, size);
+            assert_int_equal(m->g.frame, frame);
+            m->states_loaded++;
+        }
+    }
+}
+
 static void tick(world *w, machine *m, int i)
 {
     assert_int_equal(tempo_session_poll(m->s, w->now), TEMPO_OK);
+    handle_events(m);
     uint8_t in[2] = {(uint8_t)mix(w->seed + (uint64_t)i, m->samples / 7u), (uint8_t)i};
     if (i < N)
         tempo_session_add_local_input(m->s, i, in, sizeof in);
@@ -176,7 +215,19 @@ static void tick(world *w, machine *m, int i)
         m->waiting_ticks++;
     const tempo_request *r;
     while (tempo_session_next(m->s, &r) > 0) {
-        assert_int_equal(r->kind, TEMPO_REQUEST_ADVANCE);
+        if (r->kind == TEMPO_REQUEST_SAVE) {
+            assert_true(w->no_arena);
+            assert_int_equal(r->frame, m->g.frame);
+            m->slot[r->slot] = m->g;
+            *r->checksum = tempo_checksum(&m->g, sizeof m->g);
+            continue;
+        }
+        if (r->kind == TEMPO_REQUEST_LOAD) {
+            assert_true(w->no_arena);
+            m->g = m->slot[r->slot];
+            assert_int_equal(r->frame, m->g.frame);
+            continue;
+        }
         assert_int_equal(r->frame, m->g.frame);
         uint64_t h = mix(m->g.hash, (uint64_t)r->frame);
         for (int k = 0; k < N * 2; k++)
@@ -189,16 +240,6 @@ static void tick(world *w, machine *m, int i)
         m->resim_advances += r->resimulating;
         assert_true(r->frame < MAX_FRAMES);
         m->hash_after[r->frame] = h;
-    }
-    tempo_event ev;
-    while (tempo_session_poll_event(m->s, &ev) > 0) {
-        if (ev.kind == TEMPO_EVENT_REJOINED) {
-            m->rejoined_events++;
-            m->rejoined_frame = ev.u.rejoined.frame;
-            m->rejoined_player = ev.player;
-        }
-        if (ev.kind == TEMPO_EVENT_DESYNC)
-            m->desyncs++;
     }
 }
 
@@ -278,6 +319,7 @@ static int32_t agreed_frames(const world *w, int32_t from)
 static void rejoin_and_check(bool keyed)
 {
     world w;
+    memset(&w, 0, sizeof w);
     world_init(&w, 15000, keyed, 7);
     blackout_and_restart(&w, 5000000u, 10000000u);
     int32_t frame_at_restart = tempo_session_frame(w.m[0].s);
@@ -388,6 +430,7 @@ static void rejoin_after_the_window_is_refused(void **state)
 {
     (void)state;
     world w;
+    memset(&w, 0, sizeof w);
     world_init(&w, 5000, false, 11);
     blackout_and_restart(&w, 5000000u, 10000000u);
     int32_t before = tempo_session_frame(w.m[0].s);
@@ -413,6 +456,7 @@ static void forged_rejoin_messages_are_refused_and_counted(void **state)
 {
     (void)state;
     world w;
+    memset(&w, 0, sizeof w);
     world_init(&w, 15000, false, 13);
     run_until(&w, 3000000u);
     uint8_t bytes[sizeof(game)] = {0}, prev[N * 2] = {0};
@@ -461,6 +505,7 @@ static void a_state_from_a_peer_not_asked_is_refused(void **state)
 {
     (void)state;
     world w;
+    memset(&w, 0, sizeof w);
     world_init(&w, 15000, false, 7);
     blackout_and_restart(&w, 5000000u, 10000000u);
     tempo_p2p *r = w.m[2].s->net;
@@ -500,6 +545,7 @@ static void late_spectator_reaches_the_live_frame_and_agrees(void **state)
 {
     (void)state;
     world w;
+    memset(&w, 0, sizeof w);
     log_frames = 128; /* the host's log no longer holds the first frames */
     world_init(&w, 15000, false, 17);
     machine *v = &w.m[N];
@@ -545,6 +591,37 @@ static void late_spectator_reaches_the_live_frame_and_agrees(void **state)
     world_free(&w);
 }
 
+/* Without an arena: machine 0's game gives its saved state when asked, the
+ * restarted machine's game loads what came, and the match goes on as with
+ * an arena. */
+static void rejoin_without_an_arena_moves_the_state_through_the_games(void **state)
+{
+    (void)state;
+    world w;
+    memset(&w, 0, sizeof w);
+    w.no_arena = true; /* world_init keeps it: set again below */
+    world_init(&w, 15000, false, 19);
+    assert_true(w.no_arena);
+    blackout_and_restart(&w, 5000000u, 10000000u);
+    run_until(&w, 22000000u);
+    assert_int_equal(w.m[0].states_given, 1);
+    assert_int_equal(w.m[0].provided, TEMPO_OK);
+    assert_int_equal(w.m[1].states_given, 0);
+    assert_int_equal(w.m[2].states_loaded, 1);
+    assert_int_equal(w.m[2].rejoined_events, 1);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(w.m[i].rejoined_frame, w.m[2].rejoined_frame);
+    assert_int_equal(w.m[0].waiting_ticks + w.m[1].waiting_ticks, 0);
+    assert_true(agreed_frames(&w, w.m[2].rejoined_frame) > 300);
+    tempo_session_stats s2 = stats_of(&w, 2);
+    assert_true(s2.desync_checks > 10);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(w.m[i].desyncs, 0);
+    counting = false;
+    assert_int_equal(allocs_counted, 0);
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -554,6 +631,7 @@ int main(void)
         cmocka_unit_test(forged_rejoin_messages_are_refused_and_counted),
         cmocka_unit_test(a_state_from_a_peer_not_asked_is_refused),
         cmocka_unit_test(late_spectator_reaches_the_live_frame_and_agrees),
+        cmocka_unit_test(rejoin_without_an_arena_moves_the_state_through_the_games),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
