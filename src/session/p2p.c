@@ -620,7 +620,10 @@ static void peer_lost(tempo_p2p *n, p2p_peer *e)
     }
     if (e->role == P2P_ROLE_PEER && is_peer)
         timesync_peer_lost(&n->ts, (int)(e - n->peers));
-    if (e->role == P2P_ROLE_PEER) {
+    if (e->role == P2P_ROLE_PEER && p2p_rejoin_never_back(n, e)) {
+        /* a revived link that never brought its machine back: its players
+         * stay dropped as agreed, the survivors are the same */
+    } else if (e->role == P2P_ROLE_PEER) {
         p2p_restart_drops(n); /* the survivors changed: agree again */
         for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
             if (e->players & (1u << p))

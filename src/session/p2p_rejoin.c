@@ -10,7 +10,9 @@
  * its address revives the link: a fresh link and replay window, as if the
  * machine were new (a restarted process starts its sequences again), once
  * the drop of each of its players is final. Nothing but the handshake,
- * pings and the rejoin messages goes to it until it runs.
+ * pings and the rejoin messages goes to it until it runs. A revived link
+ * whose handshake does not complete within the disconnect timeout is
+ * closed again, and its players stay dropped.
  *
  * The rejoining machine (cfg.rejoin) handshakes with every peer as at a
  * start, then asks the synchronized peer hosting the lowest player for a
@@ -95,9 +97,22 @@ void p2p_rejoin_close(tempo_p2p *n)
     j->assembling = false;
 }
 
+/* The window counts from the first loss: a revived link lost again does
+ * not extend it; a machine taken back starts afresh (attach). */
 void p2p_rejoin_on_lost(tempo_p2p *n, int peer)
 {
-    n->rejoin.lost_us[peer] = n->clock->now_us ? n->clock->now_us : 1;
+    if (n->rejoin.lost_us[peer] == 0)
+        n->rejoin.lost_us[peer] = n->clock->now_us ? n->clock->now_us : 1;
+}
+
+bool p2p_rejoin_never_back(const tempo_p2p *n, const p2p_peer *e)
+{
+    if (!e->rejoining)
+        return false;
+    for (int p = 0; p < n->cfg->num_players; p++)
+        if ((e->players & (1u << p)) && n->sync->q[p].disconnect_frame == IQ_NO_FRAME)
+            return false;
+    return true;
 }
 
 /* Every player of e is dropped for good (or already attached again). */
@@ -171,7 +186,7 @@ bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_
     link_init(&e->link, &lc, n->clock->now_us);
     link_handshake_announce(&e->link, false);
     e->rejoining = true;
-    j->lost_us[peer] = 0;
+    j->revived_us[peer] = n->clock->now_us;
     return true;
 }
 
@@ -263,6 +278,8 @@ static bool attach(tempo_p2p *n, p2p_peer *e, int32_t frame)
         n->peers[i].claim_mask &= (uint8_t)~e->players;
         n->peers[i].gossip_mask &= (uint8_t)~e->players;
     }
+    if (e >= n->peers && e < n->peers + P2P_MAX_PEERS) /* a later drop opens a new window */
+        n->rejoin.lost_us[e - n->peers] = 0;
     n->rejoin.rejoins++;
     rejoined_event(n, p2p_first_player(e->players), frame);
     return true;
@@ -564,9 +581,25 @@ static void ask(tempo_p2p *n)
     p2p_send(n, &n->peers[best], &n->msg, NULL);
 }
 
+/* A revived link whose handshake does not complete within the disconnect
+ * timeout (nobody is there: a stray or forged handshake) is closed again;
+ * its players stay dropped as agreed. */
+static void expire_revivals(tempo_p2p *n)
+{
+    uint64_t limit = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
+    for (int i = 0; i < n->npeers; i++) {
+        p2p_peer *e = &n->peers[i];
+        if (e->rejoining && !p2p_lost(e) && !p2p_synced(e) &&
+            n->clock->now_us - n->rejoin.revived_us[i] >= limit)
+            p2p_lose_peer(n, e);
+    }
+}
+
 void p2p_rejoin_poll(tempo_p2p *n)
 {
     n->rejoin.tries = 0;
+    if (n->rejoin.serving)
+        expire_revivals(n);
     if (n->cfg->rejoin && !n->rejoin.loaded) {
         ask(n);
         return;

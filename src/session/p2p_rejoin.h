@@ -25,6 +25,7 @@ struct p2p_peer;
 typedef struct p2p_rejoin {
     bool serving;              /* rejoin_window_ms > 0 with an arena: we may send states */
     uint64_t lost_us[TEMPO_MAX_PLAYERS]; /* by peer index: when it was lost, 0 never */
+    uint64_t revived_us[TEMPO_MAX_PLAYERS]; /* by peer index: when its link was revived */
 
     /* Sending a state: one rejoining machine at a time. */
     uint8_t *out;              /* the REJOIN_STATE body */
@@ -96,6 +97,9 @@ void p2p_rejoin_after_tick(struct tempo_p2p *n, const tempo_tick *tick);
  * (the delta reference of the first inputs after it): true and *out
  * filled, or false for any other frame. */
 bool p2p_rejoin_reference(const struct tempo_p2p *n, int player, int32_t frame, uint8_t *out);
+/* e's link was revived by a handshake but its players were not taken
+ * back (every one still disconnected): losing it again changes nothing. */
+bool p2p_rejoin_never_back(const struct tempo_p2p *n, const struct p2p_peer *e);
 /* The rejoining machine waits for its state before running. */
 bool p2p_rejoin_waiting(const struct tempo_p2p *n);
 

@@ -50,6 +50,7 @@ typedef struct machine {
     int32_t rejoined_frame;
     int rejoined_player;
     int desyncs;
+    int disconnects;
     int resim_advances;
     double next_us;
     /* Without an arena: the game saves and loads its state itself. */
@@ -182,6 +183,8 @@ static void handle_events(machine *m)
         }
         if (ev.kind == TEMPO_EVENT_DESYNC)
             m->desyncs++;
+        if (ev.kind == TEMPO_EVENT_DISCONNECTED)
+            m->disconnects++;
         if (ev.kind == TEMPO_EVENT_REJOIN_STATE && ev.u.rejoin_state.wanted) {
             const game *g = &m->slot[ev.u.rejoin_state.slot];
             assert_int_equal(g->frame, ev.u.rejoin_state.frame);
@@ -299,19 +302,19 @@ static tempo_session_stats stats_of(const world *w, int i)
     return st;
 }
 
-/* The three machines computed the same state after every frame from
+/* The running machines computed the same state after every frame from
  * `from` up to the frames all of them confirmed. Returns how many. */
 static int32_t agreed_frames(const world *w, int32_t from)
 {
     int32_t c = INT32_MAX;
     for (int i = 0; i < N; i++) {
         int32_t k = tempo_session_confirmed_frame(w->m[i].s);
-        if (k < c)
+        if (!w->m[i].down && k < c)
             c = k;
     }
     for (int32_t f = from; f < c; f++)
         for (int i = 1; i < N; i++)
-            if (w->m[i].hash_after[f] != w->m[0].hash_after[f])
+            if (!w->m[i].down && w->m[i].hash_after[f] != w->m[0].hash_after[f])
                 return -1 - f;
     return c - from;
 }
@@ -622,6 +625,56 @@ static void rejoin_without_an_arena_moves_the_state_through_the_games(void **sta
     world_free(&w);
 }
 
+/* Unsealed, anyone can send a handshake from a dropped machine's address:
+ * it revives the link, but nothing answers, so it is lost again after the
+ * timeout; its player stays dropped as agreed and the match never waits. */
+static void a_forged_handshake_from_a_dropped_address_changes_nothing(void **state)
+{
+    (void)state;
+    world w;
+    memset(&w, 0, sizeof w);
+    world_init(&w, 30000, false, 23);
+    run_until(&w, 3000000u);
+    machine *d = &w.m[2];
+    tempo_simnet_add_blackout(w.net, &d->addr, NULL, w.now, UINT64_MAX);
+    tempo_simnet_add_blackout(w.net, NULL, &d->addr, w.now, UINT64_MAX);
+    d->down = true;
+    run_until(&w, 8000000u); /* dropped, and the drop final */
+    assert_int_equal(w.m[0].disconnects, 1);
+    w.m[0].counting = w.m[1].counting = true;
+    tempo_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = TEMPO_MSG_SYNC_REQUEST;
+    m.u.sync.nonce = 12345;
+    m.u.sync.num_players = N;
+    m.u.sync.input_size = 2;
+    m.u.sync.player_mask = 1u << 2;
+    for (int p = 0; p < N; p++)
+        m.u.sync.rtt_ms[p] = 0xFFFF;
+    tempo_codec_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.input_size = 2;
+    ctx.num_players = N;
+    m.session_id = 1;
+    uint8_t buf[TEMPO_MAX_DATAGRAM];
+    int size = tempo_codec_encode(&m, &ctx, buf, sizeof buf);
+    assert_true(size > 0);
+    /* from machine 2's address, past its blacked-out link */
+    assert_int_equal(tempo_simnet_inject(w.net, &d->addr, &w.m[0].addr, buf, (size_t)size), TEMPO_OK);
+    run_until(&w, 8100000u);
+    assert_false(record_of(&w, 0, 2)->link.state == LINK_CLOSED); /* revived... */
+    run_until(&w, 16000000u);
+    assert_true(record_of(&w, 0, 2)->link.state == LINK_CLOSED); /* ...and lost again */
+    tempo_session_stats s0 = stats_of(&w, 0);
+    assert_int_equal(s0.rejoins, 0);
+    assert_int_equal(w.m[0].rejoined_events, 0);
+    assert_int_equal(w.m[0].disconnects, 1);
+    assert_int_equal(w.m[0].waiting_ticks + w.m[1].waiting_ticks, 0);
+    assert_true(agreed_frames(&w, 0) > 700);
+    counting = false;
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +685,7 @@ int main(void)
         cmocka_unit_test(a_state_from_a_peer_not_asked_is_refused),
         cmocka_unit_test(late_spectator_reaches_the_live_frame_and_agrees),
         cmocka_unit_test(rejoin_without_an_arena_moves_the_state_through_the_games),
+        cmocka_unit_test(a_forged_handshake_from_a_dropped_address_changes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
