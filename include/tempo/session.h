@@ -766,8 +766,9 @@ typedef struct tempo_session_stats {
      * request from a machine not dropped, a rejoin frame about a player
      * who never left or already confirmed here). rejoin_states_sent:
      * states sent to rejoining machines and late spectators. On the
-     * machine that came back, rejoin_frames_fast_forwarded: frames it ran
-     * from the state's frame up to the frame the sender had reached. */
+     * machine that came back, rejoin_frames_fast_forwarded: the frames it
+     * ran in the ticks after the state came, up to the first tick that ran
+     * one frame or none (it had caught up). */
     uint64_t rejoins;
     uint64_t rejoins_refused;
     uint64_t rejoin_states_sent;

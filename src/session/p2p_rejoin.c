@@ -469,6 +469,7 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
     sync_restart(s, m->frame);
     s->catch_up_end = m->live_frame;
     j->loaded = true;
+    j->catching_up = true;
     j->loaded_frame = m->frame;
     j->catch_up_end = m->live_frame;
     for (int p = 0; p < n->cfg->num_players; p++) {
@@ -611,14 +612,17 @@ void p2p_rejoin_poll(tempo_p2p *n)
         n->rejoin.out_to = NULL;
 }
 
+/* The catch-up: every frame run in the ticks after the state came, until
+ * the first tick that runs one frame or none (the machine is live). */
 void p2p_rejoin_after_tick(tempo_p2p *n, const tempo_tick *tick)
 {
     p2p_rejoin *j = &n->rejoin;
-    if (!j->loaded)
+    if (!j->catching_up)
         return;
-    int32_t reached = tempo__min32(tick->frame, j->catch_up_end);
-    if (reached - j->loaded_frame > (int32_t)j->fast_forwarded)
-        j->fast_forwarded = (uint64_t)(reached - j->loaded_frame);
+    if (tick->frames_advanced > 1)
+        j->fast_forwarded += (uint64_t)tick->frames_advanced;
+    else
+        j->catching_up = false;
 }
 
 bool p2p_rejoin_reference(const tempo_p2p *n, int player, int32_t frame, uint8_t *out)

@@ -49,7 +49,8 @@ typedef struct p2p_rejoin {
     bool loaded;               /* the state came: the match runs */
     uint64_t asked_us;
     int asked_peer;            /* the peer asked last (-1: none yet) */
-    int32_t catch_up_end;      /* the sender's live frame: fast-forward up to it */
+    int32_t catch_up_end;      /* the sender's live frame: ADVANCEs below are flagged resimulating */
+    bool catching_up;          /* every tick so far since the state ran several frames */
     int32_t loaded_frame;
     /* Every player's input of loaded_frame - 1: the delta reference of the
      * first inputs that come after the state. */

@@ -33,7 +33,7 @@
 typedef struct game {
     uint64_t hash;
     int32_t frame;
-    uint8_t pad[500]; /* a state that takes a few datagrams */
+    uint8_t pad[40000]; /* a state of 35 fragments: the transfer spans several ticks */
 } game;
 
 typedef struct machine {
@@ -86,8 +86,9 @@ static bool counting;
 static void *counted_alloc(void *ctx, size_t size)
 {
     (void)ctx;
-    if (counting)
+    if (counting) {
         allocs_counted++;
+    }
     return malloc(size);
 }
 
@@ -143,6 +144,8 @@ static void make_session(world *w, int i, const tempo_config *base, bool rejoin)
 static void world_init(world *w, uint32_t window_ms, bool keyed, uint64_t seed)
 {
     bool no_arena = w->no_arena;
+    counting = false;
+    allocs_counted = 0;
     memset(w, 0, sizeof *w);
     w->no_arena = no_arena;
     w->seed = seed;
@@ -321,7 +324,7 @@ static int32_t agreed_frames(const world *w, int32_t from)
 
 static void rejoin_and_check(bool keyed)
 {
-    world w;
+    static world w; /* large: the games and their saved states */
     memset(&w, 0, sizeof w);
     world_init(&w, 15000, keyed, 7);
     blackout_and_restart(&w, 5000000u, 10000000u);
@@ -432,7 +435,7 @@ static void send_crafted(world *w, int from, int to, tempo_msg *m)
 static void rejoin_after_the_window_is_refused(void **state)
 {
     (void)state;
-    world w;
+    static world w; /* large: the games and their saved states */
     memset(&w, 0, sizeof w);
     world_init(&w, 5000, false, 11);
     blackout_and_restart(&w, 5000000u, 10000000u);
@@ -458,11 +461,11 @@ static void rejoin_after_the_window_is_refused(void **state)
 static void forged_rejoin_messages_are_refused_and_counted(void **state)
 {
     (void)state;
-    world w;
+    static world w; /* large: the games and their saved states */
     memset(&w, 0, sizeof w);
     world_init(&w, 15000, false, 13);
     run_until(&w, 3000000u);
-    uint8_t bytes[sizeof(game)] = {0}, prev[N * 2] = {0};
+    uint8_t bytes[64] = {0}, prev[N * 2] = {0}; /* not a game's size: refused anyway */
     /* to machine 0, from machine 1's address: machine 2 (live) "rejoins",
      * machine 1 (live) asks for a state, and a state nobody asked for */
     tempo_msg m;
@@ -507,7 +510,7 @@ static void forged_rejoin_messages_are_refused_and_counted(void **state)
 static void a_state_from_a_peer_not_asked_is_refused(void **state)
 {
     (void)state;
-    world w;
+    static world w; /* large: the games and their saved states */
     memset(&w, 0, sizeof w);
     world_init(&w, 15000, false, 7);
     blackout_and_restart(&w, 5000000u, 10000000u);
@@ -515,7 +518,7 @@ static void a_state_from_a_peer_not_asked_is_refused(void **state)
     while (r->rejoin.asked_peer < 0)
         run_until(&w, w.now + 1000u);
     assert_false(r->rejoin.loaded);
-    uint8_t bytes[sizeof(game)], prev[N * 2] = {0};
+    uint8_t bytes[64], prev[N * 2] = {0}; /* refused before its size matters */
     memset(bytes, 0xAB, sizeof bytes);
     tempo_msg m;
     memset(&m, 0, sizeof m);
@@ -547,7 +550,7 @@ static void a_state_from_a_peer_not_asked_is_refused(void **state)
 static void late_spectator_reaches_the_live_frame_and_agrees(void **state)
 {
     (void)state;
-    world w;
+    static world w; /* large: the games and their saved states */
     memset(&w, 0, sizeof w);
     log_frames = 128; /* the host's log no longer holds the first frames */
     world_init(&w, 15000, false, 17);
@@ -600,7 +603,7 @@ static void late_spectator_reaches_the_live_frame_and_agrees(void **state)
 static void rejoin_without_an_arena_moves_the_state_through_the_games(void **state)
 {
     (void)state;
-    world w;
+    static world w; /* large: the games and their saved states */
     memset(&w, 0, sizeof w);
     w.no_arena = true; /* world_init keeps it: set again below */
     world_init(&w, 15000, false, 19);
@@ -631,7 +634,7 @@ static void rejoin_without_an_arena_moves_the_state_through_the_games(void **sta
 static void a_forged_handshake_from_a_dropped_address_changes_nothing(void **state)
 {
     (void)state;
-    world w;
+    static world w; /* large: the games and their saved states */
     memset(&w, 0, sizeof w);
     world_init(&w, 30000, false, 23);
     run_until(&w, 3000000u);
