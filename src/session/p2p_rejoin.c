@@ -439,7 +439,10 @@ void p2p_rejoin_on_frame(tempo_p2p *n, int peer, const tempo_msg_rejoin_frame *m
             j->refused++;
         return; /* otherwise a repeat: attached already */
     }
-    if (!drops_final(n, e) || !attach(n, e, m->frame))
+    /* Only once its handshake revived the link here: if the machine dies
+     * again, losing the link restarts the drop agreement about it. A
+     * repeat comes every P2P_REJOIN_ANNOUNCE_US until the frame. */
+    if (p2p_lost(e) || !drops_final(n, e) || !attach(n, e, m->frame))
         j->refused++;
 }
 

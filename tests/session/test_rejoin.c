@@ -628,9 +628,11 @@ static void rejoin_without_an_arena_moves_the_state_through_the_games(void **sta
     world_free(&w);
 }
 
-/* Unsealed, anyone can send a handshake from a dropped machine's address:
- * it revives the link, but nothing answers, so it is lost again after the
- * timeout; its player stays dropped as agreed and the match never waits. */
+/* A rejoin frame about a dropped machine whose link no handshake revived
+ * is refused. Unsealed, anyone can send a handshake from a dropped
+ * machine's address: it revives the link, but nothing answers, so it is
+ * lost again after the timeout; its player stays dropped as agreed and the
+ * match never waits. */
 static void a_forged_handshake_from_a_dropped_address_changes_nothing(void **state)
 {
     (void)state;
@@ -645,7 +647,16 @@ static void a_forged_handshake_from_a_dropped_address_changes_nothing(void **sta
     run_until(&w, 8000000u); /* dropped, and the drop final */
     assert_int_equal(w.m[0].disconnects, 1);
     w.m[0].counting = w.m[1].counting = true;
+    /* machine 1 says machine 2 comes back, but no handshake of machine 2's
+     * revived its link at machine 0: refused (it would wait for nobody) */
     tempo_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = TEMPO_MSG_REJOIN_FRAME;
+    m.u.rejoin_frame.player_mask = 1u << 2;
+    m.u.rejoin_frame.frame = tempo_session_frame(w.m[0].s) + 30;
+    send_crafted(&w, 1, 0, &m);
+    run_until(&w, 8050000u);
+    assert_int_equal(stats_of(&w, 0).rejoins_refused, 1);
     memset(&m, 0, sizeof m);
     m.type = TEMPO_MSG_SYNC_REQUEST;
     m.u.sync.nonce = 12345;
@@ -664,7 +675,7 @@ static void a_forged_handshake_from_a_dropped_address_changes_nothing(void **sta
     assert_true(size > 0);
     /* from machine 2's address, past its blacked-out link */
     assert_int_equal(tempo_simnet_inject(w.net, &d->addr, &w.m[0].addr, buf, (size_t)size), TEMPO_OK);
-    run_until(&w, 8100000u);
+    run_until(&w, 8150000u);
     assert_false(record_of(&w, 0, 2)->link.state == LINK_CLOSED); /* revived... */
     run_until(&w, 16000000u);
     assert_true(record_of(&w, 0, 2)->link.state == LINK_CLOSED); /* ...and lost again */
