@@ -39,7 +39,8 @@
  * them, and the engine runs every frame it has inputs for, its ADVANCEs
  * flagged resimulating up to the sender's live frame (the fast-forward).
  * A lost fragment loses the state; the machine asks again and gets the
- * same one.
+ * same one, until it plays (if that is after R, the others wait for its
+ * inputs at R until it has caught up).
  *
  * Keyed sessions: a restarted machine seals from sequence 0 again, so
  * under its old pair keys it would reuse their nonces. It comes back at a
@@ -199,6 +200,8 @@ int p2p_rejoin_fragment(tempo_p2p *n, int peer, const uint8_t **body, size_t *si
         *why = TEMPO_DROP_TRUNCATED;
         return TEMPO_E_MALFORMED;
     }
+    if (j->assembling && j->loaded && peer == j->asked_peer)
+        return 0; /* the rest of a copy sent again when we asked twice */
     if (!j->assembling || j->loaded || peer < 0) { /* nobody here asked for a state */
         j->refused++;
         return 0;
@@ -545,7 +548,6 @@ static void announce(tempo_p2p *n)
         return;
     if (n->sync->frame >= j->announce_frame) {
         j->announce_mask = 0;
-        j->out_to = NULL; /* the machine plays: no state goes to it again */
         return;
     }
     if (j->announce_us != 0 && n->clock->now_us - j->announce_us < P2P_REJOIN_ANNOUNCE_US)
@@ -553,7 +555,7 @@ static void announce(tempo_p2p *n)
     j->announce_us = n->clock->now_us ? n->clock->now_us : 1;
     for (int i = 0; i < n->npeers; i++) {
         p2p_peer *e = &n->peers[i];
-        if (e == j->out_to || e->role != P2P_ROLE_PEER || p2p_lost(e) || !p2p_synced(e) ||
+        if ((e->players & j->announce_mask) || e->role != P2P_ROLE_PEER || p2p_lost(e) || !p2p_synced(e) ||
             e->rejoining)
             continue;
         n->msg.type = TEMPO_MSG_REJOIN_FRAME;
@@ -610,8 +612,11 @@ void p2p_rejoin_poll(tempo_p2p *n)
     }
     send_fragments(n);
     announce(n);
-    /* a spectator's state went out whole: the slot is free for the next */
-    if (j_done_spectator(n))
+    /* The state stays at hand for a machine that asks again (every
+     * fragment lost) until it plays (its first INPUT) or is lost; a
+     * spectator's slot is free once its state went out whole. */
+    p2p_peer *to = n->rejoin.out_to;
+    if (to && (p2p_lost(to) || (to->role == P2P_ROLE_PEER && !to->rejoining) || j_done_spectator(n)))
         n->rejoin.out_to = NULL;
 }
 
