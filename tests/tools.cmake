@@ -78,6 +78,11 @@ if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_replay.sh $<TARGET_FILE:tempo-arena>
             ${CMAKE_CURRENT_BINARY_DIR}/arena_replay)
   set_tests_properties(arena_replay PROPERTIES TIMEOUT 120)
+  # One of three peers killed and started again with --rejoin.
+  add_test(NAME arena_rejoin
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_rejoin.sh $<TARGET_FILE:tempo-arena>
+            ${CMAKE_CURRENT_BINARY_DIR}/arena_rejoin)
+  set_tests_properties(arena_rejoin PROPERTIES TIMEOUT 120)
 endif()
 
 # tempo-flood's command line and accounting (the flood of a real match is

@@ -65,6 +65,9 @@ typedef struct arena_cli {
     const char *record;                    /* --record FILE */
     const char *replay;                    /* --replay FILE */
     int speed;                             /* --speed: playback, frames per tick * 256 */
+    int rejoin_window_ms;                  /* --rejoin-window: a dropped peer may come back */
+    bool rejoin;                           /* --rejoin: this process comes back into a match */
+    int rejoin_epoch;                      /* --rejoin-epoch: its key epoch (sealed) */
 } arena_cli;
 
 /* --player I[,J...]: local players, by number. The count is checked later,
@@ -187,6 +190,14 @@ static const option_spec arena_specs[] = {
     {.name = "speed", .kind = OPTION_INT, .value = "Q", .offset = FIELD(speed), .min = 1,
      .max = TEMPO_REPLAY_MAX_SPEED,
      .help = "--replay: frames per 60 Hz tick times 256 (512:\ndouble speed); default: as fast as it goes"},
+    {.name = "rejoin-window", .kind = OPTION_INT, .value = "MS", .offset = FIELD(rejoin_window_ms),
+     .min = 1000, .max = 3600000,
+     .help = "a dropped peer may come back within MS\nmilliseconds of its drop (default: never)"},
+    {.name = "rejoin", .kind = OPTION_FLAG, .offset = FIELD(rejoin),
+     .help = "come back into the running match (after a\ncrash or restart): a peer sends the state"},
+    {.name = "rejoin-epoch", .kind = OPTION_INT, .value = "N", .offset = FIELD(rejoin_epoch),
+     .min = 1, .max = 255,
+     .help = "with --rejoin and a key: a key epoch this\nmachine never used in the match (1 at the\nfirst restart, 2 at the next...)"},
     {.name = "verbose", .kind = OPTION_FLAG, .offset = FIELD(verbose),
      .help = "also print time sync, waiting and input delay events"},
     {.name = "quiet", .kind = OPTION_FLAG, .offset = FIELD(quiet),
@@ -326,6 +337,12 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
             fprintf(stderr, ": player %d, from frame %" PRId32, ev.player,
                     ev.u.disconnected.frame);
             break;
+        case TEMPO_EVENT_REJOINED:
+            fprintf(stderr, ": player %d plays again from frame %" PRId32, ev.player,
+                    ev.u.rejoined.frame);
+            break;
+        case TEMPO_EVENT_REJOIN_STATE: /* arena mode: tempo moves the state itself */
+            break;
         case TEMPO_EVENT_DESYNC:
             fprintf(stderr, ": frame %" PRId32 " checksum %016" PRIx64 " here, %016" PRIx64
                             " at player %d",
@@ -406,6 +423,8 @@ static bool bots_after_tick(arena_bots *b, const arena_cli *o, const tempo_tick 
 {
     for (int p = 0; p < o->players; p++)
         if ((o->local >> p & 1u) && (tick->inputs_taken >> p & 1u)) {
+            if (o->rejoin && b->frame[p] == 0) /* back in a match: it plays from here */
+                b->frame[p] = tick->input_frame[p];
             if (tick->input_frame[p] != b->frame[p])
                 return false;
             arena_bot_next(&b->bot[p], b->next[p]);
@@ -536,6 +555,9 @@ int main(int argc, char **argv)
     /* Handshake nonces only: they never reach the game. */
     cfg.random_seed = platform_now_us() ^ ((uint64_t)o.port << 32);
     cfg.auto_delay.enabled = o.auto_delay;
+    cfg.rejoin_window_ms = (uint32_t)o.rejoin_window_ms;
+    cfg.rejoin = o.rejoin;
+    cfg.rejoin_epoch = o.rejoin && o.has_key ? (uint32_t)(o.rejoin_epoch ? o.rejoin_epoch : 1) : 0u;
     cfg.has_match_key = o.has_key;
     memcpy(cfg.match_key, o.key, sizeof cfg.match_key);
     tempo_wipe(o.key, sizeof o.key); /* the session holds its own copy */

@@ -190,6 +190,37 @@ typedef struct tempo_config {
      * take minutes). Otherwise 1000..3600000. */
     uint32_t handshake_timeout_ms;
     int max_spectators;             /* 0..TEMPO_MAX_SPECTATORS, default 32 */
+    /* Rejoin (p2p sessions; docs/NETWORK.md "Rejoin"): how long after a
+     * peer machine was dropped it may come back, in milliseconds, counted
+     * from the drop. Its players stay DISCONNECTED from the agreed frame;
+     * a fresh handshake from its address within the window revives its
+     * link, and when it asks, the live peer hosting the lowest player sends
+     * it a confirmed state (arena mode) and every peer takes its inputs
+     * again from a frame the sender picks (TEMPO_EVENT_REJOINED). In a
+     * keyed session the machine comes back under fresh pair keys (see
+     * rejoin_epoch). 0 (the default): off. Otherwise 1000..3600000. */
+    uint32_t rejoin_window_ms;
+    /* This machine comes into a running match instead of starting one
+     * (its peers need rejoin_window_ms > 0). A p2p session
+     * declares the same players and peers as before it was dropped; it
+     * stays SYNCHRONIZING until the live peer hosting the lowest player
+     * sent it a confirmed state, then fast-forwards (ADVANCEs flagged
+     * resimulating, up to the frame the sender had reached) and its local
+     * players play again from the rejoin frame (TEMPO_EVENT_REJOINED; the
+     * game adds their inputs every tick as usual). A spectator session
+     * (one its host declared from the start) joins late the same way: it
+     * asks its host for a state and follows the confirmed stream from it.
+     * Without an arena the game loads the state itself (the REJOIN_STATE
+     * event, tempo_session_rejoin_state). Default false. */
+    bool rejoin;
+    /* With rejoin in a keyed session: this machine's key epoch, 1..255,
+     * one it never used in this match before (1 at the first rejoin, 2 at
+     * the next...; a machine keeps the count, or the matchmaker hands it
+     * out). Its pair keys are derived anew for the epoch, so nothing it
+     * seals reuses a nonce of its earlier life (docs/SECURITY.md, "Rejoin
+     * and key epochs"). The peers try the 4 epochs above the one they know.
+     * Ignored otherwise; default 0. */
+    uint32_t rejoin_epoch;
     /* Spectator side: frames kept in hand before playing (a jitter buffer),
      * 0..600, default 3; and most frames played in one tick to catch up,
      * 1..60, default 2 (bounded so a catching-up spectator still plays
@@ -264,8 +295,11 @@ TEMPO_API tempo_result tempo_session_create_synctest(const tempo_config *cfg, in
  * with every endpoint. Frames run once every peer is synchronized (ticks
  * before say TEMPO_TICK_SYNCHRONIZING). Local players of one machine send
  * their inputs together: the frames sent are those every local player has.
- * Errors as tempo_session_create_local, and TEMPO_E_INVALID_ARG for a NULL
- * transport, a zero session id or a start_frame other than 0. */
+ * With cfg.rejoin the machine comes back into a running match (see
+ * tempo_config.rejoin). Errors as tempo_session_create_local, and
+ * TEMPO_E_INVALID_ARG for a NULL transport, a zero session id, a
+ * start_frame other than 0, or rejoin with a rejoin_epoch above 255 or,
+ * in a keyed session, 0. */
 TEMPO_API tempo_result tempo_session_create_p2p(const tempo_config *cfg,
                                                 const tempo_transport *transport,
                                                 tempo_session **out);
@@ -582,7 +616,9 @@ typedef enum tempo_event_kind {
     TEMPO_EVENT_INPUT_DELAY,        /* automatic input delay set (at the start) or changed: u.input_delay */
     TEMPO_EVENT_HANDSHAKE_FAILED,   /* an endpoint did not synchronize within
                                        handshake_timeout_ms: it is dropped */
-    TEMPO_EVENT_DESYNC_DIFF         /* two states of a desync frame compared: u.diff */
+    TEMPO_EVENT_DESYNC_DIFF,        /* two states of a desync frame compared: u.diff */
+    TEMPO_EVENT_REJOINED,           /* a dropped machine's players play again: u.rejoined */
+    TEMPO_EVENT_REJOIN_STATE        /* without an arena: a state to give or to load: u.rejoin_state */
 } tempo_event_kind;
 
 /* One run of bytes that differ between two states. */
@@ -630,6 +666,18 @@ typedef struct tempo_event {
         struct { uint32_t players; } waiting; /* bit p: waiting for player p */
         struct { int stall_frames; } timesync;
         struct { int frames; } input_delay;
+        /* REJOINED: `player` (the machine's first) has real inputs again
+         * from `frame`; before it, DISCONNECTED. Raised on every machine,
+         * the rejoining one included. */
+        struct { int32_t frame; } rejoined;
+        /* REJOIN_STATE, only without an arena. wanted: a machine (`player`,
+         * its first) comes back and this one sends it the state of
+         * confirmed frame `frame`, the one the game saved into `slot`: give
+         * it with tempo_session_provide_state before the next advance.
+         * Otherwise (player -1): this machine is the one coming back and the
+         * state of `frame` (size bytes) came: load it from
+         * tempo_session_rejoin_state before the next advance. */
+        struct { int32_t frame; size_t size; int slot; bool wanted; } rejoin_state;
     } u;
 } tempo_event;
 
@@ -710,6 +758,21 @@ typedef struct tempo_session_stats {
     uint64_t diffs;
     uint64_t diffs_skipped;
     uint64_t diffs_ignored;
+    /* Rejoin and late join (tempo_config.rejoin). rejoins: machines that
+     * came back (REJOINED events about a remote machine). rejoins_refused:
+     * handshakes from a dropped machine not taken (window over or off; in
+     * a keyed session, keys of no newer epoch open it), and rejoin
+     * messages not used (a state not asked for or from another peer, a
+     * request from a machine not dropped, a rejoin frame about a player
+     * who never left or already confirmed here). rejoin_states_sent:
+     * states sent to rejoining machines and late spectators. On the
+     * machine that came back, rejoin_frames_fast_forwarded: the frames it
+     * ran in the ticks after the state came, up to the first tick that ran
+     * one frame or none (it had caught up). */
+    uint64_t rejoins;
+    uint64_t rejoins_refused;
+    uint64_t rejoin_states_sent;
+    uint64_t rejoin_frames_fast_forwarded;
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from
@@ -894,6 +957,25 @@ TEMPO_API tempo_result tempo_session_add_empty_slot(tempo_session *s, int player
 TEMPO_API tempo_result tempo_session_provide_state(tempo_session *s, int32_t frame, const void *state,
                                                    size_t size);
 
+/* ---- rejoin without an arena ------------------------------------------------
+ *
+ * A machine coming back (tempo_config.rejoin) gets a state from a peer.
+ * With an arena tempo moves it both ways; without one, the sending game
+ * gives its state of the frame a REJOIN_STATE event (wanted) names with
+ * tempo_session_provide_state (above: the same call as for diffs; errors
+ * there also TEMPO_E_FULL for a state above 65504 bytes with the inputs
+ * before it, TEMPO_E_STATE when the machine is gone again), and the
+ * receiving game loads what came when its REJOIN_STATE event says so. */
+
+/* The state a rejoining session received (REJOIN_STATE event, not
+ * wanted): *state points at *size bytes owned by the session, valid until
+ * it is destroyed; *frame is its frame. The game puts it in place before
+ * its next tempo_session_advance. Errors: TEMPO_E_INVALID_ARG (a NULL
+ * pointer), TEMPO_E_UNSUPPORTED (not a rejoining p2p or spectator session
+ * without an arena), TEMPO_E_STATE (no state came yet). */
+TEMPO_API tempo_result tempo_session_rejoin_state(const tempo_session *s, const void **state,
+                                                  size_t *size, int32_t *frame);
+
 /* The newest diff (the one of the last DESYNC_DIFF event with status DONE):
  * the frame and the peer's first player, every differing range (at most
  * TEMPO_DIFF_MAX_RANGES are kept, in offset order; num_ranges counts them
@@ -936,7 +1018,7 @@ TEMPO_API int tempo_session_desync_diff_line(const tempo_session *s, int index, 
 
 /* The name of an event kind, lowercase without the prefix: "connected",
  * "synchronizing", ..., "waiting_over", "timesync", "input_delay", "handshake_failed",
- * "desync_diff"; "unknown"
+ * "desync_diff", "rejoined", "rejoin_state"; "unknown"
  * for a value that is no tempo_event_kind. Static storage, never NULL. */
 TEMPO_API const char *tempo_event_name(tempo_event_kind kind);
 

@@ -36,6 +36,13 @@ void input_log_free(input_log *l, const tempo_allocator *a)
     l->data = NULL;
 }
 
+void input_log_restart(input_log *l, int32_t first)
+{
+    TEMPO_ASSERT(first >= 0);
+    l->first = first;
+    l->end = first;
+}
+
 int32_t input_log_oldest(const input_log *l)
 {
     int64_t oldest = (int64_t)l->end - l->capacity;

@@ -34,6 +34,8 @@ typedef struct input_log {
 tempo_result input_log_init(input_log *l, const tempo_allocator *a, int capacity, int num_players,
                             int input_size, int32_t first);
 void input_log_free(input_log *l, const tempo_allocator *a);
+/* Empty the log; it starts again at frame `first` (allocates nothing). */
+void input_log_restart(input_log *l, int32_t first);
 
 /* The oldest frame still held (end when the log is empty). */
 int32_t input_log_oldest(const input_log *l);

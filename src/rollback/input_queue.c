@@ -53,6 +53,15 @@ void iq_start_at(input_queue *q, int32_t frame)
     q->known_end = frame;
 }
 
+void iq_restart_at(input_queue *q, int32_t frame)
+{
+    TEMPO_ASSERT(frame >= 0);
+    memset(q->flags, 0, (size_t)q->capacity);
+    q->disconnect_frame = IQ_NO_FRAME;
+    q->base = frame;
+    q->known_end = frame;
+}
+
 bool iq_holds(const input_queue *q, int32_t frame)
 {
     return frame >= q->base && (int64_t)frame < (int64_t)q->base + q->capacity;

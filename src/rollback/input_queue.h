@@ -57,6 +57,9 @@ void iq_free(input_queue *q, const tempo_allocator *a);
 /* Make `frame` the first frame held and known_end: a session that starts
  * there (nothing stored yet). */
 void iq_start_at(input_queue *q, int32_t frame);
+/* Forget every input and the disconnection: the queue starts again at
+ * `frame` (a session rejoining a match), allocating nothing. */
+void iq_restart_at(input_queue *q, int32_t frame);
 
 /* Store the real input of `frame`. Returns an iq_add_result, or
  * TEMPO_E_FRAME if the frame is below base or beyond base + capacity. */

@@ -286,6 +286,31 @@ tempo_result sync_load_state(tempo_sync *s, int32_t frame, const void *state)
     return TEMPO_OK;
 }
 
+void sync_restart(tempo_sync *s, int32_t frame)
+{
+    s->start_frame = frame;
+    s->frame = frame;
+    s->first_incorrect = IQ_NO_FRAME;
+    s->external_frame = IQ_NO_FRAME;
+    s->load_floor = frame;
+    s->sparse_frame = -1;
+    for (int i = 0; i < s->nslots; i++)
+        s->slots[i].frame = -1;
+    if (s->desync_interval > 0) {
+        int64_t first = ((int64_t)frame / s->desync_interval + 1) * s->desync_interval;
+        s->next_check = first < INT32_MAX ? (int32_t)first : INT32_MAX;
+    }
+    s->sums_head = s->sums_count = 0;
+    s->nreqs = s->next_req = 0;
+    for (int p = 0; p < s->num_players; p++) {
+        iq_restart_at(&s->q[p], frame);
+        if (s->kind[p] == SYNC_OPEN)
+            iq_disconnect(&s->q[p], frame, frame);
+    }
+    sync_drop_held(s);
+    input_log_restart(&s->confirmed_log, frame);
+}
+
 int32_t sync_confirmed(const tempo_sync *s)
 {
     int32_t c = IQ_NO_FRAME;
@@ -417,7 +442,7 @@ void sync_emit_advance(tempo_sync *s, int32_t frame, bool resim)
         st[p] = (uint8_t)iq_get(&s->q[p], frame, in + (size_t)p * (size_t)s->input_size);
     r->inputs = in;
     r->status = st;
-    r->resimulating = resim;
+    r->resimulating = resim || frame < s->catch_up_end;
 }
 
 int sync_next(tempo_sync *s, const tempo_request **out)

@@ -108,6 +108,10 @@ typedef struct tempo_sync {
     tempo_synctest_report report;
     bool report_new_mismatch;
 
+    /* ADVANCEs of frames below this are flagged resimulating: a session
+     * that joined a running match fast-forwards up to it (0: none). */
+    int32_t catch_up_end;
+
     input_log confirmed_log; /* confirmed frames, filled at the end of each plan */
 
     tempo_session_stats stats;
@@ -169,6 +173,13 @@ int32_t sync_attach_frame(const tempo_sync *s, int player);
  * to the current frame; no rollback reaches below it after. Returns TEMPO_OK
  * or TEMPO_E_FRAME. */
 tempo_result sync_load_state(tempo_sync *s, int32_t frame, const void *state);
+
+/* Start again at `frame` as if created with start_frame `frame`: every
+ * input, saved state, checksum and logged frame is forgotten, the players
+ * keep their kinds and delays (a disconnected or attached slot is a
+ * connected one again). The game's state (the arena) must then be that of
+ * `frame`. Allocates nothing. */
+void sync_restart(tempo_sync *s, int32_t frame);
 
 /* The confirmed frame count: every player's input is known below it (may be
  * ahead of the current frame when inputs arrive early). */

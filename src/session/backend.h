@@ -119,6 +119,9 @@ typedef struct session_backend_ops {
      * the facade checked the pointers and size). NULL: TEMPO_E_UNSUPPORTED. */
     tempo_result (*provide_state)(void *b, int32_t frame, const void *state, size_t size);
     tempo_result (*desync_diff)(const void *b, tempo_desync_diff *out);
+    /* The state a rejoining session received (tempo_session_rejoin_state;
+     * the facade checked the pointers). NULL: TEMPO_E_UNSUPPORTED. */
+    tempo_result (*rejoin_state)(const void *b, const void **state, size_t *size, int32_t *frame);
 } session_backend_ops;
 
 /* The backends. */

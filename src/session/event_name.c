@@ -24,6 +24,8 @@ const char *tempo_event_name(tempo_event_kind kind)
     case TEMPO_EVENT_INPUT_DELAY: return "input_delay";
     case TEMPO_EVENT_HANDSHAKE_FAILED: return "handshake_failed";
     case TEMPO_EVENT_DESYNC_DIFF: return "desync_diff";
+    case TEMPO_EVENT_REJOINED: return "rejoined";
+    case TEMPO_EVENT_REJOIN_STATE: return "rejoin_state";
     }
     return "unknown";
 }

@@ -11,6 +11,7 @@
  * p2p_input.c   INPUT messages out and in, the spectator feed and its ring
  * p2p_agree.c   agreeing on a dropped player's last frame; desync checks
  * p2p_diff.c    desync diffs: the states of a desync frame exchanged, compared
+ * p2p_rejoin.c  a dropped machine coming back by state transfer
  * spectator.c   the spectator backend's ops: create, the tick, the state
  *
  * Everything about a remote machine that is not about players or frames
@@ -29,6 +30,7 @@
 #include "net/link.h"
 #include "session/backend.h"
 #include "session/p2p_diff.h"
+#include "session/p2p_rejoin.h"
 #include "timing/timesync.h"
 
 #define P2P_MAX_PEERS TEMPO_MAX_PLAYERS
@@ -75,6 +77,11 @@ typedef struct p2p_peer {
     uint8_t claim_mask;
     uint8_t gossip_mask;
     int32_t gossip_have[TEMPO_MAX_PLAYERS];
+
+    /* A dropped machine whose link a fresh handshake revived: it gets no
+     * inputs until it runs again (its first INPUT). */
+    bool rejoining;
+    uint32_t epoch;            /* its key epoch (wire/keys.h): 0 until it rejoins */
 
     tempo_replay replay;       /* its sequences we accepted (wire/replay.h) */
     net_link link;             /* set up at the session's first poll */
@@ -163,6 +170,7 @@ typedef struct tempo_p2p {
     uint64_t desync_remote[8];       /* ... with the remote checksum that differed */
     int desync_head;
     p2p_diff diff;                   /* desync diffs (p2p_diff.c) */
+    p2p_rejoin rejoin;               /* rejoin by state transfer (p2p_rejoin.c) */
 
     uint64_t drops[TEMPO_DROP_REASON_COUNT_];
     p2p_counts count;
@@ -214,6 +222,13 @@ void p2p_event(tempo_p2p *n, tempo_event_kind kind, int player);
 int p2p_first_player(uint32_t mask);
 /* Fill the public stats of e, from its link and its rollback fields. */
 void p2p_peer_stats(const p2p_peer *e, tempo_endpoint_stats *out);
+
+/* The match runs from now on (RUNNING event, the first automatic delay). */
+void p2p_start_running(tempo_p2p *n);
+
+/* Derive the pair keys of this machine and peer e (a peer hosting
+ * players) at e's key epoch into *out; false if they cannot be made. */
+bool p2p_link_keys(const tempo_p2p *n, const p2p_peer *e, wire_keys *out);
 
 /* The input delay the local players use now (the largest). */
 int p2p_local_delay(const tempo_p2p *n);

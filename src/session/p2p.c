@@ -108,6 +108,9 @@ static tempo_result p2p_create(const session_host *host, const session_args *arg
     r = p2p_diff_open(n);
     if (r != TEMPO_OK)
         return r;
+    r = p2p_rejoin_open(n);
+    if (r != TEMPO_OK)
+        return r;
     n->max_specs = n->cfg->max_spectators;
     if (n->max_specs > 0) {
         n->specs = tempo__calloc(&n->cfg->allocator, (size_t)n->max_specs, sizeof *n->specs);
@@ -127,6 +130,7 @@ void p2p_destroy(void *b)
         seal_wipe(n->specs, (size_t)n->max_specs * sizeof *n->specs);
     tempo__free(a, n->specs);
     p2p_diff_close(n);
+    p2p_rejoin_close(n);
     seal_wipe(n, sizeof *n);
     tempo__free(a, n);
 }
@@ -145,8 +149,10 @@ void p2p_peer_init(p2p_peer *e, const tempo_address *addr, p2p_role role, uint32
  * `spec` is e's number among our spectators. */
 static uint32_t self_identity(const tempo_p2p *n)
 {
-    return n->spectating ? keys_identity_of_spectator((uint32_t)n->cfg->spectator_number)
-                         : keys_identity_of_players(n->local_mask);
+    if (n->spectating)
+        return keys_identity_of_spectator((uint32_t)n->cfg->spectator_number);
+    return keys_identity_at_epoch(keys_identity_of_players(n->local_mask),
+                                  n->cfg->rejoin ? n->cfg->rejoin_epoch : 0u);
 }
 
 static uint32_t peer_identity(const tempo_p2p *n, const p2p_peer *e, int spec)
@@ -156,7 +162,13 @@ static uint32_t peer_identity(const tempo_p2p *n, const p2p_peer *e, int spec)
     case P2P_ROLE_HOST: return (uint32_t)n->cfg->spectator_host_player;
     case P2P_ROLE_PEER: break;
     }
-    return keys_identity_of_players(e->players);
+    return keys_identity_at_epoch(keys_identity_of_players(e->players), e->epoch);
+}
+
+bool p2p_link_keys(const tempo_p2p *n, const p2p_peer *e, wire_keys *out)
+{
+    return keys_derive_link(n->cfg->match_key, n->cfg->session_id, self_identity(n),
+                            peer_identity(n, e, 0), out) == TEMPO_OK;
 }
 
 /* Every link's pair keys, now that the local players are known. A link
@@ -463,6 +475,15 @@ static void on_message(tempo_p2p *n, p2p_peer *e, int peer, tempo_msg *m, bool f
     case TEMPO_MSG_DESYNC_STATE:
         p2p_diff_on_state(n, peer, &m->u.state);
         break;
+    case TEMPO_MSG_REJOIN_REQUEST:
+        p2p_rejoin_on_request(n, e, peer, &m->u.rejoin_request);
+        break;
+    case TEMPO_MSG_REJOIN_STATE:
+        p2p_rejoin_on_state(n, peer, &m->u.rejoin_state);
+        break;
+    case TEMPO_MSG_REJOIN_FRAME:
+        p2p_rejoin_on_frame(n, peer, &m->u.rejoin_frame);
+        break;
     case TEMPO_MSG_TYPE_COUNT_:
         break;
     }
@@ -481,7 +502,7 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         n->count.dropped_unknown++;
         return;
     }
-    if (p2p_lost(e))
+    if (p2p_lost(e) && !n->rejoin.serving)
         return;
     uint32_t sid;
     tempo_drop_reason why = TEMPO_DROP_NONE;
@@ -498,6 +519,10 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         drop(n, why);
         return;
     }
+    /* A lost machine speaks again: a fresh handshake within the rejoin
+     * window revives its link (p2p_rejoin.c); anything else is ignored. */
+    if (p2p_lost(e) && (peer < 0 || !p2p_rejoin_revive(n, peer, &v, size)))
+        return;
     if (v.h.sealed && !n->keyed) { /* nothing to open it with */
         drop(n, TEMPO_DROP_SEALED);
         return;
@@ -525,8 +550,10 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
     }
     const uint8_t *body = n->buf + v.body;
     bool partial = false;
-    if (v.h.fragment) { /* a desync state's fragment: only a whole message is decoded */
-        int got = p2p_diff_fragment(n, peer, v.h.type, &body, &body_size, &why);
+    if (v.h.fragment) { /* a state's fragment: only a whole message is decoded */
+        int got = v.h.type == TEMPO_MSG_REJOIN_STATE
+                      ? p2p_rejoin_fragment(n, peer, &body, &body_size, &why)
+                      : p2p_diff_fragment(n, peer, v.h.type, &body, &body_size, &why);
         if (got < 0) {
             drop(n, why);
             return;
@@ -587,11 +614,16 @@ static void peer_lost(tempo_p2p *n, p2p_peer *e)
 {
     seal_keys_wipe(&e->keys); /* nothing more goes to it or comes from it */
     bool is_peer = e >= n->peers && e < n->peers + P2P_MAX_PEERS;
-    if (is_peer) /* its checksums are moot */
+    if (is_peer) { /* its checksums are moot; it may come back */
         p2p_forget_sums(n, (int)(e - n->peers));
+        p2p_rejoin_on_lost(n, (int)(e - n->peers));
+    }
     if (e->role == P2P_ROLE_PEER && is_peer)
         timesync_peer_lost(&n->ts, (int)(e - n->peers));
-    if (e->role == P2P_ROLE_PEER) {
+    if (e->role == P2P_ROLE_PEER && p2p_rejoin_never_back(n, e)) {
+        /* a revived link that never brought its machine back: its players
+         * stay dropped as agreed, the survivors are the same */
+    } else if (e->role == P2P_ROLE_PEER) {
         p2p_restart_drops(n); /* the survivors changed: agree again */
         for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
             if (e->players & (1u << p))
@@ -696,7 +728,7 @@ static void input_delay_event(tempo_p2p *n, int frames)
     p2p_push_event(n, &ev);
 }
 
-static void start_running(tempo_p2p *n)
+void p2p_start_running(tempo_p2p *n)
 {
     n->running = true;
     for (int i = 0; i < n->npeers; i++) /* nothing left to announce */
@@ -718,9 +750,11 @@ static void check_running(tempo_p2p *n)
 {
     if (n->running)
         return;
+    if (p2p_rejoin_waiting(n)) /* a rejoining machine runs once its state came */
+        return;
     if (n->spectating) {
         if (p2p_synced(&n->peers[0]))
-            start_running(n);
+            p2p_start_running(n);
         return;
     }
     if (!n->ready) {
@@ -756,7 +790,7 @@ static void check_running(tempo_p2p *n)
         n->startup_delay_ms = (uint32_t)(wait / 1000u);
     }
     if (n->clock->now_us >= n->run_at_us)
-        start_running(n);
+        p2p_start_running(n);
 }
 
 /* GGPO's quality reports: our advantage estimate, once a second. */
@@ -855,6 +889,7 @@ void p2p_poll(void *b)
         service(n, &n->specs[i]);
     p2p_try_finalize(n);
     check_running(n);
+    p2p_rejoin_poll(n);
     if (n->running && !n->decided && !n->spectating) {
         n->stall_next = timesync_decide(&n->ts, n->sync->frame);
         n->decided = true;
@@ -923,6 +958,7 @@ static tempo_result p2p_advance(void *b, tempo_tick *tick)
     o.stall = n->stall_next;
     r = sync_plan(n->sync, &o, tick);
     n->host->planned(n->host->ctx, tick);
+    p2p_rejoin_after_tick(n, tick);
     n->decided = false;
     n->stall_next = false;
     timesync_after_tick(n);
@@ -1025,6 +1061,10 @@ void p2p_stats(const void *b, tempo_session_stats *out)
     out->diffs = n->diff.diffs;
     out->diffs_skipped = n->diff.skipped;
     out->diffs_ignored = n->diff.ignored;
+    out->rejoins = n->rejoin.rejoins;
+    out->rejoins_refused = n->rejoin.refused;
+    out->rejoin_states_sent = n->rejoin.states_sent;
+    out->rejoin_frames_fast_forwarded = n->rejoin.fast_forwarded;
 }
 
 tempo_result p2p_player_stats(const void *b, int player, tempo_endpoint_stats *out)
@@ -1047,6 +1087,15 @@ static tempo_result p2p_spectator_stats(const void *b, int index, tempo_endpoint
     return TEMPO_OK;
 }
 
+/* A state the game gives: a rejoining machine's, or a desync diff's. */
+static tempo_result p2p_provide(void *b, int32_t frame, const void *state, size_t size)
+{
+    tempo_result r;
+    if (p2p_rejoin_provide(b, frame, state, size, &r))
+        return r;
+    return p2p_diff_provide(b, frame, state, size);
+}
+
 const session_backend_ops session_p2p_ops = {
     .external_load = true,
     .create = p2p_create,
@@ -1063,6 +1112,7 @@ const session_backend_ops session_p2p_ops = {
     .stats = p2p_stats,
     .endpoint_stats = p2p_player_stats,
     .spectator_stats = p2p_spectator_stats,
-    .provide_state = p2p_diff_provide,
+    .provide_state = p2p_provide,
     .desync_diff = p2p_diff_get,
+    .rejoin_state = p2p_rejoin_state,
 };

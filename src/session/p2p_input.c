@@ -53,7 +53,7 @@ bool p2p_reference(void *ctx, int player, int32_t frame, uint8_t *out)
         memset(out, 0, (size_t)n->cfg->input_size);
         return true;
     }
-    return iq_real(q, frame, out);
+    return iq_real(q, frame, out) || p2p_rejoin_reference(n, player, frame, out);
 }
 
 static bool log_reference(void *ctx, int player, int32_t frame, uint8_t *out)
@@ -128,7 +128,8 @@ void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
     int32_t local_end = p2p_local_end(n);
     for (int i = 0; i < n->npeers; i++) {
         p2p_peer *e = &n->peers[i];
-        if (p2p_lost(e) || !p2p_synced(e) || !link_may_send(&e->link, n->clock->now_us))
+        if (p2p_lost(e) || !p2p_synced(e) || e->rejoining ||
+            !link_may_send(&e->link, n->clock->now_us))
             continue;
         int32_t start = e->remote_ack < 0 ? 0 : e->remote_ack;
         int count = (int)(local_end - start);
@@ -163,6 +164,9 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
 {
     if (e->role == P2P_ROLE_SPECTATOR)
         return; /* spectators only acknowledge */
+    if (p2p_rejoin_waiting(n))
+        return; /* a rejoining machine takes inputs once its state came */
+    e->rejoining = false; /* a rejoined machine runs: inputs go to it again */
     uint32_t allowed = e->players;
     if (e->role == P2P_ROLE_PEER) /* relays of dropped players come from anyone */
         for (int x = 0; x < n->cfg->num_players; x++)
@@ -235,7 +239,12 @@ void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
         if (p2p_lost(e) || !p2p_synced(e) || !link_may_send(&e->link, n->clock->now_us))
             continue;
         int32_t start = e->remote_ack < 0 ? 0 : e->remote_ack;
-        if (start > 0 && !input_log_holds(&n->sync->confirmed_log, start - 1)) {
+        bool held = start >= n->sync->confirmed_log.end ||
+                    (input_log_holds(&n->sync->confirmed_log, start) &&
+                     (start == 0 || input_log_holds(&n->sync->confirmed_log, start - 1)));
+        if (!held && n->rejoin.serving && start == 0)
+            continue; /* it came late: it asks for a state (p2p_rejoin.c) */
+        if (!held) {
             p2p_lose_peer(n, e); /* too far behind to serve */
             continue;
         }

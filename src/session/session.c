@@ -107,6 +107,11 @@ tempo_result session_validate_config(const tempo_config *cfg)
             return TEMPO_E_INVALID_ARG;
     if (cfg->frames_per_second < 1 || cfg->frames_per_second > 1000)
         return TEMPO_E_INVALID_ARG;
+    if (cfg->rejoin_window_ms != 0 &&
+        (cfg->rejoin_window_ms < 1000u || cfg->rejoin_window_ms > 3600000u))
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->rejoin && (cfg->rejoin_epoch > 255u || (cfg->has_match_key && cfg->rejoin_epoch == 0)))
+        return TEMPO_E_INVALID_ARG;
     if (cfg->has_match_key) {
         uint8_t any = 0;
         for (size_t i = 0; i < sizeof cfg->match_key; i++)
@@ -596,6 +601,16 @@ tempo_result tempo_session_provide_state(tempo_session *s, int32_t frame, const 
     if (!s->ops->provide_state)
         return TEMPO_E_UNSUPPORTED;
     return s->ops->provide_state(s->backend, frame, state, size);
+}
+
+tempo_result tempo_session_rejoin_state(const tempo_session *s, const void **state, size_t *size,
+                                        int32_t *frame)
+{
+    if (!s || !state || !size || !frame)
+        return TEMPO_E_INVALID_ARG;
+    if (!s->ops->rejoin_state)
+        return TEMPO_E_UNSUPPORTED;
+    return s->ops->rejoin_state(s->backend, state, size, frame);
 }
 
 tempo_result tempo_session_desync_diff(const tempo_session *s, tempo_desync_diff *out)

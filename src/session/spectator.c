@@ -31,7 +31,7 @@ static tempo_result spectator_create(const session_host *host, const session_arg
         n->player_peer[p] = 0;
         sync_set_player(n->sync, p, SYNC_REMOTE);
     }
-    return TEMPO_OK;
+    return p2p_rejoin_open(n); /* cfg.rejoin: it joins a running match late */
 }
 
 /* The frames to play this tick: none until the jitter buffer holds
@@ -94,4 +94,5 @@ const session_backend_ops session_spectator_ops = {
     .stats = p2p_stats,
     .endpoint_stats = p2p_player_stats,
     .spectator_stats = spectator_host_stats,
+    .rejoin_state = p2p_rejoin_state,
 };

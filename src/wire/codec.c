@@ -86,6 +86,17 @@ static bool msg_valid(const tempo_msg *m, const tempo_codec_ctx *ctx)
         return d->frame > 0 && (!d->carried || (d->size <= TEMPO_MSG_STATE_MAX &&
                                                 (d->size == 0 || d->data != NULL)));
     }
+    case TEMPO_MSG_REJOIN_REQUEST: return true;
+    case TEMPO_MSG_REJOIN_FRAME:
+        return m->u.rejoin_frame.player_mask != 0 && m->u.rejoin_frame.frame > 0;
+    case TEMPO_MSG_REJOIN_STATE: {
+        const tempo_msg_rejoin_state *j = &m->u.rejoin_state;
+        return j->frame >= 0 && j->live_frame >= j->frame && j->rejoin_frame > j->live_frame &&
+               (j->player_mask & j->disconnected_mask) == 0 &&
+               j->size >= 1 && j->size <= TEMPO_MSG_STATE_MAX && j->data != NULL &&
+               j->prev_size <= TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE &&
+               (j->prev_size == 0 || j->prev != NULL);
+    }
     default: return tempo_msg_type_known(m->type);
     }
 }
@@ -220,7 +231,9 @@ int tempo_codec_encode_body(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t 
 {
     if (msg == NULL || buf == NULL || !msg_valid(msg, ctx))
         return TEMPO_E_INVALID_ARG;
-    size_t limit = msg->type == TEMPO_MSG_DESYNC_STATE ? FRAG_MAX_PAYLOAD : PACKET_MAX_BODY;
+    size_t limit = msg->type == TEMPO_MSG_DESYNC_STATE || msg->type == TEMPO_MSG_REJOIN_STATE
+                       ? FRAG_MAX_PAYLOAD
+                       : PACKET_MAX_BODY;
     size_t cap = capacity < limit ? capacity : limit, size;
     input_refs refs;
     int count = 0;
@@ -634,6 +647,131 @@ static bool state_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
     return !x->carried || x->size == 0 || memcmp(x->data, y->data, x->size) == 0;
 }
 
+/* REJOIN_REQUEST: the player mask, 8 bits. */
+static void rejoin_request_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    (void)a;
+    tempo_bitwriter_bits(w, m->u.rejoin_request.player_mask, 8);
+}
+
+static tempo_drop_reason rejoin_request_get(tempo_bitreader *r, const tempo_codec_ctx *ctx,
+                                            tempo_msg *m)
+{
+    m->u.rejoin_request.player_mask = (uint8_t)get_bits(r, 8);
+    if (r->error != TEMPO_BITREAD_OK)
+        return reader_reason(r);
+    if (ctx && !mask_ok(m->u.rejoin_request.player_mask, ctx->num_players))
+        return TEMPO_DROP_BAD_VALUE;
+    return reader_reason(r);
+}
+
+static bool rejoin_request_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    (void)input_size;
+    return a->u.rejoin_request.player_mask == b->u.rejoin_request.player_mask;
+}
+
+/* REJOIN_FRAME: the player mask, 8 bits, then the frame. */
+static void rejoin_frame_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    (void)a;
+    tempo_bitwriter_bits(w, m->u.rejoin_frame.player_mask, 8);
+    tempo_bitwriter_uvarint(w, (uint32_t)m->u.rejoin_frame.frame, G_FRAME);
+}
+
+static tempo_drop_reason rejoin_frame_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    m->u.rejoin_frame.player_mask = (uint8_t)get_bits(r, 8);
+    m->u.rejoin_frame.frame = get_frame(r);
+    if (r->error != TEMPO_BITREAD_OK)
+        return reader_reason(r);
+    if (m->u.rejoin_frame.player_mask == 0 || m->u.rejoin_frame.frame <= 0 ||
+        (ctx && !mask_ok(m->u.rejoin_frame.player_mask, ctx->num_players)))
+        return TEMPO_DROP_BAD_VALUE;
+    return reader_reason(r);
+}
+
+static bool rejoin_frame_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    (void)input_size;
+    return a->u.rejoin_frame.player_mask == b->u.rejoin_frame.player_mask &&
+           a->u.rejoin_frame.frame == b->u.rejoin_frame.frame;
+}
+
+/* REJOIN_STATE: frame, live frame, rejoin frame, player mask (8 bits),
+ * disconnected mask (8 bits) and each dropped player's frame, the size of
+ * the previous inputs (16 bits) and of the state (32 bits), zero bits to
+ * the next byte, then the previous inputs' bytes and the state's to the end. */
+static void rejoin_state_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    (void)a;
+    const tempo_msg_rejoin_state *j = &m->u.rejoin_state;
+    tempo_bitwriter_uvarint(w, (uint32_t)j->frame, G_FRAME);
+    tempo_bitwriter_uvarint(w, (uint32_t)j->live_frame, G_FRAME);
+    tempo_bitwriter_uvarint(w, (uint32_t)j->rejoin_frame, G_FRAME);
+    tempo_bitwriter_bits(w, j->player_mask, 8);
+    tempo_bitwriter_bits(w, j->disconnected_mask, 8);
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        if (j->disconnected_mask & (1u << p))
+            tempo_bitwriter_uvarint(w, (uint32_t)j->disconnect_frame[p], G_FRAME);
+    tempo_bitwriter_bits(w, j->prev_size, 16);
+    tempo_bitwriter_bits(w, j->size, 32);
+    if (w->bits % 8 != 0)
+        tempo_bitwriter_bits(w, 0, (int)(8 - w->bits % 8));
+    if (j->prev_size > 0)
+        tempo_bitwriter_bytes(w, j->prev, j->prev_size);
+    tempo_bitwriter_bytes(w, j->data, j->size);
+}
+
+static tempo_drop_reason rejoin_state_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
+{
+    tempo_msg_rejoin_state *j = &m->u.rejoin_state;
+    j->frame = get_frame(r);
+    j->live_frame = get_frame(r);
+    j->rejoin_frame = get_frame(r);
+    j->player_mask = (uint8_t)get_bits(r, 8);
+    j->disconnected_mask = (uint8_t)get_bits(r, 8);
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        j->disconnect_frame[p] = (j->disconnected_mask & (1u << p)) ? get_frame(r) : 0;
+    j->prev_size = (uint16_t)get_bits(r, 16);
+    j->size = get_bits(r, 32);
+    j->data = NULL;
+    j->prev = NULL;
+    if (r->error == TEMPO_BITREAD_OK && r->bits % 8 != 0 && get_bits(r, (int)(8 - r->bits % 8)) != 0)
+        tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+    if (r->error != TEMPO_BITREAD_OK)
+        return reader_reason(r);
+    int np = ctx ? ctx->num_players : TEMPO_MAX_PLAYERS;
+    if (j->live_frame < j->frame || j->rejoin_frame <= j->live_frame ||
+        (j->player_mask & j->disconnected_mask) != 0 || !mask_ok(j->player_mask, np) ||
+        !mask_ok(j->disconnected_mask, np) || j->size == 0 || j->size > TEMPO_MSG_STATE_MAX ||
+        j->prev_size > TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE ||
+        (ctx && j->prev_size != (j->frame > 0 ? ctx->num_players * ctx->input_size : 0)))
+        return TEMPO_DROP_BAD_VALUE;
+    if (tempo_bitreader_bits_left(r) < ((size_t)j->prev_size + j->size) * 8u)
+        return TEMPO_DROP_TRUNCATED;
+    j->prev = r->buf + r->bits / 8;
+    r->bits += (size_t)j->prev_size * 8u;
+    j->data = r->buf + r->bits / 8;
+    r->bits += (size_t)j->size * 8u;
+    return TEMPO_DROP_NONE;
+}
+
+static bool rejoin_state_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    (void)input_size;
+    const tempo_msg_rejoin_state *x = &a->u.rejoin_state, *y = &b->u.rejoin_state;
+    if (x->frame != y->frame || x->live_frame != y->live_frame || x->rejoin_frame != y->rejoin_frame ||
+        x->player_mask != y->player_mask || x->disconnected_mask != y->disconnected_mask ||
+        x->size != y->size || x->prev_size != y->prev_size)
+        return false;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        if ((x->disconnected_mask & (1u << p)) && x->disconnect_frame[p] != y->disconnect_frame[p])
+            return false;
+    return (x->prev_size == 0 || memcmp(x->prev, y->prev, x->prev_size) == 0) &&
+           memcmp(x->data, y->data, x->size) == 0;
+}
+
 /* DISCONNECT: the type says it all (the sender leaves). */
 static void empty_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
 {
@@ -673,6 +811,10 @@ static const struct codec_type registry[TEMPO_MSG_TYPE_COUNT_] = {
     [TEMPO_MSG_CHECKSUM] = {"checksum", checksum_put, checksum_get, checksum_equal},
     [TEMPO_MSG_DISCONNECT] = {"disconnect", empty_put, empty_get, empty_equal},
     [TEMPO_MSG_DESYNC_STATE] = {"desync_state", state_put, state_get, state_equal},
+    [TEMPO_MSG_REJOIN_REQUEST] = {"rejoin_request", rejoin_request_put, rejoin_request_get,
+                                  rejoin_request_equal},
+    [TEMPO_MSG_REJOIN_STATE] = {"rejoin_state", rejoin_state_put, rejoin_state_get, rejoin_state_equal},
+    [TEMPO_MSG_REJOIN_FRAME] = {"rejoin_frame", rejoin_frame_put, rejoin_frame_get, rejoin_frame_equal},
 };
 
 static const struct codec_type *lookup(uint8_t type)

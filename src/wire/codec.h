@@ -46,7 +46,10 @@ typedef enum tempo_msg_type {
     TEMPO_MSG_CHECKSUM = 8,
     TEMPO_MSG_DISCONNECT = 9,
     TEMPO_MSG_DESYNC_STATE = 46,
-    TEMPO_MSG_TYPE_COUNT_ = 47 /* one past the highest; the registry has room up to 127 */
+    TEMPO_MSG_REJOIN_REQUEST = 50,
+    TEMPO_MSG_REJOIN_STATE = 51,
+    TEMPO_MSG_REJOIN_FRAME = 52,
+    TEMPO_MSG_TYPE_COUNT_ = 53 /* one past the highest; the registry has room up to 127 */
 } tempo_msg_type;
 
 /* The relay's types (docs/RELAY.md): named by the registry, coded in
@@ -130,6 +133,43 @@ typedef struct tempo_msg_desync_state {
     const uint8_t *data;
 } tempo_msg_desync_state;
 
+/* REJOIN_REQUEST: a machine back in a running match asks the receiver
+ * for a state; player_mask: the players it hosts (0: a spectator joining
+ * late). */
+typedef struct tempo_msg_rejoin_request {
+    uint8_t player_mask;
+} tempo_msg_rejoin_request;
+
+/* REJOIN_STATE: the state of confirmed frame `frame` for a rejoining
+ * machine, sent in fragments. rejoin_frame: from it the machine's players
+ * play again (> frame); live_frame: the sender's frame when it sent
+ * (frame <= live_frame < rejoin_frame). disconnected_mask: other players
+ * dropped for good, each from disconnect_frame[p]. prev and data point
+ * into the decoded buffer, or to encode, at the caller's bytes. */
+typedef struct tempo_msg_rejoin_state {
+    int32_t frame;
+    int32_t live_frame;
+    int32_t rejoin_frame;
+    uint8_t player_mask;        /* the rejoining machine's players (0: a spectator) */
+    uint8_t disconnected_mask;
+    int32_t disconnect_frame[TEMPO_MAX_PLAYERS];
+    /* Every player's confirmed input of frame - 1, players in order
+     * (num_players * input_size bytes; 0 when frame is 0): the reference
+     * the first INPUT after the state is delta-coded against. */
+    uint16_t prev_size;
+    const uint8_t *prev;
+    uint32_t size;              /* 1..TEMPO_MSG_STATE_MAX */
+    const uint8_t *data;
+} tempo_msg_rejoin_state;
+
+/* REJOIN_FRAME: the players of player_mask (a rejoining machine's) have
+ * real inputs again from `frame`; sent by the peer that sent the state to
+ * every other live peer. */
+typedef struct tempo_msg_rejoin_frame {
+    uint8_t player_mask;
+    int32_t frame;
+} tempo_msg_rejoin_frame;
+
 typedef struct tempo_msg {
     uint32_t session_id;
     uint16_t sequence;
@@ -142,6 +182,9 @@ typedef struct tempo_msg {
         tempo_msg_quality quality;      /* QUALITY */
         tempo_msg_checksum checksum;    /* CHECKSUM */
         tempo_msg_desync_state state;   /* DESYNC_STATE */
+        tempo_msg_rejoin_request rejoin_request; /* REJOIN_REQUEST */
+        tempo_msg_rejoin_state rejoin_state;     /* REJOIN_STATE */
+        tempo_msg_rejoin_frame rejoin_frame;     /* REJOIN_FRAME */
     } u;                                /* DISCONNECT has no body: the sender leaves */
 } tempo_msg;
 

@@ -37,6 +37,11 @@ uint32_t keys_identity_of_spectator(uint32_t n)
     return TEMPO_MAX_PLAYERS + n;
 }
 
+uint32_t keys_identity_at_epoch(uint32_t identity, uint32_t epoch)
+{
+    return identity + KEYS_EPOCH_STEP * epoch;
+}
+
 int keys_derive(const uint8_t match_key[KEYS_MATCH_KEY_SIZE], uint32_t session_id,
                 uint32_t from, uint32_t to, uint8_t out[SEAL_KEY_SIZE])
 {

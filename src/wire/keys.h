@@ -43,6 +43,14 @@
 uint32_t keys_identity_of_players(uint32_t player_mask);
 /* The identity of spectator number n (0.. as the match setup numbers them). */
 uint32_t keys_identity_of_spectator(uint32_t n);
+/* Key epochs: a machine that rejoins a match after its process restarted
+ * must not seal under the keys it used before (it would reuse their
+ * nonces from sequence 0). It comes back at a new epoch e (1..255) and its
+ * identity becomes identity + KEYS_EPOCH_STEP * e: above every player and
+ * spectator identity, so every pair it is part of gets unrelated keys. */
+#define KEYS_EPOCH_STEP 0x100u
+#define KEYS_MAX_EPOCH 255u
+uint32_t keys_identity_at_epoch(uint32_t identity, uint32_t epoch);
 
 /* The key of datagrams from `from` to `to` in session `session_id`.
  * TEMPO_OK, TEMPO_E_INVALID_ARG (NULL, from == to, an identity above

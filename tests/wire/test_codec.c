@@ -165,6 +165,38 @@ static void random_msg(tempo_rng *rng, int type, const tempo_codec_ctx *ctx, tem
         m->u.state.data = bytes;
         break;
     }
+    case TEMPO_MSG_REJOIN_REQUEST:
+        m->u.rejoin_request.player_mask =
+            (uint8_t)tempo_rng_range(rng, 1, (int)((1u << ctx->num_players) - 1u));
+        break;
+    case TEMPO_MSG_REJOIN_FRAME:
+        m->u.rejoin_frame.player_mask =
+            (uint8_t)tempo_rng_range(rng, 1, (int)((1u << ctx->num_players) - 1u));
+        m->u.rejoin_frame.frame = 1 + (int32_t)tempo_rng_below(rng, 1u << 20);
+        break;
+    case TEMPO_MSG_REJOIN_STATE: {
+        static uint8_t bytes[64], prev[TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE];
+        for (size_t i = 0; i < sizeof bytes; i++)
+            bytes[i] = (uint8_t)tempo_rng_next(rng);
+        for (size_t i = 0; i < sizeof prev; i++)
+            prev[i] = (uint8_t)tempo_rng_next(rng);
+        tempo_msg_rejoin_state *j = &m->u.rejoin_state;
+        memset(j, 0, sizeof *j);
+        uint32_t all = (1u << ctx->num_players) - 1u;
+        j->frame = (int32_t)tempo_rng_below(rng, 1u << 20);
+        j->live_frame = j->frame + (int32_t)tempo_rng_below(rng, 100);
+        j->rejoin_frame = j->live_frame + 1 + (int32_t)tempo_rng_below(rng, 100);
+        j->player_mask = (uint8_t)tempo_rng_range(rng, 1, (int)all);
+        j->disconnected_mask = (uint8_t)(tempo_rng_next(rng) & all & ~(uint32_t)j->player_mask);
+        for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+            if (j->disconnected_mask & (1u << p))
+                j->disconnect_frame[p] = (int32_t)tempo_rng_below(rng, 1u << 20);
+        j->prev_size = (uint16_t)(j->frame > 0 ? ctx->num_players * ctx->input_size : 0);
+        j->prev = prev;
+        j->size = 1 + tempo_rng_below(rng, sizeof bytes);
+        j->data = bytes;
+        break;
+    }
     default: break; /* DISCONNECT: no body */
     }
 }

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * p2p_rejoin.h — a dropped machine coming back into a running p2p match
+ * (p2p_rejoin.c tells the protocol). Buffers are allocated at create when
+ * rejoin is on; nothing is allocated after. Internal: not installed.
+ */
+#ifndef TEMPO_SESSION_P2P_REJOIN_H
+#define TEMPO_SESSION_P2P_REJOIN_H
+
+#include "base/common.h"
+#include "tempo/session.h"
+#include "wire/codec.h"
+#include "wire/fragment.h"
+#include "wire/packet.h"
+
+#define P2P_REJOIN_ASK_US 200000u     /* a rejoining machine asks again after this */
+#define P2P_REJOIN_FRAGS_PER_TICK 8   /* fragments of a state per tick, at most */
+#define P2P_REJOIN_ANNOUNCE_US 50000u /* REJOIN_FRAME repeated this often until the frame */
+#define P2P_REJOIN_EPOCHS 4           /* key epochs tried above the one a peer had */
+#define P2P_REJOIN_TRIES_PER_POLL 8   /* keyed handshakes from lost peers tried per poll, at most */
+
+struct tempo_p2p;
+struct p2p_peer;
+
+typedef struct p2p_rejoin {
+    bool serving;              /* rejoin_window_ms > 0 with an arena: we may send states */
+    uint64_t lost_us[TEMPO_MAX_PLAYERS]; /* by peer index: when it was lost, 0 never */
+    uint64_t revived_us[TEMPO_MAX_PLAYERS]; /* by peer index: when its link was revived */
+
+    /* Sending a state: one rejoining machine at a time. */
+    uint8_t *out;              /* the REJOIN_STATE body */
+    size_t out_size;
+    struct p2p_peer *out_to;   /* the machine it goes to (a peer or a spectator), or NULL */
+    /* Without an arena: the machine whose state the game was asked for
+     * (TEMPO_EVENT_REJOIN_STATE), and the frame. */
+    struct p2p_peer *wanted_for;
+    int32_t wanted_frame;
+    int out_next;
+    uint16_t out_id;
+    /* Telling the other peers the rejoin frame. */
+    uint8_t announce_mask;     /* the rejoining players (0: nothing to tell) */
+    int32_t announce_frame;
+    uint64_t announce_us;
+    int32_t attached_at[TEMPO_MAX_PLAYERS]; /* the rejoin frame each player came back at, 0 none */
+
+    /* The rejoining side (cfg.rejoin). */
+    tempo_frag_assembler frag;
+    bool assembling;
+    bool loaded;               /* the state came: the match runs */
+    uint64_t asked_us;
+    int asked_peer;            /* the peer asked last (-1: none yet) */
+    int32_t catch_up_end;      /* the sender's live frame: ADVANCEs below are flagged resimulating */
+    bool catching_up;          /* every tick so far since the state ran several frames */
+    int32_t loaded_frame;
+    /* Every player's input of loaded_frame - 1: the delta reference of the
+     * first inputs that come after the state. */
+    uint8_t prev[TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE];
+    /* Without an arena: the state that came, for the game to load. */
+    uint8_t *in;
+    size_t in_size;
+
+    int tries;                 /* keyed revivals tried this poll */
+
+    uint64_t rejoins, refused, states_sent, fast_forwarded;
+} p2p_rejoin;
+
+tempo_result p2p_rejoin_open(struct tempo_p2p *n);
+void p2p_rejoin_close(struct tempo_p2p *n);
+/* Peer index `peer` was lost now. */
+void p2p_rejoin_on_lost(struct tempo_p2p *n, int peer);
+/* A datagram (header read into *v, size bytes in n->buf) from lost peer
+ * `peer`: true if it is a fresh handshake within the window (in a keyed
+ * session, one that opens under the pair keys of a newer key epoch of the
+ * peer's) and the link was revived; counted refused otherwise, for a
+ * handshake. n->buf is left as it came. */
+bool p2p_rejoin_revive(struct tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
+/* The game's state of the frame a TEMPO_EVENT_REJOIN_STATE asked for
+ * (tempo_session_provide_state): true if it was that one (*r: TEMPO_OK,
+ * TEMPO_E_FULL, TEMPO_E_FRAME or TEMPO_E_STATE when the machine is gone),
+ * false if it is none of rejoin's (a desync diff's, maybe). */
+bool p2p_rejoin_provide(struct tempo_p2p *n, int32_t frame, const void *state, size_t size,
+                        tempo_result *r);
+/* The op behind tempo_session_rejoin_state. */
+tempo_result p2p_rejoin_state(const void *b, const void **state, size_t *size, int32_t *frame);
+/* A REJOIN_STATE fragment: as p2p_diff_fragment. */
+int p2p_rejoin_fragment(struct tempo_p2p *n, int peer, const uint8_t **body, size_t *size,
+                        tempo_drop_reason *why);
+/* A REJOIN_REQUEST from e (peer: its index, -1 for a spectator). */
+void p2p_rejoin_on_request(struct tempo_p2p *n, struct p2p_peer *e, int peer,
+                           const tempo_msg_rejoin_request *m);
+void p2p_rejoin_on_state(struct tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m);
+void p2p_rejoin_on_frame(struct tempo_p2p *n, int peer, const tempo_msg_rejoin_frame *m);
+/* Each poll: ask (rejoining), send what is due (serving). */
+void p2p_rejoin_poll(struct tempo_p2p *n);
+/* After a rejoining machine's planned tick: count its catch-up. */
+void p2p_rejoin_after_tick(struct tempo_p2p *n, const tempo_tick *tick);
+/* A rejoining machine's input of `player` at the frame before its state's
+ * (the delta reference of the first inputs after it): true and *out
+ * filled, or false for any other frame. */
+bool p2p_rejoin_reference(const struct tempo_p2p *n, int player, int32_t frame, uint8_t *out);
+/* e's link was revived by a handshake but its players were not taken
+ * back (every one still disconnected): losing it again changes nothing. */
+bool p2p_rejoin_never_back(const struct tempo_p2p *n, const struct p2p_peer *e);
+/* The rejoining machine waits for its state before running. */
+bool p2p_rejoin_waiting(const struct tempo_p2p *n);
+
+#endif /* TEMPO_SESSION_P2P_REJOIN_H */
