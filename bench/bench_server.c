@@ -13,6 +13,8 @@
  *     median of REPS runs;
  *   - bytes per client per second down: what the server put on the wire
  *     to one client (snapshots and headers), and the mean snapshot size.
+ * Each size runs open and sealed (a backend key, a connect token per
+ * client: every datagram after the handshake AEAD-sealed), side by side.
  * No pass/fail: a table to compare builds and machines with.
  */
 #include <stdio.h>
@@ -34,7 +36,7 @@ typedef struct run_result {
     double snapshot_bytes;
 } run_result;
 
-static run_result run(size_t state_size, uint64_t seed)
+static run_result run(size_t state_size, uint64_t seed, bool sealed)
 {
     tempo_simnet_config nc;
     tempo_simnet_config_default(&nc);
@@ -55,6 +57,12 @@ static run_result run(size_t state_size, uint64_t seed)
     sc.arena = arena;
     sc.arena_size = state_size;
     sc.random_seed = seed;
+    static const uint8_t backend_key[TEMPO_KEY_SIZE] = {9, 8, 7};
+    if (sealed) {
+        sc.has_private_key = true;
+        memcpy(sc.private_key, backend_key, sizeof backend_key);
+        sc.self = sa;
+    }
     tempo_server *s;
     if (tempo_server_create(&sc, &st, &s) != TEMPO_OK)
         exit(1);
@@ -71,9 +79,16 @@ static run_result run(size_t state_size, uint64_t seed)
         cc.arena = carena[i];
         cc.arena_size = state_size;
         cc.random_seed = seed + (uint64_t)i + 1;
+        if (sealed) {
+            cc.has_token = true;
+            if (tempo_token_create(backend_key, 0, (uint64_t)i + 1, 100000, 1, &sa, 1, NULL,
+                                   cc.token) != TEMPO_OK)
+                exit(1);
+        }
         if (tempo_client_create(&cc, &ct, &sa, &c[i]) != TEMPO_OK)
             exit(1);
     }
+    tempo_server_set_token_time(s, 10);
     const uint64_t tick = 1000000 / 60;
     const size_t stride = state_size / CLIENTS;
     double spent = 0;
@@ -146,19 +161,33 @@ int main(void)
     printf("64 clients, 60 ticks/s, a snapshot every tick, each player's 4-byte counter moving;\n"
            "median of %d runs of %d ticks.\n\n",
            REPS, MEASURE);
-    printf("| state bytes | server CPU us / client / tick | bytes / client / s down | "
-           "mean snapshot bytes |\n");
-    printf("|---:|---:|---:|---:|\n");
+    bool seal = tempo_secure_available();
+    printf("| state bytes | server CPU us / client / tick, open | sealed | bytes / client / s down, "
+           "open | sealed | mean snapshot bytes |\n");
+    printf("|---:|---:|---:|---:|---:|---:|\n");
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-        double cpu[REPS], bps[REPS], snap[REPS];
-        for (int i = 0; i < REPS; i++) {
-            run_result r = run(sizes[k], 100 + (uint64_t)i);
-            cpu[i] = r.us_per_client_tick;
-            bps[i] = r.bytes_per_client_s;
-            snap[i] = r.snapshot_bytes;
-        }
-        printf("| %zu | %.2f | %.0f | %.0f |\n", sizes[k], bench_median(cpu, REPS),
-               bench_median(bps, REPS), bench_median(snap, REPS));
+        double cpu[2][REPS], bps[2][REPS], snap[REPS];
+        for (int m = 0; m < (seal ? 2 : 1); m++)
+            for (int i = 0; i < REPS; i++) {
+                run_result r = run(sizes[k], 100 + (uint64_t)i, m == 1);
+                cpu[m][i] = r.us_per_client_tick;
+                bps[m][i] = r.bytes_per_client_s;
+                if (m == 0)
+                    snap[i] = r.snapshot_bytes;
+            }
+        printf("| %zu | %.2f | ", sizes[k], bench_median(cpu[0], REPS));
+        if (seal)
+            printf("%.2f", bench_median(cpu[1], REPS));
+        else
+            printf("-");
+        printf(" | %.0f | ", bench_median(bps[0], REPS));
+        if (seal)
+            printf("%.0f", bench_median(bps[1], REPS));
+        else
+            printf("-");
+        printf(" | %.0f |\n", bench_median(snap, REPS));
     }
+    if (!seal)
+        printf("\nThis build has no libsodium: the sealed columns are empty.\n");
     return 0;
 }
