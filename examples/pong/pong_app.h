@@ -90,6 +90,11 @@ pong_options_result pong_options_parse(pong_program program, int argc, char **ar
 /* "replay", "none" or "dumb". */
 const char *pong_reconcile_name(tempo_reconcile_mode mode);
 
+/* A UDP socket of `family` on `port` (0: any), as a transport: false with
+ * a message naming `program` on stderr if it cannot be bound. */
+bool pong_udp_open(int family, int port, const char *program, tempo_udp **out,
+                   tempo_transport *tr);
+
 /* ---- the server (pong_server.c) ------------------------------------------- */
 
 typedef struct pong_server {

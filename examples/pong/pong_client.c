@@ -111,15 +111,10 @@ bool pong_client_start(pong_client *pc, const pong_options *o, const char *progr
 
 bool pong_client_open(pong_client *pc, const pong_options *o, const char *program)
 {
-    tempo_address bind_addr = {.family = o->connect.family, .port = (uint16_t)o->port};
     tempo_udp *udp;
-    if (tempo_udp_open(&bind_addr, NULL, &udp) != TEMPO_OK) {
-        fprintf(stderr, "%s: cannot bind %s port %d: %s\n", program,
-                bind_addr.family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", o->port,
-                strerror(errno));
+    tempo_transport tr;
+    if (!pong_udp_open(o->connect.family, o->port, program, &udp, &tr))
         return false;
-    }
-    tempo_transport tr = tempo_udp_transport(udp);
     if (!pong_client_start(pc, o, program, &tr)) {
         tempo_udp_close(udp);
         return false;

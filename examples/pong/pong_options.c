@@ -9,7 +9,9 @@
  */
 #include "pong_app.h"
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "options.h"
@@ -260,4 +262,17 @@ pong_options_result pong_options_parse(pong_program program, int argc, char **ar
     if (o->mode == PONG_MODE_LOCAL && o->frames == 0)
         o->frames = 600;
     return PONG_OPTIONS_RUN;
+}
+
+bool pong_udp_open(int family, int port, const char *program, tempo_udp **out,
+                   tempo_transport *tr)
+{
+    tempo_address bind_addr = {.family = (tempo_address_family)family, .port = (uint16_t)port};
+    if (tempo_udp_open(&bind_addr, NULL, out) != TEMPO_OK) {
+        fprintf(stderr, "%s: cannot bind %s port %d: %s\n", program,
+                family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", port, strerror(errno));
+        return false;
+    }
+    *tr = tempo_udp_transport(*out);
+    return true;
 }
