@@ -53,9 +53,16 @@ extern "C" {
  *  10  1  input_size (1..TEMPO_MAX_INPUT_SIZE)
  *  11  2  frames_per_second (1..1000)
  *  13  1  version, TEMPO_RELAY_JOIN_VERSION
+ *  14  2  turn_ms: 0 for a rollback match; 10..2000 for a lockstep match
+ *         (tempo/lockstep.h) whose turns last this long; input_size and
+ *         frames_per_second are then 0 and slots names one player
+ *  16  1  execution_delay: 0 for rollback; 2..16 with turn_ms
  * and the rest of the 256 bytes is zero. Every member of a match must
- * name the same num_players, input_size and frames_per_second. */
+ * name the same num_players, input_size, frames_per_second, turn_ms and
+ * execution_delay. A RELAY_JOIN body is the first TEMPO_RELAY_JOIN_SIZE
+ * bytes for a rollback match, TEMPO_RELAY_JOIN_TURNS_SIZE for lockstep. */
 #define TEMPO_RELAY_JOIN_SIZE 14
+#define TEMPO_RELAY_JOIN_TURNS_SIZE 17
 #define TEMPO_RELAY_JOIN_VERSION 1
 
 typedef struct tempo_relay_join {
@@ -64,6 +71,8 @@ typedef struct tempo_relay_join {
     int num_players;
     int input_size;
     int frames_per_second;
+    uint32_t turn_ms;           /* 0: rollback */
+    int execution_delay;        /* with turn_ms */
 } tempo_relay_join;
 
 /* Write join into out[0..TEMPO_TOKEN_USER_DATA_SIZE) (for
