@@ -108,6 +108,11 @@ typedef struct tempo_relay_config {
      * more is refused), 1..TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE, default
      * 128. Memory per match: 256 frames of this many bytes. */
     int max_frame_bytes;
+    /* Lockstep matches at once (members made with
+     * tempo_lockstep_create_relay_member), 0..65536 (at most max_matches
+     * are ever used), default 4; each
+     * takes about 560 KiB at create (64 turns of 8 players' lists). */
+    int max_turn_matches;
     /* How long after a frame's time the relay waits for a late input
      * before it substitutes it: 0..2000 ms, default 100. */
     uint32_t tolerance_ms;
