@@ -85,6 +85,34 @@ TEMPO_API tempo_result tempo_lockstep_create(const tempo_lockstep_config *cfg,
                                              const tempo_transport *transport,
                                              tempo_lockstep **out);
 
+/* Create a lockstep object that plays through the relay at relay_address
+ * (tempo/relay.h; docs/RELAY.md, "Lockstep turns") instead of a full mesh:
+ * it sends its own lists to the relay only, and executes the lists the
+ * relay makes final, including the relay's substitutes for lists that
+ * missed their deadline (tempo_lockstep_turn.player[p].substituted, for
+ * its own player too: its commands for that turn are then replaced). No
+ * peer is added (tempo_lockstep_add_peer answers TEMPO_E_STATE); every
+ * machine of the match names the same session_id (the match id, not 0),
+ * num_players, turn_ms and execution_delay. The turn length stays turn_ms
+ * (adaptive is ignored), the relay starts the match and its clock paces
+ * it; checksums are not compared through the relay (no DESYNC event).
+ * token: the TEMPO_TOKEN_SIZE bytes the backend gave (copied), whose user
+ * data is a tempo_relay_join naming this match and player; everything is
+ * then sealed with its keys. NULL: an unsealed relay (protocol id
+ * TEMPO_RELAY_PLAIN_PROTOCOL); the machine sends the join itself.
+ * has_match_key must be false. The relay refusing the join, or being
+ * silent for disconnect_timeout_ms, ends the match
+ * (TEMPO_LOCKSTEP_DISCONNECTED). Errors as tempo_lockstep_create, and
+ * TEMPO_E_INVALID_ARG (NULL or empty relay_address, session_id 0,
+ * has_match_key), TEMPO_E_MALFORMED (a token that does not read),
+ * TEMPO_E_UNSUPPORTED (a token in a build without libsodium). Free with
+ * tempo_lockstep_destroy (which tells the relay it leaves). */
+TEMPO_API tempo_result tempo_lockstep_create_relay_member(const tempo_lockstep_config *cfg,
+                                                          const tempo_transport *transport,
+                                                          const tempo_address *relay_address,
+                                                          const uint8_t *token,
+                                                          tempo_lockstep **out);
+
 /* Tell the other machines we leave (one datagram each, stamped with the
  * last time polled) and free everything; keys are wiped. NULL is allowed. */
 TEMPO_API void tempo_lockstep_destroy(tempo_lockstep *ls);
@@ -219,6 +247,7 @@ typedef struct tempo_lockstep_stats {
     uint64_t desyncs;             /* DESYNC events */
     uint64_t length_changes;      /* turn-length switches applied */
     uint64_t events_dropped;
+    uint64_t lists_substituted;   /* lists executed that a relay stood in for (any player) */
 } tempo_lockstep_stats;
 
 /* Errors: TEMPO_E_INVALID_ARG (NULL). */
