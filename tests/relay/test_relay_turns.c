@@ -62,7 +62,7 @@ typedef struct world {
 static world w;
 static uint8_t hash_buf[8 + 4 + N * (5 + TURN_LIST_BYTES)];
 
-static void world_init(uint64_t seed, const char *profile)
+static void world_init_sealed(uint64_t seed, const char *profile, bool sealed)
 {
     memset(&w, 0, sizeof w);
     tempo_simnet_config nc;
@@ -78,6 +78,12 @@ static void world_init(uint64_t seed, const char *profile)
     rc.max_matches = 2;
     rc.max_members = 8;
     rc.max_turn_matches = 1;
+    if (sealed) {
+        rc.has_private_key = true;
+        rc.protocol_id = 0x1234;
+        for (int i = 0; i < TEMPO_KEY_SIZE; i++)
+            rc.private_key[i] = (uint8_t)(200 - i);
+    }
     assert_int_equal(tempo_relay_create(&rc, &w.relay_net, &w.relay), TEMPO_OK);
     for (int i = 0; i < N; i++) {
         bot *b = &w.b[i];
@@ -90,12 +96,26 @@ static void world_init(uint64_t seed, const char *profile)
         c.session_id = MATCH;
         c.turn_ms = 100;
         c.random_seed = seed * 31u + (uint64_t)i;
-        assert_int_equal(tempo_lockstep_create_relay_member(&c, &b->net, &w.relay_addr, NULL,
-                                                            &b->ls),
+        uint8_t token[TEMPO_TOKEN_SIZE];
+        if (sealed) {
+            tempo_relay_join j = {MATCH, (uint8_t)(1u << i), N, 0, 0, 100, 2};
+            uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE];
+            assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
+            assert_int_equal(tempo_token_create(rc.private_key, rc.protocol_id, 100 + (uint64_t)i,
+                                                2000, 1000, &w.relay_addr, 1, ud, token),
+                             TEMPO_OK);
+        }
+        assert_int_equal(tempo_lockstep_create_relay_member(&c, &b->net, &w.relay_addr,
+                                                            sealed ? token : NULL, &b->ls),
                          TEMPO_OK);
         b->next_tick_us = (uint64_t)i * 1000u;
         tempo_rng_seed(&b->rng, seed, (uint64_t)i + 100u);
     }
+}
+
+static void world_init(uint64_t seed, const char *profile)
+{
+    world_init_sealed(seed, profile, false);
 }
 
 static void world_free(void)
@@ -319,11 +339,30 @@ static void hostile_datagrams_are_dropped_and_counted(void **state)
     h.sequence = 60002;
     assert_true(packet_write(&h, d, sizeof d) > 0);
     send_to(1, &w.relay_addr, d, PACKET_HEADER_SIZE + 5);
+    /* "from the relay" (a forger on its address): machine 0's own list
+     * unsubstituted, then a truncated notice: both malformed */
+    memset(&m, 0, sizeof m);
+    m.type = TURN_MSG_RELAY;
+    m.u.relay.first = 2;
+    m.u.relay.final = 2;
+    m.u.relay.nlists = 1;
+    m.u.relay.list[0] = (turn_list){0, 0, 40, 0, 0, 0, NULL};
+    body = turn_msg_encode(&m, d + PACKET_HEADER_SIZE, sizeof d - PACKET_HEADER_SIZE);
+    assert_true(body > 0);
+    tempo_packet_header hr = {connect_session_id(TEMPO_RELAY_PLAIN_PROTOCOL), 1000,
+                              TURN_MSG_RELAY, false, false};
+    assert_true(packet_write(&hr, d, sizeof d) > 0);
+    assert_true(w.relay_net.send(w.relay_net.ctx, &w.b[0].addr, d,
+                                 PACKET_HEADER_SIZE + (size_t)body) >= 0);
+    hr.sequence = 1001;
+    assert_true(packet_write(&hr, d, sizeof d) > 0);
+    assert_true(w.relay_net.send(w.relay_net.ctx, &w.b[0].addr, d, PACKET_HEADER_SIZE + 9) >= 0);
     run_until(4000000);
     tempo_lockstep_stats after = stats_of(0);
     tempo_relay_stats rafter;
     assert_int_equal(tempo_relay_get_stats(w.relay, &rafter), TEMPO_OK);
     assert_int_equal(after.dropped_unknown - before.dropped_unknown, 1);
+    assert_int_equal(after.dropped_malformed - before.dropped_malformed, 2);
     assert_int_equal(rafter.dropped_not_owned - rbefore.dropped_not_owned, 1);
     assert_int_equal(rafter.dropped_malformed - rbefore.dropped_malformed, 2);
     assert_int_equal(rafter.substitutions, 0); /* nothing was stored from the forgeries */
@@ -331,6 +370,40 @@ static void hostile_datagrams_are_dropped_and_counted(void **state)
     assert_true(common >= 35);
     for (int i = 0; i < N; i++)
         assert_int_equal(stats_of(i).freezes, 0);
+    world_free();
+}
+
+/* With a private key, machines come with tokens naming the match and
+ * their player; everything is sealed; a datagram "from the relay" that
+ * is plain, or sealed with other keys, is dropped as forged. */
+static void machines_with_tokens_play_a_sealed_match(void **state)
+{
+    (void)state;
+    if (!tempo_secure_available())
+        skip();
+    world_init_sealed(21, "lan", true);
+    run_until(3000000);
+    tempo_lockstep_stats before = stats_of(0);
+    uint8_t d[64];
+    memset(d, 0, sizeof d);
+    tempo_packet_header h = {connect_session_id(0x1234), 1000, TURN_MSG_RELAY, false, false};
+    assert_true(packet_write(&h, d, sizeof d) > 0);
+    assert_true(w.relay_net.send(w.relay_net.ctx, &w.b[0].addr, d, PACKET_HEADER_SIZE + 23) >= 0);
+    h.sealed = true;
+    h.sequence = 1001;
+    assert_true(packet_write(&h, d, sizeof d) > 0);
+    assert_true(w.relay_net.send(w.relay_net.ctx, &w.b[0].addr, d, PACKET_HEADER_SIZE + 40) >= 0);
+    run_until(6000000);
+    assert_int_equal(stats_of(0).dropped_forged - before.dropped_forged, 2);
+    int32_t common = assert_same_turns();
+    print_message("sealed lan, 6 s: %d turns in common\n", (int)common);
+    assert_true(common >= 55);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(stats_of(i).freezes, 0);
+        tempo_relay_member_stats es;
+        assert_int_equal(tempo_relay_get_member_stats(w.relay, MATCH, i, &es), TEMPO_OK);
+        assert_true(es.sealed);
+    }
     world_free();
 }
 
@@ -382,6 +455,7 @@ int main(void)
         cmocka_unit_test(four_machines_through_a_relay_agree_on_every_turn),
         cmocka_unit_test(a_machine_on_a_terrible_link_is_substituted_and_freezes_nobody),
         cmocka_unit_test(hostile_datagrams_are_dropped_and_counted),
+        cmocka_unit_test(machines_with_tokens_play_a_sealed_match),
         cmocka_unit_test(nothing_allocates_after_create),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
