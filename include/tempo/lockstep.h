@@ -197,7 +197,8 @@ TEMPO_API tempo_result tempo_lockstep_render(const tempo_lockstep *ls, uint64_t 
                                              tempo_lockstep_blend *out);
 
 typedef enum tempo_lockstep_event_kind {
-    TEMPO_LOCKSTEP_CONNECTED = 1,    /* handshake with player's machine done */
+    TEMPO_LOCKSTEP_CONNECTED = 1,    /* handshake with player's machine done (through a
+                                        relay: with the relay, player -1) */
     TEMPO_LOCKSTEP_RUNNING,          /* turn 0 scheduled, or a freeze ended (u.running) */
     TEMPO_LOCKSTEP_WAITING,          /* a turn is due, some players' commands missing (u.waiting) */
     TEMPO_LOCKSTEP_DISCONNECTED,     /* player's machine left or went silent (or another
@@ -205,7 +206,9 @@ typedef enum tempo_lockstep_event_kind {
                                         turn and go on without it, its lists after that
                                         empty and substituted; if player is this machine
                                         (the others dropped it), or the match had not
-                                        started, the match ends */
+                                        started, the match ends; through a relay: the
+                                        relay refused or denied us (our own player) or
+                                        fell silent (-1), and the match ends */
     TEMPO_LOCKSTEP_DESYNC,           /* checksums differ (u.desync); once per machine, at
                                         the first turn found differing */
     TEMPO_LOCKSTEP_TURN_LENGTH       /* the turn length changes at u.length.turn */

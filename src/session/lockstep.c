@@ -221,7 +221,7 @@ tempo_result tempo_lockstep_create_relay_member(const tempo_lockstep_config *cfg
     if (out)
         *out = NULL;
     if (!cfg || !relay_address || relay_address->family == TEMPO_ADDRESS_NONE ||
-        cfg->has_match_key || cfg->session_id == 0 || cfg->turn_ms > 2000)
+        cfg->has_match_key || cfg->session_id == 0)
         return TEMPO_E_INVALID_ARG;
     uint64_t protocol_id = TEMPO_RELAY_PLAIN_PROTOCOL;
     if (token) {
