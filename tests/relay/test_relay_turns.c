@@ -448,10 +448,47 @@ static void the_join_of_a_lockstep_match_reads_back(void **state)
     assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_E_INVALID_ARG);
 }
 
+static void the_api_refuses_what_it_cannot_do(void **state)
+{
+    (void)state;
+    world_init(3, "lan");
+    tempo_lockstep_config c;
+    tempo_lockstep_config_default(&c);
+    c.session_id = MATCH;
+    tempo_lockstep *ls = (tempo_lockstep *)&c;
+    tempo_address none;
+    memset(&none, 0, sizeof none);
+    assert_int_equal(tempo_lockstep_create_relay_member(&c, &w.b[0].net, NULL, NULL, &ls),
+                     TEMPO_E_INVALID_ARG);
+    assert_null(ls);
+    assert_int_equal(tempo_lockstep_create_relay_member(&c, &w.b[0].net, &none, NULL, &ls),
+                     TEMPO_E_INVALID_ARG);
+    c.session_id = 0; /* the match id */
+    assert_int_equal(tempo_lockstep_create_relay_member(&c, &w.b[0].net, &w.relay_addr, NULL, &ls),
+                     TEMPO_E_INVALID_ARG);
+    c.session_id = MATCH;
+    c.has_match_key = true; /* sealing comes from the token */
+    assert_int_equal(tempo_lockstep_create_relay_member(&c, &w.b[0].net, &w.relay_addr, NULL, &ls),
+                     TEMPO_E_INVALID_ARG);
+    c.has_match_key = false;
+    c.turn_ms = 5000;
+    assert_int_equal(tempo_lockstep_create_relay_member(&c, &w.b[0].net, &w.relay_addr, NULL, &ls),
+                     TEMPO_E_INVALID_ARG);
+    c.turn_ms = 100;
+    uint8_t junk[TEMPO_TOKEN_SIZE];
+    memset(junk, 0xEE, sizeof junk);
+    assert_int_equal(tempo_lockstep_create_relay_member(&c, &w.b[0].net, &w.relay_addr, junk, &ls),
+                     TEMPO_E_MALFORMED);
+    /* peers are at the relay */
+    assert_int_equal(tempo_lockstep_add_peer(w.b[0].ls, 1, &w.b[1].addr), TEMPO_E_STATE);
+    world_free();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_join_of_a_lockstep_match_reads_back),
+        cmocka_unit_test(the_api_refuses_what_it_cannot_do),
         cmocka_unit_test(four_machines_through_a_relay_agree_on_every_turn),
         cmocka_unit_test(a_machine_on_a_terrible_link_is_substituted_and_freezes_nobody),
         cmocka_unit_test(hostile_datagrams_are_dropped_and_counted),
