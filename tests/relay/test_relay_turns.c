@@ -192,10 +192,12 @@ static void tick(bot *b, uint64_t now)
 static void run_until(uint64_t end_us)
 {
     for (;;) {
-        int i = 0;
-        for (int k = 1; k < N; k++)
-            if (w.b[k].next_tick_us < w.b[i].next_tick_us)
+        int i = -1;
+        for (int k = 0; k < N; k++)
+            if (w.b[k].ls && (i < 0 || w.b[k].next_tick_us < w.b[i].next_tick_us))
                 i = k;
+        if (i < 0)
+            break;
         uint64_t now = w.b[i].next_tick_us;
         if (w.relay_next_us <= now)
             now = w.relay_next_us;
@@ -224,10 +226,10 @@ static int32_t assert_same_turns(void)
 {
     int32_t common = T_MAX;
     for (int i = 0; i < N; i++)
-        if (w.b[i].turns < common)
+        if (w.b[i].ls && w.b[i].turns < common)
             common = w.b[i].turns;
     for (int i = 1; i < N; i++)
-        for (int32_t t = 0; t < common; t++) {
+        for (int32_t t = 0; t < common && w.b[i].ls; t++) {
             if (w.b[i].sum[t] != w.b[0].sum[t])
                 fail_msg("machine %d differs from machine 0 at turn %d", i, (int)t);
             assert_int_equal(w.b[i].subst[t], w.b[0].subst[t]);
@@ -293,6 +295,34 @@ static void a_machine_on_a_terrible_link_is_substituted_and_freezes_nobody(void 
     assert_int_equal(tempo_relay_get_match_stats(w.relay, MATCH, &ms), TEMPO_OK);
     assert_true(ms.substitutions[3] >= (uint64_t)subst3);
     assert_int_equal(ms.substitutions[0] + ms.substitutions[1] + ms.substitutions[2], 0);
+    world_free();
+}
+
+/* A machine that leaves: from the turn the relay hears it, its lists are
+ * empty and substituted at once, and the others go on without waiting. */
+static void the_others_go_on_at_once_when_a_machine_leaves(void **state)
+{
+    (void)state;
+    world_init(11, "lan");
+    run_until(3000000);
+    int32_t left_at = w.b[2].turns;
+    tempo_lockstep_destroy(w.b[2].ls);
+    w.b[2].ls = NULL;
+    run_until(8000000);
+    int32_t common = assert_same_turns();
+    int after = count_substituted(2, common);
+    print_message("player 2 left after turn %d: %d of the %d turns after substituted\n",
+                  (int)left_at, after, (int)(common - left_at));
+    assert_true(common >= 75);
+    assert_true(after >= common - left_at - 3); /* the turns it had sent still ran */
+    for (int32_t t = left_at + 3; t < common; t++) {
+        assert_true((w.b[0].subst[t] >> 2) & 1u);
+    }
+    for (int i = 0; i < N; i++)
+        if (w.b[i].ls) {
+            assert_int_equal(stats_of(i).freezes, 0);
+            assert_int_equal(w.b[i].waiting_mask & 0x4u, 0);
+        }
     world_free();
 }
 
@@ -491,6 +521,7 @@ int main(void)
         cmocka_unit_test(the_api_refuses_what_it_cannot_do),
         cmocka_unit_test(four_machines_through_a_relay_agree_on_every_turn),
         cmocka_unit_test(a_machine_on_a_terrible_link_is_substituted_and_freezes_nobody),
+        cmocka_unit_test(the_others_go_on_at_once_when_a_machine_leaves),
         cmocka_unit_test(hostile_datagrams_are_dropped_and_counted),
         cmocka_unit_test(machines_with_tokens_play_a_sealed_match),
         cmocka_unit_test(nothing_allocates_after_create),
