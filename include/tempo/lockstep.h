@@ -95,7 +95,8 @@ TEMPO_API tempo_result tempo_lockstep_create(const tempo_lockstep_config *cfg,
  * machine of the match names the same session_id (the match id, not 0),
  * num_players, turn_ms and execution_delay. The turn length stays turn_ms
  * (adaptive is ignored), the relay starts the match and its clock paces
- * it; checksums are not compared through the relay (no DESYNC event).
+ * it; the relay compares the machines' checksums and counts differences
+ * in its match stats (tempo_relay_match_stats.desyncs): no DESYNC event.
  * token: the TEMPO_TOKEN_SIZE bytes the backend gave (copied), whose user
  * data is a tempo_relay_join naming this match and player; everything is
  * then sealed with its keys. NULL: an unsealed relay (protocol id

@@ -23,6 +23,9 @@
  * take lists, the RELAY_TURN_RING - RELAY_TURN_AHEAD turns below
  * `finalized` are kept for members that have not acknowledged them.
  * Finalizing T clears the slot turn T + RELAY_TURN_AHEAD will use.
+ *
+ * A member's turns message also carries its checksum of the newest turn it
+ * executed; relay_match.c compares them as it does frames' (match stats).
  */
 #include <string.h>
 
@@ -97,6 +100,8 @@ void relay_turns_lists(tempo_relay *r, relay_match *m, relay_member *e, const tu
         m->have[s] |= bit;
     }
     relay_turns_advance(r, m);
+    if (t->sum_turn != TURN_NONE)
+        relay_match_checksum(r, m, e, (int32_t)t->sum_turn, t->sum);
 }
 
 /* Turn `finalized` is final: substitute what is missing. */

@@ -89,7 +89,7 @@ typedef struct ls_relay {
     wire_keys keys;
     int32_t final;            /* turns below are final (ours decided) */
     int32_t acked;            /* the first turn of ours the relay lacks */
-    int32_t sent_sealed, sent_ack; /* what the last datagram told it */
+    int32_t sent_sealed, sent_ack, sent_sum; /* what the last datagram told it */
     uint64_t last_send_us, last_join_us;
 } ls_relay;
 

@@ -13,7 +13,9 @@
  * them are skipped: commands then go to the first turn still open. The
  * turn length is fixed (no host adapts it) and the schedule follows the
  * relay's clock: turn T is due turn 0's time + T turns, with turn 0's time
- * taken from the relay's first notice that the match started.
+ * taken from the relay's first notice that the match started. Each turns
+ * message carries our newest checksum, which the relay compares with the
+ * other members' (its match stats count differences; no DESYNC event here).
  *
  * Receiving: anything not from the relay is dropped before parsing; then
  * the header and session id, the gate's handshake replies, the seal (the
@@ -88,6 +90,10 @@ static void send_lists(tempo_lockstep *ls)
     turn_turns *t = &m->u.turns;
     t->ack = (uint32_t)complete_to(ls);
     t->sum_turn = TURN_NONE;
+    if (ls->done >= 0 && ls->sum_turn[ls->done % LS_SUMS] == ls->done) {
+        t->sum_turn = (uint32_t)ls->done; /* the relay compares every member's */
+        t->sum = ls->sum[ls->done % LS_SUMS];
+    }
     t->rtt_ms = TURN_RTT_UNKNOWN;
     size_t used = TURN_HEADER_SIZE;
     int32_t from = rl->acked > rl->final ? rl->acked : rl->final;
@@ -113,6 +119,7 @@ static void send_lists(tempo_lockstep *ls)
     if (body < 0)
         return;
     rl->sent_sealed = ls->sealed;
+    rl->sent_sum = ls->done;
     rl->sent_ack = (int32_t)t->ack;
     relay_send(ls, TURN_MSG_TURNS, (size_t)body);
 }
@@ -318,6 +325,7 @@ tempo_result lockstep_relay_open(tempo_lockstep *ls)
     rl->acked = ls->cfg.execution_delay;
     rl->sent_sealed = -1;
     rl->sent_ack = -1;
+    rl->sent_sum = -1;
     return TEMPO_OK;
 }
 
@@ -371,7 +379,8 @@ void lockstep_relay_send(tempo_lockstep *ls)
     if (rl->phase != LR_IN)
         return;
     uint64_t quiet = ls->now_us - rl->last_send_us;
-    bool news = rl->sent_sealed != ls->sealed || rl->sent_ack != complete_to(ls);
+    bool news = rl->sent_sealed != ls->sealed || rl->sent_ack != complete_to(ls) ||
+                rl->sent_sum != ls->done;
     bool unacked = rl->acked <= ls->sealed;
     if (news || (unacked && quiet >= LS_RESEND_US) || quiet >= LS_KEEPALIVE_US)
         send_lists(ls);

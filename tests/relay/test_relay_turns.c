@@ -48,6 +48,7 @@ typedef struct bot {
     uint32_t waiting_mask;     /* every missing mask a WAITING named, or-ed */
     int waiting;
     uint64_t added;
+    int32_t corrupt_turn;      /* its state goes wrong after this turn (0: never) */
 } bot;
 
 typedef struct world {
@@ -150,6 +151,8 @@ static void execute(bot *b, const tempo_lockstep_turn *t)
             subst |= (uint8_t)(1u << p);
     }
     b->state = tempo_checksum(hash_buf, at);
+    if (b->corrupt_turn != 0 && t->turn == b->corrupt_turn)
+        b->state ^= 1u;
     if (t->turn < T_MAX)
         b->subst[t->turn] = subst;
 }
@@ -265,6 +268,9 @@ static void four_machines_through_a_relay_agree_on_every_turn(void **state)
     assert_int_equal(ms.members, N);
     for (int p = 0; p < N; p++)
         assert_int_equal(ms.substitutions[p], 0);
+    print_message("the relay compared %llu checksums\n", (unsigned long long)ms.checksums);
+    assert_true(ms.checksums >= 90);
+    assert_int_equal(ms.desyncs, 0);
     world_free();
 }
 
@@ -323,6 +329,19 @@ static void the_others_go_on_at_once_when_a_machine_leaves(void **state)
             assert_int_equal(stats_of(i).freezes, 0);
             assert_int_equal(w.b[i].waiting_mask & 0x4u, 0);
         }
+    world_free();
+}
+
+/* A machine whose state goes wrong: the relay's comparison finds it. */
+static void the_relay_finds_a_machine_whose_state_differs(void **state)
+{
+    (void)state;
+    world_init(19, "lan");
+    w.b[1].corrupt_turn = 30;
+    run_until(6000000);
+    tempo_relay_match_stats ms;
+    assert_int_equal(tempo_relay_get_match_stats(w.relay, MATCH, &ms), TEMPO_OK);
+    assert_true(ms.desyncs >= 1);
     world_free();
 }
 
@@ -522,6 +541,7 @@ int main(void)
         cmocka_unit_test(four_machines_through_a_relay_agree_on_every_turn),
         cmocka_unit_test(a_machine_on_a_terrible_link_is_substituted_and_freezes_nobody),
         cmocka_unit_test(the_others_go_on_at_once_when_a_machine_leaves),
+        cmocka_unit_test(the_relay_finds_a_machine_whose_state_differs),
         cmocka_unit_test(hostile_datagrams_are_dropped_and_counted),
         cmocka_unit_test(machines_with_tokens_play_a_sealed_match),
         cmocka_unit_test(nothing_allocates_after_create),
