@@ -14,6 +14,11 @@
  * with a packet server" and Photon Quantum's server-timed input
  * substitution.
  *
+ * The relay carries turn-based lockstep matches too: members made with
+ * tempo_lockstep_create_relay_member (tempo/lockstep.h) send their turn
+ * lists, and a list late for its turn's deadline is replaced by the
+ * player's previous one, marked substituted (docs/RELAY.md).
+ *
  * Members are admitted through tempo's connect handshake (tempo/secure.h):
  * a token whose user data says which match and players the member has
  * (tempo_relay_join_write fills it), or, on a relay without a private key,

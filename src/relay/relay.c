@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * relay.c — the relay object (tempo/relay.h): its pools, datagram intake,
- * members and what they are sent. One match's rules are relay_match.c's.
+ * members and what they are sent. One match's rules are relay_match.c's;
+ * a lockstep match's lists and turn deadlines are relay_turns.c's.
  *
  * Intake: a datagram from an address no member has goes to the gate
  * (net/gate.h), which answers the handshake without keeping anything and
