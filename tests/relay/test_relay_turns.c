@@ -49,6 +49,7 @@ typedef struct bot {
     int waiting;
     uint64_t added;
     int32_t corrupt_turn;      /* its state goes wrong after this turn (0: never) */
+    bool heavy;                /* fills every turn's 1 KiB budget */
 } bot;
 
 typedef struct world {
@@ -168,7 +169,14 @@ static void tick(bot *b, uint64_t now)
         }
     tempo_lockstep_stats st;
     assert_int_equal(tempo_lockstep_get_stats(b->ls, &st), TEMPO_OK);
-    if (st.running && tempo_rng_below(&b->rng, 3) == 0) {
+    if (st.running && b->heavy) {
+        uint8_t big[200];
+        for (size_t k = 0; k < sizeof big; k++)
+            big[k] = (uint8_t)tempo_rng_next(&b->rng);
+        tempo_result r = tempo_lockstep_add_command(b->ls, big, sizeof big, now);
+        assert_true(r == TEMPO_OK || r == TEMPO_E_FULL);
+        b->added += r == TEMPO_OK;
+    } else if (st.running && tempo_rng_below(&b->rng, 3) == 0) {
         uint8_t cmd[24];
         size_t size = 1 + tempo_rng_below(&b->rng, sizeof cmd);
         for (size_t k = 0; k < size; k++)
@@ -329,6 +337,31 @@ static void the_others_go_on_at_once_when_a_machine_leaves(void **state)
             assert_int_equal(stats_of(i).freezes, 0);
             assert_int_equal(w.b[i].waiting_mask & 0x4u, 0);
         }
+    world_free();
+}
+
+/* Every machine fills its 1 KiB a turn: a turn's lists take several
+ * datagrams each way, and every machine still agrees without freezing. */
+static void full_turns_take_several_datagrams_and_still_agree(void **state)
+{
+    (void)state;
+    world_init(23, "lan");
+    for (int i = 0; i < N; i++)
+        w.b[i].heavy = true;
+    run_until(8000000);
+    int32_t common = assert_same_turns();
+    tempo_relay_stats rs;
+    assert_int_equal(tempo_relay_get_stats(w.relay, &rs), TEMPO_OK);
+    print_message("full turns, 8 s: %d turns in common, relay sent %llu datagrams, "
+                  "substituted %llu, freezes %llu\n",
+                  (int)common, (unsigned long long)rs.datagrams_out,
+                  (unsigned long long)rs.substitutions, (unsigned long long)stats_of(0).freezes);
+    assert_true(common >= 75);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(stats_of(i).freezes, 0);
+        assert_true(stats_of(i).commands_executed >= 5u * 70u);
+    }
+    assert_int_equal(rs.substitutions, 0);
     world_free();
 }
 
@@ -541,6 +574,7 @@ int main(void)
         cmocka_unit_test(four_machines_through_a_relay_agree_on_every_turn),
         cmocka_unit_test(a_machine_on_a_terrible_link_is_substituted_and_freezes_nobody),
         cmocka_unit_test(the_others_go_on_at_once_when_a_machine_leaves),
+        cmocka_unit_test(full_turns_take_several_datagrams_and_still_agree),
         cmocka_unit_test(the_relay_finds_a_machine_whose_state_differs),
         cmocka_unit_test(hostile_datagrams_are_dropped_and_counted),
         cmocka_unit_test(machines_with_tokens_play_a_sealed_match),
