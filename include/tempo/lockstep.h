@@ -85,6 +85,35 @@ TEMPO_API tempo_result tempo_lockstep_create(const tempo_lockstep_config *cfg,
                                              const tempo_transport *transport,
                                              tempo_lockstep **out);
 
+/* Create a lockstep object that plays through the relay at relay_address
+ * (tempo/relay.h; docs/RELAY.md, "Lockstep turns") instead of a full mesh:
+ * it sends its own lists to the relay only, and executes the lists the
+ * relay makes final, including the relay's substitutes for lists that
+ * missed their deadline (tempo_lockstep_turn.player[p].substituted, for
+ * its own player too: its commands for that turn are then replaced). No
+ * peer is added (tempo_lockstep_add_peer answers TEMPO_E_STATE); every
+ * machine of the match names the same session_id (the match id, not 0),
+ * num_players, turn_ms and execution_delay. The turn length stays turn_ms
+ * (adaptive is ignored), the relay starts the match and its clock paces
+ * it; the relay compares the machines' checksums and counts differences
+ * in its match stats (tempo_relay_match_stats.desyncs): no DESYNC event.
+ * token: the TEMPO_TOKEN_SIZE bytes the backend gave (copied), whose user
+ * data is a tempo_relay_join naming this match and player; everything is
+ * then sealed with its keys. NULL: an unsealed relay (protocol id
+ * TEMPO_RELAY_PLAIN_PROTOCOL); the machine sends the join itself.
+ * has_match_key must be false. The relay refusing the join, or being
+ * silent for disconnect_timeout_ms, ends the match
+ * (TEMPO_LOCKSTEP_DISCONNECTED). Errors as tempo_lockstep_create, and
+ * TEMPO_E_INVALID_ARG (NULL or empty relay_address, session_id 0,
+ * has_match_key), TEMPO_E_MALFORMED (a token that does not read),
+ * TEMPO_E_UNSUPPORTED (a token in a build without libsodium). Free with
+ * tempo_lockstep_destroy (which tells the relay it leaves). */
+TEMPO_API tempo_result tempo_lockstep_create_relay_member(const tempo_lockstep_config *cfg,
+                                                          const tempo_transport *transport,
+                                                          const tempo_address *relay_address,
+                                                          const uint8_t *token,
+                                                          tempo_lockstep **out);
+
 /* Tell the other machines we leave (one datagram each, stamped with the
  * last time polled) and free everything; keys are wiped. NULL is allowed. */
 TEMPO_API void tempo_lockstep_destroy(tempo_lockstep *ls);
@@ -169,7 +198,8 @@ TEMPO_API tempo_result tempo_lockstep_render(const tempo_lockstep *ls, uint64_t 
                                              tempo_lockstep_blend *out);
 
 typedef enum tempo_lockstep_event_kind {
-    TEMPO_LOCKSTEP_CONNECTED = 1,    /* handshake with player's machine done */
+    TEMPO_LOCKSTEP_CONNECTED = 1,    /* handshake with player's machine done (through a
+                                        relay: with the relay, player -1) */
     TEMPO_LOCKSTEP_RUNNING,          /* turn 0 scheduled, or a freeze ended (u.running) */
     TEMPO_LOCKSTEP_WAITING,          /* a turn is due, some players' commands missing (u.waiting) */
     TEMPO_LOCKSTEP_DISCONNECTED,     /* player's machine left or went silent (or another
@@ -177,7 +207,9 @@ typedef enum tempo_lockstep_event_kind {
                                         turn and go on without it, its lists after that
                                         empty and substituted; if player is this machine
                                         (the others dropped it), or the match had not
-                                        started, the match ends */
+                                        started, the match ends; through a relay: the
+                                        relay refused or denied us (our own player) or
+                                        fell silent (-1), and the match ends */
     TEMPO_LOCKSTEP_DESYNC,           /* checksums differ (u.desync); once per machine, at
                                         the first turn found differing */
     TEMPO_LOCKSTEP_TURN_LENGTH       /* the turn length changes at u.length.turn */
@@ -219,6 +251,7 @@ typedef struct tempo_lockstep_stats {
     uint64_t desyncs;             /* DESYNC events */
     uint64_t length_changes;      /* turn-length switches applied */
     uint64_t events_dropped;
+    uint64_t lists_substituted;   /* lists executed that a relay stood in for (any player) */
 } tempo_lockstep_stats;
 
 /* Errors: TEMPO_E_INVALID_ARG (NULL). */

@@ -14,6 +14,11 @@
  * with a packet server" and Photon Quantum's server-timed input
  * substitution.
  *
+ * The relay carries turn-based lockstep matches too: members made with
+ * tempo_lockstep_create_relay_member (tempo/lockstep.h) send their turn
+ * lists, and a list late for its turn's deadline is replaced by the
+ * player's previous one, marked substituted (docs/RELAY.md).
+ *
  * Members are admitted through tempo's connect handshake (tempo/secure.h):
  * a token whose user data says which match and players the member has
  * (tempo_relay_join_write fills it), or, on a relay without a private key,
@@ -53,9 +58,16 @@ extern "C" {
  *  10  1  input_size (1..TEMPO_MAX_INPUT_SIZE)
  *  11  2  frames_per_second (1..1000)
  *  13  1  version, TEMPO_RELAY_JOIN_VERSION
+ *  14  2  turn_ms: 0 for a rollback match; 10..2000 for a lockstep match
+ *         (tempo/lockstep.h) whose turns last this long; input_size and
+ *         frames_per_second are then 0 and slots names one player
+ *  16  1  execution_delay: 0 for rollback; 2..16 with turn_ms
  * and the rest of the 256 bytes is zero. Every member of a match must
- * name the same num_players, input_size and frames_per_second. */
+ * name the same num_players, input_size, frames_per_second, turn_ms and
+ * execution_delay. A RELAY_JOIN body is the first TEMPO_RELAY_JOIN_SIZE
+ * bytes for a rollback match, TEMPO_RELAY_JOIN_TURNS_SIZE for lockstep. */
 #define TEMPO_RELAY_JOIN_SIZE 14
+#define TEMPO_RELAY_JOIN_TURNS_SIZE 17
 #define TEMPO_RELAY_JOIN_VERSION 1
 
 typedef struct tempo_relay_join {
@@ -64,6 +76,8 @@ typedef struct tempo_relay_join {
     int num_players;
     int input_size;
     int frames_per_second;
+    uint32_t turn_ms;           /* 0: rollback */
+    int execution_delay;        /* with turn_ms */
 } tempo_relay_join;
 
 /* Write join into out[0..TEMPO_TOKEN_USER_DATA_SIZE) (for
@@ -99,6 +113,11 @@ typedef struct tempo_relay_config {
      * more is refused), 1..TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE, default
      * 128. Memory per match: 256 frames of this many bytes. */
     int max_frame_bytes;
+    /* Lockstep matches at once (members made with
+     * tempo_lockstep_create_relay_member), 0..65536 (at most max_matches
+     * are ever used), default 4; each
+     * takes about 560 KiB at create (64 turns of 8 players' lists). */
+    int max_turn_matches;
     /* How long after a frame's time the relay waits for a late input
      * before it substitutes it: 0..2000 ms, default 100. */
     uint32_t tolerance_ms;

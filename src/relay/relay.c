@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * relay.c — the relay object (tempo/relay.h): its pools, datagram intake,
- * members and what they are sent. One match's rules are relay_match.c's.
+ * members and what they are sent. One match's rules are relay_match.c's;
+ * a lockstep match's lists and turn deadlines are relay_turns.c's.
  *
  * Intake: a datagram from an address no member has goes to the gate
  * (net/gate.h), which answers the handshake without keeping anything and
@@ -44,6 +45,7 @@ void tempo_relay_config_default(tempo_relay_config *cfg)
     cfg->max_matches = 64;
     cfg->max_members = 512;
     cfg->max_frame_bytes = 128;
+    cfg->max_turn_matches = 4;
     cfg->tolerance_ms = 100;
     cfg->timeout_ms = 3000;
     cfg->start_wait_ms = 10000;
@@ -58,6 +60,7 @@ static bool config_ok(const tempo_relay_config *c)
     return key && c->max_matches >= 1 && c->max_matches <= 65536 && c->max_members >= 1 &&
            c->max_members <= 262144 && c->max_frame_bytes >= 1 &&
            c->max_frame_bytes <= TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE &&
+           c->max_turn_matches >= 0 && c->max_turn_matches <= 65536 &&
            c->tolerance_ms <= 2000 && c->timeout_ms >= 100 && c->timeout_ms <= 60000 &&
            c->start_wait_ms <= 600000 && c->start_delay_ms <= 5000 &&
            (c->has_private_key ? c->protocol_id != 0
@@ -100,7 +103,17 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
     r->members = tempo__calloc(&r->alloc, (size_t)cfg->max_members, sizeof *r->members);
     r->table = tempo__calloc(&r->alloc, tsize, sizeof *r->table);
     r->frame_store = tempo__calloc(&r->alloc, (size_t)cfg->max_matches, frames + 3u * RELAY_RING);
-    if (!r->matches || !r->members || !r->table || !r->frame_store) {
+    size_t store = (size_t)RELAY_TURN_RING * TEMPO_MAX_PLAYERS;
+    if (r->cfg.max_turn_matches > cfg->max_matches)
+        r->cfg.max_turn_matches = cfg->max_matches; /* no more can be in use */
+    if (r->cfg.max_turn_matches > 0) {
+        r->turn_store = tempo__calloc(&r->alloc, (size_t)r->cfg.max_turn_matches * store,
+                                      sizeof *r->turn_store);
+        r->turn_free = tempo__calloc(&r->alloc, (size_t)r->cfg.max_turn_matches,
+                                     sizeof *r->turn_free);
+    }
+    if (!r->matches || !r->members || !r->table || !r->frame_store ||
+        (r->cfg.max_turn_matches > 0 && (!r->turn_store || !r->turn_free))) {
         tempo_relay_destroy(r);
         return TEMPO_E_NO_MEMORY;
     }
@@ -116,6 +129,8 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
         m->next_free = i + 1 < cfg->max_matches ? i + 1 : -1;
     }
     r->free_match = 0;
+    for (int i = 0; i < r->cfg.max_turn_matches; i++)
+        r->turn_free[r->nturn_free++] = r->cfg.max_turn_matches - 1 - i;
     for (int i = 0; i < cfg->max_members; i++)
         r->members[i].next_free = i + 1 < cfg->max_members ? i + 1 : -1;
     r->free_member = 0;
@@ -143,6 +158,8 @@ void tempo_relay_destroy(tempo_relay *r)
     tempo__free(&a, r->members);
     tempo__free(&a, r->table);
     tempo__free(&a, r->frame_store);
+    tempo__free(&a, r->turn_store);
+    tempo__free(&a, r->turn_free);
     tempo__free(&a, r);
 }
 
@@ -205,7 +222,7 @@ static void table_remove(tempo_relay *r, int member)
 
 /* ---- sending ------------------------------------------------------------------ */
 
-static void send_to(tempo_relay *r, relay_member *e, uint8_t type, size_t body)
+void relay_send_to(tempo_relay *r, relay_member *e, uint8_t type, size_t body)
 {
     uint64_t seq = link_next_seq(&e->link);
     int n = relay_msg_finish(r->out, sizeof r->out, r->cfg.protocol_id, type, seq, body,
@@ -240,12 +257,16 @@ static void send_welcome(tempo_relay *r, relay_member *e, bool refused)
 {
     size_t n = relay_welcome_write(r->out + PACKET_HEADER_SIZE, e->match >= 0 ? e->slots : 0,
                                    refused);
-    send_to(r, e, RELAY_TYPE_WELCOME, n);
+    relay_send_to(r, e, RELAY_TYPE_WELCOME, n);
 }
 
 static void send_frames(tempo_relay *r, relay_member *e)
 {
     relay_match *m = &r->matches[e->match];
+    if (m->turn_ms != 0) {
+        relay_turns_send(r, e);
+        return;
+    }
     relay_frames_msg f;
     memset(&f, 0, sizeof f);
     f.acks = acks_of(e);
@@ -286,7 +307,7 @@ static void send_frames(tempo_relay *r, relay_member *e)
     }
     size_t n = relay_frames_write(body, &f, fsz);
     e->sent_final = m->finalized;
-    send_to(r, e, RELAY_TYPE_FRAMES, n);
+    relay_send_to(r, e, RELAY_TYPE_FRAMES, n);
 }
 
 /* ---- members ------------------------------------------------------------------- */
@@ -367,7 +388,8 @@ static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
     if (mi >= 0) {
         relay_match *m = &r->matches[mi];
         if (m->num_players != j->num_players || m->input_size != j->input_size ||
-            m->fps != j->frames_per_second || m->start_decided)
+            m->fps != j->frames_per_second || m->turn_ms != j->turn_ms ||
+            m->delay != j->execution_delay || m->start_decided)
             return false;
         for (int p = 0; p < m->num_players; p++)
             if ((j->slots & (1u << p)) && m->member_of[p] >= 0)
@@ -490,6 +512,22 @@ static void on_join(tempo_relay *r, int index, const uint8_t *body, size_t size)
     send_welcome(r, e, false);
 }
 
+/* A lockstep member's own lists (a turns message, type 33). */
+static void on_turns(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size)
+{
+    if (e->match < 0) {
+        r->st.dropped_unbound++;
+        return;
+    }
+    relay_match *m = &r->matches[e->match];
+    tempo_drop_reason why;
+    if (m->turn_ms == 0 || turn_msg_decode(TURN_MSG_TURNS, body, size, &r->tmsg, &why) != TEMPO_OK) {
+        r->st.dropped_malformed++;
+        return;
+    }
+    relay_turns_lists(r, m, e, &r->tmsg.u.turns);
+}
+
 static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size)
 {
     if (e->match < 0) {
@@ -497,6 +535,10 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
         return;
     }
     relay_match *m = &r->matches[e->match];
+    if (m->turn_ms != 0) {
+        r->st.dropped_malformed++; /* frames in a lockstep match */
+        return;
+    }
     relay_input_msg in;
     if (!relay_input_read(body, size, relay_input_frame_size(e->nslots, m->input_size), &in)) {
         r->st.dropped_malformed++;
@@ -588,6 +630,9 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
     case RELAY_TYPE_INPUT:
         on_input(r, e, b, body);
         break;
+    case TURN_MSG_TURNS:
+        on_turns(r, e, b, body);
+        break;
     case RELAY_TYPE_LEAVE:
         if (body != 0) {
             r->st.dropped_malformed++;
@@ -658,7 +703,8 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
         if (e->match < 0)
             continue;
         const relay_match *m = &r->matches[e->match];
-        if (m->finalized - e->acked > RELAY_HISTORY) {
+        int32_t kept = m->turn_ms != 0 ? RELAY_TURN_RING - RELAY_TURN_AHEAD : RELAY_HISTORY;
+        if (m->finalized - e->acked > kept) {
             /* the frames it lacks are gone: it could never catch up */
             r->st.members_behind++;
             member_free(r, i);

@@ -20,6 +20,7 @@
 #include "net/link.h"
 #include "relay/relay_msg.h"
 #include "wire/replay_window.h"
+#include "wire/turn_msg.h"
 
 #define RELAY_RING 256          /* frames a match keeps */
 #define RELAY_AHEAD 64          /* frames past `finalized` that take inputs */
@@ -28,6 +29,18 @@
 #define RELAY_RESEND_US 50000u  /* a member hears from the relay at least this often */
 #define RELAY_RECV_MAX 65536    /* datagrams taken per update */
 #define RELAY_SWEEP_US 5000u    /* every member's liveness and resends, at most this often */
+#define RELAY_TURN_RING 64      /* turns a lockstep match keeps */
+#define RELAY_TURN_AHEAD 32     /* turns past `finalized` that take lists */
+#define RELAY_TURN_SENDS 4      /* datagrams of lists to one member per send, at most */
+
+/* One player's list for one turn of a lockstep match, as turn_msg.h
+ * writes it (no length: lockstep through a relay keeps one turn length). */
+typedef struct relay_turn_list {
+    uint8_t flags;              /* TURN_LIST_SUBSTITUTED or 0 */
+    uint8_t count;
+    uint16_t size;
+    uint8_t cmds[TURN_LIST_BYTES];
+} relay_turn_list;
 
 typedef struct relay_member {
     bool used;
@@ -48,7 +61,8 @@ typedef struct relay_member {
     wire_keys keys;
     net_link link;
     tempo_replay replay;
-    int32_t acked;              /* relay frames it holds: 0..acked-1 */
+    int32_t acked;              /* relay frames it holds: 0..acked-1 (lockstep: the
+                                   first turn it lacks a final list of) */
     int32_t sum_held;           /* newest check frame of its we hold */
     int32_t sent_final;         /* `finalized` when we last sent it frames */
     uint64_t last_send_us;
@@ -67,6 +81,10 @@ typedef struct relay_match {
     int next_free;
     uint64_t id;
     int num_players, input_size, fps;
+    uint32_t turn_ms;           /* 0: rollback; else a lockstep match (relay_turns.c) */
+    int delay;                  /* lockstep: the execution delay, turns below it are empty */
+    int store;                  /* lockstep: index of its list store, -1 none */
+    relay_turn_list *tl;        /* lockstep: RELAY_TURN_RING * TEMPO_MAX_PLAYERS lists */
     size_t frame_bytes;         /* num_players * input_size */
     uint8_t all;                /* bit p for each player */
     int member_of[TEMPO_MAX_PLAYERS]; /* member index, -1 none */
@@ -104,6 +122,10 @@ struct tempo_relay {
     int *table;                 /* address -> member index, open addressing, -1 empty */
     uint32_t table_mask;
     uint8_t *frame_store;       /* every match's ring, one block */
+    relay_turn_list *turn_store; /* max_turn_matches stores of lockstep lists */
+    int *turn_free;             /* stores not taken: a stack */
+    int nturn_free;
+    turn_msg tmsg;              /* a decoded member's turns, or the notice being written */
 
     tempo_relay_stats st;
     uint8_t buf[TEMPO_MAX_DATAGRAM + 1];
@@ -131,6 +153,19 @@ void relay_match_checksum(tempo_relay *r, relay_match *m, relay_member *e, int32
                           uint64_t sum);
 /* The next frame of e's inputs the match lacks (from `finalized`). */
 int32_t relay_match_wanted(const relay_match *m, const relay_member *e);
+/* Decide the match's start once every player is in or start_wait passed. */
+void relay_match_start(tempo_relay *r, relay_match *m);
+
+/* ---- relay_turns.c ---- */
+/* A lockstep member's turns message (decoded): its own lists stored. */
+void relay_turns_lists(tempo_relay *r, relay_match *m, relay_member *e, const turn_turns *t);
+/* Finalize every turn that is complete or past its deadline. */
+void relay_turns_advance(tempo_relay *r, relay_match *m);
+/* Send e what it lacks: one or a few turn_relay datagrams. */
+void relay_turns_send(tempo_relay *r, relay_member *e);
+/* The datagram of `body` bytes at r->out + PACKET_HEADER_SIZE to e (relay.c). */
+void relay_send_to(tempo_relay *r, relay_member *e, uint8_t type, size_t body);
+
 /* The ring slot of frame f. */
 static inline int relay_slot(int32_t f) { return (int)((uint32_t)f % RELAY_RING); }
 

@@ -32,7 +32,7 @@ int relay_match_find(const tempo_relay *r, uint64_t id)
 int relay_match_open(tempo_relay *r, const tempo_relay_join *j)
 {
     int i = r->free_match;
-    if (i < 0)
+    if (i < 0 || (j->turn_ms != 0 && r->nturn_free == 0))
         return -1;
     relay_match *m = &r->matches[i];
     r->free_match = m->next_free;
@@ -51,6 +51,14 @@ int relay_match_open(tempo_relay *r, const tempo_relay_join *j)
     m->num_players = j->num_players;
     m->input_size = j->input_size;
     m->fps = j->frames_per_second;
+    m->turn_ms = j->turn_ms;
+    m->delay = j->execution_delay;
+    m->store = -1;
+    if (m->turn_ms != 0) {
+        m->store = r->turn_free[--r->nturn_free];
+        m->tl = r->turn_store + (size_t)m->store * RELAY_TURN_RING * TEMPO_MAX_PLAYERS;
+        m->finalized = m->delay; /* turns below the delay are empty by agreement */
+    }
     m->frame_bytes = (size_t)j->num_players * (size_t)j->input_size;
     m->all = (uint8_t)((1u << j->num_players) - 1u);
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
@@ -67,6 +75,10 @@ int relay_match_open(tempo_relay *r, const tempo_relay_join *j)
 void relay_match_close(tempo_relay *r, int index)
 {
     relay_match *m = &r->matches[index];
+    if (m->store >= 0)
+        r->turn_free[r->nturn_free++] = m->store;
+    m->store = -1;
+    m->tl = NULL;
     m->used = false;
     m->next_free = r->free_match;
     r->free_match = index;
@@ -78,16 +90,19 @@ static uint64_t frame_time_us(const relay_match *m, int32_t f)
     return m->start_us + (uint64_t)f * 1000000u / (uint64_t)m->fps;
 }
 
+/* A lockstep match's clock counts turns: its "frame rate" is 1000 per
+ * turn_ms frames in 1000 seconds. */
 int32_t relay_match_clock(const relay_match *m, uint64_t now_us)
 {
     if (!m->start_decided)
         return INT32_MIN;
-    uint64_t period = 1000000u;
+    uint64_t period = m->turn_ms != 0 ? 1000000u * (uint64_t)m->turn_ms : 1000000u;
+    uint64_t rate = m->turn_ms != 0 ? 1000u : (uint64_t)m->fps;
     if (now_us < m->start_us) {
-        uint64_t ahead = (m->start_us - now_us) * (uint64_t)m->fps;
+        uint64_t ahead = (m->start_us - now_us) * rate;
         return -(int32_t)((ahead + period - 1) / period);
     }
-    uint64_t f = (now_us - m->start_us) * (uint64_t)m->fps / period;
+    uint64_t f = (now_us - m->start_us) * rate / period;
     return f > (uint64_t)INT32_MAX ? INT32_MAX : (int32_t)f;
 }
 
@@ -129,7 +144,7 @@ static void finalize(tempo_relay *r, relay_match *m, uint8_t missing)
     r->st.frames_finalized++;
 }
 
-void relay_match_advance(tempo_relay *r, relay_match *m)
+void relay_match_start(tempo_relay *r, relay_match *m)
 {
     uint64_t now = r->now_us;
     if (!m->start_decided) {
@@ -146,8 +161,19 @@ void relay_match_advance(tempo_relay *r, relay_match *m)
             m->gone |= (uint8_t)(m->all & ~owned);
         }
     }
+}
+
+void relay_match_advance(tempo_relay *r, relay_match *m)
+{
+    uint64_t now = r->now_us;
+    relay_match_start(r, m);
     if (!m->start_decided)
         return;
+    if (m->turn_ms != 0) {
+        relay_turns_advance(r, m);
+        m->st.clock_frame = relay_match_clock(m, now);
+        return;
+    }
     uint64_t tol = (uint64_t)r->cfg.tolerance_ms * 1000u;
     /* Bounded: at most the frames that can be complete or past due. */
     for (int n = 0; n < RELAY_AHEAD * 4; n++) {

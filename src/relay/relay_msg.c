@@ -36,10 +36,15 @@ static bool frame_ok(uint32_t v) { return v <= (uint32_t)INT32_MAX; }
 
 static bool join_valid(const tempo_relay_join *j)
 {
-    return j->match_id != 0 && j->num_players >= 1 && j->num_players <= TEMPO_MAX_PLAYERS &&
-           j->slots != 0 && (j->slots >> j->num_players) == 0 && j->input_size >= 1 &&
-           j->input_size <= TEMPO_MAX_INPUT_SIZE && j->frames_per_second >= 1 &&
-           j->frames_per_second <= 1000;
+    bool common = j->match_id != 0 && j->num_players >= 1 &&
+                  j->num_players <= TEMPO_MAX_PLAYERS && j->slots != 0 &&
+                  (j->slots >> j->num_players) == 0;
+    if (j->turn_ms != 0) /* lockstep: one player per member, no frames */
+        return common && j->turn_ms >= 10 && j->turn_ms <= 2000 && j->execution_delay >= 2 &&
+               j->execution_delay <= 16 && (j->slots & (j->slots - 1u)) == 0 &&
+               j->input_size == 0 && j->frames_per_second == 0;
+    return common && j->input_size >= 1 && j->input_size <= TEMPO_MAX_INPUT_SIZE &&
+           j->frames_per_second >= 1 && j->frames_per_second <= 1000 && j->execution_delay == 0;
 }
 
 static void join_put(uint8_t *p, const tempo_relay_join *j)
@@ -50,8 +55,14 @@ static void join_put(uint8_t *p, const tempo_relay_join *j)
     p[10] = (uint8_t)j->input_size;
     put16(p + 11, (uint16_t)j->frames_per_second);
     p[13] = TEMPO_RELAY_JOIN_VERSION;
+    if (j->turn_ms != 0) {
+        put16(p + 14, (uint16_t)j->turn_ms);
+        p[16] = (uint8_t)j->execution_delay;
+    }
 }
 
+/* p holds TEMPO_RELAY_JOIN_TURNS_SIZE bytes (a rollback JOIN's last
+ * three are read as zero). */
 static bool join_get(const uint8_t *p, tempo_relay_join *out)
 {
     memset(out, 0, sizeof *out);
@@ -61,6 +72,8 @@ static bool join_get(const uint8_t *p, tempo_relay_join *out)
     j.num_players = p[9];
     j.input_size = p[10];
     j.frames_per_second = get16(p + 11);
+    j.turn_ms = get16(p + 14);
+    j.execution_delay = p[16];
     if (p[13] != TEMPO_RELAY_JOIN_VERSION || !join_valid(&j))
         return false;
     *out = j;
@@ -87,7 +100,7 @@ tempo_result tempo_relay_join_read(const uint8_t data[TEMPO_TOKEN_USER_DATA_SIZE
             memset(out, 0, sizeof *out);
         return TEMPO_E_INVALID_ARG;
     }
-    for (int i = TEMPO_RELAY_JOIN_SIZE; i < TEMPO_TOKEN_USER_DATA_SIZE; i++)
+    for (int i = TEMPO_RELAY_JOIN_TURNS_SIZE; i < TEMPO_TOKEN_USER_DATA_SIZE; i++)
         if (data[i] != 0) {
             memset(out, 0, sizeof *out);
             return TEMPO_E_MALFORMED;
@@ -117,8 +130,12 @@ int relay_frames_capacity(int num_players, int input_size, bool desync)
 
 size_t relay_join_write(uint8_t *body, const tempo_relay_join *j)
 {
-    join_put(body, j);
-    return TEMPO_RELAY_JOIN_SIZE;
+    uint8_t full[TEMPO_RELAY_JOIN_TURNS_SIZE];
+    memset(full, 0, sizeof full);
+    join_put(full, j);
+    size_t n = j->turn_ms != 0 ? TEMPO_RELAY_JOIN_TURNS_SIZE : TEMPO_RELAY_JOIN_SIZE;
+    memcpy(body, full, n);
+    return n;
 }
 
 size_t relay_welcome_write(uint8_t *body, uint8_t slots, bool refused)
@@ -182,7 +199,15 @@ size_t relay_frames_write(uint8_t *body, const relay_frames_msg *m, size_t frame
 
 bool relay_join_read(const uint8_t *body, size_t size, tempo_relay_join *out)
 {
-    return size == TEMPO_RELAY_JOIN_SIZE && join_get(body, out);
+    uint8_t full[TEMPO_RELAY_JOIN_TURNS_SIZE];
+    memset(full, 0, sizeof full);
+    if (size != TEMPO_RELAY_JOIN_SIZE && size != TEMPO_RELAY_JOIN_TURNS_SIZE) {
+        memset(out, 0, sizeof *out);
+        return false;
+    }
+    memcpy(full, body, size);
+    /* one form per match kind: a turns JOIN is never the short one */
+    return join_get(full, out) && (size == TEMPO_RELAY_JOIN_TURNS_SIZE) == (out->turn_ms != 0);
 }
 
 bool relay_welcome_read(const uint8_t *body, size_t size, uint8_t *slots, bool *refused)

@@ -11,7 +11,8 @@
  * keys). Integers are little-endian. Bodies:
  *
  *   JOIN (36), member to relay, until the relay says it is in a match:
- *     the 14 bytes of a tempo_relay_join (tempo/relay.h)
+ *     the 14 bytes of a tempo_relay_join (tempo/relay.h), 17 for a lockstep
+ *     match (its turn_ms and execution_delay follow)
  *   WELCOME (37), relay to member, its first datagram and its answer to a
  *     repeated handshake response or a JOIN:
  *     slots u8 (0: not in a match yet) | refused u8 (1: the JOIN was

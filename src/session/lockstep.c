@@ -24,6 +24,8 @@
 
 #include <string.h>
 
+#include "tempo/relay.h"
+#include "tempo/secure.h"
 #include "timing/turns.h"
 #include "wire/keys.h"
 #include "wire/packet.h"
@@ -52,6 +54,10 @@ bool lockstep_dropped(const tempo_lockstep *ls, int player, int32_t turn)
 
 bool lockstep_have(tempo_lockstep *ls, int player, int32_t turn)
 {
+    if (ls->relay) /* every list is the relay's: ours once it says the turn is final */
+        return turn < ls->cfg.execution_delay ||
+               (lockstep_held(ls, player, turn) != NULL &&
+                (player != ls->cfg.local_player || turn < ls->relay->final));
     return turn < ls->cfg.execution_delay || lockstep_dropped(ls, player, turn) ||
            lockstep_held(ls, player, turn) != NULL;
 }
@@ -145,6 +151,11 @@ static void free_all(tempo_lockstep *ls)
             frag_destroy(&ls->peer[p].frag);
     }
     tempo__free(&a, ls->lists);
+    if (ls->relay) {
+        gate_client_wipe(&ls->relay->gate);
+        seal_wipe(ls->relay, sizeof *ls->relay);
+        tempo__free(&a, ls->relay);
+    }
     seal_wipe(ls, sizeof *ls);
     tempo__free(&a, ls);
 }
@@ -202,10 +213,58 @@ tempo_result tempo_lockstep_create(const tempo_lockstep_config *cfg,
     return TEMPO_OK;
 }
 
+tempo_result tempo_lockstep_create_relay_member(const tempo_lockstep_config *cfg,
+                                                const tempo_transport *transport,
+                                                const tempo_address *relay_address,
+                                                const uint8_t *token, tempo_lockstep **out)
+{
+    if (out)
+        *out = NULL;
+    if (!cfg || !relay_address || relay_address->family == TEMPO_ADDRESS_NONE ||
+        cfg->has_match_key || cfg->session_id == 0)
+        return TEMPO_E_INVALID_ARG;
+    uint64_t protocol_id = TEMPO_RELAY_PLAIN_PROTOCOL;
+    if (token) {
+        tempo_token_public pub;
+        if (tempo_token_read_public(token, TEMPO_TOKEN_SIZE, &pub) != TEMPO_OK)
+            return TEMPO_E_MALFORMED;
+        if (seal_start() != TEMPO_OK)
+            return TEMPO_E_UNSUPPORTED;
+        protocol_id = pub.protocol_id;
+    }
+    tempo_lockstep_config c = *cfg;
+    c.adaptive = false; /* through a relay every turn has the first length */
+    tempo_result r = tempo_lockstep_create(&c, transport, out);
+    if (r != TEMPO_OK)
+        return r;
+    tempo_lockstep *ls = *out;
+    ls->relay = tempo__calloc(&ls->cfg.allocator, 1, sizeof *ls->relay);
+    if (!ls->relay) {
+        free_all(ls);
+        *out = NULL;
+        return TEMPO_E_NO_MEMORY;
+    }
+    ls_relay *rl = ls->relay;
+    rl->addr = *relay_address;
+    rl->protocol_id = protocol_id;
+    rl->sealed = token != NULL;
+    if (token)
+        memcpy(rl->token, token, TEMPO_TOKEN_SIZE);
+    do
+        rl->nonce = (uint64_t)tempo_rng_next(&ls->rng) << 32 | tempo_rng_next(&ls->rng);
+    while (rl->nonce == 0);
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        if (ls->peer[p].frag.memory)
+            frag_destroy(&ls->peer[p].frag); /* no peers: nothing comes in fragments */
+    return TEMPO_OK;
+}
+
 void tempo_lockstep_destroy(tempo_lockstep *ls)
 {
     if (!ls)
         return;
+    if (ls->polled && ls->relay)
+        lockstep_relay_leave(ls);
     if (ls->polled)
         for (int p = 0; p < ls->cfg.num_players; p++)
             if (ls->peer[p].added && !ls->peer[p].lost)
@@ -217,6 +276,8 @@ tempo_result tempo_lockstep_add_peer(tempo_lockstep *ls, int player, const tempo
 {
     if (!ls || !addr || addr->family == TEMPO_ADDRESS_NONE)
         return TEMPO_E_INVALID_ARG;
+    if (ls->relay)
+        return TEMPO_E_STATE; /* every player is at the relay */
     if (player < 0 || player >= ls->cfg.num_players || player == ls->cfg.local_player)
         return TEMPO_E_PLAYER;
     if (ls->polled)
@@ -447,6 +508,22 @@ tempo_result tempo_lockstep_poll(tempo_lockstep *ls, uint64_t now_us)
         return TEMPO_E_INVALID_ARG;
     if (now_us > ls->now_us)
         ls->now_us = now_us;
+    if (ls->relay) {
+        if (!ls->polled) {
+            ls->polled = true;
+            if (lockstep_relay_open(ls) != TEMPO_OK) {
+                ls->relay->phase = LR_ENDED;
+                ls->ended = true;
+            }
+        }
+        lockstep_relay_poll(ls);
+        if (ls->running && !ls->ended)
+            seal_due(ls);
+        check_freeze(ls);
+        if (!ls->ended)
+            lockstep_relay_send(ls);
+        return TEMPO_OK;
+    }
     if (!ls->polled) {
         for (int p = 0; p < ls->cfg.num_players; p++)
             if (p != ls->cfg.local_player && !ls->peer[p].added)
@@ -540,7 +617,10 @@ int tempo_lockstep_next_turn(tempo_lockstep *ls, uint64_t now_us, tempo_lockstep
         lockstep_push_event(ls, &e);
     }
     uint64_t len_us = (uint64_t)ls->len_ms * 1000u;
-    uint64_t next_due = turns_next_due(ls->due_us, ls->now_us, len_us, waited);
+    /* Through a relay the schedule is the relay's clock: no re-anchoring
+     * after a wait (a late machine catches up instead of lagging for good). */
+    uint64_t next_due = ls->relay ? ls->due_us + len_us
+                                  : turns_next_due(ls->due_us, ls->now_us, len_us, waited);
     ls->anchor_us = next_due - len_us;
     ls->due_us = next_due;
     memset(out, 0, sizeof *out);
@@ -559,7 +639,9 @@ int tempo_lockstep_next_turn(tempo_lockstep *ls, uint64_t now_us, tempo_lockstep
         out->player[p].list_size = l->size;
         out->player[p].count = l->count;
         out->player[p].substituted = (l->flags & TURN_LIST_SUBSTITUTED) != 0;
-        if (p == ls->cfg.local_player && l->count > 0) {
+        if (out->player[p].substituted)
+            ls->st.lists_substituted++;
+        if (p == ls->cfg.local_player && l->count > 0 && !out->player[p].substituted) {
             ls->latency_sum_us += (uint64_t)l->count * ls->now_us - l->added_sum_us;
             ls->st.commands_executed += l->count;
             if (ls->now_us - l->first_added_us > ls->st.latency_max_us)

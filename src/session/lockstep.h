@@ -12,6 +12,7 @@
 #include "tempo/lockstep.h"
 
 #include "base/common.h"
+#include "net/gate.h"
 #include "net/link.h"
 #include "tempo/rng.h"
 #include "wire/fragment.h"
@@ -72,6 +73,26 @@ typedef struct ls_peer {
     int32_t desync_turn;      /* the turn a mismatch with it was reported for, -1: none */
 } ls_peer;
 
+/* Through a relay (lockstep_relay.c): the one link, to the relay. */
+typedef enum ls_relay_phase { LR_CONNECTING, LR_JOINING, LR_IN, LR_ENDED } ls_relay_phase;
+
+typedef struct ls_relay {
+    ls_relay_phase phase;
+    tempo_address addr;
+    uint64_t protocol_id;
+    bool sealed;              /* came with a token: every datagram sealed with its keys */
+    uint8_t token[TEMPO_TOKEN_SIZE];
+    uint64_t nonce;           /* unsealed: our client id */
+    gate_client gate;
+    net_link link;
+    tempo_replay replay;
+    wire_keys keys;
+    int32_t final;            /* turns below are final (ours decided) */
+    int32_t acked;            /* the first turn of ours the relay lacks */
+    int32_t sent_sealed, sent_ack, sent_sum; /* what the last datagram told it */
+    uint64_t last_send_us, last_join_us;
+} ls_relay;
+
 struct tempo_lockstep {
     tempo_lockstep_config cfg;
     tempo_transport tr;
@@ -85,6 +106,7 @@ struct tempo_lockstep {
     int32_t cut[TEMPO_MAX_PLAYERS]; /* a lost player's last turn with its own list */
     uint64_t now_us, start_at_us, run_start_us;
     ls_peer peer[TEMPO_MAX_PLAYERS]; /* by player; the local one unused */
+    ls_relay *relay;                 /* through a relay: its link (no peers); else NULL */
     ls_list *lists;                  /* num_players * LS_WINDOW */
 
     int32_t executed;         /* newest turn handed out, -1 before turn 0 */
@@ -160,4 +182,14 @@ void lockstep_send_plain(tempo_lockstep *ls, ls_peer *e, uint8_t type);
 /* player's machine is gone: the match ends. */
 void lockstep_lose(tempo_lockstep *ls, int player);
 
+/* ---- lockstep_relay.c ---- */
+/* Set up the handshake with the relay at the first poll. Errors as
+ * gate_client_init. */
+tempo_result lockstep_relay_open(tempo_lockstep *ls);
+/* Read every datagram waiting, run the handshake, the join and liveness. */
+void lockstep_relay_poll(tempo_lockstep *ls);
+/* Our lists the relay lacks, and how far we hold its final ones. */
+void lockstep_relay_send(tempo_lockstep *ls);
+/* Tell the relay we leave. */
+void lockstep_relay_leave(tempo_lockstep *ls);
 #endif /* TEMPO_SESSION_LOCKSTEP_H */

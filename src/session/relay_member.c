@@ -205,6 +205,7 @@ static relay_acks acks_of(const relay_member_state *m)
 static void send_join(relay_member_state *m)
 {
     tempo_relay_join j;
+    memset(&j, 0, sizeof j);
     j.match_id = m->cfg->session_id;
     j.slots = m->local_mask;
     j.num_players = m->cfg->num_players;

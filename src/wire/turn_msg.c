@@ -12,11 +12,11 @@
 #include "tempo/base.h"
 
 static const char *const names[] = {"turn_hello", "turn_hello_reply", "turn_start", "turns",
-                                    "turn_leave"};
+                                    "turn_leave", "turn_relay"};
 
 const char *turn_msg_name(uint8_t type)
 {
-    if (type < TURN_MSG_HELLO || type > TURN_MSG_LEAVE)
+    if (type < TURN_MSG_HELLO || type > TURN_MSG_RELAY)
         return NULL;
     return names[type - TURN_MSG_HELLO];
 }
@@ -99,6 +99,39 @@ static bool turns_ok(const turn_turns *t)
     return true;
 }
 
+static bool relay_ok(const turn_relay *t)
+{
+    if (t->nlists < 0 || t->nlists > TURN_MSG_MAX_LISTS || t->ack < 0 || t->first < 0 ||
+        t->final < t->first)
+        return false;
+    for (int i = 0; i < t->nlists; i++)
+        if (!list_ok(&t->list[i]))
+            return false;
+    return true;
+}
+
+/* The list count, then the lists. */
+static void put_lists(cur *c, const turn_list *list, int nlists)
+{
+    put(c, (uint64_t)nlists, 1);
+    for (int i = 0; i < nlists; i++) {
+        const turn_list *l = &list[i];
+        put(c, l->player, 1);
+        put(c, l->flags, 1);
+        put(c, (uint32_t)l->turn, 4);
+        if (l->flags & TURN_LIST_HAS_LENGTH)
+            put(c, l->length_ms, 2);
+        put(c, l->count, 1);
+        if (!c->failed && c->size - c->at >= l->cmds_size) {
+            if (l->cmds_size > 0)
+                memcpy(c->w + c->at, l->cmds, l->cmds_size);
+            c->at += l->cmds_size;
+        } else {
+            c->failed = true;
+        }
+    }
+}
+
 int turn_msg_encode(const turn_msg *m, uint8_t *buf, size_t capacity)
 {
     if (m == NULL || (buf == NULL && capacity != 0))
@@ -134,23 +167,20 @@ int turn_msg_encode(const turn_msg *m, uint8_t *buf, size_t capacity)
         for (int p = 0; p < 8; p++)
             if ((t->lost >> p) & 1u)
                 put(&c, t->have[p], 4);
-        put(&c, (uint64_t)t->nlists, 1);
-        for (int i = 0; i < t->nlists; i++) {
-            const turn_list *l = &t->list[i];
-            put(&c, l->player, 1);
-            put(&c, l->flags, 1);
-            put(&c, (uint32_t)l->turn, 4);
-            if (l->flags & TURN_LIST_HAS_LENGTH)
-                put(&c, l->length_ms, 2);
-            put(&c, l->count, 1);
-            if (!c.failed && c.size - c.at >= l->cmds_size) {
-                if (l->cmds_size > 0)
-                    memcpy(c.w + c.at, l->cmds, l->cmds_size);
-                c.at += l->cmds_size;
-            } else {
-                c.failed = true;
-            }
-        }
+        put_lists(&c, t->list, t->nlists);
+        break;
+    }
+    case TURN_MSG_RELAY: {
+        const turn_relay *t = &m->u.relay;
+        if (!relay_ok(t))
+            return TEMPO_E_INVALID_ARG;
+        put(&c, t->started ? 1u : 0u, 1);
+        put(&c, (uint32_t)t->clock, 4);
+        put(&c, t->into_us, 4);
+        put(&c, (uint32_t)t->ack, 4);
+        put(&c, (uint32_t)t->first, 4);
+        put(&c, (uint32_t)t->final, 4);
+        put_lists(&c, t->list, t->nlists);
         break;
     }
     default: return TEMPO_E_INVALID_ARG;
@@ -178,6 +208,53 @@ static tempo_drop_reason get_cmds(cur *c, turn_list *l)
     return TEMPO_DROP_NONE;
 }
 
+/* The list count, then the lists, each checked. */
+static tempo_drop_reason get_lists(cur *c, turn_list *list, int *nlists)
+{
+    *nlists = (int)get(c, 1);
+    if (c->failed)
+        return TEMPO_DROP_TRUNCATED;
+    if (*nlists > TURN_MSG_MAX_LISTS)
+        return TEMPO_DROP_BAD_VALUE;
+    for (int i = 0; i < *nlists; i++) {
+        turn_list *l = &list[i];
+        l->player = (uint8_t)get(c, 1);
+        l->flags = (uint8_t)get(c, 1);
+        uint32_t turn = (uint32_t)get(c, 4);
+        l->length_ms = (l->flags & TURN_LIST_HAS_LENGTH) ? (uint16_t)get(c, 2) : 0;
+        l->count = (uint8_t)get(c, 1);
+        if (c->failed)
+            return TEMPO_DROP_TRUNCATED;
+        if (turn > INT32_MAX || l->count > TURN_MAX_COMMANDS)
+            return TEMPO_DROP_BAD_VALUE;
+        l->turn = (int32_t)turn;
+        tempo_drop_reason why = get_cmds(c, l);
+        if (why != TEMPO_DROP_NONE)
+            return why;
+    }
+    return TEMPO_DROP_NONE;
+}
+
+static tempo_drop_reason get_relay(cur *c, turn_relay *t)
+{
+    uint8_t started = (uint8_t)get(c, 1);
+    t->started = started == 1;
+    t->clock = (int32_t)(uint32_t)get(c, 4);
+    t->into_us = (uint32_t)get(c, 4);
+    uint32_t ack = (uint32_t)get(c, 4), first = (uint32_t)get(c, 4), fin = (uint32_t)get(c, 4);
+    if (c->failed)
+        return TEMPO_DROP_TRUNCATED;
+    if (started > 1 || ack > INT32_MAX || first > INT32_MAX || fin > INT32_MAX)
+        return TEMPO_DROP_BAD_VALUE;
+    t->ack = (int32_t)ack;
+    t->first = (int32_t)first;
+    t->final = (int32_t)fin;
+    tempo_drop_reason why = get_lists(c, t->list, &t->nlists);
+    if (why != TEMPO_DROP_NONE)
+        return why;
+    return relay_ok(t) ? TEMPO_DROP_NONE : TEMPO_DROP_BAD_VALUE;
+}
+
 static tempo_drop_reason get_turns(cur *c, turn_turns *t)
 {
     t->ack = (uint32_t)get(c, 4);
@@ -194,27 +271,9 @@ static tempo_drop_reason get_turns(cur *c, turn_turns *t)
         if (t->have[p] > INT32_MAX)
             return TEMPO_DROP_BAD_VALUE;
     }
-    t->nlists = (int)get(c, 1);
-    if (c->failed)
-        return TEMPO_DROP_TRUNCATED;
-    if (t->nlists > TURN_MSG_MAX_LISTS)
-        return TEMPO_DROP_BAD_VALUE;
-    for (int i = 0; i < t->nlists; i++) {
-        turn_list *l = &t->list[i];
-        l->player = (uint8_t)get(c, 1);
-        l->flags = (uint8_t)get(c, 1);
-        uint32_t turn = (uint32_t)get(c, 4);
-        l->length_ms = (l->flags & TURN_LIST_HAS_LENGTH) ? (uint16_t)get(c, 2) : 0;
-        l->count = (uint8_t)get(c, 1);
-        if (c->failed)
-            return TEMPO_DROP_TRUNCATED;
-        if (turn > INT32_MAX || l->count > TURN_MAX_COMMANDS)
-            return TEMPO_DROP_BAD_VALUE;
-        l->turn = (int32_t)turn;
-        tempo_drop_reason why = get_cmds(c, l);
-        if (why != TEMPO_DROP_NONE)
-            return why;
-    }
+    tempo_drop_reason why = get_lists(c, t->list, &t->nlists);
+    if (why != TEMPO_DROP_NONE)
+        return why;
     return turns_ok(t) ? TEMPO_DROP_NONE : TEMPO_DROP_BAD_VALUE;
 }
 
@@ -248,6 +307,7 @@ int turn_msg_decode(uint8_t type, const uint8_t *data, size_t size, turn_msg *ou
     case TURN_MSG_START:
     case TURN_MSG_LEAVE: break;
     case TURN_MSG_TURNS: why = get_turns(&c, &out->u.turns); break;
+    case TURN_MSG_RELAY: why = get_relay(&c, &out->u.relay); break;
     default: why = TEMPO_DROP_BAD_TYPE; break;
     }
     if (why == TEMPO_DROP_NONE && c.at != size)

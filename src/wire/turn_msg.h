@@ -10,7 +10,14 @@
  *   32 turn_start        empty: the host starts the match (turn 0)
  *   33 turns             the header below, then `lists` turn lists
  *   34 turn_leave        empty: the sender leaves the match
- *   35                   reserved for a relay's notices
+ *   35 turn_relay        relay to member (docs/RELAY.md "Lockstep turns"):
+ *                        started u8 (0/1) | clock i32 (the relay's turn now,
+ *                        negative before turn 0) | into_us u32 (microseconds
+ *                        into that turn) | ack u32 (the first turn of the
+ *                        member's player the relay lacks) | first u32 |
+ *                        final u32 (first <= final: the lists of every turn
+ *                        in first..final-1 the member needs are in this
+ *                        message) | lists u8 | lists, as in turns
  *
  * turns header (34 bytes, and 4 more per lost player):
  *   ack u32        the first turn of the receiver's player the sender lacks
@@ -52,7 +59,8 @@
 #define TURN_MSG_TURNS 33
 #define TURN_MSG_LEAVE 34
 #define TURN_MSG_FIRST 30
-#define TURN_MSG_LAST 35          /* 35 is reserved */
+#define TURN_MSG_RELAY 35
+#define TURN_MSG_LAST 35
 
 #define TURN_MAX_COMMAND 256      /* bytes of one command */
 #define TURN_MAX_COMMANDS 64      /* commands in one list */
@@ -100,15 +108,27 @@ typedef struct turn_turns {
     turn_list list[TURN_MSG_MAX_LISTS];
 } turn_turns;
 
+/* A relay's final lists for one member (type 35). */
+typedef struct turn_relay {
+    bool started;
+    int32_t clock;            /* the relay's turn now, negative before turn 0 */
+    uint32_t into_us;         /* how far into that turn */
+    int32_t ack;              /* the first turn of the member's list the relay lacks */
+    int32_t first, final;     /* every needed list of first..final-1 is in `list` */
+    int nlists;
+    turn_list list[TURN_MSG_MAX_LISTS];
+} turn_relay;
+
 typedef struct turn_msg {
     uint8_t type;
     union {
         turn_hello hello;     /* HELLO, HELLO_REPLY */
         turn_turns turns;     /* TURNS */
+        turn_relay relay;     /* RELAY */
     } u;                      /* START and LEAVE have no body */
 } turn_msg;
 
-/* The name of a type 30..34 ("turn_hello" ...), NULL for any other. */
+/* The name of a type 30..35 ("turn_hello" ...), NULL for any other. */
 const char *turn_msg_name(uint8_t type);
 
 /* True if cmds[0..size) is exactly `count` well-formed commands within the

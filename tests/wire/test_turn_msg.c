@@ -37,7 +37,7 @@ static void names_are_in_the_registry(void **state)
     assert_string_equal(tempo_msg_type_name(32), "turn_start");
     assert_string_equal(tempo_msg_type_name(33), "turns");
     assert_string_equal(tempo_msg_type_name(34), "turn_leave");
-    assert_string_equal(tempo_msg_type_name(35), "unknown");
+    assert_string_equal(tempo_msg_type_name(35), "turn_relay");
     assert_false(tempo_msg_type_known(33)); /* coded in turn_msg.c, not by the codec */
 }
 
@@ -279,6 +279,8 @@ static void other_types_and_empty_bodies(void **state)
                      TEMPO_E_MALFORMED);
     assert_int_equal(why, TEMPO_DROP_TRAILING);
     assert_int_equal(turn_msg_decode(35, NULL, 0, &out, &why), TEMPO_E_MALFORMED);
+    assert_int_equal(why, TEMPO_DROP_TRUNCATED); /* a relay's notice has a body */
+    assert_int_equal(turn_msg_decode(36, NULL, 0, &out, &why), TEMPO_E_MALFORMED);
     assert_int_equal(why, TEMPO_DROP_BAD_TYPE);
     assert_int_equal(turn_msg_decode(TEMPO_MSG_INPUT, turns_bytes, 8, &out, &why),
                      TEMPO_E_MALFORMED);
@@ -354,6 +356,51 @@ static int write_corpus(const char *dir)
     return bad;
 }
 
+/* A relay's notice: 22 header bytes, then lists as in turns; a list keeps
+ * its substituted flag; a started byte of 2 and final below first are
+ * refused; every prefix is truncated. */
+static void a_relay_notice_matches_its_bytes(void **state)
+{
+    (void)state;
+    static const uint8_t cmds[] = {1, 0xAA, 0xBB};
+    turn_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = TURN_MSG_RELAY;
+    m.u.relay.started = true;
+    m.u.relay.clock = -2;
+    m.u.relay.into_us = 0x0102;
+    m.u.relay.ack = 5;
+    m.u.relay.first = 3;
+    m.u.relay.final = 4;
+    m.u.relay.nlists = 1;
+    m.u.relay.list[0] = (turn_list){2, TURN_LIST_SUBSTITUTED, 3, 0, 1, sizeof cmds, cmds};
+    uint8_t buf[64];
+    int n = turn_msg_encode(&m, buf, sizeof buf);
+    static const uint8_t want[] = {1, 0xFE, 0xFF, 0xFF, 0xFF, 0x02, 0x01, 0, 0, 5, 0, 0, 0,
+                                   3, 0, 0, 0, 4, 0, 0, 0, 1, 2, 2, 3, 0, 0, 0, 1, 1, 0xAA, 0xBB};
+    assert_int_equal(n, (int)sizeof want);
+    assert_memory_equal(buf, want, sizeof want);
+    turn_msg out;
+    assert_int_equal(turn_msg_decode(TURN_MSG_RELAY, buf, (size_t)n, &out, NULL), TEMPO_OK);
+    assert_int_equal(out.u.relay.clock, -2);
+    assert_int_equal(out.u.relay.final, 4);
+    assert_int_equal(out.u.relay.list[0].flags, TURN_LIST_SUBSTITUTED);
+    assert_memory_equal(out.u.relay.list[0].cmds, cmds, sizeof cmds);
+    tempo_drop_reason why;
+    for (int k = 0; k < n; k++) {
+        assert_int_equal(turn_msg_decode(TURN_MSG_RELAY, buf, (size_t)k, &out, &why),
+                         TEMPO_E_MALFORMED);
+        assert_int_equal(why, TEMPO_DROP_TRUNCATED);
+    }
+    buf[0] = 2;
+    assert_int_equal(turn_msg_decode(TURN_MSG_RELAY, buf, (size_t)n, &out, &why), TEMPO_E_MALFORMED);
+    assert_int_equal(why, TEMPO_DROP_BAD_VALUE);
+    buf[0] = 1;
+    buf[17] = 2; /* final 2 < first 3 */
+    assert_int_equal(turn_msg_decode(TURN_MSG_RELAY, buf, (size_t)n, &out, &why), TEMPO_E_MALFORMED);
+    assert_int_equal(why, TEMPO_DROP_BAD_VALUE);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
@@ -369,6 +416,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_list_over_the_budget_is_refused),
         cmocka_unit_test(other_types_and_empty_bodies),
         cmocka_unit_test(the_encoder_refuses_what_it_cannot_write),
+        cmocka_unit_test(a_relay_notice_matches_its_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,7 @@ typedef struct member {
 
 static const tempo_relay_join *join_of(const member *m, const options *o, tempo_relay_join *j)
 {
+    memset(j, 0, sizeof *j);
     j->match_id = m->match_id;
     j->slots = (uint8_t)(1u << m->player);
     j->num_players = o->players;
