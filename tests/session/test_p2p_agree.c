@@ -6,10 +6,12 @@
  *
  * A drop is final at a frame some live survivor can back with real inputs:
  * survivors settle on the same frame, and play on even when a claim reaches
- * beyond every input held or the only holder of missing inputs leaves. Every
- * check frame both peers confirmed is compared exactly once, however many
- * frames one tick confirms; forged CHECKSUMs are ignored and counted, and
- * change nothing that is compared or resent.
+ * beyond every input held or the only holder of missing inputs leaves; two
+ * machines that accuse each other cut off one of the two, never a
+ * bystander briefly deaf to one of them. Every check frame both peers
+ * confirmed is compared exactly once, however many frames one tick
+ * confirms; forged CHECKSUMs are ignored and counted, and change nothing
+ * that is compared or resent.
  */
 #include <setjmp.h>
 #include <stdarg.h>
