@@ -91,9 +91,10 @@ done
 # A machine's clock leaps forward (10 s; 60 s and a step back with three
 # peers) while the network carries on: every peer ends together, no desync.
 # A silence the others really saw past the timeout (a blackout, a freeze)
-# still drops that machine: it ends cut off, and the others together.
+# still drops that machine: it ends cut off, and the others together. Two
+# machines accusing each other cut off one of the two, never a bystander.
 here=$(dirname "$0")/scenarios
-for name in clock-jump-10s clock-jump-60s blackout-drops-peer freeze-drops-peer; do
+for name in clock-jump-10s clock-jump-60s blackout-drops-peer freeze-drops-peer mutual-drop-keeps-bystanders; do
     "$sim" --scenario "$here/$name.scenario" --quiet --json "$dir/$name.json"
     [ $? -eq 0 ] || fail "$name did not exit 0"
     [ "$(value converged "$dir/$name.json")" = true ] || fail "$name did not converge"
@@ -107,6 +108,9 @@ for name in clock-jump-10s clock-jump-60s blackout-drops-peer freeze-drops-peer;
     *) [ "$cut" -eq 1 ] || fail "$name: $cut peers cut off, expected 1" ;;
     esac
 done
+cut=$(sed -n '/^      "peer": /h; /^      "cut_off": true,/{x;p;}' "$dir/mutual-drop-keeps-bystanders.json" |
+    sed 's/[^0-9]//g')
+case $cut in 0 | 4) ;; *) fail "mutual-drop-keeps-bystanders: bystander peer $cut cut off" ;; esac
 
 # Hostile actors (tests/scenarios/hostile-*.scenario) at a sealed match:
 # every hostile datagram is read and refused (0 accepted), the match is not

@@ -744,8 +744,10 @@ typedef struct tempo_session_stats {
      * acks_ignored: acks of inputs past every frame we hold to send (INPUT
      * from a peer, INPUT_ACK from a spectator; a CHECKSUM's ack of a frame
      * never sent counts in checksums_ignored). claims_ignored: datagrams
-     * saying a player is dropped whose machine we still hear (or one of our
-     * own players). pongs_ignored: PONGs answering no ping outstanding. */
+     * saying a player is dropped whose machine we have not lost ourselves
+     * (heard within disconnect_timeout_ms), unless that machine accuses the
+     * sender back and its lowest player is higher (or one of our own
+     * players). pongs_ignored: PONGs answering no ping outstanding. */
     uint64_t acks_ignored;
     uint64_t claims_ignored;
     uint64_t pongs_ignored;

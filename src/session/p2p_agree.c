@@ -8,20 +8,24 @@
  * different frames. A peer that drops a player (timeout, leave, or news of
  * the drop from another peer) gossips, in every INPUT, how far its own
  * inputs of that player reach (its "have"). News of a drop is believed only
- * about a machine we have stopped hearing ourselves (silent for
- * disconnect_notify_ms, or lost): a claim about a machine whose
- * authenticated traffic still reaches us, or about one of our own players,
- * is ignored and counted (claims_ignored), so one participant cannot make
- * the others drop a third. Two machines that accuse each other while we
- * hear both (the link between them is down) are told apart by their lowest
- * player: the lower one's claim is believed, so every third machine keeps
- * the same one. A drop that stays pending for the disconnect timeout,
- * because some survivor keeps hearing the player and never reports it,
- * drops that survivor instead: the machine that lost contact with a peer
- * everyone else hears is the one that leaves the match. Once every live
- * surviving peer has reported since the round began, the drop is final at
- * the largest have of a live survivor (our own included): a frame someone
- * alive can back with real inputs. Peers holding fewer get the missing ones
+ * about a machine we have lost ourselves (silent for the disconnect
+ * timeout): a claim about a machine whose authenticated traffic still
+ * reaches us, or has only paused (silent for disconnect_notify_ms), or
+ * about one of our own players, is ignored and counted (claims_ignored), so
+ * one participant cannot make the others drop a third. Two machines that
+ * accuse each other (the link between them is down) are told apart by their
+ * lowest player: the lower one's claim is believed, so every third machine
+ * keeps the same one. A pause is not enough to take the other side: a third
+ * machine briefly deaf to the lower one when the higher one's claim arrives
+ * would drop the lower one while the rest drop the higher, and the two
+ * halves would then cut off each other's bystanders. A drop that stays
+ * pending for the disconnect timeout (and the notify time, for the others'
+ * own timeouts to come), because some survivor keeps hearing the player
+ * and never reports it, drops that survivor instead: the machine that
+ * lost contact with a peer everyone else hears is the one that leaves the
+ * match. Once every live surviving peer has reported since the round
+ * began, the drop is final at the largest have of a live survivor (our own
+ * included): a frame someone alive can back with real inputs. Peers holding fewer get the missing ones
  * relayed by a peer that has them, so no one rolls back into confirmed
  * frames. Every survivor computes the same frame: the peer with the largest
  * have reports it unchanged (relays only copy up to it), and everyone waits
@@ -83,10 +87,10 @@ void p2p_restart_drops(tempo_p2p *n)
 }
 
 /* Whether we believe peer e's claim that player x is gone: we already drop
- * it, or its machine is lost or silent to us too, or the two machines
- * accuse each other (a link between them is down) and x's machine is the
- * one whose lowest player is higher: every third machine keeps the same one
- * of the two. Our own players are here. */
+ * it, or its machine is lost to us too (a pause in its traffic is not
+ * enough), or the two machines accuse each other (a link between them is
+ * down) and x's machine is the one whose lowest player is higher: every
+ * third machine keeps the same one of the two. Our own players are here. */
 static bool drop_believable(const tempo_p2p *n, const p2p_peer *e, int x)
 {
     if (n->drop_state[x] != DROP_NONE)
@@ -96,7 +100,7 @@ static bool drop_believable(const tempo_p2p *n, const p2p_peer *e, int x)
         return false; /* one of ours */
     const p2p_peer *accused = &n->peers[h];
     const net_link *l = &accused->link;
-    if (link_closed(l) || l->interrupted || !l->heard)
+    if (link_closed(l) || !l->heard)
         return true;
     return (accused->claim_mask & e->players) != 0 &&
            p2p_first_player(accused->players) > p2p_first_player(e->players);
@@ -161,12 +165,18 @@ static void relay_watchdog(tempo_p2p *n, int x)
     }
 }
 
-/* A drop pending for the disconnect timeout: the survivors that never
- * reported it still hear the player, and we cannot. We are the odd one out
- * with them: they are dropped, and the round restarts without them. */
+/* A drop pending for the disconnect timeout and the notify time: the
+ * survivors that never reported it still hear the player, and we cannot.
+ * We are the odd one out with them: they are dropped, and the round
+ * restarts without them. An honest survivor reports once its own link to
+ * the player times out, a disconnect timeout after the last datagram it
+ * got, which can come a little after ours (a leave it missed, a dying
+ * machine's last datagrams): the notify time on top lets that report
+ * arrive. */
 static void pending_watchdog(tempo_p2p *n, int x)
 {
-    if (n->clock->now_us - n->drop_pending_since[x] < (uint64_t)n->cfg->disconnect_timeout_ms * 1000u)
+    uint64_t wait_ms = (uint64_t)n->cfg->disconnect_timeout_ms + n->cfg->disconnect_notify_ms;
+    if (n->clock->now_us - n->drop_pending_since[x] < wait_ms * 1000u)
         return;
     uint32_t reported = n->drop_reported[x]; /* losing a peer restarts the round */
     for (int i = 0; i < n->npeers; i++) {

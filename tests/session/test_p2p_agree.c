@@ -6,10 +6,12 @@
  *
  * A drop is final at a frame some live survivor can back with real inputs:
  * survivors settle on the same frame, and play on even when a claim reaches
- * beyond every input held or the only holder of missing inputs leaves. Every
- * check frame both peers confirmed is compared exactly once, however many
- * frames one tick confirms; forged CHECKSUMs are ignored and counted, and
- * change nothing that is compared or resent.
+ * beyond every input held or the only holder of missing inputs leaves; two
+ * machines that accuse each other cut off one of the two, never a
+ * bystander briefly deaf to one of them. Every check frame both peers
+ * confirmed is compared exactly once, however many frames one tick
+ * confirms; forged CHECKSUMs are ignored and counted, and change nothing
+ * that is compared or resent.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,6 +121,50 @@ static void survivor_plays_on_when_the_only_holder_of_missing_inputs_drops(void 
     harness_free(&h);
 }
 
+/* Four peers, peer i hosting player i. The link between B and D goes dark
+ * for 5 s, D's ear first, so D accuses B 0.3 s before B accuses D; C's link
+ * to B goes dark for 1.3 s (past the notify time, short of the timeout)
+ * around the moment D's accusation reaches C. C must not take D's side on
+ * the strength of its own brief silence: A, B and C all drop D (the higher
+ * player of the two accusers) at one frame and play on together, and no
+ * bystander is dropped by anyone. */
+static void a_bystander_briefly_deaf_to_one_accuser_keeps_the_others_side(void **state)
+{
+    (void)state;
+    enum { A, B, C, D };
+    tempo_config c = harness_cfg(4);
+    uint32_t m[4];
+    harness_one_each(m, 4);
+    harness_init(&h, &c, 4, m, 0, "lan", 70);
+    harness_run(&h, 150, 60000000);
+    uint64_t t0 = h.now_us;
+    tempo_simnet_add_blackout(h.net, &h.peer[B].addr, &h.peer[D].addr, t0, t0 + 5000000);
+    tempo_simnet_add_blackout(h.net, &h.peer[D].addr, &h.peer[B].addr, t0 + 300000, t0 + 5000000);
+    tempo_simnet_add_blackout(h.net, &h.peer[B].addr, &h.peer[C].addr, t0 + 2400000, t0 + 3700000);
+    tempo_simnet_add_blackout(h.net, &h.peer[C].addr, &h.peer[B].addr, t0 + 2400000, t0 + 3700000);
+    harness_run(&h, 1050, 120000000);
+    int32_t frame = h.peer[A].s->net->sync->q[D].disconnect_frame;
+    assert_true(frame != IQ_NO_FRAME);
+    for (int i = A; i <= C; i++) {
+        for (int j = A; j <= D; j++) {
+            if (j == i)
+                continue;
+            tempo_endpoint_stats es;
+            assert_int_equal(tempo_session_get_endpoint_stats(h.peer[i].s, j, &es), TEMPO_OK);
+            assert_int_equal(es.disconnected, j == D);
+        }
+        assert_int_equal(h.peer[i].disconnect_events, 1);
+        assert_int_equal(h.peer[i].desync_events, 0);
+        assert_int_equal(h.peer[i].s->net->sync->q[D].disconnect_frame, frame);
+        assert_true(tempo_session_frame(h.peer[i].s) >= 1050);
+    }
+    h.peer[D].dead = true; /* cut off: compare the three that play on */
+    int32_t checked;
+    assert_true(harness_converged(&h, false, &checked));
+    assert_true(checked > 1000);
+    harness_free(&h);
+}
+
 /* ---- desync checks -------------------------------------------------------- */
 
 /* Every check frame is compared, even when one tick confirms many after a
@@ -222,6 +268,7 @@ int main(void)
         cmocka_unit_test(survivors_agree_on_the_frame_of_a_peer_that_leaves),
         cmocka_unit_test(drop_claim_beyond_every_held_input_does_not_wedge_the_survivor),
         cmocka_unit_test(survivor_plays_on_when_the_only_holder_of_missing_inputs_drops),
+        cmocka_unit_test(a_bystander_briefly_deaf_to_one_accuser_keeps_the_others_side),
         cmocka_unit_test(every_confirmed_check_frame_is_compared),
         cmocka_unit_test(forged_checksums_are_ignored_and_counted),
     };
