@@ -54,6 +54,7 @@ typedef struct ls_machine {
     int q_head, q_count;
     uint64_t created[LS_SEQ_RING]; /* by sequence number: the tick it was given */
     uint32_t executed_seq;         /* own commands executed: sequence numbers below it */
+    uint32_t created_n;            /* own commands given so far: sequence numbers below it */
     int32_t exec_hi;               /* rollback: newest frame executed */
     uint64_t *sums;                /* checksum after turn (frame) t */
     int32_t sums_len, done;        /* done: turns (frames) executed */
@@ -269,12 +270,14 @@ static void freeze_begins(ls_match *mt, ls_machine *m, uint32_t awaited)
 }
 
 /* An own command executed: seq holds the low `bits` bits of its sequence
- * number. Own commands execute in order; one substituted away is skipped. */
+ * number. Own commands execute in order; one substituted away is skipped,
+ * and a repeat (the relay substituting the previous input) names no new
+ * command: its low bits point past the commands given so far. */
 static void own_command_executed(ls_match *mt, ls_machine *m, uint32_t seq, int bits)
 {
     uint32_t mask = (1u << bits) - 1u;
     uint32_t full = m->executed_seq + ((seq - m->executed_seq) & mask);
-    if (full - m->executed_seq >= LS_SEQ_RING)
+    if (full - m->executed_seq >= LS_SEQ_RING || full >= m->created_n)
         return;
     double ms = (double)(mt->vt - m->created[full % LS_SEQ_RING]) / 1000.0;
     m->lat_sum += ms;
@@ -329,6 +332,7 @@ static void gather_orders(ls_match *mt, ls_machine *m)
         memcpy(m->queue[(m->q_head + m->q_count) % LS_QUEUE], cmd, RTS_CMD_SIZE);
         m->q_count++;
         m->created[rts_command_seq(cmd) % LS_SEQ_RING] = mt->vt;
+        m->created_n++;
     }
 }
 
