@@ -155,6 +155,13 @@ void relay_match_checksum(tempo_relay *r, relay_match *m, relay_member *e, int32
 int32_t relay_match_wanted(const relay_match *m, const relay_member *e);
 /* Decide the match's start once every player is in or start_wait passed. */
 void relay_match_start(tempo_relay *r, relay_match *m);
+/* Player p's input (or list) of the frame (or turn) being finalized was
+ * substituted: count it for the match, the relay and its member. */
+void relay_match_substituted(tempo_relay *r, relay_match *m, int p);
+/* The frame (or turn) in slot `s` is final, `missing` its substituted
+ * players: record it, move `finalized` on, and clear slot `next`, the one
+ * the unit that many ahead will take. */
+void relay_match_finalized(tempo_relay *r, relay_match *m, int s, uint8_t missing, int next);
 
 /* ---- relay_turns.c ---- */
 /* A lockstep member's turns message (decoded): its own lists stored. */

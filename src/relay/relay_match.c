@@ -126,17 +126,26 @@ static void finalize(tempo_relay *r, relay_match *m, uint8_t missing)
             memset(cur + (size_t)p * isz, 0, isz);
         else
             memcpy(cur + (size_t)p * isz, frame_at(m, f - 1) + (size_t)p * isz, isz);
-        m->st.substitutions[p]++;
-        r->st.substitutions++;
-        if (m->member_of[p] >= 0)
-            r->members[m->member_of[p]].st.substitutions++;
+        relay_match_substituted(r, m, p);
     }
+    relay_match_finalized(r, m, s, missing, relay_slot(f + RELAY_AHEAD));
+}
+
+void relay_match_substituted(tempo_relay *r, relay_match *m, int p)
+{
+    m->st.substitutions[p]++;
+    r->st.substitutions++;
+    if (m->member_of[p] >= 0)
+        r->members[m->member_of[p]].st.substitutions++;
+}
+
+void relay_match_finalized(tempo_relay *r, relay_match *m, int s, uint8_t missing, int next)
+{
     m->subst[s] = missing;
     m->late[s] = 0;
     if (missing == 0)
         m->st.early_finalized++;
-    m->finalized = f + 1;
-    int next = relay_slot(f + RELAY_AHEAD);
+    m->finalized++;
     m->have[next] = 0;
     m->subst[next] = 0;
     m->late[next] = 0;

@@ -120,22 +120,9 @@ static void finalize(tempo_relay *r, relay_match *m, uint8_t missing)
             d->size = 0;
         }
         d->flags = TURN_LIST_SUBSTITUTED;
-        m->st.substitutions[p]++;
-        r->st.substitutions++;
-        if (m->member_of[p] >= 0)
-            r->members[m->member_of[p]].st.substitutions++;
+        relay_match_substituted(r, m, p);
     }
-    m->subst[s] = missing;
-    m->late[s] = 0;
-    if (missing == 0)
-        m->st.early_finalized++;
-    m->finalized = t + 1;
-    int next = turn_slot(t + RELAY_TURN_AHEAD);
-    m->have[next] = 0;
-    m->subst[next] = 0;
-    m->late[next] = 0;
-    m->st.finalized = m->finalized;
-    r->st.frames_finalized++;
+    relay_match_finalized(r, m, s, missing, turn_slot(t + RELAY_TURN_AHEAD));
 }
 
 static uint64_t deadline_us(const relay_match *m, int32_t t)
