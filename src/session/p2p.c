@@ -30,6 +30,7 @@
 
 #include <string.h>
 
+#include "session/link_stats.h"
 #include "wire/keys.h"
 
 int p2p_first_player(uint32_t mask)
@@ -993,19 +994,10 @@ tempo_result p2p_leave(void *b)
 void p2p_peer_stats(const p2p_peer *e, tempo_endpoint_stats *out)
 {
     const net_link *l = &e->link;
-    memset(out, 0, sizeof *out);
+    session_link_stats(l, out);
     out->synchronized = p2p_synced(e);
-    out->interrupted = l->interrupted;
     out->disconnected = p2p_lost(e);
     out->players = e->players;
-    out->rtt_ms = (double)link_rtt_us(l) / 1000.0;
-    out->jitter_ms = (double)link_rttvar_us(l) / 1000.0;
-    out->loss = link_loss_in(l);
-    out->packets_sent = l->packets_sent;
-    out->packets_received = l->packets_received;
-    out->bytes_sent = l->bytes_sent;
-    out->bytes_received = l->bytes_received;
-    out->send_bytes_per_s = l->send_rate;
     out->remote_frame_lag = e->remote_lag;
     out->acked_frame = e->remote_ack;
 }

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "session/backend.h"
+#include "session/link_stats.h"
 #include "net/gate.h"
 #include "net/link.h"
 #include "relay/relay_msg.h"
@@ -714,19 +715,10 @@ static tempo_result member_endpoint_stats(const void *b, int player, tempo_endpo
     if (m->local_mask & (1u << player))
         return TEMPO_E_PLAYER;
     const net_link *l = &m->link;
-    memset(out, 0, sizeof *out);
+    session_link_stats(l, out);
     out->synchronized = m->phase == MEMBER_IN;
-    out->interrupted = l->interrupted;
     out->disconnected = m->phase == MEMBER_ENDED;
     out->players = (uint32_t)((1u << m->cfg->num_players) - 1u) & ~(uint32_t)m->local_mask;
-    out->rtt_ms = (double)link_rtt_us(l) / 1000.0;
-    out->jitter_ms = (double)link_rttvar_us(l) / 1000.0;
-    out->loss = link_loss_in(l);
-    out->packets_sent = l->packets_sent;
-    out->packets_received = l->packets_received;
-    out->bytes_sent = l->bytes_sent;
-    out->bytes_received = l->bytes_received;
-    out->send_bytes_per_s = l->send_rate;
     out->local_frame_lag = m->sync->frame - m->finalized;
     out->acked_frame = m->wanted;
     return TEMPO_OK;
