@@ -65,10 +65,8 @@ static int udp_send(void *ctx, const tempo_address *to, const uint8_t *data, siz
     size_t len = to_sockaddr(to, &ss);
     if (len == 0 || ss.ss_family != u->family)
         return TEMPO_E_ADDRESS;
-    if (u->batch_send) { /* counted when it leaves */
-        tempo__udp_os_queue(u, &ss, len, data, size);
-        return 0;
-    }
+    if (u->batch_send && tempo__udp_os_queue(u, &ss, len, data, size))
+        return 0; /* counted when it leaves */
     if (!tempo__udp_os_send(u, &ss, len, data, size)) {
         /* A full socket buffer drops the datagram as a router would. */
         u->stats.send_errors++;

@@ -108,10 +108,11 @@ void tempo__udp_os_close(tempo_udp *u);
 /* Send one datagram; true when all of it left. */
 bool tempo__udp_os_send(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
                         const uint8_t *data, size_t size);
-/* Batching sockets: queue one datagram (sent by a flush, or at once when
- * the system has no batch send), and flush the queue, counting what left
- * and what failed in u->stats. Returns the datagrams that left. */
-void tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+/* Batching sockets: queue one datagram for the next flush; false when the
+ * system has no batch send (the caller sends it at once). The flush sends
+ * the queue, counting what left and what failed in u->stats, and returns
+ * the datagrams that left. */
+bool tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
                          const uint8_t *data, size_t size);
 int tempo__udp_os_flush(tempo_udp *u);
 /* The transport's recv (tempo_transport.recv) with valid arguments. */

@@ -225,7 +225,7 @@ int tempo__udp_os_flush(tempo_udp *u)
     return sent;
 }
 
-void tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+bool tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
                          const uint8_t *data, size_t size)
 {
     tempo__udp_queue *q = &u->queue;
@@ -236,6 +236,7 @@ void tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t
     q->addr_len[i] = len;
     memcpy(q->data[i], data, size);
     q->size[i] = size;
+    return true;
 }
 #else
 int tempo__udp_os_flush(tempo_udp *u)
@@ -244,15 +245,11 @@ int tempo__udp_os_flush(tempo_udp *u)
     return 0;
 }
 
-void tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+bool tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
                          const uint8_t *data, size_t size)
 {
-    if (tempo__udp_os_send(u, ss, len, data, size)) {
-        u->stats.sent++;
-        u->stats.bytes_sent += size;
-    } else {
-        u->stats.send_errors++;
-    }
+    (void)u, (void)ss, (void)len, (void)data, (void)size;
+    return false; /* no batch send here */
 }
 #endif
 

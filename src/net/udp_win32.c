@@ -125,15 +125,11 @@ int tempo__udp_os_flush(tempo_udp *u)
     return 0;
 }
 
-void tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+bool tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
                          const uint8_t *data, size_t size)
 {
-    if (tempo__udp_os_send(u, ss, len, data, size)) {
-        u->stats.sent++;
-        u->stats.bytes_sent += size;
-    } else {
-        u->stats.send_errors++;
-    }
+    (void)u, (void)ss, (void)len, (void)data, (void)size;
+    return false; /* Winsock has no batch send */
 }
 
 bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
