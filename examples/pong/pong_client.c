@@ -84,7 +84,10 @@ bool pong_client_start(pong_client *pc, const pong_options *o, const char *progr
     cfg.arena_size = sizeof pc->game;
     cfg.correction = paddle_jump_px;
     cfg.correction_ctx = pc;
-    cfg.random_seed = o->seed ^ platform_now_us() ^ ((uint64_t)o->port << 32);
+    /* the time, the port and where this process's stack lies (the system
+     * places it at random): two clients started together still differ */
+    cfg.random_seed = o->seed ^ platform_now_us() ^ ((uint64_t)o->port << 32) ^
+                      (uint64_t)(uintptr_t)&cfg;
     cfg.log = log_line;
     cfg.log_ctx = (void *)(uintptr_t)program;
     cfg.log_level = o->quiet ? TEMPO_LOG_ERROR : TEMPO_LOG_WARN;
