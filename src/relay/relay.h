@@ -112,6 +112,7 @@ struct tempo_relay {
     gate_server gate;
     link_config link_cfg;
     uint64_t now_us, now_seconds;
+    bool refuse_matches;        /* draining: no match is opened */
     bool swept;
     uint64_t last_sweep_us;     /* the last sweep over every member */
 
