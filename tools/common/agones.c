@@ -166,6 +166,23 @@ int agones_port_from_env(void)
     return v >= 1 && v <= 65535 ? (int)v : -1;
 }
 
+bool agones_choose(bool flag_on, bool flag_off, const char *program, bool *on, int *port)
+{
+    *on = false;
+    *port = agones_port_from_env();
+    if (flag_on && flag_off) {
+        fprintf(stderr, "%s: --agones and --no-agones contradict each other\n", program);
+        return false;
+    }
+    *on = flag_on || (agones_env_present() && !flag_off);
+    if (*on && *port < 0) {
+        fprintf(stderr, "%s: AGONES_SDK_HTTP_PORT=%s is not a port 1..65535\n", program,
+                getenv("AGONES_SDK_HTTP_PORT"));
+        return false;
+    }
+    return true;
+}
+
 void agones_config_default(agones_config *cfg, const char *program)
 {
     memset(cfg, 0, sizeof *cfg);

@@ -125,6 +125,27 @@ int agones_port_from_env(void);
  * is on by default then. */
 bool agones_env_present(void);
 
+/* What a program's --agones / --no-agones and the environment decide:
+ * *on (Agones on with --agones, or AGONES_SDK_HTTP_PORT set and no
+ * --no-agones) and *port. False, with a message naming `program` on
+ * stderr, when both flags are given or AGONES_SDK_HTTP_PORT is not a
+ * port: a usage error. */
+bool agones_choose(bool flag_on, bool flag_off, const char *program, bool *on, int *port);
+
+/* The options that go with it in a program's table (options.h): --agones
+ * and --no-agones into bool fields, --drain-seconds into an int field, at
+ * these offsets; `who` starts each help text ("" or "server: "). */
+#define AGONES_OPTION_SPECS(agones_offset, no_agones_offset, drain_offset, who)                 \
+    {.name = "agones", .kind = OPTION_FLAG, .offset = (agones_offset),                          \
+     .help = who "an Agones game server (docs/DEPLOY.md); the\n"                               \
+                 "default when AGONES_SDK_HTTP_PORT is set"},                                    \
+    {.name = "no-agones", .kind = OPTION_FLAG, .offset = (no_agones_offset),                    \
+     .help = who "not an Agones game server, whatever the\nenvironment"},                       \
+    {.name = "drain-seconds", .kind = OPTION_INT, .value = "S", .offset = (drain_offset),       \
+     .min = 1, .max = 86400,                                                                     \
+     .help = who "under Agones or Edgegap, how long a signal\n"                                  \
+                 "lets running matches go on, default 600"}
+
 /* Start a client (no connection is made before the first update). NULL on
  * a config out of range or no memory (a message on stderr). */
 agones *agones_create(const agones_config *cfg);
