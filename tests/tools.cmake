@@ -236,3 +236,13 @@ if(TARGET tempo-relay AND TARGET tempo-pong AND TARGET tempo-hitscan AND NOT WIN
     set_tests_properties(agones_${case} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
   endforeach()
 endif()
+
+# deploy/'s Agones manifests against the schemas of Agones' CRDs kept in
+# deploy/schemas, strictly: a misspelled field fails (tests/deploy_manifests.sh).
+# Exit 77 = no python3 with jsonschema and yaml = skip.
+if(NOT WIN32)
+  add_test(NAME deploy_manifests
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/deploy_manifests.sh ${PROJECT_SOURCE_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/deploy_manifests)
+  set_tests_properties(deploy_manifests PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
+endif()
