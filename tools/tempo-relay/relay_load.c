@@ -7,7 +7,7 @@
  * reads the relay's frames), and reports what the relay cost.
  *
  *   relay-load [--relay PATH] [--port P] [--matches M] [--players N]
- *              [--input-size B] [--seconds S] [--warmup-seconds W]
+ *              [--input-size B] [--seconds S] [--warmup-seconds W] [--agones]
  *
  * Measured over the S seconds after a warm-up of W: the relay's processor
  * time (utime + stime from /proc/PID/stat, Linux), its share of one core,
@@ -42,7 +42,7 @@ extern char **environ;
 typedef struct options {
     const char *relay;
     int port, matches, players, input_size, seconds, warmup;
-    bool no_batch;
+    bool no_batch, agones;
 } options;
 
 #define FIELD(f) offsetof(options, f)
@@ -59,6 +59,8 @@ static const option_spec load_specs[] = {
      .min = 1, .max = TEMPO_MAX_INPUT_SIZE, .help = "input bytes per player, default 4"},
     {.name = "no-batch", .kind = OPTION_FLAG, .offset = FIELD(no_batch),
      .help = "run the relay with --no-batch"},
+    {.name = "agones", .kind = OPTION_FLAG, .offset = FIELD(agones),
+     .help = "run the relay with --agones (an SDK server must\nanswer at AGONES_SDK_HTTP_PORT); without it,\n--no-agones"},
     {.name = "seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(seconds), .min = 1,
      .max = 3600, .help = "measured time, default 10"},
     {.name = "warmup-seconds", .kind = OPTION_INT, .value = "W", .offset = FIELD(warmup),
@@ -278,9 +280,11 @@ int main(int argc, char **argv)
     snprintf(mm, sizeof mm, "%d", o.matches);
     snprintf(mb, sizeof mb, "%d", n);
     char *rargv[] = {(char *)o.relay, "--port", port, "--bind", "127.0.0.1", "--max-matches", mm,
-                     "--max-members", mb, "--stats-seconds", "3600", NULL, NULL};
+                     "--max-members", mb, "--stats-seconds", "3600", NULL, NULL, NULL};
+    int extra = 11;
     if (o.no_batch)
-        rargv[11] = "--no-batch";
+        rargv[extra++] = "--no-batch";
+    rargv[extra] = o.agones ? "--agones" : "--no-agones";
     pid_t pid;
     if (posix_spawn(&pid, o.relay, NULL, NULL, rargv, environ) != 0) {
         fprintf(stderr, "relay-load: cannot start %s: %s\n", o.relay, strerror(errno));
