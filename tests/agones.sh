@@ -8,13 +8,15 @@
 #                    relay with room; an allocation (the allocator's metadata
 #                    written to the record) is read from the watch and logged;
 #                    the capacity label follows two matches starting and
-#                    ending; health pings keep coming while they play
+#                    ending; health pings keep coming while they play; empty
+#                    again, the relay goes back to Ready
 #   relay_drain      SIGTERM mid-match: the match finishes on every member
 #                    with equal checksums, a new match is refused, the
 #                    GameServer ends Shutdown and the relay exits 0
 #   relay_late       the SDK server starts 3 s after the relay, whose match
 #                    plays on meanwhile: the relay goes Ready once it can,
-#                    its labels arrive, the players see nothing
+#                    then Allocated (it holds a match), its labels arrive,
+#                    the players see nothing
 #   relay_restart    the SDK server is killed mid-match and started again:
 #                    the match plays on, health resumes, the labels the new
 #                    record lacks are set again
@@ -177,7 +179,7 @@ relay_lifecycle)
     gameserver_file "$work/gs.yaml" Scheduled "  labels:" "    team: blue"
     start_sdk sdk "$work/gs.yaml"
     state_is Scheduled || fail "the record does not start Scheduled"
-    start_relay relay
+    start_relay relay --idle-seconds 2
     wait_for 5 state_is Ready || fail "the relay did not go Ready"
     grep -q "^tempo-relay: unsealed on 127.0.0.1:$udp" "$work/relay.out" || fail "no bind line"
     wait_for 3 label_is gs-session-ready true || fail "no session-ready label"
@@ -200,6 +202,8 @@ relay_lifecycle)
     h1=$(health_count sdk)
     [ $((h1 - h0)) -ge 2 ] || fail "$((h1 - h0)) health pings while the matches played"
     wait_for 6 label_is matches-free 4 || fail "the matches ended: matches-free is not 4"
+    # empty for --idle-seconds: back to Ready, so the fleet may scale it down
+    wait_for 6 state_is Ready || fail "an idle Allocated relay did not go back to Ready"
     kill -TERM $relay_pid
     wait $relay_pid || fail "the relay exited $?"
     state_is Shutdown || fail "not Shutdown after the relay stopped"
@@ -234,7 +238,10 @@ relay_late)
     env -u FILE -u TIMEOUT -u DELAY -u TEST -u ADDRESS -u LOCAL "$sdk" --local -f "$work/gs.yaml" \
         --http-port $sdk_port --grpc-port $((sdk_port + 1)) > "$work/sdk.log" 2>&1 &
     pids="$pids $!"
-    wait_for 8 state_is Ready || fail "the relay did not go Ready once the SDK server came"
+    # Ready once it can, then Allocated: a relay holding a match asks for it
+    wait_for 8 grep -q "Ready request has been received" "$work/sdk.log" ||
+        fail "the relay did not go Ready once the SDK server came"
+    wait_for 3 state_is Allocated || fail "a relay with a match running did not mark itself Allocated"
     wait_for 3 label_is matches-free 3 || fail "the labels did not arrive"
     end_match m1
     grep -q "working again" "$work/relay.err" || fail "the relay did not log the SDK server's arrival"

@@ -41,6 +41,10 @@ struct relay_host {
     bool had_match;
     uint64_t empty_since_us;
     bool readied;                  /* POST /ready asked for */
+    agones_state state;            /* the GameServer's, as last read */
+    uint64_t idle_since_us;        /* Allocated with nothing to hold since; 0: not idle */
+    bool self_allocated;           /* POST /allocate asked for in this non-Allocated spell */
+    bool readying;                 /* POST /ready asked for from Allocated, not seen yet */
 };
 
 relay_host *relay_host_create(const relay_host_config *cfg, bool *failed)
@@ -132,11 +136,17 @@ static void follow_gameserver(relay_host *h, tempo_relay *r, uint64_t now)
     if (g->state == AGONES_STATE_ALLOCATED) {
         const char *at = agones_meta_get(g->annotations, g->annotation_count,
                                          "agones.dev/last-allocated");
-        if (!h->allocated || (at && strcmp(at, h->last_allocated) != 0)) {
+        bool fresh = !h->allocated || (at && strcmp(at, h->last_allocated) != 0);
+        if (fresh) {
             snprintf(h->last_allocated, sizeof h->last_allocated, "%s", at ? at : "");
             for (char *p = h->last_allocated; *p; p++) /* it is printed */
                 if ((unsigned char)*p < 0x20 || *p == 0x7f)
                     *p = '?';
+        }
+        if (fresh && h->self_allocated && !h->allocated) {
+            fprintf(stderr, "%s: agones: Allocated, as asked for the matches it holds\n",
+                    h->cfg.program);
+        } else if (fresh) {
             if (h->pending == PENDING_MAX) {
                 memmove(h->pending_until, h->pending_until + 1,
                         (PENDING_MAX - 1) * sizeof h->pending_until[0]);
@@ -150,6 +160,11 @@ static void follow_gameserver(relay_host *h, tempo_relay *r, uint64_t now)
         }
     }
     h->allocated = g->state == AGONES_STATE_ALLOCATED;
+    h->state = g->state;
+    if (h->allocated)
+        h->self_allocated = false;
+    else
+        h->readying = false;
     if (g->state == AGONES_STATE_SHUTDOWN)
         start_drain(h, r, now, "the GameServer is Shutdown");
 }
@@ -185,6 +200,36 @@ static void update_labels(relay_host *h, const tempo_relay_stats *s)
         h->label_ready = ready;
 }
 
+/* The GameServer's state follows what the relay holds: matches (or
+ * allocations on their way) while not Allocated, and it marks itself
+ * Allocated so Agones never deletes it under players; Allocated and empty
+ * for idle_seconds, and it goes back to Ready so the fleet can scale it
+ * down. An allocation that lands during that Ready is caught by the
+ * first rule once its match opens. */
+static void keep_allocation_honest(relay_host *h, const tempo_relay_stats *s, uint64_t now)
+{
+    if (h->draining || h->state == AGONES_STATE_UNKNOWN || h->state == AGONES_STATE_SHUTDOWN)
+        return;
+    bool busy = s->matches > 0 || h->pending > 0;
+    if (busy && !h->allocated && !h->self_allocated) {
+        fprintf(stderr, "%s: agones: %d matches while the GameServer is %s: marking it Allocated\n",
+                h->cfg.program, s->matches, agones_state_name(h->state));
+        h->self_allocated = agones_allocate(h->ag);
+    }
+    if (!h->allocated || busy || h->readying) {
+        h->idle_since_us = 0;
+        return;
+    }
+    if (h->idle_since_us == 0) {
+        h->idle_since_us = now;
+    } else if (now - h->idle_since_us >= (uint64_t)h->cfg.idle_seconds * 1000000u) {
+        fprintf(stderr, "%s: agones: no match for %d s: back to Ready\n", h->cfg.program,
+                h->cfg.idle_seconds);
+        h->readying = agones_ready(h->ag);
+        h->idle_since_us = 0;
+    }
+}
+
 bool relay_host_update(relay_host *h, tempo_relay *r, uint64_t now)
 {
     tempo_relay_stats s;
@@ -199,6 +244,7 @@ bool relay_host_update(relay_host *h, tempo_relay *r, uint64_t now)
         update_labels(h, &s);
         if (!h->readied) /* after the labels: an allocator sees room at once */
             h->readied = agones_ready(h->ag);
+        keep_allocation_honest(h, &s, now);
     }
     h->matches_before = s.matches;
     if (h->has_eg && !h->draining) {

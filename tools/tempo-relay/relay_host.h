@@ -13,7 +13,10 @@
  * changes, read from the watch) is logged with the metadata the allocator
  * set, and holds one match of room for RESERVE_SECONDS or until a match
  * opens, so allocations made before their players arrive do not overfill
- * the relay.
+ * the relay. The GameServer's state follows what the relay holds: with
+ * matches running it is Allocated (the relay asks for it if need be, so
+ * Agones never deletes it under players); Allocated with no match for
+ * idle_seconds it goes back to Ready, so the fleet can scale it down.
  *
  * Drain, on SIGTERM or when the GameServer turns Shutdown: no new match
  * is opened (tempo_relay_refuse_matches), the session-ready label turns
@@ -40,6 +43,7 @@ typedef struct relay_host_config {
     bool agones;           /* talk to Agones' SDK server */
     int agones_port;       /* its HTTP port */
     int drain_seconds;     /* the longest running matches are waited for */
+    int idle_seconds;      /* Allocated and empty this long: back to Ready */
     int max_matches, max_members;
 } relay_host_config;
 

@@ -7,6 +7,7 @@
  *               [--max-matches N] [--max-members N] [--tolerance-ms T]
  *               [--stats-seconds S] [--duration-seconds D] [--bind ADDR]
  *               [--no-batch] [--agones | --no-agones] [--drain-seconds S]
+ *               [--idle-seconds S]
  *
  * Without a key file it is an unsealed relay (LAN play and tests); with
  * one, members need tokens made with that key (tempo-token, or the game's
@@ -46,7 +47,7 @@ typedef struct options {
     int max_matches, max_members, tolerance_ms, stats_seconds, duration_seconds;
     bool no_batch;
     bool agones, no_agones;
-    int drain_seconds;
+    int drain_seconds, idle_seconds;
 } options;
 
 #define FIELD(f) offsetof(options, f)
@@ -73,6 +74,10 @@ static const option_spec relay_specs[] = {
      .offset = FIELD(duration_seconds), .min = 1, .max = 86400 * 365,
      .help = "stop after D seconds (default: at Ctrl-C)"},
     AGONES_OPTION_SPECS(FIELD(agones), FIELD(no_agones), FIELD(drain_seconds), ""),
+    {.name = "idle-seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(idle_seconds),
+     .min = 1, .max = 86400,
+     .help = "under Agones: an Allocated relay with no match for S\n"
+             "seconds goes back to Ready, default 60"},
 };
 
 static const option_command relay_command = {
@@ -142,6 +147,7 @@ int main(int argc, char **argv)
     o.tolerance_ms = 100;
     o.stats_seconds = 5;
     o.drain_seconds = 600;
+    o.idle_seconds = 60;
     uint64_t given = 0;
     option_status st = options_parse(&relay_command, argc, argv, &o, &given);
     if (st != OPTIONS_OK)
@@ -161,8 +167,8 @@ int main(int argc, char **argv)
         options_error(&relay_command, "--protocol-id needs --private-key-file");
         return 2;
     }
-    relay_host_config hc = {"tempo-relay", false, 0, o.drain_seconds, o.max_matches,
-                            o.max_members};
+    relay_host_config hc = {"tempo-relay", false, 0, o.drain_seconds, o.idle_seconds,
+                            o.max_matches, o.max_members};
     if (!agones_choose(o.agones, o.no_agones, "tempo-relay", &hc.agones, &hc.agones_port))
         return 2;
     if (tempo_key_generate(cfg.cookie_key) != TEMPO_OK) {
