@@ -25,6 +25,7 @@ typedef struct sdk {
     fake_http f;
     int fail_ready;        /* answer this many POST /ready with 503 */
     bool refuse_allocate;  /* answer POST /allocate with 400 */
+    bool refuse_labels;    /* answer PUT /metadata/label with 400 */
     bool hang_ready;       /* never answer POST /ready */
     const char *garbage;   /* answer every request but /health and the watch with this */
     int watch_conn;        /* the connection of the open watch, -1 none */
@@ -56,6 +57,8 @@ static long sdk_answer(fake_http *f, const fake_request *r, char *out, size_t ca
         s->fail_ready--;
         return snprintf(out, cap, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n");
     }
+    if (strcmp(r->path, "/metadata/label") == 0 && s->refuse_labels)
+        return snprintf(out, cap, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
     if (strcmp(r->path, "/allocate") == 0 && s->refuse_allocate)
         return snprintf(out, cap, "HTTP/1.1 400 Bad Request\r\nContent-Length: 13\r\n\r\n{\"code\":3,\"\"}");
     return fake_ok(out, cap, "{}");
@@ -391,6 +394,69 @@ static void test_a_restarted_sdk_server_gets_the_labels_again(void **state)
     sdk_close(s);
 }
 
+/* A watch flooding the client with GameServers costs each update a
+ * bounded amount: at most 4 are read per agones_update, the rest wait in
+ * the socket for the next ones, and all of them arrive in the end. */
+static void test_a_flooding_watch_is_read_a_few_lines_per_update(void **state)
+{
+    (void)state;
+    sdk *s = sdk_open(0);
+    agones *a = client_for(s->f.port, 65536);
+    run(a, s, 200);
+    const agones_gameserver *g = agones_view(a);
+    assert_int_equal(g->version, 1);
+    char line[4096];
+    gs_line(line, sizeof line, "Ready", "\"x\":\"1\"", "");
+    for (int i = 0; i < 100; i++)
+        push_line(s, line);
+    platform_sleep_until_us(platform_now_us() + 50000u); /* all of it in the socket */
+    int most = 0, updates = 0;
+    for (int i = 0; i < 200 && g->version < 101; i++) {
+        uint64_t before = g->version;
+        agones_update(a, platform_now_us());
+        if ((int)(g->version - before) > most)
+            most = (int)(g->version - before);
+        updates++;
+        platform_sleep_until_us(platform_now_us() + 6000u); /* past the 5 ms between looks */
+    }
+    assert_int_equal(g->version, 101);
+    assert_true(most <= 4);
+    assert_true(updates >= 25);
+    agones_destroy(a);
+    sdk_close(s);
+}
+
+/* A label the SDK server refuses (4xx) is not set again and again when the
+ * GameServer read back lacks it: the refusal is final until the program
+ * asks for another value. */
+static void test_a_refused_label_is_not_set_again(void **state)
+{
+    (void)state;
+    sdk *s = sdk_open(0);
+    s->refuse_labels = true;
+    agones *a = client_for(s->f.port, 65536);
+    assert_true(agones_set_label(a, "matches-free", "5"));
+    assert_true(run_settled(a, s, 3000));
+    assert_int_equal(fake_count(&s->f, "PUT", "/metadata/label"), 1);
+    /* the watch breaks and comes back without the label: checked at once */
+    for (int c = 0; c < FAKE_CONNS; c++)
+        fake_drop(&s->f, c);
+    s->watch_conn = -1;
+    run(a, s, 1500);
+    assert_int_equal(fake_count(&s->f, "PUT", "/metadata/label"), 1);
+    agones_stats st;
+    agones_get_stats(a, &st);
+    assert_int_equal(st.requests_refused, 1);
+    assert_int_equal(st.resent, 0);
+    /* a new value is asked for: it goes */
+    s->refuse_labels = false;
+    assert_true(agones_set_label(a, "matches-free", "4"));
+    assert_true(run_settled(a, s, 3000));
+    assert_int_equal(fake_count(&s->f, "PUT", "/metadata/label"), 2);
+    agones_destroy(a);
+    sdk_close(s);
+}
+
 /* Broken answers to requests: each attempt fails with its reason and is
  * tried again; once the server answers sanely the request goes through. */
 static void test_broken_answers_are_tried_again(void **state)
@@ -461,6 +527,8 @@ int main(void)
         cmocka_unit_test(test_health_goes_on_while_a_request_hangs),
         cmocka_unit_test(test_hostile_watch_lines_are_dropped_and_counted),
         cmocka_unit_test(test_a_restarted_sdk_server_gets_the_labels_again),
+        cmocka_unit_test(test_a_flooding_watch_is_read_a_few_lines_per_update),
+        cmocka_unit_test(test_a_refused_label_is_not_set_again),
         cmocka_unit_test(test_broken_answers_are_tried_again),
         cmocka_unit_test(test_a_callers_mistakes_are_refused),
     };

@@ -34,6 +34,7 @@
 #define CHECK_EVERY_US 1000000u   /* how often the view is compared with `owned` */
 #define SUMMARY_US 10000000u      /* repeats of one failure are summed up this often */
 #define EVENTS_PER_UPDATE 16      /* per connection per update */
+#define WATCH_LINES_PER_UPDATE 4  /* a flooding watch waits in its socket */
 #define KEY_NAME_MAX 59           /* "sdk-" + key within Kubernetes' 63 */
 #define LABEL_VALUE_MAX 63
 #define ANNOTATION_VALUE_MAX 1024
@@ -62,6 +63,7 @@ typedef struct owned {
     char value[ANNOTATION_VALUE_MAX + 1];
     uint64_t mismatch_since;                 /* 0: read back as set (or not checked yet) */
     uint64_t set_us;                         /* when the SDK server last took it (2xx) */
+    bool refused;                            /* the SDK server refused it (4xx): not again */
 } owned;
 
 /* A run of failures of one kind of exchange, for the log. */
@@ -364,6 +366,7 @@ static bool set_meta(agones *a, bool annotation, const char *key, const char *va
     snprintf(slot->key, sizeof slot->key, "%s", key);
     snprintf(slot->value, sizeof slot->value, "%s", value);
     slot->mismatch_since = 0;
+    slot->refused = false;
     return true;
 }
 
@@ -512,6 +515,11 @@ static void on_request_done(agones *a, http_event ev, uint64_t now)
     }
     if (ev == HTTP_RESPONSE && a->req.status >= 400 && a->req.status < 500) {
         a->st.requests_refused++;
+        for (int i = 0; i < OWNED_MAX; i++)
+            if ((o->kind == OP_LABEL || o->kind == OP_ANNOTATION) && a->owned[i].used &&
+                a->owned[i].annotation == (o->kind == OP_ANNOTATION) &&
+                strcmp(a->owned[i].key, o->key) == 0)
+                a->owned[i].refused = true;
         logf_(a, "%s%s%s refused: HTTP %d %.120s", what, o->key[0] ? " " : "", o->key,
               a->req.status, a->req.body);
         pop_head(a);
@@ -697,7 +705,7 @@ static void check_owned(agones *a, uint64_t now)
     a->fresh = false;
     for (int i = 0; i < OWNED_MAX; i++) {
         owned *o = &a->owned[i];
-        if (!o->used)
+        if (!o->used || o->refused)
             continue;
         char full[AGONES_KEY_MAX];
         snprintf(full, sizeof full, PREFIX "%s", o->key);
@@ -791,7 +799,7 @@ void agones_update(agones *a, uint64_t now)
             trouble_fail(a, &a->t_health, "health", cause, "; pinging on", now);
         }
     }
-    for (int i = 0; i < EVENTS_PER_UPDATE; i++) {
+    for (int i = 0; i < WATCH_LINES_PER_UPDATE; i++) {
         http_event ev = http_conn_step(&a->watch, now);
         if (ev == HTTP_NOTHING)
             break;

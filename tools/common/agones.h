@@ -18,7 +18,9 @@
  * delays them), one for the watch. A request that fails for want of the
  * SDK server (not started yet, restarting, too slow, answering 5xx) is
  * tried again, backing off from 250 ms to 5 s, until it goes through; one
- * the SDK server refuses (4xx) is dropped. Health goes every health_ms
+ * the SDK server refuses (4xx) is dropped (a label refused is not set
+ * again until asked for anew). An update reads at most 4 GameServers from
+ * the watch, so a flooding SDK server costs the loop a bounded amount. Health goes every health_ms
  * whatever happens to the rest, so a loop that stops calling
  * agones_update is seen as unhealthy, which is the point. Every failure is
  * logged with its cause: the first of a run at once, repeats of the same

@@ -38,7 +38,7 @@ extern "C" {
 #define HTTP_HEADER_MAX 8192   /* status line and headers of one response, bytes */
 #define HTTP_HEADER_LINES 64   /* header lines of one response */
 #define HTTP_REQUEST_MAX 2048  /* one request as sent, bytes */
-#define HTTP_READ_MAX 65536    /* bytes read in one http_conn_step */
+#define HTTP_READ_MAX 16384    /* bytes read in one http_conn_step */
 
 typedef enum http_event {
     HTTP_NOTHING = 0, /* nothing new: call again later */

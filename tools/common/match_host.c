@@ -100,6 +100,8 @@ void match_host_signal(match_host *h, uint64_t now)
         if (h->allocated)
             fprintf(stderr, "%s: signal: the match may run on for %d s; a second signal ends it\n",
                     h->cfg.program, h->cfg.drain_seconds);
+        else
+            fprintf(stderr, "%s: signal before any match: shutting down\n", h->cfg.program);
         return;
     }
     h->cut = true;
