@@ -26,6 +26,8 @@ typedef struct sdk {
     int fail_ready;        /* answer this many POST /ready with 503 */
     bool refuse_allocate;  /* answer POST /allocate with 400 */
     bool refuse_labels;    /* answer PUT /metadata/label with 400 */
+    bool alternate_garbage; /* answer /health with two kinds of garbage in turn */
+    int garbage_turn;
     bool hang_ready;       /* never answer POST /ready */
     const char *garbage;   /* answer every request but /health and the watch with this */
     int watch_conn;        /* the connection of the open watch, -1 none */
@@ -41,6 +43,9 @@ static long sdk_answer(fake_http *f, const fake_request *r, char *out, size_t ca
         return snprintf(out, cap, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%zx\r\n%s\n\r\n",
                         n + 1, s->first_line);
     }
+    if (strcmp(r->path, "/health") == 0 && s->alternate_garbage)
+        return snprintf(out, cap, "%s", s->garbage_turn++ % 2 ? "nonsense\r\n\r\n"
+                                                               : "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n");
     if (strcmp(r->path, "/health") == 0)
         return fake_ok(out, cap, "{}");
     if (strcmp(r->path, "/gameserver") == 0 && !s->garbage) {
@@ -354,8 +359,8 @@ static void test_hostile_watch_lines_are_dropped_and_counted(void **state)
     assert_int_equal(g->meta_dropped, 40 - AGONES_META_MAX);
     assert_true(g->annotations[0].long_value);
     assert_string_equal(g->annotations[0].value, "");
-    assert_true(was_logged("the SDK server says: the stream broke"));
-    assert_true(was_logged("not a JSON object"));
+    assert_true(was_logged("the watch failed: a line that is not a JSON object"));
+    assert_false(was_logged("the stream broke")); /* counted in the run, summed up later */
     agones_destroy(a);
     sdk_close(s);
 }
@@ -457,6 +462,63 @@ static void test_a_refused_label_is_not_set_again(void **state)
     sdk_close(s);
 }
 
+/* An SDK server whose failures change cause every time (garbage of two
+ * kinds, alternating) fills no log: a run of failures is one line, then a
+ * summary at most every 10 s naming the latest cause and the count. */
+static void test_a_run_of_changing_failures_is_summed_up_in_the_log(void **state)
+{
+    (void)state;
+    sdk *s = sdk_open(0);
+    s->alternate_garbage = true;
+    agones *a = client_for(s->f.port, 65536);
+    run(a, s, 2500); /* some 25 health pings, every one a failure */
+    agones_stats st;
+    agones_get_stats(a, &st);
+    assert_true(st.health_failed >= 15);
+    int health_lines = 0;
+    for (int i = 0; i < nlogged; i++)
+        health_lines += strncmp(logged[i], "health", 6) == 0;
+    assert_int_equal(health_lines, 1);
+    agones_destroy(a);
+    sdk_close(s);
+}
+
+/* An SDK server that takes a label but never shows it (a broken record)
+ * gets it again a few times, then no more until its value changes. */
+static void test_a_label_that_never_reads_back_is_set_again_three_times(void **state)
+{
+    (void)state;
+    sdk *s = sdk_open(0);
+    agones_config c;
+    agones_config_default(&c, "test");
+    c.port = s->f.port;
+    c.health_ms = 100;
+    c.timeout_ms = 400;
+    c.resend_ms = 200;
+    c.log = keep_log;
+    nlogged = 0;
+    agones *a = agones_create(&c);
+    assert_non_null(a);
+    assert_true(agones_set_label(a, "matches-free", "5"));
+    char line[4096];
+    gs_line(line, sizeof line, "Ready", "", "");
+    for (int i = 0; i < 40; i++) { /* a fresh read without the label every 50 ms */
+        run(a, s, 50);
+        if (s->watch_conn >= 0)
+            push_line(s, line);
+    }
+    assert_int_equal(fake_count(&s->f, "PUT", "/metadata/label"), 4); /* once, then 3 again */
+    agones_stats st;
+    agones_get_stats(a, &st);
+    assert_int_equal(st.resent, 3);
+    assert_true(was_logged("not set again until it changes"));
+    assert_true(agones_set_label(a, "matches-free", "6"));
+    run(a, s, 300);
+    assert_int_equal(fake_count(&s->f, "PUT", "/metadata/label"), 5);
+    agones_destroy(a);
+    sdk_close(s);
+}
+
 /* Broken answers to requests: each attempt fails with its reason and is
  * tried again; once the server answers sanely the request goes through. */
 static void test_broken_answers_are_tried_again(void **state)
@@ -529,6 +591,8 @@ int main(void)
         cmocka_unit_test(test_a_restarted_sdk_server_gets_the_labels_again),
         cmocka_unit_test(test_a_flooding_watch_is_read_a_few_lines_per_update),
         cmocka_unit_test(test_a_refused_label_is_not_set_again),
+        cmocka_unit_test(test_a_run_of_changing_failures_is_summed_up_in_the_log),
+        cmocka_unit_test(test_a_label_that_never_reads_back_is_set_again_three_times),
         cmocka_unit_test(test_broken_answers_are_tried_again),
         cmocka_unit_test(test_a_callers_mistakes_are_refused),
     };

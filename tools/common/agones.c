@@ -30,8 +30,8 @@
 #define BACKOFF_MAX_US 5000000u
 #define QUEUE_MAX 32
 #define OWNED_MAX 32
-#define RESEND_AFTER_US 5000000u  /* a set label missing this long is set again */
-#define CHECK_EVERY_US 1000000u   /* how often the view is compared with `owned` */
+#define CHECK_EVERY_US 1000000u   /* how often the view is compared with `owned`, at most */
+#define RESENDS_MAX 3             /* a label never read back is set again this often */
 #define SUMMARY_US 10000000u      /* repeats of one failure are summed up this often */
 #define EVENTS_PER_UPDATE 16      /* per connection per update */
 #define WATCH_LINES_PER_UPDATE 4  /* a flooding watch waits in its socket */
@@ -64,6 +64,7 @@ typedef struct owned {
     uint64_t mismatch_since;                 /* 0: read back as set (or not checked yet) */
     uint64_t set_us;                         /* when the SDK server last took it (2xx) */
     bool refused;                            /* the SDK server refused it (4xx): not again */
+    int resends;                             /* set again for want of reading it back */
 } owned;
 
 /* A run of failures of one kind of exchange, for the log. */
@@ -85,7 +86,8 @@ struct agones {
     int watch_attempts;
     bool watch_broke;                        /* since the last GameServer read */
     bool fresh;                              /* the first read after the watch broke */
-    trouble t_req, t_health, t_watch;
+    trouble t_req, t_health, t_watch, t_slow;
+    uint64_t health_sent_us;                 /* when the ping out was sent */
     owned owned[OWNED_MAX];
     agones_gameserver view, scratch;
     uint64_t view_us;                        /* when the view was read */
@@ -113,27 +115,27 @@ static void logf_(agones *a, const char *fmt, ...)
         fprintf(stderr, "%s: agones: %s\n", a->program, line);
 }
 
+/* The first failure of a run is logged at once, whole; the rest are
+ * counted and summed up at most every SUMMARY_US with the latest cause. */
 static void trouble_fail(agones *a, trouble *t, const char *what, const char *cause,
                          const char *then, uint64_t now)
 {
     t->count++;
-    if (t->active && strcmp(t->cause, cause) == 0) {
-        t->repeats++;
-        if (now - t->last_line_us >= SUMMARY_US) {
-            logf_(a, "%s still failing: %s (%llu times in %.0f s)", what, cause,
-                  (unsigned long long)t->repeats, (double)(now - t->last_line_us) / 1e6);
-            t->repeats = 0;
-            t->last_line_us = now;
-        }
+    snprintf(t->cause, sizeof t->cause, "%s", cause);
+    if (!t->active) {
+        logf_(a, "%s failed: %s%s", what, cause, then);
+        t->active = true;
+        t->repeats = 0;
+        t->last_line_us = now;
         return;
     }
-    if (t->active && t->repeats > 0)
-        logf_(a, "%s: %s (%llu more times)", what, t->cause, (unsigned long long)t->repeats);
-    logf_(a, "%s failed: %s%s", what, cause, then);
-    t->active = true;
-    snprintf(t->cause, sizeof t->cause, "%s", cause);
-    t->repeats = 0;
-    t->last_line_us = now;
+    t->repeats++;
+    if (now - t->last_line_us >= SUMMARY_US) {
+        logf_(a, "%s still failing: %llu more times in %.0f s, the last: %s", what,
+              (unsigned long long)t->repeats, (double)(now - t->last_line_us) / 1e6, cause);
+        t->repeats = 0;
+        t->last_line_us = now;
+    }
 }
 
 static void trouble_ok(agones *a, trouble *t, const char *what)
@@ -193,6 +195,7 @@ void agones_config_default(agones_config *cfg, const char *program)
     cfg->health_ms = 2000;
     cfg->timeout_ms = 5000;
     cfg->max_object_bytes = 256u * 1024u;
+    cfg->resend_ms = 5000;
     cfg->watch = true;
 }
 
@@ -201,7 +204,8 @@ agones *agones_create(const agones_config *cfg)
     const char *program = cfg && cfg->program ? cfg->program : "tempo";
     if (!cfg || cfg->port < 1 || cfg->port > 65535 || cfg->health_ms < 100 ||
         cfg->health_ms > 60000 || cfg->timeout_ms < 100 || cfg->timeout_ms > 60000 ||
-        cfg->max_object_bytes < 4096 || cfg->max_object_bytes > 16u * 1024u * 1024u) {
+        cfg->max_object_bytes < 4096 || cfg->max_object_bytes > 16u * 1024u * 1024u ||
+        cfg->resend_ms < 100 || cfg->resend_ms > 600000) {
         fprintf(stderr, "%s: agones: a setting is out of range (port %d)\n", program,
                 cfg ? cfg->port : 0);
         return NULL;
@@ -215,9 +219,10 @@ agones *agones_create(const agones_config *cfg)
     snprintf(a->program, sizeof a->program, "%s", program);
     a->cfg.program = a->program;
     tempo_address sdk = tempo_address_ipv4(127, 0, 0, 1, (uint16_t)cfg->port);
-    /* the health ping's answer is due before the next one */
+    /* a ping due while the last has no answer is skipped: a slow SDK server
+     * still gets one every other period */
     if (!http_conn_init(&a->req, &sdk, NULL, cfg->max_object_bytes, cfg->timeout_ms) ||
-        !http_conn_init(&a->health, &sdk, NULL, 4096, cfg->health_ms) ||
+        !http_conn_init(&a->health, &sdk, NULL, 4096, cfg->timeout_ms) ||
         !http_conn_init(&a->watch, &sdk, NULL, cfg->max_object_bytes, cfg->timeout_ms)) {
         fprintf(stderr, "%s: agones: out of memory\n", program);
         agones_destroy(a);
@@ -367,6 +372,7 @@ static bool set_meta(agones *a, bool annotation, const char *key, const char *va
     snprintf(slot->value, sizeof slot->value, "%s", value);
     slot->mismatch_since = 0;
     slot->refused = false;
+    slot->resends = 0;
     return true;
 }
 
@@ -694,7 +700,7 @@ static void on_watch_line(agones *a, uint64_t now)
 }
 
 /* Labels and annotations this client set that the GameServer read back
- * lacks (or holds another value for) for RESEND_AFTER_US are set again;
+ * lacks (or holds another value for) for resend_ms are set again;
  * at once when the read is the first after the watch broke (the SDK
  * server may have restarted without its record: nothing is on its way). */
 static void check_owned(agones *a, uint64_t now)
@@ -725,21 +731,29 @@ static void check_owned(agones *a, uint64_t now)
                       strcmp(p->key, o->key) == 0;
         }
         /* a read older than the SDK server's taking it says nothing yet */
+        if (have && strcmp(have, o->value) == 0)
+            o->resends = 0;
         if (waiting || long_value || o->set_us >= a->view_us ||
             (have && strcmp(have, o->value) == 0)) {
             o->mismatch_since = 0;
             continue;
         }
+        if (o->resends > RESENDS_MAX)
+            continue;
         if (o->mismatch_since == 0 && !fresh) {
             o->mismatch_since = now;
             continue;
         }
-        if (!fresh && now - o->mismatch_since < RESEND_AFTER_US)
+        if (!fresh && now - o->mismatch_since < (uint64_t)a->cfg.resend_ms * 1000u)
             continue;
-        logf_(a, "%s %s reads %s%s%s on the SDK server, not \"%s\": set again",
+        bool again = o->resends++ < RESENDS_MAX;
+        logf_(a, "%s %s reads %s%s%s on the SDK server, not \"%s\": %s",
               o->annotation ? "annotation" : "label", full, have ? "\"" : "",
-              have ? have : "nothing", have ? "\"" : "", o->value);
+              have ? have : "nothing", have ? "\"" : "", o->value,
+              again ? "set again" : "not set again until it changes");
         o->mismatch_since = 0;
+        if (!again)
+            continue;
         if (enqueue(a, o->annotation ? OP_ANNOTATION : OP_LABEL, o->key, o->value, 0))
             a->st.resent++;
     }
@@ -759,10 +773,10 @@ void agones_update(agones *a, uint64_t now)
                                                              : now + period;
         if (a->health.busy) {
             a->st.health_skipped++;
-            trouble_fail(a, &a->t_health, "health",
+            trouble_fail(a, &a->t_slow, "health",
                          "the last ping has no answer yet: this one skipped", "", now);
-        } else {
-            http_conn_request(&a->health, "POST", "/health", NULL, "{}", 2, false, now);
+        } else if (http_conn_request(&a->health, "POST", "/health", NULL, "{}", 2, false, now)) {
+            a->health_sent_us = now;
         }
     }
     if (!a->req.busy && a->q_len > 0 && now >= a->req_next_us)
@@ -789,6 +803,8 @@ void agones_update(agones *a, uint64_t now)
         if (ev == HTTP_RESPONSE && a->health.status >= 200 && a->health.status < 300) {
             a->st.health_ok++;
             trouble_ok(a, &a->t_health, "health");
+            if (now - a->health_sent_us < (uint64_t)a->cfg.health_ms * 1000u)
+                trouble_ok(a, &a->t_slow, "health pings answered in time");
         } else if (ev == HTTP_RESPONSE || ev == HTTP_FAILED) {
             a->st.health_failed++;
             char cause[200];
@@ -824,7 +840,8 @@ void agones_update(agones *a, uint64_t now)
         break;
     }
     if (now >= a->next_check_us || a->fresh) {
-        a->next_check_us = now + CHECK_EVERY_US;
+        uint64_t every = (uint64_t)a->cfg.resend_ms * 250u; /* a quarter of resend_ms */
+        a->next_check_us = now + (every < CHECK_EVERY_US ? every : CHECK_EVERY_US);
         check_owned(a, now);
     }
 }

@@ -23,14 +23,17 @@
  * the watch, so a flooding SDK server costs the loop a bounded amount. Health goes every health_ms
  * whatever happens to the rest, so a loop that stops calling
  * agones_update is seen as unhealthy, which is the point. Every failure is
- * logged with its cause: the first of a run at once, repeats of the same
- * cause summed up at most every 10 s, and the end of the run.
+ * logged with its cause: the first of a run at once, the rest counted and
+ * summed up at most every 10 s with the latest cause, and the end of the
+ * run.
  *
  * What the watch says is kept as an agones_gameserver (state, address,
  * ports, labels and annotations, each bounded). The labels and annotations
  * this client set are re-sent when the GameServer read back lacks them for
- * longer than 5 s, or at once in the first read after the watch broke (an
- * SDK server that restarted without its record, as local mode does). Nothing here ever ends the program or a match: the
+ * longer than resend_ms, or at once in the first read after the watch
+ * broke (an SDK server that restarted without its record, as local mode
+ * does); three times at most while it never reads back, then not until
+ * the value changes. Nothing here ever ends the program or a match: the
  * worst an absent or broken SDK server does is keep requests waiting.
  *
  * Single-threaded. Allocates at create only.
@@ -96,6 +99,8 @@ typedef struct agones_config {
     uint32_t health_ms;        /* between health pings, 100..60000; default 2000 */
     uint32_t timeout_ms;       /* a connect or a whole answer, 100..60000; default 5000 */
     size_t max_object_bytes;   /* a GameServer object read, 4096..16 MiB; default 256 KiB */
+    uint32_t resend_ms;        /* a label set but read back otherwise this long is set
+                                  again, 100..600000; default 5000 */
     bool watch;                /* keep a watch open; default true */
     /* Where log lines go (NULL: stderr as "<program>: agones: <line>"). */
     void (*log)(void *ctx, const char *line);
