@@ -513,8 +513,8 @@ static void on_request_done(agones *a, http_event ev, uint64_t now)
             if (!a->req.body_over && json_scan_parse(a->req.body, a->req.body_len, &root))
                 read_gameserver(a, &root, now);
             else
-                logf_(a, "GET /gameserver: the answer is not a GameServer object (%zu bytes%s)",
-                      a->req.body_len, a->req.body_over ? ", cut" : "");
+                logf_(a, "GET /gameserver: the answer is not a GameServer object (%lu bytes%s)",
+                      (unsigned long)a->req.body_len, a->req.body_over ? ", cut" : "");
         }
         pop_head(a);
         return;
