@@ -166,6 +166,7 @@ typedef struct sim_options {
     /* client-server mode (sim_cs.c): machine 0 is the server, 1..clients the clients */
     sim_role role;
     int clients;
+    bool clients_given;          /* a --clients option or a scenario's clients line set it */
     sim_cs_game_id game;
     tempo_reconcile_mode reconcile;
     int soak_count;              /* --soak N */

@@ -431,6 +431,8 @@ bool sim_setting_parse(const sim_setting *s, const char *text, sim_options *o, c
         return false;
     }
     store_int(o, s, i);
+    if (s == &sim_settings[SIM_SET_CLIENTS])
+        o->clients_given = true;
     return true;
 }
 
