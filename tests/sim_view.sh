@@ -10,8 +10,9 @@
 # 100 ms and more behind, is not, but fits the truth at its own latency);
 # tempo's long blend and plan make no jump; rewinding, by the client's view
 # or by the server's estimate, confirms nearly every shot that hit on the
-# shooter's screen while not rewinding misses many, and only rewinding
-# confirms shots at targets already in cover.
+# shooter's screen while not rewinding misses many (a shooter that draws
+# the bots dead reckoned misses few), and only rewinding confirms shots at
+# targets already in cover.
 # usage: sim_view.sh <tempo-sim> <work dir>
 set -u
 sim=$1
@@ -28,7 +29,7 @@ atleast() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
     --json "$dir/interp.json" --report "$dir/interp.html" > "$dir/interp.txt" || fail "interpolation failed"
 "$sim" --compare interpolation --profile broadband --frames 1800 --seed 3 > "$dir/interp2.txt"
 cmp -s "$dir/interp.txt" "$dir/interp2.txt" || fail "the same seed printed two tables"
-for row in "fixed 2 ticks" pongbat adaptive "adaptive, 10 % late"; do
+for row in "fixed 2 ticks" "fixed 6 ticks" pongbat adaptive "adaptive, 10 % late"; do
     grep -q "^| broadband | $row |" "$dir/interp.txt" || fail "no row '$row'"
 done
 ext=$(col "$dir/interp.txt" "broadband|adaptive" 8)
@@ -67,6 +68,9 @@ for ms in 50 100 150; do
             fail "$ms ms: $on % confirmed by $p, $off % not rewound"
     done
     [ "$(col "$dir/lag.txt" "$ms ms|no rewind" 8)" = 0 ] || fail "$ms ms: a false hit without rewinding"
+    [ "$(col "$dir/lag.txt" "$ms ms|no rewind, reckoned" 8)" = 0 ] || fail "$ms ms: a false hit, reckoned"
+    reck=$(col "$dir/lag.txt" "$ms ms|no rewind, reckoned" 9)
+    awk -v a="$reck" -v b="$off" 'BEGIN { exit !(a > b + 20.0) }' || fail "$ms ms: reckoned $reck %, not $off %"
     echo "lagcomp $ms ms: $(col "$dir/lag.txt" "$ms ms|client's view" 9) % confirmed by the client's view, $off % not rewound"
 done
 false_hits=$(grep "client's view" "$dir/lag.txt" | awk -F'|' '{ s += $9 } END { print s }')

@@ -185,15 +185,15 @@ static void print_topology(FILE *f, const sim_options *base, const compare_row *
                     p->rollback_depth_mean, p->max_rollback_depth, p->mispredicted_frames,
                     p->frame_skew_abs_mean, p->payload_bytes_per_s, p->payload_in_bytes_per_s);
         }
-        if (rows[k].o.topology == 1 && r->virtual_s > 0)
+        if (rows[k].o.topology == 1 && r->match_s > 0)
             fprintf(f, "| relay | the relay | - | - | - | - | - | - | %.0f | %.0f |\n",
-                    (double)r->relay_bytes_out / r->virtual_s, (double)r->relay_bytes_in / r->virtual_s);
+                    (double)r->relay_bytes_out / r->match_s, (double)r->relay_bytes_in / r->match_s);
     }
     fprintf(f, "\nPer peer, measured from outside alike in both: waiting ticks (no frame for want of an "
                "input), stall ticks (time sync), rollbacks a second, rollback depth, mispredicted frames "
                "((player, frame) pairs first simulated with a wrong input), frame skew (true mean |own "
-               "frame - another peer's|), payload sent and read. Both unsealed. The relay's own bytes are "
-               "over the whole run, the drain after the match included.\n");
+               "frame - another peer's|), payload sent and read, over the match part (the relay's own "
+               "likewise). Both unsealed.\n");
     for (int k = 0; k < n; k++)
         fprintf(f, "%s: %s\n", rows[k].label,
                 rows[k].r.converged && rows[k].r.desyncs == 0 ? "converged" : "DID NOT CONVERGE");

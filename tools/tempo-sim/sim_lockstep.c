@@ -127,14 +127,10 @@ static int slow_machine(const sim_options *o)
 
 /* ---- building ---------------------------------------------------------------- */
 
-/* Frame lockstep's input delay unless --input-delay says: enough frames to
- * cover the slowest link one way, its latency plus two standard deviations
- * of jitter, plus one for the receiver's tick: what a studio sizing it for
- * its worst player would pick. */
-int sim_ls_frame_delay(const sim_options *o)
+/* The slowest link one way, microseconds: its latency plus two standard
+ * deviations of jitter. */
+static double cover_us(const sim_options *o)
 {
-    if (o->input_delay > 0)
-        return o->input_delay;
     tempo_link_params p;
     double worst = 0;
     if (tempo_link_profile(o->profile, &p) == TEMPO_OK)
@@ -144,8 +140,22 @@ int sim_ls_frame_delay(const sim_options *o)
         if (l->latency_us + 2.0 * l->jitter_us > worst)
             worst = l->latency_us + 2.0 * l->jitter_us;
     }
-    int d = (int)ceil(worst / LS_TICK_US) + 1;
+    return worst;
+}
+
+int sim_ls_frame_delay(const sim_options *o)
+{
+    if (o->input_delay > 0)
+        return o->input_delay;
+    int d = (int)ceil(cover_us(o) / LS_TICK_US) + 1; /* + the receiver's tick */
     return d > TEMPO_MAX_PREDICTION ? TEMPO_MAX_PREDICTION : d;
+}
+
+uint32_t sim_ls_turn_ms(const sim_options *o)
+{
+    /* a command waits up to two turns for its list (execution delay 2) */
+    uint32_t ms = (uint32_t)ceil((cover_us(o) + LS_TICK_US) / 2.0 / 10000.0) * 10u;
+    return ms < 35u ? 35u : ms;
 }
 
 static tempo_result create_rollback(ls_match *mt, ls_machine *m)

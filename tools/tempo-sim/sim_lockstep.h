@@ -95,8 +95,12 @@ typedef struct sim_ls_result {
 } sim_ls_result;
 
 /* Frame lockstep's input delay: --input-delay, else enough frames to cover
- * the slowest link one way (latency + 2 x jitter, + 1 frame). */
+ * the slowest link one way (latency + 2 x jitter, + 1 frame); fixed turns'
+ * length sized the same way, half that (a command's list has two turns to
+ * arrive), rounded up to 10 ms, at least 35 ms. What a studio sizing them
+ * for its worst player would pick. */
 int sim_ls_frame_delay(const sim_options *o);
+uint32_t sim_ls_turn_ms(const sim_options *o);
 
 /* Run one match of o's players (one per machine) the way w says. Returns
  * SIM_EXIT_OK after a run (its verdict in *r), SIM_EXIT_USAGE with a

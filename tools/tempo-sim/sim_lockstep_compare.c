@@ -3,9 +3,9 @@
  * sim_lockstep_compare.c — --lockstep-turns (one RTS-style match with the
  * lockstep object) and --compare lockstep (one match five ways on the same
  * network: frame lockstep in a mesh with an input delay that covers the
- * slowest link, fixed 35 ms turns, adaptive turns, rollback through the
- * relay, rollback in a mesh), printed as a table, with an HTML report
- * charting the turn length over time.
+ * slowest link, fixed turns sized the same way, adaptive turns, rollback
+ * through the relay, rollback in a mesh), printed as a table, with an HTML
+ * report charting the turn length over time.
  *
  * The slow machine is the one a --link A-* line puts on a link of its
  * own; without one, the last machine is put on `terrible`. Each way has
@@ -330,7 +330,7 @@ int sim_lockstep_compare(const sim_options *o)
     memset(ways, 0, sizeof ways);
     ways[0].kind = SIM_LS_FRAME_MESH;
     snprintf(ways[0].label, sizeof ways[0].label, "frame lockstep, %d fr", sim_ls_frame_delay(&base));
-    ways[1].turn_ms = 35;
+    ways[1].turn_ms = sim_ls_turn_ms(&base);
     turns_label(&ways[1]);
     ways[2].adaptive = true;
     turns_label(&ways[2]);

@@ -546,6 +546,11 @@ static void end_match_part(sim_match *mt, sim_result *out)
     for (int i = 0; i < mt->nmach; i++)
         if (!mt->mach[i]->dead)
             mt->mach[i]->m.end_vt = mt->vt;
+    tempo_relay_stats rs; /* the relay's traffic over the match part, as the members' */
+    if (mt->relay && tempo_relay_get_stats(mt->relay->relay, &rs) == TEMPO_OK) {
+        out->relay_bytes_in = rs.bytes_in;
+        out->relay_bytes_out = rs.bytes_out;
+    }
 }
 
 static void run(sim_match *mt, sim_result *out, sim_progress_fn progress, void *pctx)

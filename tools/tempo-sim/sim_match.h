@@ -209,8 +209,8 @@ struct sim_result {
     double heal_s;
     int32_t heal_frame;
     double wall_s;
-    /* --topology relay: what the relay received and sent over the whole
-     * run (the drain after the match included), bytes of payload */
+    /* --topology relay: what the relay received and sent in the match
+     * part (until every live peer reached the last frame), bytes of payload */
     uint64_t relay_bytes_in, relay_bytes_out;
     char problem[160];       /* why it did not converge ("" if it did) */
     sim_security security;   /* sealing and hostile traffic (sim_hostile.h) */

@@ -14,7 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim_lockstep.h"
 #include "sim_match.h"
 
 static bool measuring(const sim_machine *m) { return m->m.end_vt == 0 && !m->dead; }
@@ -362,9 +361,5 @@ void sim_measure_finish(sim_match *mt, sim_result *out)
         p->startup_delay_ms = st.startup_delay_ms;
         out->desyncs += mm->desync_events;
     }
-    tempo_relay_stats rs;
-    if (mt->relay && tempo_relay_get_stats(mt->relay->relay, &rs) == TEMPO_OK) {
-        out->relay_bytes_in = rs.bytes_in;
-        out->relay_bytes_out = rs.bytes_out;
-    }
+
 }

@@ -8,8 +8,9 @@
  * The client renders at 60 Hz, out of phase with the server's ticks, and
  * pings every 100 ms. Each row shows the bots its way:
  *
- *   interpolation  tempo_interp with a fixed 2-tick delay, Pongbat's rule
- *                  and the adaptive rule; drawn = the blend of the two
+ *   interpolation  tempo_interp with a fixed delay of 2 ticks (tempo's
+ *                  default) and of 6 (Source's 100 ms), Pongbat's rule and
+ *                  the adaptive rule; drawn = the blend of the two
  *                  snapshots around the render time (past the newest: the
  *                  newest extrapolated by its velocity). Error: against the
  *                  true position at the render time; how far behind the
@@ -283,6 +284,7 @@ typedef enum view_kind { VIEW_INTERP, VIEW_RECKON } view_kind;
 typedef struct view_variant {
     view_kind kind;
     tempo_playout_mode playout;
+    int fixed_ticks;             /* FIXED */
     int late_percent;            /* ADAPTIVE: 0 = the default */
     int order;
     tempo_reckon_correction correction;
@@ -353,6 +355,8 @@ static bool setup_client(const view_variant *v, view_client *c)
         ic.tick_us = V_TICK_US;
         ic.capacity = 128;
         ic.mode = v->playout;
+        if (v->playout == TEMPO_PLAYOUT_FIXED)
+            ic.fixed_ticks = v->fixed_ticks;
         if (v->late_percent)
             ic.late_percent = v->late_percent;
         return tempo_interp_create(&ic, &c->ip) == TEMPO_OK;
@@ -631,12 +635,15 @@ static int view_variants(const sim_options *o, view_variant *v, view_row *rows)
     const char *profiles[V_PROFILES];
     int np = view_profiles(o, profiles);
     if (o->compare == SIM_COMPARE_INTERPOLATION) {
-        static const char *const names[4] = {"fixed 2 ticks", "pongbat", "adaptive", "adaptive, 10 % late"};
+        /* fixed: tempo's default, 2 ticks, and Source's, cl_interp 0.1 s (6 ticks) */
+        static const char *const names[5] = {"fixed 2 ticks", "fixed 6 ticks", "pongbat", "adaptive",
+                                             "adaptive, 10 % late"};
+        static const tempo_playout_mode modes[5] = {TEMPO_PLAYOUT_FIXED, TEMPO_PLAYOUT_FIXED, TEMPO_PLAYOUT_PONGBAT,
+                                                    TEMPO_PLAYOUT_ADAPTIVE, TEMPO_PLAYOUT_ADAPTIVE};
         for (int p = 0; p < np; p++)
-            for (int m = 0; m < 4; m++, n++) {
-                v[n] = (view_variant){.kind = VIEW_INTERP, .profile = profiles[p],
-                                      .playout = (tempo_playout_mode)(m < 3 ? m : TEMPO_PLAYOUT_ADAPTIVE),
-                                      .late_percent = m == 3 ? 10 : 0};
+            for (int m = 0; m < 5; m++, n++) {
+                v[n] = (view_variant){.kind = VIEW_INTERP, .profile = profiles[p], .playout = modes[m],
+                                      .fixed_ticks = m == 1 ? 6 : 2, .late_percent = m == 4 ? 10 : 0};
                 snprintf(rows[n].label, sizeof rows[n].label, "%s", names[m]);
                 rows[n].profile = profiles[p];
             }

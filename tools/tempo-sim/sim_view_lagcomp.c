@@ -16,6 +16,12 @@
  * judges each shot one of three ways, the hit test the same in all:
  *
  *   no rewind         against the bots as they are when the shot arrives;
+ *   no rewind,        the same, but the shooter draws the bots dead
+ *     reckoned        reckoned (second order, snap) a round trip ahead of
+ *                     its newest snapshot's age, where they will be when
+ *                     the shot arrives: the lecture's other answer, predict
+ *                     the rest of the world too; it pings the server every
+ *                     100 ms for the clock (sim_view.h);
  *   server estimate   rewound to now - its round trip to the client - the
  *                     client's interpolation delay (Source's rule: the
  *                     shooter's picture was a downlink and its
@@ -43,11 +49,12 @@
 #define V_AIM_SIGMA 0.3            /* m: aim error */
 #define V_COVER_X0 27.0            /* the pillar */
 #define V_COVER_X1 33.0
-#define L_ROWS 12
+#define L_ROWS 16
 
-typedef enum lag_policy { LAG_NONE, LAG_ESTIMATE, LAG_CLIENT_VIEW } lag_policy;
+typedef enum lag_policy { LAG_NONE, LAG_NONE_RECKONED, LAG_ESTIMATE, LAG_CLIENT_VIEW } lag_policy;
 
-static const char *const policy_names[] = {"no rewind", "server estimate", "client's view"};
+static const char *const policy_names[] = {"no rewind", "no rewind, reckoned", "server estimate",
+                                           "client's view"};
 
 typedef struct lag_row {
     int one_way_ms;          /* 0: the mobile profile */
@@ -122,7 +129,7 @@ typedef struct lag_server {
 static bool rewind_to(const lag_server *sv, lag_policy policy, const shot *s, uint64_t now_us, int32_t *tick,
                       uint32_t *frac)
 {
-    if (policy == LAG_NONE)
+    if (policy == LAG_NONE || policy == LAG_NONE_RECKONED)
         return false;
     if (policy == LAG_CLIENT_VIEW) {
         *tick = s->view_tick;
@@ -193,6 +200,61 @@ static void server_receive(lag_server *sv, view_net *n, lag_row *row, uint64_t t
     }
 }
 
+/* The shooter's dead reckoning (LAG_NONE_RECKONED): every bot, second
+ * order, snapped to each update, and the clock its pings measure. */
+typedef struct lag_reckon {
+    tempo_reckon rk[V_BOTS];
+    view_clock clock;
+} lag_reckon;
+
+static bool reckon_init(lag_reckon *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < V_BOTS; i++) {
+        tempo_reckon_config rc;
+        tempo_reckon_config_default(&rc);
+        rc.dims = 2;
+        rc.order = 2;
+        rc.correction = TEMPO_RECKON_SNAP;
+        rc.max_speed = (uint32_t)(V_SPEED * V_UNIT);
+        if (tempo_reckon_init(&r->rk[i], &rc) != TEMPO_OK)
+            return false;
+    }
+    return true;
+}
+
+/* An update, valid at its tick's server time put on our clock. */
+static void reckon_update(lag_reckon *r, const view_snap *s, uint64_t local_us)
+{
+    if (!r->clock.has)
+        return;
+    int64_t at = view_clock_local(&r->clock, (int64_t)s->tick * V_TICK_US);
+    uint64_t state_us = at < 0 ? 0 : (uint64_t)at > local_us ? local_us : (uint64_t)at;
+    for (int i = 0; i < V_BOTS; i++) {
+        tempo_kinematic k;
+        memset(&k, 0, sizeof k);
+        for (int d = 0; d < 2; d++) {
+            k.p[d] = s->p[i][d];
+            k.v[d] = s->v[i][d];
+            k.a[d] = s->a[i][d];
+        }
+        if (!r->rk[i].has_state || state_us > r->rk[i].state_us)
+            tempo_reckon_update(&r->rk[i], &k, state_us, local_us);
+    }
+}
+
+/* Where bot i will be when a shot fired now reaches the server: half a
+ * round trip past our estimate of the server's now. */
+static bool reckon_draw(const lag_reckon *r, int i, uint64_t local_us, double out[2])
+{
+    int32_t pos[2];
+    if (!r->clock.has || tempo_reckon_position(&r->rk[i], local_us + (uint64_t)(r->clock.rtt_us / 2), pos) != TEMPO_OK)
+        return false;
+    out[0] = pos[0] / V_UNIT;
+    out[1] = pos[1] / V_UNIT;
+    return true;
+}
+
 static bool run_lagcomp(const sim_options *o, lag_row *row)
 {
     tempo_link_params link;
@@ -206,10 +268,13 @@ static bool run_lagcomp(const sim_options *o, lag_row *row)
     view_net n;
     view_snap *ring = calloc(V_RING, sizeof *ring);
     tempo_interp *ip = NULL;
+    bool reckoned = row->policy == LAG_NONE_RECKONED;
+    lag_reckon *rk = reckoned ? malloc(sizeof *rk) : NULL;
     lag_server sv;
     memset(&sv, 0, sizeof sv);
     sv.tick = -1;
-    bool ok = view_world_init(&w, o->seed, o->frames) && ring && view_net_open(&n, o->seed, &link, &link);
+    bool ok = view_world_init(&w, o->seed, o->frames) && ring && view_net_open(&n, o->seed, &link, &link) &&
+              (!reckoned || (rk && reckon_init(rk)));
     tempo_interp_config ic;
     tempo_interp_config_default(&ic);
     ic.tick_us = V_TICK_US;
@@ -242,14 +307,20 @@ static bool run_lagcomp(const sim_options *o, lag_row *row)
             view_snap s;
             if (buf[0] == V_MSG_PING) { /* the server's ping: its round trip to us */
                 view_answer_ping(&n.client, &n.sa, local, buf, len);
+            } else if (reckoned && view_clock_pong(&rk->clock, buf, len, local)) {
+                continue;
             } else if (view_read_snap(buf, len, &s)) {
                 uint32_t evicted;
                 if (tempo_interp_push(ip, s.tick, local, (uint32_t)(s.tick % V_RING), &evicted) == TEMPO_OK)
                     ring[s.tick % V_RING] = s;
+                if (reckoned)
+                    reckon_update(rk, &s, local);
             }
         }
-        if (t == next_ping) { /* the server measures its round trip to the client */
+        if (t == next_ping) { /* the server measures its round trip to the client, and it ours */
             view_send_ping(&n.server, &n.ca, t);
+            if (reckoned)
+                view_send_ping(&n.client, &n.sa, local);
             next_ping += V_PING_US;
         }
         if (t == next_tick) {
@@ -282,7 +353,8 @@ static bool run_lagcomp(const sim_options *o, lag_row *row)
         s.interp_us = st.render_lag_us > 0 ? (uint32_t)st.render_lag_us : 0; /* the delay it draws with */
         s.target = (int)tempo_rng_below(&aim, V_BOTS);
         double drawn[2], aimp[2];
-        view_interp_draw(ring, &smp, s.target, drawn);
+        if (reckoned ? !reckon_draw(rk, s.target, local, drawn) : !view_interp_draw(ring, &smp, s.target, drawn))
+            continue;
         aimp[0] = drawn[0] + view_gaussian(&aim) * V_AIM_SIGMA;
         aimp[1] = drawn[1] + view_gaussian(&aim) * V_AIM_SIGMA;
         /* the ray from the shooter through the aim point, 100 m long */
@@ -306,6 +378,7 @@ static bool run_lagcomp(const sim_options *o, lag_row *row)
     }
     tempo_lagcomp_destroy(sv.lc);
     tempo_interp_destroy(ip);
+    free(rk);
     free(ring);
     tempo_simnet_destroy(n.net);
     view_world_free(&w);
@@ -325,7 +398,7 @@ static void print_lagcomp(FILE *f, const sim_options *o, const lag_row *rows, in
     for (int k = 0; k < n; k++) {
         const lag_row *r = &rows[k];
         char off[16] = "-";
-        if (r->policy != LAG_NONE)
+        if (r->policy != LAG_NONE && r->policy != LAG_NONE_RECKONED)
             snprintf(off, sizeof off, "%.1f", r->arrived ? r->rewind_error_ms_sum / (double)r->arrived : 0.0);
         char link[16] = "mobile";
         if (r->one_way_ms)
@@ -337,10 +410,11 @@ static void print_lagcomp(FILE *f, const sim_options *o, const lag_row *rows, in
     }
     fprintf(f, "\nMissed hits: shots that hit on the shooter's screen and reached the server, not confirmed. "
                "False hits: confirmed while the target was, on the server at that moment, already behind the "
-               "pillar (x %.0f..%.0f m). Server estimate: rewound to now minus the server's round trip to the "
-               "client minus the client's interpolation delay (Source's rule); client's view: to the view "
-               "the shot carries. Rewound off the view: how far the time rewound to was from the one the "
-               "shooter drew.\n",
+               "pillar (x %.0f..%.0f m). No rewind, reckoned: the shooter draws the bots dead reckoned to "
+               "where they will be when its shot arrives, the server tests the present. Server estimate: "
+               "rewound to now minus the server's round trip to the client minus the client's interpolation "
+               "delay (Source's rule); client's view: to the view the shot carries. Rewound off the view: how "
+               "far the time rewound to was from the one the shooter drew.\n",
             V_COVER_X0, V_COVER_X1);
 }
 
