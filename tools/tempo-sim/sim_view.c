@@ -260,6 +260,28 @@ bool view_clock_pong(view_clock *c, const uint8_t *buf, int len, uint64_t client
 
 int64_t view_clock_local(const view_clock *c, int64_t server_us) { return server_us - c->best_offset; }
 
+void view_reckon_snapshot(tempo_reckon *rk, const view_clock *clock, const view_snap *s, uint64_t local_us)
+{
+    if (!clock->has)
+        return; /* no idea yet of how old it is */
+    /* valid at its tick's server time, on our clock; never in our future */
+    int64_t at = view_clock_local(clock, (int64_t)s->tick * V_TICK_US);
+    uint64_t state_us = at < 0 ? 0 : (uint64_t)at > local_us ? local_us : (uint64_t)at;
+    for (int i = 0; i < V_BOTS; i++) {
+        tempo_kinematic k;
+        memset(&k, 0, sizeof k);
+        for (int d = 0; d < 2; d++) {
+            k.p[d] = s->p[i][d];
+            k.v[d] = s->v[i][d];
+            k.a[d] = s->a[i][d];
+        }
+        /* a stale update (reordered) is not news */
+        if (rk[i].has_state && state_us <= rk[i].state_us)
+            continue;
+        tempo_reckon_update(&rk[i], &k, state_us, local_us);
+    }
+}
+
 bool view_interp_draw(const view_snap *ring, const tempo_interp_sample *s, int i, double out[2])
 {
     if (s->kind == TEMPO_INTERP_EMPTY)
@@ -387,24 +409,7 @@ static void client_snapshot(const view_variant *v, view_client *c, const view_sn
             c->ring[h] = *s;
         return;
     }
-    if (!c->clock.has)
-        return; /* no idea yet of how old it is */
-    /* valid at its tick's server time, on our clock; never in our future */
-    int64_t at = view_clock_local(&c->clock, (int64_t)s->tick * V_TICK_US);
-    uint64_t state_us = at < 0 ? 0 : (uint64_t)at > local_us ? local_us : (uint64_t)at;
-    for (int i = 0; i < V_BOTS; i++) {
-        tempo_kinematic k;
-        memset(&k, 0, sizeof k);
-        for (int d = 0; d < 2; d++) {
-            k.p[d] = s->p[i][d];
-            k.v[d] = s->v[i][d];
-            k.a[d] = s->a[i][d];
-        }
-        /* a stale update (reordered) is not news */
-        if (c->rk[i].has_state && state_us <= c->rk[i].state_us)
-            continue;
-        tempo_reckon_update(&c->rk[i], &k, state_us, local_us);
-    }
+    view_reckon_snapshot(c->rk, &c->clock, s, local_us);
 }
 
 /* The render: what the client draws at server time t (its clock: t +

@@ -103,6 +103,12 @@ bool view_clock_pong(view_clock *c, const uint8_t *buf, int len, uint64_t client
 /* Server time t on the client's clock, as the client estimates it. */
 int64_t view_clock_local(const view_clock *c, int64_t server_us);
 
+/* A snapshot into the dead reckoning of every bot (rk[V_BOTS]): valid at
+ * its tick's server time put on the client's clock (never later than
+ * local_us), news only if newer than the state held; nothing before the
+ * clock has a sample. */
+void view_reckon_snapshot(tempo_reckon *rk, const view_clock *clock, const view_snap *s, uint64_t local_us);
+
 /* What the client draws for bot i from a sample of the snapshot buffer
  * over the snapshots in ring (indexed by handle); false if nothing yet. */
 bool view_interp_draw(const view_snap *ring, const tempo_interp_sample *s, int i, double out[2]);

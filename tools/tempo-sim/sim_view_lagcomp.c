@@ -223,26 +223,6 @@ static bool reckon_init(lag_reckon *r)
     return true;
 }
 
-/* An update, valid at its tick's server time put on our clock. */
-static void reckon_update(lag_reckon *r, const view_snap *s, uint64_t local_us)
-{
-    if (!r->clock.has)
-        return;
-    int64_t at = view_clock_local(&r->clock, (int64_t)s->tick * V_TICK_US);
-    uint64_t state_us = at < 0 ? 0 : (uint64_t)at > local_us ? local_us : (uint64_t)at;
-    for (int i = 0; i < V_BOTS; i++) {
-        tempo_kinematic k;
-        memset(&k, 0, sizeof k);
-        for (int d = 0; d < 2; d++) {
-            k.p[d] = s->p[i][d];
-            k.v[d] = s->v[i][d];
-            k.a[d] = s->a[i][d];
-        }
-        if (!r->rk[i].has_state || state_us > r->rk[i].state_us)
-            tempo_reckon_update(&r->rk[i], &k, state_us, local_us);
-    }
-}
-
 /* Where bot i will be when a shot fired now reaches the server: half a
  * round trip past our estimate of the server's now. */
 static bool reckon_draw(const lag_reckon *r, int i, uint64_t local_us, double out[2])
@@ -314,7 +294,7 @@ static bool run_lagcomp(const sim_options *o, lag_row *row)
                 if (tempo_interp_push(ip, s.tick, local, (uint32_t)(s.tick % V_RING), &evicted) == TEMPO_OK)
                     ring[s.tick % V_RING] = s;
                 if (reckoned)
-                    reckon_update(rk, &s, local);
+                    view_reckon_snapshot(rk->rk, &rk->clock, &s, local);
             }
         }
         if (t == next_ping) { /* the server measures its round trip to the client, and it ours */
