@@ -28,7 +28,8 @@ define run_tests
 endef
 SHELL := /bin/bash
 
-.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak attack flood bootstrap release dist clean
+.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak attack flood bootstrap release dist clean \
+        docs-check docs-screenshots
 
 all: release
 
@@ -43,9 +44,10 @@ release: bootstrap
 run: release
 	@$(RELEASE_DIR)/tools/tempo-sim/tempo-sim $(RUN_ARGS)
 
-# Every test twice: gcc with -Werror, then clang with ASan + UBSan.
-test: bootstrap test-gcc test-asan
-	@echo "make test: all tests passed (gcc build and ASan+UBSan build)"
+# Every test twice: gcc with -Werror, then clang with ASan + UBSan; then
+# every figure the docs quote, re-made.
+test: bootstrap test-gcc test-asan docs-check
+	@echo "make test: all tests passed (gcc build and ASan+UBSan build, the docs' figures)"
 
 test-gcc:
 	@echo "== gcc, -Werror"
@@ -65,6 +67,17 @@ test-asan:
 test-windows:
 	@if [ "$(BOOTSTRAP)" != 0 ]; then sh scripts/bootstrap.sh windows; fi
 	@sh scripts/test-windows.sh $(WINDOWS_DIR) $(JOBS)
+
+# Every figure block of README.md and docs/*.md re-made by the command
+# named above it and compared (docs/ARCHITECTURE.md, "Figures in the
+# docs"); DOCS_CHECK_TIMINGS=1 also re-measures the timings.
+docs-check: release
+	@sh scripts/docs-check.sh .
+
+# docs/report.png and docs/report-charts.png from the current build: the
+# default match's report in headless Chromium.
+docs-screenshots: release
+	@sh scripts/docs-screenshots.sh $(RELEASE_DIR)/tools/tempo-sim/tempo-sim docs
 
 # Benchmark tables (medians over repeated runs), release build.
 bench: release

@@ -25,6 +25,9 @@ if(TARGET minimal_synctest)
   set_tests_properties(minimal_synctest minimal_synctest_finds_a_bug minimal_udp
     PROPERTIES TIMEOUT 30)
 endif()
+# make docs-check's comparison of quoted figures with their commands bites.
+add_test(NAME docs_check_selftest COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/docs_check_selftest.sh
+         ${PROJECT_SOURCE_DIR}/scripts/docs-check.sh)
 # The README's integration section quotes minimal_udp.c line for line.
 add_test(NAME readme_quotes_minimal_udp COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/readme_quotes.sh
          ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/examples/minimal/minimal_udp.c)

@@ -5,7 +5,10 @@
 # snap-back) and end on the server's state; a dumb client answers a round
 # trip late and never corrects; the same run twice gives the same numbers;
 # --compare reconciliation prints its table, dumb, none and replay in that
-# order; the client-server scenario files run; the report has its charts;
+# order, each visible correction told by the piece it moved (with replay
+# none moves the client's own paddle; with several clients others' pieces
+# and the ball do move; a lone client sees none); the client-server
+# scenario files run; the report has its charts;
 # options this mode cannot honour are refused with exit 2.
 # usage: sim_client_server.sh <tempo-sim> <scenarios dir> <work dir>
 set -u
@@ -51,17 +54,33 @@ awk -v m="$mean" 'BEGIN { exit !(m >= 5 && m <= 30) }' || fail "dumb: response m
 [ "$(value snapbacks "$dir/dumb.json")" = 0 ] || fail "dumb: snap-backs"
 [ "$(value clients_agreeing "$dir/dumb.json")" = 2 ] || fail "dumb: the clients do not agree with the server"
 
-# 4. --compare reconciliation: one table, three rows in order, and the JSON.
-"$sim" $run --compare reconciliation --json "$dir/compare.json" >"$dir/compare.txt" 2>/dev/null ||
+# 4. --compare reconciliation: one table, three rows per client count in
+# order (1, 2 and 4 clients when --clients is not given), and the JSON.
+cell() { # table, clients, reconcile, column (1 = clients) -> value
+    awk -F'|' -v n="$2" -v m="$3" -v c="$4" '{ a = $2; b = $4; gsub(/ /, "", a); gsub(/ /, "", b);
+        if (a == n && b == m) { v = $(c + 1); gsub(/ /, "", v); print v } }' "$1"
+}
+crun="--mode client-server --profile transatlantic --frames 900 --seed 3"
+"$sim" $crun --compare reconciliation --json "$dir/compare.json" >"$dir/compare.txt" 2>/dev/null ||
     fail "--compare reconciliation did not exit 0"
-grep -q '^| reconcile | input-to-response ticks (mean) |' "$dir/compare.txt" || fail "no compare table"
-[ "$(grep -c '^| \(dumb\|none\|replay\) |' "$dir/compare.txt")" -eq 3 ] || fail "not three rows"
-[ "$(grep '^| \(dumb\|none\|replay\) |' "$dir/compare.txt" | cut -d'|' -f2 | tr -d ' \n')" = dumbnonereplay ] ||
-    fail "rows out of order"
-grep -q '^| replay | 0.00 | 0 |' "$dir/compare.txt" || fail "replay row: response not 0"
-none=$(grep '^| none |' "$dir/compare.txt" | cut -d'|' -f8 | tr -d ' ')
-[ "${none:-0}" -gt 0 ] || fail "none row: no snap-back seen"
-[ "$(grep -c '"reconcile":' "$dir/compare.json")" -eq 3 ] || fail "compare JSON: not three rows"
+grep -q '^| clients | game | reconcile | input-to-response ticks (mean) |' "$dir/compare.txt" || fail "no compare table"
+[ "$(grep -c '^| [124] | [a-z]* | \(dumb\|none\|replay\) |' "$dir/compare.txt")" -eq 9 ] || fail "not nine rows"
+[ "$(grep '^| [124] |' "$dir/compare.txt" | cut -d'|' -f2,4 | tr -d ' |\n')" = \
+    1dumb1none1replay2dumb2none2replay4dumb4none4replay ] || fail "rows out of order"
+for n in 1 2 4; do
+    [ "$(cell "$dir/compare.txt" $n replay 4)" = 0.00 ] || fail "$n clients, replay: response not 0"
+    [ "$(cell "$dir/compare.txt" $n replay 7)" = 0.0 ] || fail "$n clients, replay: its own piece was corrected"
+    own=$(cell "$dir/compare.txt" $n none 7)
+    awk -v v="$own" 'BEGIN { exit !(v > 0) }' || fail "$n clients, none: no correction of its own piece seen"
+done
+[ "$(cell "$dir/compare.txt" 1 replay 6)" = 0.0 ] || fail "1 client, replay: corrections with nobody else to mispredict"
+for n in 2 4; do
+    others=$(cell "$dir/compare.txt" $n replay 10)
+    awk -v v="$others" 'BEGIN { exit !(v > 0) }' || fail "$n clients, replay: no correction of the others seen"
+done
+[ "$(grep -c '"reconcile":' "$dir/compare.json")" -eq 9 ] || fail "compare JSON: not nine rows"
+"$sim" $run --compare reconciliation >"$dir/compare2.txt" 2>/dev/null || fail "--compare with --clients did not exit 0"
+[ "$(grep -c '^| 2 | pong | \(dumb\|none\|replay\) |' "$dir/compare2.txt")" -eq 3 ] || fail "--clients 2: not three rows"
 
 # 5. The client-server scenario files run; a file's mode reads back.
 for f in "$scenarios"/cs-*.scenario; do

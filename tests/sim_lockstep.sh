@@ -4,9 +4,12 @@
 # a rollback match through the relay converges and nobody waits; the
 # lockstep object's turns converge with equal checksums (and a planted
 # desync is caught); adaptive turns switch at the same turn everywhere;
-# --compare lockstep prints its four rows, the same twice, with JSON and a
-# chart, and through the relay nobody waits for the terrible peer while
-# frame lockstep in a mesh does; spectators are refused in relay mode.
+# --compare lockstep prints its five ways, the slow machine in a row of
+# its own, the same twice, with JSON and a chart; through the relay nobody
+# waits for the terrible peer while frame lockstep in a mesh does, and the
+# relay loses the slow machine's substituted commands; a rollback session
+# shows its own commands at once and makes them final a round trip or more
+# later; spectators are refused in relay mode.
 # usage: sim_lockstep.sh <tempo-sim> <work dir>
 set -u
 sim=$1
@@ -30,8 +33,10 @@ col() { awk -v row="$2" -v c="$3" 'index($0, row) == 1 { n = split(substr($0, le
 # own commands execute two turns (100 ms) after the turn they joined at most.
 "$sim" --players 4 --frames 600 --lockstep-turns 50 --seed 3 >"$dir/turns.txt" || fail "50 ms turns did not exit 0"
 grep -q "^50 ms turns .* equal (200)$" "$dir/turns.txt" || fail "50 ms turns: not 200 equal turns: $(cat "$dir/turns.txt")"
-[ "$(col "$dir/turns.txt" "50 ms turns" 1)" = 0 ] || fail "50 ms turns froze on broadband"
-[ "$(col "$dir/turns.txt" "50 ms turns" 5)" = 100.0 ] || fail "50 ms turns: latency max is not 100 ms"
+[ "$(col "$dir/turns.txt" "50 ms turns" 3)" = 0 ] || fail "50 ms turns froze on broadband"
+[ "$(col "$dir/turns.txt" "50 ms turns" 6 | cut -d/ -f2)" = 100 ] || fail "50 ms turns: latency max is not 100 ms"
+[ "$(col "$dir/turns.txt" "50 ms turns" 7)" = "$(col "$dir/turns.txt" "50 ms turns" 6)" ] ||
+    fail "50 ms turns: an executed turn is final, yet shown and final latencies differ"
 # The same with machine 1's game planted wrong after turn 120: caught there, exit 3.
 "$sim" --players 4 --frames 600 --lockstep-turns 50 --seed 3 --desync-at 120 >"$dir/desync.txt"
 [ $? -eq 3 ] || fail "a planted desync did not exit 3"
@@ -50,17 +55,42 @@ grep -q "machine 1 differs from machine 0 after turn 120" "$dir/desync.txt" || f
     --json "$dir/compare.json" --report "$dir/compare.html" >"$dir/compare.txt" || fail "--compare lockstep did not exit 0"
 "$sim" --players 8 --frames 1200 --profile lan --link 7-*:terrible --seed 5 --compare lockstep >"$dir/compare2.txt"
 grep -v '^report: ' "$dir/compare.txt" | cmp -s - "$dir/compare2.txt" || fail "the same seed printed two tables"
-for row in "frame lockstep (mesh)" "35 ms turns" "adaptive turns" "rollback (relay)"; do
+for row in "frame lockstep, 16 fr" "140 ms turns" "adaptive turns" "rollback (relay)" "rollback (mesh)"; do
     [ "$(grep -c "^$row " "$dir/compare.txt")" -eq 1 ] || fail "no row '$row'"
 done
-[ "$(grep -c '"way": ' "$dir/compare.json")" -eq 4 ] || fail "the JSON lacks the rows"
-[ "$(grep -c '<polyline' "$dir/compare.html")" -eq 4 ] || fail "the report has no turn-length chart"
+[ "$(grep -c '^  *slow (7) ' "$dir/compare.txt")" -eq 5 ] || fail "the slow machine has no row of its own in every way"
+[ "$(grep -c '"way": ' "$dir/compare.json")" -eq 5 ] || fail "the JSON lacks the rows"
+[ "$(grep -c '<polyline' "$dir/compare.html")" -eq 5 ] || fail "the report has no turn-length chart"
 grep -q "^report: $dir/compare.html$" "$dir/compare.txt" || fail "the report's path was not printed"
 # Through the relay nobody waits for the terrible peer; in a mesh they do.
+# The relay pays with the slow machine's commands: substituted away, lost.
 [ "$(col "$dir/compare.txt" "rollback (relay)" 3)" = 0 ] || fail "relay members waited for the slow peer"
-[ "$(col "$dir/compare.txt" "frame lockstep (mesh)" 3)" -gt 0 ] || fail "the mesh never waited for the slow peer"
+[ "$(col "$dir/compare.txt" "frame lockstep, 16 fr" 3)" -gt 0 ] || fail "the mesh never waited for the slow peer"
+lost=$(grep -A1 '^rollback (relay) ' "$dir/compare.txt" | tail -n 1 | awk '{ print $8 }')
+[ "${lost:-0}" -gt 0 ] || fail "the relay substituted the slow machine's inputs but lost none of its commands"
+# A rollback session shows its own commands at once; they are final later.
+[ "$(col "$dir/compare.txt" "rollback (relay)" 6)" = 0/0 ] || fail "relay: own commands not shown at once"
+final=$(col "$dir/compare.txt" "rollback (relay)" 7 | cut -d/ -f1)
+[ "${final:-0}" -gt 50 ] || fail "relay: commands final after ${final:-0} ms, sooner than a round trip"
 
-# 5. A relay match has no spectators, and says so.
+# 5. --compare topology: the same rollback match as a mesh and through the
+# relay, one row per member: the relay spares the others every wait and
+# costs them deeper rollbacks and more mispredicted frames; the relay's own
+# traffic has a row.
+"$sim" --players 8 --frames 1200 --profile lan --link 7-*:terrible --seed 5 --compare topology \
+    >"$dir/topology.txt" 2>/dev/null || fail "--compare topology did not exit 0"
+[ "$(grep -c '^| \(mesh\|relay\) | [0-7]' "$dir/topology.txt")" -eq 16 ] || fail "not a row per member and topology"
+grep -q '^| relay | the relay |' "$dir/topology.txt" || fail "no row for the relay's own traffic"
+cell() { awk -F'|' -v t="$2" -v p="$3" -v c="$4" '{ a = $2; b = $3; gsub(/ /, "", a); gsub(/ /, "", b);
+    if (a == t && b == p) { v = $(c + 1); gsub(/ /, "", v); print v } }' "$1"; }
+for p in 0 3 6; do
+    [ "$(cell "$dir/topology.txt" relay $p 3)" = 0 ] || fail "relay member $p waited"
+    [ "$(cell "$dir/topology.txt" mesh $p 3)" -gt 0 ] || fail "mesh peer $p never waited for the slow one"
+    [ "$(cell "$dir/topology.txt" relay $p 7)" -gt "$(cell "$dir/topology.txt" mesh $p 7)" ] ||
+        fail "peer $p mispredicted no more frames through the relay than in the mesh"
+done
+
+# 6. A relay match has no spectators, and says so.
 "$sim" --players 2 --spectators 1 --topology relay 2>"$dir/spect.txt"
 [ $? -eq 2 ] || fail "spectators in relay mode did not exit 2"
 grep -q "a relay match has none" "$dir/spect.txt" || fail "no message for spectators in relay mode"

@@ -112,7 +112,9 @@ for args in "--players 1" "--players 4 --local-per-peer 4" "--players 2 --specta
     [ $? -eq 2 ] || fail "'$args' did not exit 2"
 done
 # 10. Time sync as the simulator measures it (seed 1): a 1% slow clock keeps
-# half a frame of skew; the automatic delay settles on transatlantic links.
+# half a frame of skew; the automatic delay settles on transatlantic links
+# where INVERSUS puts it for a 150 ms round trip (2 frames), rolling back
+# the rest of the one-way trip.
 max_key() { # key file: the largest value of a per-peer key
     sed -n "s/^ *\"$1\": \([-0-9.e]*\),\{0,1\}$/\1/p" "$2" | awk 'NR == 1 || $1 > m { m = $1 } END { print m }'
 }
@@ -125,12 +127,13 @@ awk "BEGIN { exit !($skew <= 0.5 && $stalls <= 60) }" || fail "1% drift: skew $s
     --json "$dir/auto.json" || fail "auto delay run did not exit 0"
 delay=$(max_key input_delay_final "$dir/auto.json")
 depth=$(max_key rollback_depth_mean "$dir/auto.json")
-awk "BEGIN { exit !($delay >= 2 && $delay <= 3 && $depth <= 3) }" || fail "auto delay: $delay, depth $depth"
+awk "BEGIN { exit !($delay == 2 && $depth <= 3.5) }" || fail "auto delay: $delay, depth $depth"
 
 # The default scenario (transatlantic, one peer on mobile) plays well on
 # every peer: true skew at most half a frame, at most one time-sync stall per
 # 60 frames, waiting on at most 0.5% of the frames, mean rollback depth at
-# most 3.
+# most 3.5 (the automatic delay on INVERSUS's signal leaves the rest of the
+# one-way trip to rollback).
 (cd "$dir" && "$sim" --seed 1 --quiet --json default.json) || fail "default scenario did not exit 0"
 peer_max() { # key file: the largest value of a per-peer key over the players' peers
     awk -v k="\"$1\":" '$1 == "\"spectator\":" { spec = ($2 ~ /true/) }
@@ -141,7 +144,7 @@ skew=$(peer_max frame_skew_abs_mean "$dir/default.json")
 stalls=$(peer_max timesync_stalls "$dir/default.json")
 waits=$(peer_max waiting_ticks "$dir/default.json")
 depth=$(peer_max rollback_depth_mean "$dir/default.json")
-awk "BEGIN { exit !($skew <= 0.5 && $stalls <= 60 && $waits <= 18 && $depth <= 3) }" ||
+awk "BEGIN { exit !($skew <= 0.5 && $stalls <= 60 && $waits <= 18 && $depth <= 3.5) }" ||
     fail "default scenario: skew $skew, stalls $stalls, waiting $waits, depth $depth"
 
 echo "sim_network: ok"

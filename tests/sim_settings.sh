@@ -41,7 +41,7 @@ spoofer - spoofer structured - - - -
 onpath - onpath structured - - - -
 handshake-flood - handshake-flood structured - - - -
 input-delay --input-delay input-delay int 0 64 -1 65
-timesync --timesync timesync enum inversus none - no-such-timesync
+timesync --timesync timesync enum inversus inversus-article - no-such-timesync
 timesync-window --timesync-window timesync_window int 1 256 0 257
 stall-threshold --stall-threshold timesync_threshold double 0.001 9.999 0 10
 max-prediction --max-prediction max-prediction int 0 64 -1 65
@@ -51,7 +51,7 @@ desync-at --desync-at desync-at frame 0 2147483647 -1 2147483648
 seal --seal seal enum on off - no-such-seal
 topology --topology topology enum mesh relay - no-such-topology
 lockstep-turns --lockstep-turns lockstep-turns int 10 2000 9 2001
-compare --compare - enum timesync lockstep - no-such-compare
+compare --compare - enum timesync topology - no-such-compare
 check-distance --check-distance - int 1 64 0 65
 nondeterministic-at --nondeterministic-at - int 0 2147483647 -1 2147483648
 synctest --synctest - flag - - - -

@@ -86,7 +86,7 @@ static bool peer_open(peer *p, int me)
 static bool peer_start(peer *p, const tempo_address *other)
 {
     tempo_config cfg;
-    tempo_config_default(&cfg);            /* 2 players, 8 frames of prediction */
+    tempo_config_default(&cfg);            /* 2 players, 16 frames of prediction */
     cfg.input_size = 1;
     cfg.arena = &p->g;                     /* tempo saves, loads and checksums it */
     cfg.arena_size = sizeof p->g;

@@ -61,17 +61,26 @@ typedef enum tempo_timesync_method {
      * remote and of the lead it reports; stall one frame when ours exceeds
      * theirs by lead_tolerance, then cool down. */
     TEMPO_TIMESYNC_LEAD = 2,
-    TEMPO_TIMESYNC_NONE = 3
+    TEMPO_TIMESYNC_NONE = 3,
+    /* INVERSUS as its article writes it, to compare tempo's version with:
+     * both sides' lags summed with every message over a fixed window
+     * (default 100 frames), the plain means subtracted at its end, half the
+     * largest advantage over any peer stalled (round, at least one) when it
+     * is stall_threshold or more (default 0.75); stalls spread out as in
+     * INVERSUS above. docs/TIMESYNC.md measures both. */
+    TEMPO_TIMESYNC_INVERSUS_ARTICLE = 4
 } tempo_timesync_method;
 
 typedef struct tempo_timesync_config {
-    tempo_timesync_method method;  /* one of the four above; default TEMPO_TIMESYNC_INVERSUS */
+    tempo_timesync_method method;  /* one of the five above; default TEMPO_TIMESYNC_INVERSUS */
     /* Averaging window, 1..256 frames; 0: the method's own (INVERSUS 40,
-     * sliding; GGPO 40; LEAD 60). INVERSUS's article uses 100; docs/TIMESYNC.md
-     * shows why tempo's default is shorter. */
+     * sliding; GGPO 40; LEAD 60; INVERSUS_ARTICLE 100, fixed).
+     * docs/TIMESYNC.md shows why tempo's INVERSUS default is shorter. */
     int window_frames;
-    /* INVERSUS: stall when ahead by more than this many frames, > 0, default
-     * 0.5 (the article: 0.75 or more; see docs/TIMESYNC.md). */
+    /* INVERSUS: stall when ahead by more than this many frames;
+     * INVERSUS_ARTICLE: by this many or more. 0..10; 0 (the default): the
+     * method's own, 0.5 for INVERSUS, 0.75 for INVERSUS_ARTICLE (see
+     * docs/TIMESYNC.md). */
     double stall_threshold;
     double lead_tolerance;         /* LEAD: frames, > 0, default 2.0 */
     int lead_cooldown_frames;      /* LEAD: frames after a stall before the next, >= 0, default 30 */
@@ -82,22 +91,35 @@ typedef struct tempo_timesync_config {
 } tempo_timesync_config;
 
 #define TEMPO_MAX_AUTO_DELAY 8
+
+/* What the automatic input delay's thresholds are compared with, per peer
+ * (the worst peer counts). */
+typedef enum tempo_delay_signal {
+    /* INVERSUS's: half the round trip, in frames (the link's smoothed RTT
+     * / 2 x frames_per_second / 1000), sampled every tick. Default. */
+    TEMPO_DELAY_HALF_RTT = 0,
+    /* The frame lag of each arriving input: its age in frames when first
+     * simulated, counting both ends (from the sender's frame when it was
+     * sampled to our current frame), about the one-way latency in frames
+     * plus 1.5, so with the same thresholds it picks a larger delay. */
+    TEMPO_DELAY_FRAME_LAG = 1
+} tempo_delay_signal;
+
 /* Automatic input delay: a state machine with hysteresis over the worst
- * remote frame lag, averaged over window_frames. The frame lag of an arriving
- * input is its age in frames when first simulated, counting both ends (from
- * the sender's frame when it was sampled to our current frame): about the
- * one-way latency in frames plus 1.5. Delay k rises to
+ * peer's lag (`signal` above), averaged over window_frames. Delay k rises to
  * k + 1 when the lag reaches raise_at[k]; delay k + 1 falls to k when it drops
  * to lower_at[k]; it moves one step at a time, and only when two windows in
  * a row agree. The lag of a window is a trimmed mean (jitter bursts do not
  * move it). In lockstep (max_prediction 0) a frame cannot run before every
  * input is in, so the delay covers the whole lag (its ceiling, never less
  * than the worst round trip implies; raise max_frames for long links) and
- * the thresholds are not used.
- * The first value comes from the worst ping of the handshake. Changes follow
+ * neither the signal nor the thresholds are used.
+ * The first value comes from the worst ping of the handshake, read as the
+ * signal reads a round trip. Changes follow
  * tempo_session_set_input_delay's rule. */
 typedef struct tempo_auto_delay_config {
     bool enabled;                  /* default false: delays stay as set */
+    tempo_delay_signal signal;     /* either value above; default TEMPO_DELAY_HALF_RTT */
     /* 0..TEMPO_MAX_AUTO_DELAY, default 4; when enabled and max_prediction > 0,
      * at most max_prediction. */
     int max_frames;

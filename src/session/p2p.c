@@ -838,6 +838,8 @@ static void timesync_after_tick(tempo_p2p *n)
             continue;
         double local_lag = (double)n->sync->frame - (double)e->remote_frame;
         timesync_on_local(&n->ts, i, local_lag, ggpo_local_advantage(n, e));
+        if (link_has_rtt(&e->link))
+            timesync_on_rtt(&n->ts, i, (double)link_rtt_us(&e->link) / 1000.0);
     }
     if (!n->cfg->auto_delay.enabled)
         return;

@@ -43,7 +43,7 @@ void tempo_config_default(tempo_config *cfg)
     cfg->spectator_catchup_frames = 2;
     cfg->timesync.method = TEMPO_TIMESYNC_INVERSUS;
     cfg->timesync.lead_tolerance = 2.0;
-    cfg->timesync.stall_threshold = 0.5;
+    cfg->timesync.stall_threshold = 0.0; /* the method's own */
     cfg->timesync.lead_cooldown_frames = 30;
     cfg->timesync.startup_delay = true;
     cfg->auto_delay.max_frames = 4;
@@ -92,12 +92,14 @@ tempo_result session_validate_config(const tempo_config *cfg)
         (cfg->handshake_timeout_ms < 1000u || cfg->handshake_timeout_ms > 3600000u))
         return TEMPO_E_INVALID_ARG;
     const tempo_timesync_config *ts = &cfg->timesync;
-    if (ts->method < TEMPO_TIMESYNC_INVERSUS || ts->method > TEMPO_TIMESYNC_NONE ||
+    if (ts->method < TEMPO_TIMESYNC_INVERSUS || ts->method > TEMPO_TIMESYNC_INVERSUS_ARTICLE ||
         ts->window_frames < 0 || ts->window_frames > 256 || !(ts->lead_tolerance > 0.0) ||
-        !(ts->stall_threshold > 0.0) ||
+        !(ts->stall_threshold >= 0.0 && ts->stall_threshold <= 10.0) ||
         ts->lead_cooldown_frames < 0)
         return TEMPO_E_INVALID_ARG;
     const tempo_auto_delay_config *ad = &cfg->auto_delay;
+    if (ad->signal != TEMPO_DELAY_HALF_RTT && ad->signal != TEMPO_DELAY_FRAME_LAG)
+        return TEMPO_E_INVALID_ARG;
     if (ad->max_frames < 0 || ad->max_frames > TEMPO_MAX_AUTO_DELAY ||
         ad->window_frames < 1 || (ad->enabled && ad->max_frames > tempo__max_i(cfg->max_prediction, 1)
                                                      && cfg->max_prediction > 0))

@@ -19,6 +19,17 @@
  * jitter bursts); and L is sampled only on ticks that brought news from
  * the peer (a loss burst does not read as running ahead).
  *
+ * INVERSUS_ARTICLE keeps the article's numbers, so the comparison is with
+ * the article rather than with a retuning of it: L summed every tick (the
+ * article: every input message sent) and R with every input message
+ * received, over a fixed window of 100 frames; at its end the plain means
+ * give each peer's advantage, the largest (never below 0) is halved, and
+ * at 0.75 or more max(1, round(advantage)) stalls join the queue; then the
+ * sums start again. The queue drains with INVERSUS's cadence above. What
+ * it shares with tempo's version: L and R as timesync.h defines them, in
+ * frames of simulation, and the bounds on believable lags (and so on the
+ * queue: at most one window of stalls).
+ *
  * GGPO (timesync.cpp / p2p.cpp): a 40-frame window of local advantages and
  * the peer's reported ones; recommend (remote - local) / 2 frames of sleep
  * when that is 3 or more, at most once every 240 frames; the stalls follow
@@ -42,11 +53,26 @@ void timesync_init(tempo_timesync *t, const tempo_config *cfg)
     t->fps = cfg->frames_per_second;
     t->lockstep = cfg->max_prediction == 0;
     if (t->cfg.window_frames <= 0) {
-        static const int defaults[] = {40, 40, 60, 40};
+        static const int defaults[] = {40, 40, 60, 40, 100};
         t->cfg.window_frames = defaults[t->cfg.method];
     }
     if (t->cfg.window_frames > TIMESYNC_WINDOW_MAX)
         t->cfg.window_frames = TIMESYNC_WINDOW_MAX;
+    if (t->cfg.stall_threshold <= 0.0)
+        t->cfg.stall_threshold = t->cfg.method == TEMPO_TIMESYNC_INVERSUS_ARTICLE ? 0.75 : 0.5;
+}
+
+/* The automatic delay's lag samples come from the round trip, except in
+ * lockstep, which covers the inputs' whole measured age. */
+static bool delay_from_rtt(const tempo_timesync *t)
+{
+    return !t->lockstep && t->ad.signal == TEMPO_DELAY_HALF_RTT;
+}
+
+static void delay_sample(timesync_peer *x, double lag)
+{
+    if (x->lag_n < TIMESYNC_WINDOW_MAX)
+        x->lags[x->lag_n++] = (float)(lag < 0 ? 0 : lag);
 }
 
 static void ring_put(float *ring, int *head, int *count, int cap, double v)
@@ -78,6 +104,8 @@ void timesync_on_local(tempo_timesync *t, int p, double local_lag, double ggpo_l
     x->news = false;
     if (news)
         ring_put(x->win_local, &x->head_local, &x->n_local, t->cfg.window_frames, local_lag);
+    x->art_local += local_lag;
+    x->art_local_n++;
     double alpha = 2.0 / (t->cfg.window_frames + 1.0);
     if (x->ewma_init)
         x->ewma_local += alpha * (local_lag - x->ewma_local);
@@ -105,6 +133,8 @@ void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double fram
     } else {
         ring_put(x->win_remote, &x->head_remote, &x->n_remote, t->cfg.window_frames, remote_lag);
     }
+    x->art_remote += remote_lag;
+    x->art_remote_n++;
     double alpha = 2.0 / (t->cfg.window_frames + 1.0);
     if (!x->ewma_init) {
         x->ewma_init = true;
@@ -113,8 +143,17 @@ void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double fram
     } else {
         x->ewma_remote += alpha * (remote_lag - x->ewma_remote);
     }
-    if (x->lag_n < TIMESYNC_WINDOW_MAX)
-        x->lags[x->lag_n++] = (float)(frame_lag < 0 ? 0 : frame_lag);
+    if (!delay_from_rtt(t))
+        delay_sample(x, frame_lag);
+}
+
+void timesync_on_rtt(tempo_timesync *t, int p, double rtt_ms)
+{
+    if (!delay_from_rtt(t) || !(rtt_ms >= 0.0 && rtt_ms < 60000.0))
+        return;
+    timesync_peer *x = &t->peer[p];
+    x->live = true;
+    delay_sample(x, rtt_ms / 2.0 * t->fps / 1000.0);
 }
 
 void timesync_on_quality(tempo_timesync *t, int p, double remote_adv)
@@ -198,6 +237,33 @@ static void inversus_decide(tempo_timesync *t)
     int n = (int)(adv + 0.5);
     t->stall_queue += n < 1 ? 1 : n > TIMESYNC_MAX_QUEUED ? TIMESYNC_MAX_QUEUED : n;
     forget_window(t);
+}
+
+/* At the end of each fixed window: the plain means, the largest advantage
+ * over any peer (0 if none is ahead of us), halved; then a new window. */
+static void article_decide(tempo_timesync *t)
+{
+    double best = 0.0;
+    for (int p = 0; p < TIMESYNC_MAX_PEERS; p++) {
+        timesync_peer *x = &t->peer[p];
+        if (x->live && x->art_local_n > 0 && x->art_remote_n > 0) {
+            double adv = x->art_local / x->art_local_n - x->art_remote / x->art_remote_n;
+            if (adv > best)
+                best = adv;
+        }
+        x->art_local = x->art_remote = 0.0;
+        x->art_local_n = x->art_remote_n = 0;
+    }
+    double adv = 0.5 * best;
+    t->advantage = adv;
+    if (adv >= t->cfg.stall_threshold) {
+        int n = (int)(adv + 0.5);
+        t->stall_queue += n < 1 ? 1 : n;
+        /* the article has no cap; one window's worth bounds what lags at
+         * the edge of believable can queue */
+        if (t->stall_queue > t->cfg.window_frames)
+            t->stall_queue = t->cfg.window_frames;
+    }
 }
 
 static bool spread_stall(tempo_timesync *t)
@@ -312,6 +378,13 @@ bool timesync_decide(tempo_timesync *t, int32_t frame)
         stall = spread_stall(t);
         break;
     }
+    case TEMPO_TIMESYNC_INVERSUS_ARTICLE:
+        if (++t->window_ticks >= t->cfg.window_frames) {
+            t->window_ticks = 0;
+            article_decide(t);
+        }
+        stall = spread_stall(t);
+        break;
     case TEMPO_TIMESYNC_GGPO:
         ggpo_recommend(t, frame);
         if (t->stall_queue > 0) {
@@ -364,7 +437,8 @@ static int delay_for(const tempo_timesync *t, int from, double lag)
 
 int timesync_initial_delay(tempo_timesync *t, double worst_rtt_ms)
 {
-    int d = delay_for(t, 0, timesync_rtt_lag(t, worst_rtt_ms));
+    double lag = delay_from_rtt(t) ? worst_rtt_ms / 2.0 * t->fps / 1000.0 : timesync_rtt_lag(t, worst_rtt_ms);
+    int d = delay_for(t, 0, lag);
     t->delay = d;
     return d;
 }

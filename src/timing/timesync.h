@@ -58,12 +58,15 @@ typedef struct timesync_peer {
     bool has_quality;
     double ggpo_local[TIMESYNC_WINDOW_MAX]; /* our advantage samples, a ring */
     int ggpo_count, ggpo_head;
-    float lags[TIMESYNC_WINDOW_MAX]; /* frame lag samples of the delay window */
+    float lags[TIMESYNC_WINDOW_MAX]; /* the delay signal's samples of the delay window */
     int lag_n;
+    /* INVERSUS_ARTICLE: sums and counts of L and R over the current window */
+    double art_local, art_remote;
+    int art_local_n, art_remote_n;
 } timesync_peer;
 
 typedef struct tempo_timesync {
-    tempo_timesync_config cfg;    /* window resolved */
+    tempo_timesync_config cfg;    /* window and threshold resolved */
     tempo_auto_delay_config ad;
     int fps;
     bool lockstep;                /* max_prediction 0: delay covers the whole lag */
@@ -94,6 +97,9 @@ void timesync_init(tempo_timesync *t, const tempo_config *cfg);
 void timesync_on_local(tempo_timesync *t, int p, double local_lag, double ggpo_local_adv);
 /* Per INPUT received from p. */
 void timesync_on_remote(tempo_timesync *t, int p, double remote_lag, double frame_lag);
+/* Per tick, for each live peer p with a round-trip estimate: the
+ * automatic delay's TEMPO_DELAY_HALF_RTT signal. */
+void timesync_on_rtt(tempo_timesync *t, int p, double rtt_ms);
 /* GGPO quality report from p: its local advantage. */
 void timesync_on_quality(tempo_timesync *t, int p, double remote_adv);
 void timesync_peer_lost(tempo_timesync *t, int p);
@@ -102,14 +108,15 @@ void timesync_peer_lost(tempo_timesync *t, int p);
 bool timesync_decide(tempo_timesync *t, int32_t frame);
 
 /* Automatic input delay. timesync_initial_delay picks the first value from
- * the worst round trip (ms); timesync_delay_tick returns the delay wanted
- * after this tick (evaluated once per window, on the trimmed mean of the
- * frame lags; never below lag_floor, e.g. timesync_rtt_lag of the worst
- * round trip in lockstep, where everyone waits and the measured lag cannot
- * see the latency). */
+ * the worst round trip (ms), read as the signal reads one; timesync_delay_tick
+ * returns the delay wanted after this tick (evaluated once per window, on
+ * the trimmed mean of the signal's samples: half round trips, or the frame
+ * lags of arriving inputs; never below lag_floor, e.g. timesync_rtt_lag of
+ * the worst round trip in lockstep, where everyone waits and the measured
+ * lag cannot see the latency). */
 int timesync_initial_delay(tempo_timesync *t, double worst_rtt_ms);
 int timesync_delay_tick(tempo_timesync *t, double lag_floor);
-/* The frame lag a round trip of rtt_ms implies. */
+/* The frame lag a round trip of rtt_ms implies: one way in frames plus 1.5. */
 double timesync_rtt_lag(const tempo_timesync *t, double rtt_ms);
 
 /* Start-up: machines 0..n-1 (one of them `self`). heard_us[i]: when we

@@ -7,7 +7,8 @@
  * driver carries out a tick's requests like a game would, and checks the
  * request contract as it goes: a LOAD names a slot saved with that frame,
  * ADVANCE frames follow the current state, resimulation flags are right.
- * It also records, per frame, the inputs and statuses last used.
+ * It also records, per frame, the inputs and statuses last used, and
+ * counts saves and loads with the state each load restored.
  */
 #ifndef TEMPO_TESTS_TOY_H
 #define TEMPO_TESTS_TOY_H
@@ -56,6 +57,12 @@ typedef struct toy_driver {
     uint8_t used_status[TOY_MAX_FRAMES][TEMPO_MAX_PLAYERS];
     uint64_t hash_after[TOY_MAX_FRAMES]; /* state hash after the latest ADVANCE of each frame */
     int advanced_max;      /* one past the highest frame advanced */
+    uint64_t saves_done, loads_done; /* SAVE and LOAD requests carried out */
+    /* per frame: the state hash a LOAD of it restored (load_seen), and
+     * loads of one frame that restored different states */
+    uint64_t loaded_hash[TOY_MAX_FRAMES];
+    uint8_t load_seen[TOY_MAX_FRAMES];
+    int loads_differing;
     int errors;            /* contract violations seen */
     int resim_frames;
     int64_t nondeterministic_from; /* >= 0: steps from this frame mix in a counter */
@@ -82,11 +89,19 @@ static inline int toy_driver_do(toy_driver *d, const tempo_request *r)
         d->saves[r->slot] = d->cur;
         d->saved_frame[r->slot] = r->frame;
         *r->checksum = d->cur.hash;
+        d->saves_done++;
         return 0;
     case TEMPO_REQUEST_LOAD:
         if (r->slot < 0 || r->slot >= TOY_MAX_SLOTS || d->saved_frame[r->slot] != r->frame)
             return d->errors++, -1;
         d->cur = d->saves[r->slot];
+        d->loads_done++;
+        if (r->frame >= 0 && r->frame < TOY_MAX_FRAMES) {
+            if (d->load_seen[r->frame] && d->loaded_hash[r->frame] != d->cur.hash)
+                d->loads_differing++;
+            d->loaded_hash[r->frame] = d->cur.hash;
+            d->load_seen[r->frame] = 1;
+        }
         return 0;
     case TEMPO_REQUEST_ADVANCE: {
         if (r->frame != d->cur.frame || r->frame >= TOY_MAX_FRAMES)

@@ -111,7 +111,37 @@ static void ggpo_waits_for_three_frames_and_240_between(void **state)
     assert_int_equal(count, 12); /* at frames 39, 279, 519: 4 each */
 }
 
-static void automatic_delay_has_hysteresis(void **state)
+/* At 50 frames a second half a round trip of R ms is R / 40 frames
+ * exactly, so every threshold can be hit on the dot. */
+static tempo_timesync delay_sync(tempo_delay_signal signal, int max_prediction)
+{
+    tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
+    c.auto_delay.enabled = true;
+    c.auto_delay.signal = signal;
+    c.frames_per_second = 50;
+    c.max_prediction = max_prediction;
+    if (max_prediction == 0)
+        c.auto_delay.max_frames = TEMPO_MAX_AUTO_DELAY;
+    tempo_timesync t;
+    timesync_init(&t, &c);
+    return t;
+}
+
+/* Two windows of one peer's round trip, at 50 fps; the delay after. */
+static int two_windows_at(tempo_timesync *t, double rtt_ms)
+{
+    int d = t->delay;
+    for (int tick = 0; tick < 2 * t->ad.window_frames; tick++) {
+        timesync_on_rtt(t, 0, rtt_ms);
+        d = timesync_delay_tick(t, 0.0);
+    }
+    return d;
+}
+
+/* INVERSUS's first value: its state machine from 0 on half the worst ping
+ * in frames; 150 ms at 60 fps is 4.5 frames, 2 frames of delay. Tempo's
+ * frame lag adds 1.5 frames and picks 3. */
+static void automatic_delay_starts_from_half_the_round_trip(void **state)
 {
     (void)state;
     tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS);
@@ -119,40 +149,243 @@ static void automatic_delay_has_hysteresis(void **state)
     tempo_timesync t;
     timesync_init(&t, &c);
     assert_int_equal(timesync_initial_delay(&t, 0.0), 0);
-    assert_int_equal(timesync_initial_delay(&t, 150.0), 3); /* 4.5 + 1.5 = 6 frames */
+    assert_int_equal(timesync_initial_delay(&t, 150.0), 2);
     assert_int_equal(timesync_initial_delay(&t, 1000.0), 4); /* capped at max_frames */
-    timesync_initial_delay(&t, 0.0);
+    c.auto_delay.signal = TEMPO_DELAY_FRAME_LAG;
+    timesync_init(&t, &c);
+    assert_int_equal(timesync_initial_delay(&t, 150.0), 3); /* 4.5 + 1.5 = 6 frames */
+    /* every raise threshold, on the dot and just below (R / 40 frames) */
+    t = delay_sync(TEMPO_DELAY_HALF_RTT, 16);
+    static const double rtt[] = {79, 80, 119, 120, 239, 240, 319, 320};
+    static const int expect[] = {0, 1, 1, 2, 2, 3, 3, 4};
+    for (int k = 0; k < 8; k++)
+        assert_int_equal(timesync_initial_delay(&t, rtt[k]), expect[k]);
+}
+
+/* The thresholds one by one: delay k rises at raise_at[k] (2, 3, 6, 8
+ * frames) and not a twentieth below; delay k + 1 falls at lower_at[k] (1,
+ * 2, 5, 7) and not a twentieth above. */
+static void automatic_delay_moves_exactly_at_its_thresholds(void **state)
+{
+    (void)state;
+    static const double raise[4] = {2, 3, 6, 8}, lower[4] = {1, 2, 5, 7};
+    for (int k = 0; k < 4; k++) {
+        tempo_timesync t = delay_sync(TEMPO_DELAY_HALF_RTT, 16);
+        t.delay = k;
+        assert_int_equal(two_windows_at(&t, raise[k] * 40.0 - 2.0), k);
+        assert_int_equal(two_windows_at(&t, raise[k] * 40.0), k + 1);
+        t = delay_sync(TEMPO_DELAY_HALF_RTT, 16);
+        t.delay = k + 1;
+        assert_int_equal(two_windows_at(&t, lower[k] * 40.0 + 2.0), k + 1);
+        assert_int_equal(two_windows_at(&t, lower[k] * 40.0), k);
+    }
+}
+
+static void automatic_delay_has_hysteresis(void **state)
+{
+    (void)state;
+    tempo_timesync t = delay_sync(TEMPO_DELAY_HALF_RTT, 16);
+    int window = t.ad.window_frames;
     double lags[] = {2.5, 3.5, 6.5, 9.0, 7.5, 5.5, 4.0, 2.5, 1.5, 0.5};
     int expect[] = {1, 2, 3, 4, 4, 3, 2, 2, 1, 0};
     /* between thresholds it holds: 7.5 stays at 4 (lower at 7.0), 2.5 at 2
      * (lower at 2.0); one step only after two windows agree */
     for (int k = 0; k < 10; k++) {
         int d = 0;
-        for (int tick = 0; tick < c.auto_delay.window_frames; tick++) {
-            timesync_on_remote(&t, 0, 0, lags[k]);
+        for (int tick = 0; tick < window; tick++) {
+            timesync_on_rtt(&t, 0, lags[k] * 40.0);
             d = timesync_delay_tick(&t, 0.0);
         }
         if (k > 0 && expect[k] != expect[k - 1])
             assert_int_equal(d, expect[k - 1]); /* one window is not enough */
-        for (int tick = 0; tick < c.auto_delay.window_frames; tick++) {
-            timesync_on_remote(&t, 0, 0, lags[k]);
+        for (int tick = 0; tick < window; tick++) {
+            timesync_on_rtt(&t, 0, lags[k] * 40.0);
             d = timesync_delay_tick(&t, 0.0);
         }
         assert_int_equal(d, expect[k]);
     }
     /* a burst in one window is not a trend: the trimmed mean ignores it */
     for (int w = 0; w < 4; w++)
-        for (int tick = 0; tick < c.auto_delay.window_frames; tick++) {
-            timesync_on_remote(&t, 0, 0, tick < 8 ? 20.0 : 0.5);
+        for (int tick = 0; tick < window; tick++) {
+            timesync_on_rtt(&t, 0, tick < 8 ? 800.0 : 20.0);
             assert_int_equal(timesync_delay_tick(&t, 0.0), 0);
         }
-    /* lockstep: the floor from the round trip raises it though lags are small */
+    /* with the half-RTT signal the frame lags of arriving inputs do not count */
+    for (int tick = 0; tick < 4 * window; tick++) {
+        timesync_on_remote(&t, 0, 0, 9.0);
+        timesync_on_rtt(&t, 0, 20.0);
+        assert_int_equal(timesync_delay_tick(&t, 0.0), 0);
+    }
+    /* the frame-lag signal follows the arriving inputs instead */
+    t = delay_sync(TEMPO_DELAY_FRAME_LAG, 16);
     int d = 0;
-    for (int tick = 0; tick < 6 * c.auto_delay.window_frames; tick++) {
+    for (int tick = 0; tick < 2 * window; tick++) {
+        timesync_on_remote(&t, 0, 0, 3.5);
+        timesync_on_rtt(&t, 0, 20.0);
+        d = timesync_delay_tick(&t, 0.0);
+    }
+    assert_int_equal(d, 1);
+    /* lockstep: the floor from the round trip raises it though lags are
+     * small, whatever the signal */
+    t = delay_sync(TEMPO_DELAY_HALF_RTT, 0);
+    for (int tick = 0; tick < 14 * window; tick++) {
         timesync_on_remote(&t, 0, 0, 1.0);
+        timesync_on_rtt(&t, 0, 150.0);
         d = timesync_delay_tick(&t, timesync_rtt_lag(&t, 150.0));
     }
-    assert_int_equal(d, 3);
+    assert_int_equal(d, 5); /* 150 ms at 50 fps: 3.75 + 1.5 frames, less one for both ends, up */
+}
+
+/* ---- the lead-based slowdown --------------------------------------------- */
+
+/* One tick of the lead method against one peer whose lead (R) trails ours
+ * (L) by diff frames; returns whether it stalls. */
+static bool lead_tick(tempo_timesync *t, int tick, double diff)
+{
+    timesync_on_remote(t, 0, 3.0, 3.0);
+    timesync_on_local(t, 0, 3.0 + diff, 0);
+    return timesync_decide(t, tick);
+}
+
+/* Stall only when our average lead exceeds the peer's by more than
+ * lead_tolerance (2 frames): 1.9 never, 2.1 does. */
+static void lead_slowdown_waits_for_its_tolerance(void **state)
+{
+    (void)state;
+    tempo_config c = cfg_for(2, TEMPO_TIMESYNC_LEAD);
+    tempo_timesync t;
+    timesync_init(&t, &c);
+    int stalls = 0;
+    for (int tick = 0; tick < 1200; tick++)
+        stalls += lead_tick(&t, tick, 1.9);
+    assert_int_equal(stalls, 0);
+    timesync_init(&t, &c);
+    for (int tick = 0; tick < 1200; tick++)
+        stalls += lead_tick(&t, tick, 2.1);
+    assert_true(stalls > 0);
+}
+
+/* One frame, then lead_cooldown_frames (30) without a stall, however far
+ * ahead: a steady lead of 6 frames stalls every 31st tick and no sooner. */
+static void lead_slowdown_cools_down_between_stalls(void **state)
+{
+    (void)state;
+    tempo_config c = cfg_for(2, TEMPO_TIMESYNC_LEAD);
+    tempo_timesync t;
+    timesync_init(&t, &c);
+    int last = -1, stalls = 0;
+    for (int tick = 0; tick < 1000; tick++)
+        if (lead_tick(&t, tick, 6.0)) {
+            if (last >= 0)
+                assert_int_equal(tick - last, 31);
+            last = tick;
+            stalls++;
+        }
+    assert_true(stalls >= 30);
+}
+
+/* The leads are rolling averages over window_frames (60 by default): a
+ * 5-tick spike of 10 frames moves them by about 1.5 frames, below the
+ * tolerance, and a step to 3 frames ahead is acted on only once the
+ * average has crossed 2, about 33 ticks later; a window of 10 reacts
+ * within 8 ticks and takes the spike for a lead. */
+static int lead_first_stall_after_step(int window, int spike_ticks)
+{
+    tempo_config c = cfg_for(2, TEMPO_TIMESYNC_LEAD);
+    c.timesync.window_frames = window;
+    tempo_timesync t;
+    timesync_init(&t, &c);
+    int tick = 0;
+    for (; tick < 300; tick++)
+        assert_false(lead_tick(&t, tick, 0.0));
+    for (int k = 0; k < spike_ticks; k++, tick++)
+        if (lead_tick(&t, tick, 10.0))
+            return -1; /* the spike made it stall */
+    for (int k = 0; k < 300; k++, tick++)
+        if (lead_tick(&t, tick, 0.0))
+            return -1;
+    for (int k = 1; k <= 300; k++, tick++)
+        if (lead_tick(&t, tick, 3.0))
+            return k;
+    return 0;
+}
+
+static void lead_slowdown_averages_over_its_window(void **state)
+{
+    (void)state;
+    int slow = lead_first_stall_after_step(0, 5); /* the method's 60 */
+    assert_true(slow >= 28 && slow <= 38);
+    int fast = lead_first_stall_after_step(10, 0);
+    assert_true(fast >= 1 && fast <= 8);
+    assert_int_equal(lead_first_stall_after_step(10, 5), -1);
+}
+
+/* On a real match the slowdown pays for a 1% slow clock with about 1% of
+ * the fast machine's frames, one at a time: the cooldown spaces them, the
+ * tolerance keeps the slow machine from answering, and the skew stays
+ * within the tolerance. */
+static void lead_slowdown_pays_for_drift_with_spaced_single_stalls(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        tempo_config c = cfg_for(2, TEMPO_TIMESYNC_LEAD);
+        uint32_t m[2] = {1, 2};
+        harness_init(&h, &c, 2, m, 0, "broadband", seed);
+        harness_drift(&h, 1, -1.0);
+        h.skew_from_us = 2000000;
+        harness_run(&h, 3600, 200000000);
+        assert_true(h.peer[0].stall_ticks >= 30 && h.peer[0].stall_ticks <= 60);
+        assert_true(h.peer[1].stall_ticks <= 3);
+        assert_true(h.peer[0].max_stalls_in_3 <= 1);
+        for (int i = 0; i < 2; i++)
+            assert_true(skew_of(i) <= 2.0);
+        harness_free(&h);
+    }
+}
+
+/* ---- INVERSUS as its article writes it ------------------------------------ */
+
+/* Plain means over a fixed 100-frame window, half the advantage, stall at
+ * 0.75 or more: 1.48 frames of input advantage (0.74) never stalls, 1.5
+ * (0.75) stalls once per window: decided at its 100th tick, played on the
+ * 10th tick counting that one (the cadence of one queued stall). */
+static void inversus_article_stalls_at_its_threshold_once_per_window(void **state)
+{
+    (void)state;
+    tempo_config c = cfg_for(2, TEMPO_TIMESYNC_INVERSUS_ARTICLE);
+    tempo_timesync t;
+    timesync_init(&t, &c);
+    int stalls = 0;
+    for (int tick = 0; tick < 1000; tick++) {
+        timesync_on_remote(&t, 0, 3.0, 3.0);
+        timesync_on_local(&t, 0, 3.0 + 1.48, 0);
+        stalls += timesync_decide(&t, tick);
+    }
+    assert_int_equal(stalls, 0);
+    timesync_init(&t, &c);
+    int first = -1;
+    for (int tick = 1; tick <= 1009; tick++) {
+        timesync_on_remote(&t, 0, 3.0, 3.0);
+        timesync_on_local(&t, 0, 3.0 + 1.5, 0);
+        if (timesync_decide(&t, tick)) {
+            stalls++;
+            if (first < 0)
+                first = tick;
+        }
+    }
+    assert_int_equal(first, 109);
+    assert_int_equal(stalls, 10);
+    /* tempo's INVERSUS at the same numbers: more than 0.5 frames, sliding */
+    c.timesync.method = TEMPO_TIMESYNC_INVERSUS;
+    timesync_init(&t, &c);
+    first = -1;
+    for (int tick = 1; tick <= 200 && first < 0; tick++) {
+        timesync_on_remote(&t, 0, 3.0, 3.0);
+        timesync_on_local(&t, 0, 3.0 + 1.2, 0);
+        if (timesync_decide(&t, tick))
+            first = tick;
+    }
+    assert_true(first > 0 && first < 60);
 }
 
 static void startup_wait_equalizes_when_everyone_learns_readiness(void **state)
@@ -322,8 +555,10 @@ static void automatic_delay_settles_on_transatlantic(void **state)
         for (int i = 0; i < 2; i++) {
             tempo_session_stats st;
             tempo_session_get_stats(h.peer[i].s, &st);
-            assert_true(st.input_delay >= 2 && st.input_delay <= 3);
-            assert_true((double)st.rollback_depth_sum / (double)st.rollbacks <= 3.0);
+            /* 150 ms round trips: INVERSUS's 2 frames; rollbacks cover
+             * the rest of the one-way trip, 4.5 frames less the delay */
+            assert_int_equal(st.input_delay, 2);
+            assert_true((double)st.rollback_depth_sum / (double)st.rollbacks <= 3.5);
         }
         int32_t checked;
         assert_true(harness_converged(&h, false, &checked));
@@ -427,7 +662,14 @@ int main(void)
         cmocka_unit_test(queued_stalls_are_spread_out_more_densely_as_the_queue_grows),
         cmocka_unit_test(inversus_stalls_half_the_advantage_when_ahead),
         cmocka_unit_test(ggpo_waits_for_three_frames_and_240_between),
+        cmocka_unit_test(automatic_delay_starts_from_half_the_round_trip),
+        cmocka_unit_test(automatic_delay_moves_exactly_at_its_thresholds),
         cmocka_unit_test(automatic_delay_has_hysteresis),
+        cmocka_unit_test(lead_slowdown_waits_for_its_tolerance),
+        cmocka_unit_test(lead_slowdown_cools_down_between_stalls),
+        cmocka_unit_test(lead_slowdown_averages_over_its_window),
+        cmocka_unit_test(lead_slowdown_pays_for_drift_with_spaced_single_stalls),
+        cmocka_unit_test(inversus_article_stalls_at_its_threshold_once_per_window),
         cmocka_unit_test(startup_wait_equalizes_when_everyone_learns_readiness),
         cmocka_unit_test(lags_beyond_the_limit_are_ignored),
         cmocka_unit_test(loss_bursts_are_not_taken_for_running_ahead),

@@ -43,13 +43,14 @@ typedef enum sim_mode {
 typedef enum sim_compare {
     SIM_COMPARE_NONE = 0,
     SIM_COMPARE_TIMESYNC,   /* once per time sync method */
-    SIM_COMPARE_INPUT_DELAY, /* delays 0..4 and auto */
+    SIM_COMPARE_INPUT_DELAY, /* delays 0..4 and auto on either signal */
     SIM_COMPARE_MAX_PREDICTION, /* prediction windows 4..24 frames */
     SIM_COMPARE_INTERPOLATION, /* playout delays: fixed 2 ticks, Pongbat, adaptive (sim_view.c) */
     SIM_COMPARE_RECKONING,     /* dead reckoning orders and corrections (sim_view.c) */
     SIM_COMPARE_LAGCOMP,       /* lag compensation on and off at 50/100/150 ms (sim_view.c) */
     SIM_COMPARE_RECONCILIATION, /* client-server: dumb, none, replay (sim_cs.c) */
-    SIM_COMPARE_LOCKSTEP       /* frame lockstep, 35 ms and adaptive turns, relay (sim_lockstep*.c) */
+    SIM_COMPARE_LOCKSTEP,      /* frame lockstep, 35 ms and adaptive turns, relay (sim_lockstep*.c) */
+    SIM_COMPARE_TOPOLOGY       /* the same rollback match as a mesh and through the relay (sim_compare.c) */
 } sim_compare;
 
 /* Who talks to whom: peers of a rollback match, or a server and its clients. */
@@ -135,12 +136,14 @@ typedef struct sim_options {
     int spectators;
     int8_t spectator_host[SIM_MAX_MACHINES]; /* the peer spectator k watches (default 0) */
     const char *profile;         /* every link unless overridden */
+    bool profile_given;          /* a --profile option or a scenario's profile line set it */
     sim_link_override links[SIM_MAX_LINKS];
     int num_links;
     int max_prediction;
     int input_delay;             /* fixed delay when !input_delay_auto */
     bool input_delay_auto;
     tempo_timesync_method timesync;
+    tempo_delay_signal delay_signal; /* what --input-delay auto follows (the library's default) */
     int timesync_window;         /* 0: the library's default */
     double stall_threshold;      /* 0: the library's default */
     int desync_interval;
@@ -163,6 +166,7 @@ typedef struct sim_options {
     /* client-server mode (sim_cs.c): machine 0 is the server, 1..clients the clients */
     sim_role role;
     int clients;
+    bool clients_given;          /* a --clients option or a scenario's clients line set it */
     sim_cs_game_id game;
     tempo_reconcile_mode reconcile;
     int soak_count;              /* --soak N */

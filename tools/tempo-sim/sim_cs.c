@@ -69,6 +69,9 @@ typedef struct cs_machine {
     uint64_t changes, resp_n, resp_sum, snapbacks, snapbacks_after;
     uint64_t vis_n;             /* visible corrections */
     double vis_sum, vis_max;
+    double own_sum, own_max;    /* sizes of those that moved its own piece (snapbacks) */
+    uint64_t oth_n;             /* those that moved anything else */
+    double oth_sum, oth_max;
     int resp_max;
     int32_t label;              /* the tick its presented state belongs to, -1 none */
     struct {
@@ -242,7 +245,7 @@ static double cs_correction(void *ctx, const void *predicted, const void *correc
     const cs_match *mt = ctx;
     (void)size;
     return mt->g->correction((const uint8_t *)predicted + mt->hdr, (const uint8_t *)corrected + mt->hdr,
-                             mt->clients);
+                             mt->clients, -1);
 }
 
 /* ---- building the match ----------------------------------------------------------------------- */
@@ -565,20 +568,31 @@ static void cs_client_presented(cs_match *mt, cs_machine *m)
  * against the state the client holds for that moment once the snapshot is
  * in place (replayed, or not), before the new tick's step. The game's bytes
  * only: the header's counts of other players are guesses by design. One
- * that moves the client's own piece is a snap-back. A dumb client never
- * predicts: it has nothing to correct. */
+ * that moves the client's own piece is a snap-back; one may also (or only)
+ * move other pieces. A dumb client never predicts: it has nothing to
+ * correct. */
 static void cs_visible_correction(cs_match *mt, cs_machine *m)
 {
     if (!mt->in_match || m->label < 0 || mt->o->reconcile == TEMPO_RECONCILE_DUMB ||
         memcmp(m->before + mt->hdr, m->arena + mt->hdr, mt->g->state_size) == 0)
         return;
-    double d = mt->g->correction(m->before + mt->hdr, m->arena + mt->hdr, mt->clients);
+    const uint8_t *before = m->before + mt->hdr, *now = m->arena + mt->hdr;
+    double d = mt->g->correction(before, now, mt->clients, -1);
     m->vis_n++;
     m->vis_sum += d;
     m->vis_max = d > m->vis_max ? d : m->vis_max;
-    if (m->player >= 0 && mt->g->player_distance(m->before + mt->hdr, m->arena + mt->hdr, m->player) > 0.0) {
+    double own = m->player >= 0 ? mt->g->player_distance(before, now, m->player) : 0.0;
+    if (own > 0.0) {
         m->snapbacks++;
         m->snapbacks_after += mt->vt >= mt->settle_vt;
+        m->own_sum += own;
+        m->own_max = own > m->own_max ? own : m->own_max;
+    }
+    double other = mt->g->correction(before, now, mt->clients, m->player);
+    if (other > 0.0) {
+        m->oth_n++;
+        m->oth_sum += other;
+        m->oth_max = other > m->oth_max ? other : m->oth_max;
     }
 }
 
@@ -789,6 +803,13 @@ static void cs_client_result(const cs_match *mt, const cs_machine *m, sim_cs_cli
     c->visible_per_min = cs_per_min(m->vis_n, from, to);
     c->visible_mean = m->vis_n ? m->vis_sum / (double)m->vis_n : 0.0;
     c->visible_max = m->vis_max;
+    c->own_per_min = cs_per_min(m->snapbacks, from, to);
+    c->own_mean = m->snapbacks ? m->own_sum / (double)m->snapbacks : 0.0;
+    c->own_max = m->own_max;
+    c->others = m->oth_n;
+    c->others_per_min = cs_per_min(m->oth_n, from, to);
+    c->others_mean = m->oth_n ? m->oth_sum / (double)m->oth_n : 0.0;
+    c->others_max = m->oth_max;
     c->corrections = m->end.corrections;
     c->corrections_per_min = cs_per_min(m->end.corrections, from, to);
     c->correction_mean = m->end.corrections ? m->end.correction_sum / (double)m->end.corrections : 0.0;
@@ -829,7 +850,7 @@ static void cs_client_result(const cs_match *mt, const cs_machine *m, sim_cs_cli
 
 static void cs_totals(const cs_match *mt, sim_cs_result *out)
 {
-    double resp_sum = 0, corr_sum = 0, vis_sum = 0;
+    double resp_sum = 0, corr_sum = 0, vis_sum = 0, own_sum = 0, oth_sum = 0;
     uint64_t resp_n = 0;
     int n = out->clients;
     for (int i = 0; i < n; i++) {
@@ -846,6 +867,13 @@ static void cs_totals(const cs_match *mt, sim_cs_result *out)
         vis_sum += c->visible_mean * (double)c->visible;
         out->visible_max = c->visible_max > out->visible_max ? c->visible_max : out->visible_max;
         out->visible_per_min += c->visible_per_min / n;
+        own_sum += c->own_mean * (double)c->snapbacks;
+        out->own_per_min += c->own_per_min / n;
+        out->own_max = c->own_max > out->own_max ? c->own_max : out->own_max;
+        out->others += c->others;
+        oth_sum += c->others_mean * (double)c->others;
+        out->others_per_min += c->others_per_min / n;
+        out->others_max = c->others_max > out->others_max ? c->others_max : out->others_max;
         corr_sum += c->correction_mean * (double)c->corrections;
         out->correction_max = c->correction_max > out->correction_max ? c->correction_max : out->correction_max;
         out->resim_frames += c->resim_frames;
@@ -862,6 +890,8 @@ static void cs_totals(const cs_match *mt, sim_cs_result *out)
     out->response_mean = resp_n ? resp_sum / (double)resp_n : NAN;
     out->correction_mean = out->corrections ? corr_sum / (double)out->corrections : 0.0;
     out->visible_mean = out->visible ? vis_sum / (double)out->visible : 0.0;
+    out->own_mean = out->snapbacks ? own_sum / (double)out->snapbacks : 0.0;
+    out->others_mean = out->others ? oth_sum / (double)out->others : 0.0;
     if (out->connected < n)
         snprintf(out->problem, sizeof out->problem, "%d of %d clients connected", out->connected, n);
     else if (out->agreement_expected && out->agree < n)

@@ -65,8 +65,9 @@ typedef struct sim_cs_game {
     /* A bot in SIM_CS_BOT_BYTES bytes; next writes input_size bytes. */
     void (*bot_init)(void *bot, uint64_t seed, int player);
     void (*bot_next)(void *bot, const void *state, int player, uint8_t *input);
-    /* How far apart two states are, in correction_unit (0: equal). */
-    double (*correction)(const void *predicted, const void *corrected, int players);
+    /* How far apart two states are, in correction_unit (0: equal): the
+     * largest jump of any piece but player skip's (-1: every piece). */
+    double (*correction)(const void *predicted, const void *corrected, int players, int skip);
     /* How far player p's own piece (a walker, a paddle) is apart in two
      * states, in correction_unit. */
     double (*player_distance)(const void *a, const void *b, int player);
@@ -99,6 +100,13 @@ typedef struct sim_cs_client_result {
      * against the state held for that moment once a snapshot is in place */
     uint64_t visible;
     double visible_per_min, visible_mean, visible_max;
+    /* the visible corrections split: those that moved its own piece (own,
+     * the snap-backs) and those that moved anything else (others: other
+     * players' pieces, the ball); one may be both. Sizes: the largest jump
+     * of the pieces counted. */
+    double own_per_min, own_mean, own_max;
+    uint64_t others;
+    double others_per_min, others_mean, others_max;
     /* reconciliation, from the client's stats */
     uint64_t corrections;
     double corrections_per_min;
@@ -140,8 +148,9 @@ typedef struct sim_cs_result {
     /* over all clients */
     double response_mean;
     int response_max;
-    uint64_t snapbacks, snapbacks_after, corrections, resim_frames, snaps_after, visible;
+    uint64_t snapbacks, snapbacks_after, corrections, resim_frames, snaps_after, visible, others;
     double visible_per_min, visible_mean, visible_max;
+    double own_per_min, own_mean, own_max, others_per_min, others_mean, others_max;
     double corrections_per_min, correction_mean, correction_max;
     double late_per_min, late_after_per_min; /* per client */
     double dilation_max, up_bytes_per_s, down_bytes_per_s, snapshot_bytes;
@@ -198,6 +207,11 @@ void sim_cs_describe(const sim_options *o, const sim_cs_result *r, char *buf, si
 void sim_cs_print(FILE *f, const sim_options *o, const sim_cs_result *r);
 void sim_cs_json(sim_json *j, const sim_options *o, const sim_cs_result *r);
 const char *sim_cs_reconcile_name(tempo_reconcile_mode m);
+
+/* --compare reconciliation (sim_cs_compare.c): dumb, none and replay on
+ * the same match, for 1, 2 and 4 clients unless --clients names a count;
+ * prints the table, writes the JSON; returns the exit code. */
+int sim_cs_compare(const sim_options *o);
 /* The HTML report; 0 on success. */
 int sim_cs_html_write(const sim_options *o, const sim_cs_result *r, const sim_cs_timeline *tl,
                       const char *path);

@@ -99,12 +99,15 @@ static void walkers_bot_next(void *bot, const void *state, int player, uint8_t *
     input[0] = b->move;
 }
 
-/* The largest distance, in field units (|dx| + |dy|), a walker was moved. */
-static double walkers_correction(const void *predicted, const void *corrected, int players)
+/* The largest distance, in field units (|dx| + |dy|), a walker but skip's
+ * was moved. */
+static double walkers_correction(const void *predicted, const void *corrected, int players, int skip)
 {
     const walkers_state *a = predicted, *b = corrected;
     double worst = 0.0;
     for (int p = 0; p < players && p < WALKERS_MAX; p++) {
+        if (p == skip)
+            continue;
         double d = abs(a->x[p] - b->x[p]) + abs(a->y[p] - b->y[p]);
         worst = d > worst ? d : worst;
     }

@@ -47,12 +47,15 @@ static double cs_pong_player_distance(const void *a, const void *b, int player)
     return (double)pong_paddle_jump(a, b, player) / PONG_UNIT;
 }
 
-/* The largest jump of a paddle or of the ball (|dx| + |dy|), in pixels. */
-static double cs_pong_correction(const void *predicted, const void *corrected, int players)
+/* The largest jump of the ball or of a paddle but skip's (|dx| + |dy|), in
+ * pixels. */
+static double cs_pong_correction(const void *predicted, const void *corrected, int players, int skip)
 {
     const pong_state *a = predicted, *b = corrected;
     double worst = (double)(labs((long)a->ball.x - b->ball.x) + labs((long)a->ball.y - b->ball.y)) / PONG_UNIT;
     for (int p = 0; p < players && p < PONG_MAX_PLAYERS; p++) {
+        if (p == skip)
+            continue;
         double d = cs_pong_player_distance(a, b, p);
         worst = d > worst ? d : worst;
     }

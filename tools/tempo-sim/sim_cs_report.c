@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_cs_report.c — tempo-sim's client-server mode from the command line's
- * point of view: check the options, run one match (or the three of
- * --compare reconciliation), print the summary and the verdicts, write the
- * JSON and the HTML report, and turn the result into the exit code.
+ * point of view: check the options, run one match (or hand --compare
+ * reconciliation to sim_cs_compare.c), print the summary and the verdicts,
+ * write the JSON and the HTML report, and turn the result into the exit
+ * code.
  *
  * Each verdict's rule is written here once and printed with it, in the
  * terminal, the JSON and the report alike.
@@ -322,86 +323,6 @@ void sim_cs_json(sim_json *j, const sim_options *o, const sim_cs_result *r)
     sim_json_end_array(j);
 }
 
-/* ---- --compare reconciliation ------------------------------------------------------------------ */
-
-static int cs_compare(const sim_options *base)
-{
-    static const tempo_reconcile_mode modes[3] = {TEMPO_RECONCILE_DUMB, TEMPO_RECONCILE_NONE,
-                                                  TEMPO_RECONCILE_REPLAY};
-    sim_cs_result *rows = calloc(3, sizeof *rows);
-    if (!rows)
-        return cs_usage("out of memory");
-    sim_options o[3];
-    for (int k = 0; k < 3; k++) {
-        o[k] = *base;
-        o[k].reconcile = modes[k];
-        o[k].compare = SIM_COMPARE_NONE;
-        int code = sim_cs_run(&o[k], &rows[k], NULL);
-        if (code != SIM_EXIT_OK) {
-            free(rows);
-            return code;
-        }
-        if (!base->quiet)
-            fprintf(stderr, "tempo-sim: %s done\n", sim_cs_reconcile_name(modes[k]));
-    }
-    char desc[256];
-    sim_cs_describe(base, &rows[2], desc, sizeof desc);
-    char *cut = strstr(desc, ", reconcile");
-    if (cut)
-        *cut = '\0';
-    bool failed = false;
-    for (int k = 0; k < 3; k++)
-        failed = failed || rows[k].problem[0] != '\0';
-    if (!base->quiet) {
-        printf("tempo-sim --compare reconciliation: %s\n\n", desc);
-        printf("| reconcile | input-to-response ticks (mean) | (max) | visible corrections/min | mean visible "
-               "correction (%s) | max | snap-backs visible | after 3 s | library corrections/min | resimulated ticks "
-               "| clients agree with the server |\n",
-               rows[2].game ? rows[2].game->correction_unit : "");
-        printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for (int k = 0; k < 3; k++) {
-            const sim_cs_result *r = &rows[k];
-            printf("| %s | %.2f | %d | %.1f | %.2f | %.1f | %" PRIu64 " | %" PRIu64 " | %.1f | %" PRIu64
-                   " | %d of %d |\n",
-                   sim_cs_reconcile_name(modes[k]), r->response_mean, r->response_max, r->visible_per_min,
-                   r->visible_mean, r->visible_max, r->snapbacks, r->snapbacks_after, r->corrections_per_min,
-                   r->resim_frames, r->agree, r->clients);
-        }
-        printf("\nSame seed and network in every row; per-minute figures are means over the clients, counts "
-               "totals.\n");
-        for (int k = 0; k < 3; k++)
-            if (rows[k].problem[0])
-                printf("problem (%s): %s\n", sim_cs_reconcile_name(modes[k]), rows[k].problem);
-    }
-    int code = failed ? SIM_EXIT_MISMATCH : SIM_EXIT_OK;
-    if (base->json_path) {
-        sim_json j;
-        if (!sim_json_open(&j, base->json_path)) {
-            fprintf(stderr, "tempo-sim: cannot write %s\n", base->json_path);
-            code = SIM_EXIT_USAGE;
-        } else {
-            sim_json_string(&j, "mode", "client-server");
-            sim_json_string(&j, "compare", "reconciliation");
-            sim_json_string(&j, "game", rows[2].game ? rows[2].game->name : "");
-            sim_json_int(&j, "clients", base->clients);
-            sim_json_string(&j, "profile", base->profile);
-            sim_json_int(&j, "frames", base->frames);
-            sim_json_uint(&j, "seed", base->seed);
-            sim_json_begin_array(&j, "rows");
-            for (int k = 0; k < 3; k++) {
-                sim_json_begin_object(&j, NULL);
-                sim_json_string(&j, "reconcile", sim_cs_reconcile_name(modes[k]));
-                cs_json_totals(&j, &rows[k]);
-                sim_json_end_object(&j);
-            }
-            sim_json_end_array(&j);
-            sim_json_close(&j);
-        }
-    }
-    free(rows);
-    return code;
-}
-
 /* ---- the entry point ----------------------------------------------------------------------------- */
 
 int sim_cs_network(const sim_options *o)
@@ -410,7 +331,7 @@ int sim_cs_network(const sim_options *o)
     if (code != SIM_EXIT_OK)
         return code;
     if (o->compare == SIM_COMPARE_RECONCILIATION)
-        return cs_compare(o);
+        return sim_cs_compare(o);
     sim_cs_result *r = calloc(1, sizeof *r);
     sim_cs_timeline *tl = o->report_path ? calloc(1, sizeof *tl) : NULL;
     if (!r || (o->report_path && !tl)) {

@@ -14,7 +14,11 @@
  *     doing when the inputs awaited are its alone (every other player's
  *     were in);
  *   - a command's latency runs from the tick its bot gave it to the tick
- *     its own machine first executed it (commands carry a sequence number);
+ *     its own machine first executed it (shown, predicted or not) and to
+ *     the tick the frame or turn holding it became final there (final:
+ *     confirmed; commands carry a sequence number); a command whose frame
+ *     became final without it (the relay substituted the late input) is
+ *     lost;
  *   - bandwidth is the payload each machine sent and received over the
  *     match, as UDP would carry it;
  *   - the checksum after every turn (frame) is kept; at the end every
@@ -38,7 +42,6 @@
 #define LS_QUEUE 64
 #define LS_SEQ_RING 1024
 #define LS_DRAIN_US 10000000u /* after the match: at most this for the last frames to be confirmed */
-#define LS_FRAME_DELAY 3 /* frame lockstep's input delay unless --input-delay says */
 
 typedef struct ls_machine {
     int index;
@@ -62,6 +65,12 @@ typedef struct ls_machine {
     uint64_t waits, waits_slow;
     double lat_sum, lat_max;
     uint64_t lat_n;
+    /* per frame (rollback ways): the own command first executed in it and
+     * the one in its latest execution (full sequence numbers, -1: none) */
+    int32_t *frame_first, *frame_now;
+    int32_t final_hi;              /* frames below it are final and counted */
+    double final_sum, final_max;
+    uint64_t final_n, lost;
     double turn_sum_ms, turn_min_ms, turn_max_ms;
     uint64_t turns;
 } ls_machine;
@@ -118,6 +127,37 @@ static int slow_machine(const sim_options *o)
 
 /* ---- building ---------------------------------------------------------------- */
 
+/* The slowest link one way, microseconds: its latency plus two standard
+ * deviations of jitter. */
+static double cover_us(const sim_options *o)
+{
+    tempo_link_params p;
+    double worst = 0;
+    if (tempo_link_profile(o->profile, &p) == TEMPO_OK)
+        worst = p.latency_us + 2.0 * p.jitter_us;
+    for (int k = 0; k < o->num_links; k++) {
+        const tempo_link_params *l = &o->links[k].params;
+        if (l->latency_us + 2.0 * l->jitter_us > worst)
+            worst = l->latency_us + 2.0 * l->jitter_us;
+    }
+    return worst;
+}
+
+int sim_ls_frame_delay(const sim_options *o)
+{
+    if (o->input_delay > 0)
+        return o->input_delay;
+    int d = (int)ceil(cover_us(o) / LS_TICK_US) + 1; /* + the receiver's tick */
+    return d > TEMPO_MAX_PREDICTION ? TEMPO_MAX_PREDICTION : d;
+}
+
+uint32_t sim_ls_turn_ms(const sim_options *o)
+{
+    /* a command waits up to two turns for its list (execution delay 2) */
+    uint32_t ms = (uint32_t)ceil((cover_us(o) + LS_TICK_US) / 2.0 / 10000.0) * 10u;
+    return ms < 35u ? 35u : ms;
+}
+
 static tempo_result create_rollback(ls_match *mt, ls_machine *m)
 {
     const sim_options *o = mt->o;
@@ -132,14 +172,15 @@ static tempo_result create_rollback(ls_match *mt, ls_machine *m)
     c.session_id = SIM_RELAY_MATCH_ID;
     tempo_result r;
     int delay = o->input_delay;
+    bool rollback = mt->w->kind != SIM_LS_FRAME_MESH;
     if (mt->w->kind == SIM_LS_RELAY) {
         c.max_prediction = o->max_prediction;
         tempo_address ra = sim_relay_addr();
         r = tempo_session_create_relay_member(&c, &m->counted, &ra, NULL, &m->s);
     } else {
-        c.max_prediction = 0;
-        if (delay == 0)
-            delay = LS_FRAME_DELAY;
+        c.max_prediction = rollback ? o->max_prediction : 0;
+        if (delay == 0 && !rollback)
+            delay = sim_ls_frame_delay(o);
         r = tempo_session_create_p2p(&c, &m->counted, &m->s);
         for (int p = 0; p < o->players && r == TEMPO_OK; p++)
             if (p != m->index) {
@@ -149,7 +190,7 @@ static tempo_result create_rollback(ls_match *mt, ls_machine *m)
     }
     if (r == TEMPO_OK)
         r = tempo_session_add_local_player(m->s, m->index);
-    if (r == TEMPO_OK && delay > 0 && (mt->w->kind != SIM_LS_RELAY || delay <= o->max_prediction))
+    if (r == TEMPO_OK && delay > 0 && (!rollback || delay <= o->max_prediction))
         r = tempo_session_set_input_delay(m->s, m->index, delay);
     return r;
 }
@@ -221,8 +262,13 @@ static bool setup(ls_match *mt)
         m->turn_min_ms = INFINITY;
         m->sums_len = slots;
         m->sums = calloc((size_t)slots, sizeof *m->sums);
-        if (!m->sums || tempo_simnet_add_node(mt->net, &m->addr, &m->net) != TEMPO_OK)
+        m->frame_first = malloc((size_t)slots * sizeof *m->frame_first);
+        m->frame_now = malloc((size_t)slots * sizeof *m->frame_now);
+        if (!m->sums || !m->frame_first || !m->frame_now ||
+            tempo_simnet_add_node(mt->net, &m->addr, &m->net) != TEMPO_OK)
             return false;
+        for (int32_t f = 0; f < slots; f++)
+            m->frame_first[f] = m->frame_now[f] = -1;
         m->counted.send = counted_send;
         m->counted.recv = counted_recv;
         m->counted.ctx = m;
@@ -251,6 +297,8 @@ static void teardown(ls_match *mt)
             tempo_session_destroy(mt->m[i]->s);
             tempo_lockstep_destroy(mt->m[i]->ls);
             free(mt->m[i]->sums);
+            free(mt->m[i]->frame_first);
+            free(mt->m[i]->frame_now);
             free(mt->m[i]);
         }
     if (mt->has_relay)
@@ -269,22 +317,53 @@ static void freeze_begins(ls_match *mt, ls_machine *m, uint32_t awaited)
         m->waits_slow++;
 }
 
-/* An own command executed: seq holds the low `bits` bits of its sequence
- * number. Own commands execute in order; one substituted away is skipped,
- * and a repeat (the relay substituting the previous input) names no new
- * command: its low bits point past the commands given so far. */
-static void own_command_executed(ls_match *mt, ls_machine *m, uint32_t seq, int bits)
+/* An own command executed for the first time: seq holds the low `bits`
+ * bits of its sequence number. Own commands execute in order, and a repeat
+ * (the relay substituting the previous input) names no new command: its
+ * low bits point past the commands given so far. Returns the full sequence
+ * number, -1 for a repeat. */
+static int32_t own_command_executed(ls_match *mt, ls_machine *m, uint32_t seq, int bits)
 {
     uint32_t mask = (1u << bits) - 1u;
     uint32_t full = m->executed_seq + ((seq - m->executed_seq) & mask);
     if (full - m->executed_seq >= LS_SEQ_RING || full >= m->created_n)
-        return;
+        return -1;
     double ms = (double)(mt->vt - m->created[full % LS_SEQ_RING]) / 1000.0;
     m->lat_sum += ms;
     m->lat_n++;
     if (ms > m->lat_max)
         m->lat_max = ms;
     m->executed_seq = full + 1;
+    return (int32_t)full;
+}
+
+/* An own command became final now (its frame or turn is confirmed). */
+static void own_command_final(ls_match *mt, ls_machine *m, int32_t full)
+{
+    double ms = (double)(mt->vt - m->created[(uint32_t)full % LS_SEQ_RING]) / 1000.0;
+    m->final_sum += ms;
+    m->final_n++;
+    if (ms > m->final_max)
+        m->final_max = ms;
+}
+
+/* Rollback ways: frames newly confirmed are final with the commands their
+ * latest execution held; a command first executed in one and no longer in
+ * it was substituted away. */
+static void frames_final(ls_match *mt, ls_machine *m)
+{
+    int32_t c = tempo_session_confirmed_frame(m->s);
+    if (c > m->sums_len)
+        c = m->sums_len;
+    for (; m->final_hi < c; m->final_hi++) {
+        int32_t f = m->final_hi, first = m->frame_first[f];
+        if (first < 0)
+            continue;
+        if (m->frame_now[f] == first)
+            own_command_final(mt, m, first);
+        else
+            m->lost++;
+    }
 }
 
 static void pack_input(const uint8_t cmd[RTS_CMD_SIZE], uint8_t in[LS_INPUT_SIZE])
@@ -376,6 +455,9 @@ static void rollback_tick(ls_match *mt, ls_machine *m)
         if (req->kind != TEMPO_REQUEST_ADVANCE)
             continue;
         bool first = req->frame > m->exec_hi;
+        bool tracked = req->frame >= 0 && req->frame < m->sums_len;
+        if (tracked && !first)
+            m->frame_now[req->frame] = -1;
         for (int p = 0; p < o->players; p++) {
             const uint8_t *in = req->inputs + (size_t)p * LS_INPUT_SIZE;
             uint8_t cmd[RTS_CMD_SIZE];
@@ -383,8 +465,15 @@ static void rollback_tick(ls_match *mt, ls_machine *m)
                 continue;
             unpack_input(in, cmd);
             rts_command(&m->game, p, cmd);
-            if (first && p == m->index)
-                own_command_executed(mt, m, rts_command_seq(cmd), LS_INPUT_SEQ_BITS);
+            if (p != m->index || !tracked)
+                continue;
+            int32_t *first_seq = &m->frame_first[req->frame];
+            if (first) {
+                *first_seq = own_command_executed(mt, m, rts_command_seq(cmd), LS_INPUT_SEQ_BITS);
+                m->frame_now[req->frame] = *first_seq;
+            } else if (*first_seq >= 0 && ((uint32_t)*first_seq & 15u) == rts_command_seq(cmd)) {
+                m->frame_now[req->frame] = *first_seq;
+            }
         }
         rts_step(&m->game, (uint64_t)LS_TICK_US);
         plant_desync(o, m, req->frame);
@@ -392,6 +481,7 @@ static void rollback_tick(ls_match *mt, ls_machine *m)
             m->exec_hi = req->frame;
         note_turn(m, req->frame, rts_checksum(&m->game), first ? LS_TICK_US / 1000.0 : -1.0);
     }
+    frames_final(mt, m);
     tempo_event ev;
     while (tempo_session_poll_event(m->s, &ev) > 0) {
     }
@@ -429,8 +519,9 @@ static void turns_tick(ls_match *mt, ls_machine *m)
                 if (size != RTS_CMD_SIZE)
                     continue;
                 rts_command(&m->game, p, data);
-                if (p == m->index)
-                    own_command_executed(mt, m, rts_command_seq(data), 16);
+                int32_t full = p == m->index ? own_command_executed(mt, m, rts_command_seq(data), 16) : -1;
+                if (full >= 0) /* an executed turn is final */
+                    own_command_final(mt, m, full);
             }
         }
         rts_step(&m->game, (uint64_t)t.length_ms * 1000u);
@@ -599,28 +690,43 @@ static bool switches_agree(ls_match *mt, int *switches)
     return true;
 }
 
+/* The group's figures: machines in it (the slow one or every other). */
+static void measure_group(const ls_match *mt, const sim_ls_result *r, bool slow, sim_ls_group *g)
+{
+    double shown_sum = 0, final_sum = 0;
+    for (int i = 0; i < mt->n; i++) {
+        const ls_machine *m = mt->m[i];
+        if ((i == mt->slow) != slow)
+            continue;
+        g->machines++;
+        g->waits += m->waits;
+        g->waits_slow += m->waits_slow;
+        shown_sum += m->lat_sum;
+        g->shown += m->lat_n;
+        final_sum += m->final_sum;
+        g->finals += m->final_n;
+        g->lost += m->lost;
+        if (m->lat_max > g->shown_max_ms)
+            g->shown_max_ms = m->lat_max;
+        if (m->final_max > g->final_max_ms)
+            g->final_max_ms = m->final_max;
+    }
+    double minutes = r->match_s / 60.0;
+    g->waits_per_min = minutes > 0 && g->machines ? (double)g->waits / g->machines / minutes : 0;
+    g->shown_mean_ms = g->shown ? shown_sum / (double)g->shown : 0;
+    g->final_mean_ms = g->finals ? final_sum / (double)g->finals : 0;
+}
+
 static void measure(ls_match *mt, sim_ls_result *r)
 {
-    double minutes = r->match_s / 60.0, lat_sum = 0;
-    uint64_t lat_n = 0;
     for (int i = 0; i < mt->n; i++) {
         const ls_machine *m = mt->m[i];
         r->up_kbps[i] = r->match_s > 0 ? (double)m->bytes_up * 8.0 / 1000.0 / r->match_s : 0;
         r->down_kbps[i] = r->match_s > 0 ? (double)m->bytes_down * 8.0 / 1000.0 / r->match_s : 0;
-        if (i == mt->slow)
-            continue;
-        r->waits += m->waits;
-        r->waits_slow += m->waits_slow;
-        lat_sum += m->lat_sum;
-        lat_n += m->lat_n;
-        if (m->lat_max > r->latency_max_ms)
-            r->latency_max_ms = m->lat_max;
     }
-    int others = mt->n - (mt->slow >= 0 ? 1 : 0);
-    r->waits_per_min = minutes > 0 ? (double)r->waits / others / minutes : 0;
-    r->waits_slow_per_min = minutes > 0 ? (double)r->waits_slow / others / minutes : 0;
-    r->commands = lat_n;
-    r->latency_mean_ms = lat_n ? lat_sum / (double)lat_n : 0;
+    measure_group(mt, r, false, &r->others);
+    if (mt->slow >= 0)
+        measure_group(mt, r, true, &r->slow_group);
     const ls_machine *m0 = mt->m[0];
     r->turn_min_ms = m0->turns ? m0->turn_min_ms : 0;
     r->turn_max_ms = m0->turn_max_ms;

@@ -8,6 +8,7 @@
  *                    (max-prediction 0) and an input delay
  *   turns            the turn-based lockstep object, fixed or adaptive turns
  *   relay            rollback sessions through one tempo relay
+ *   rollback mesh    rollback sessions, p2p
  *
  * and the relay node that --topology relay adds to a rollback match
  * (sim_relay.c).
@@ -46,7 +47,8 @@ void sim_relay_node_destroy(sim_relay_node *n);
 typedef enum sim_ls_kind {
     SIM_LS_FRAME_MESH, /* frame lockstep: p2p, max-prediction 0, input delay */
     SIM_LS_TURNS,      /* the lockstep object */
-    SIM_LS_RELAY       /* rollback through the relay */
+    SIM_LS_RELAY,      /* rollback through the relay */
+    SIM_LS_ROLLBACK_MESH /* rollback, p2p */
 } sim_ls_kind;
 
 typedef struct sim_ls_way {
@@ -58,6 +60,20 @@ typedef struct sim_ls_way {
 
 #define SIM_LS_SERIES_S 0.25 /* turn-length samples, seconds apart */
 
+/* What a group of machines saw (every machine but the slow one, or the
+ * slow one alone). A command's latency runs from the tick its bot gave it
+ * to the tick its own machine first drew its effect (shown: executed,
+ * predicted or not) and to the tick the frame or turn holding it became
+ * final there (final: confirmed). A command whose frame became final
+ * without it (the relay substituted the machine's late input) is lost. */
+typedef struct sim_ls_group {
+    int machines;
+    uint64_t waits, waits_slow; /* freezes, and those awaiting only the slow machine's commands */
+    double waits_per_min;       /* per machine of the group */
+    double shown_mean_ms, shown_max_ms, final_mean_ms, final_max_ms;
+    uint64_t shown, finals, lost;
+} sim_ls_group;
+
 typedef struct sim_ls_result {
     sim_ls_way way;
     int machines;
@@ -67,11 +83,7 @@ typedef struct sim_ls_result {
     uint32_t dropped;           /* machines the relay dropped (bit i: machine i), left out of the check */
     int32_t compared;           /* turns (frames) whose checksums every machine agreed on */
     double match_s;             /* virtual seconds until every machine played the match */
-    /* over every machine but the slow one */
-    uint64_t waits, waits_slow; /* freezes, and those awaiting only the slow machine's commands */
-    double waits_per_min, waits_slow_per_min;
-    double latency_mean_ms, latency_max_ms; /* command creation to execution, own commands */
-    uint64_t commands;          /* commands executed and timed */
+    sim_ls_group others, slow_group; /* every machine but the slow one; the slow one (if any) */
     double up_kbps[SIM_MAX_MACHINES], down_kbps[SIM_MAX_MACHINES]; /* payload, kilobits a second */
     double relay_up_kbps, relay_down_kbps; /* the relay's own, SIM_LS_RELAY */
     /* turn lengths, machine 0's turns (frames: 1000/60 ms) */
@@ -81,6 +93,14 @@ typedef struct sim_ls_result {
     float *series;              /* machine 0's turn length every SIM_LS_SERIES_S (malloc'd) */
     int series_n;
 } sim_ls_result;
+
+/* Frame lockstep's input delay: --input-delay, else enough frames to cover
+ * the slowest link one way (latency + 2 x jitter, + 1 frame); fixed turns'
+ * length sized the same way, half that (a command's list has two turns to
+ * arrive), rounded up to 10 ms, at least 35 ms. What a studio sizing them
+ * for its worst player would pick. */
+int sim_ls_frame_delay(const sim_options *o);
+uint32_t sim_ls_turn_ms(const sim_options *o);
 
 /* Run one match of o's players (one per machine) the way w says. Returns
  * SIM_EXIT_OK after a run (its verdict in *r), SIM_EXIT_USAGE with a

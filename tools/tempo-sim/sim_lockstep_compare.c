@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_lockstep_compare.c — --lockstep-turns (one RTS-style match with the
- * lockstep object) and --compare lockstep (one match four ways on the same
- * network: frame lockstep in a mesh, fixed 35 ms turns, adaptive turns,
- * rollback through the relay), printed as a table, with an HTML report
- * charting the turn length over time.
+ * lockstep object) and --compare lockstep (one match five ways on the same
+ * network: frame lockstep in a mesh with an input delay that covers the
+ * slowest link, fixed turns sized the same way, adaptive turns, rollback
+ * through the relay, rollback in a mesh), printed as a table, with an HTML
+ * report charting the turn length over time.
  *
  * The slow machine is the one a --link A-* line puts on a link of its
- * own; without one, the last machine is put on `terrible`. Freezes and
- * latencies are over every other machine: what the slow one costs them.
+ * own; without one, the last machine is put on `terrible`. Each way has
+ * two rows: every other machine (what the slow one costs them) and the
+ * slow one itself. Latencies are measured alike in every way: to the
+ * command's first execution on its own machine (shown: a rollback
+ * session executes its own commands at once, predicted) and to the moment
+ * the frame or turn holding it became final there (final); a command its
+ * frame lost to the relay's substitution is counted lost.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -18,23 +24,35 @@
 #include "sim_lockstep.h"
 #include "sim_svg.h"
 
-#define LS_WAYS 4
+#define LS_WAYS 5
 
 static void print_header(FILE *f)
 {
-    fprintf(f, "%-22s %9s %9s %9s %9s %9s %15s %7s %9s %9s %s\n", "way", "freezes", "/min",
-            "slow's", "lat mean", "lat max", "turn min/mean/max", "switches", "up kb/s", "down kb/s",
-            "checksums");
+    fprintf(f, "%-22s %-8s %7s %8s %6s %12s %12s %6s %15s %8s %8s %9s %s\n", "way", "machines", "freezes",
+            "/min", "slow's", "shown mean/max", "final mean/max", "lost", "turn min/mean/max", "switches",
+            "up kb/s", "down kb/s", "checksums");
 }
 
-static void print_row(FILE *f, const sim_ls_result *r)
+/* One group's row: every machine but the slow one, or the slow one. */
+static void print_row(FILE *f, const sim_ls_result *r, bool slow)
 {
+    const sim_ls_group *g = slow ? &r->slow_group : &r->others;
     double up = 0, down = 0;
-    for (int i = 0; i < r->machines; i++) {
-        up += r->up_kbps[i];
-        down += r->down_kbps[i];
-    }
-    char turns[32], sw[16], verdict[48];
+    for (int i = 0; i < r->machines; i++)
+        if ((i == r->slow) == slow) {
+            up += r->up_kbps[i];
+            down += r->down_kbps[i];
+        }
+    char who[16], slows[16], shown[24], final[24], turns[32], sw[16], verdict[48];
+    if (slow)
+        snprintf(who, sizeof who, "slow (%d)", r->slow);
+    else if (r->slow < 0)
+        snprintf(who, sizeof who, "all %d", g->machines);
+    else
+        snprintf(who, sizeof who, "%d others", g->machines);
+    snprintf(slows, sizeof slows, slow ? "-" : "%" PRIu64, g->waits_slow);
+    snprintf(shown, sizeof shown, "%.0f/%.0f", g->shown_mean_ms, g->shown_max_ms);
+    snprintf(final, sizeof final, "%.0f/%.0f", g->final_mean_ms, g->final_max_ms);
     snprintf(turns, sizeof turns, "%.0f/%.0f/%.0f", r->turn_min_ms, r->turn_mean_ms, r->turn_max_ms);
     if (r->way.kind == SIM_LS_TURNS)
         snprintf(sw, sizeof sw, "%d%s", r->switches, r->switches_agree ? "" : " (!)");
@@ -44,9 +62,25 @@ static void print_row(FILE *f, const sim_ls_result *r)
         snprintf(verdict, sizeof verdict, "equal (%" PRId32 ")", r->compared);
     else
         snprintf(verdict, sizeof verdict, "FAILED");
-    fprintf(f, "%-22s %9" PRIu64 " %9.2f %9" PRIu64 " %9.1f %9.1f %15s %7s %9.1f %9.1f %s\n", r->way.label,
-            r->waits, r->waits_per_min, r->waits_slow, r->latency_mean_ms, r->latency_max_ms, turns, sw,
-            up / r->machines, down / r->machines, verdict);
+    fprintf(f, "%-22s %-8s %7" PRIu64 " %8.2f %6s %12s %12s %6" PRIu64 " %15s %8s %8.1f %9.1f %s\n",
+            slow ? "" : r->way.label, who, g->waits, g->waits_per_min, slows, shown, final, g->lost, turns, sw,
+            g->machines ? up / g->machines : 0.0, g->machines ? down / g->machines : 0.0, verdict);
+}
+
+static void print_rows(FILE *f, const sim_ls_result *r)
+{
+    print_row(f, r, false);
+    if (r->slow >= 0)
+        print_row(f, r, true);
+}
+
+static void print_legend(FILE *f)
+{
+    fprintf(f, "freezes: stretches of ticks a machine could not go on for want of an input; slow's: those "
+               "awaiting only the slow machine. shown / final: ms from the tick a bot gave a command to its "
+               "first execution on its own machine (predicted or not) / to the tick the frame or turn holding "
+               "it became final there. lost: commands whose frame became final without them (the relay "
+               "substituted the late input). kb/s: payload, mean per machine of the row.\n");
 }
 
 static void print_notes(FILE *f, const sim_ls_result *r)
@@ -69,6 +103,23 @@ static void print_notes(FILE *f, const sim_ls_result *r)
                 r->switches_agree ? "at the same turns" : "NOT at the same turns");
 }
 
+static void json_group(sim_json *j, const char *key, const sim_ls_group *g)
+{
+    sim_json_begin_object(j, key);
+    sim_json_int(j, "machines", g->machines);
+    sim_json_uint(j, "freezes", g->waits);
+    sim_json_double(j, "freezes_per_minute", g->waits_per_min);
+    sim_json_uint(j, "freezes_for_slow", g->waits_slow);
+    sim_json_double(j, "shown_mean_ms", g->shown_mean_ms);
+    sim_json_double(j, "shown_max_ms", g->shown_max_ms);
+    sim_json_double(j, "final_mean_ms", g->final_mean_ms);
+    sim_json_double(j, "final_max_ms", g->final_max_ms);
+    sim_json_uint(j, "commands_shown", g->shown);
+    sim_json_uint(j, "commands_final", g->finals);
+    sim_json_uint(j, "commands_lost", g->lost);
+    sim_json_end_object(j);
+}
+
 static void json_row(sim_json *j, const sim_ls_result *r)
 {
     sim_json_begin_object(j, NULL);
@@ -78,12 +129,9 @@ static void json_row(sim_json *j, const sim_ls_result *r)
     sim_json_uint(j, "dropped_mask", r->dropped);
     sim_json_double(j, "match_s", r->match_s);
     sim_json_int(j, "slow_machine", r->slow);
-    sim_json_uint(j, "freezes", r->waits);
-    sim_json_double(j, "freezes_per_minute", r->waits_per_min);
-    sim_json_uint(j, "freezes_for_slow", r->waits_slow);
-    sim_json_double(j, "latency_mean_ms", r->latency_mean_ms);
-    sim_json_double(j, "latency_max_ms", r->latency_max_ms);
-    sim_json_uint(j, "commands", r->commands);
+    json_group(j, "others", &r->others);
+    if (r->slow >= 0)
+        json_group(j, "slow", &r->slow_group);
     sim_json_double(j, "turn_min_ms", r->turn_min_ms);
     sim_json_double(j, "turn_mean_ms", r->turn_mean_ms);
     sim_json_double(j, "turn_max_ms", r->turn_max_ms);
@@ -123,7 +171,7 @@ static bool write_report(const sim_options *o, const sim_ls_result *rows, int n)
     FILE *f = fopen(o->report_path, "w");
     if (!f)
         return false;
-    static const char *const colours[LS_WAYS] = {"#888", "#d62728", "#1f77b4", "#2ca02c"};
+    static const char *const colours[LS_WAYS] = {"#888", "#d62728", "#1f77b4", "#2ca02c", "#9467bd"};
     fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tempo-sim: lockstep</title>"
                "<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em}</style>"
                "</head><body>\n<h1>tempo-sim: lockstep, %d players</h1>\n<p>", o->players);
@@ -135,7 +183,8 @@ static bool write_report(const sim_options *o, const sim_ls_result *rows, int n)
     if (m) {
         print_header(m);
         for (int k = 0; k < n; k++)
-            print_row(m, &rows[k]);
+            print_rows(m, &rows[k]);
+        print_legend(m);
         for (int k = 0; k < n; k++)
             print_notes(m, &rows[k]);
         fclose(m);
@@ -182,7 +231,8 @@ static int finish(const sim_options *o, sim_ls_result *rows, int n)
     if (!o->quiet) {
         print_header(stdout);
         for (int k = 0; k < n; k++)
-            print_row(stdout, &rows[k]);
+            print_rows(stdout, &rows[k]);
+        print_legend(stdout);
         for (int k = 0; k < n; k++)
             print_notes(stdout, &rows[k]);
     }
@@ -279,13 +329,15 @@ int sim_lockstep_compare(const sim_options *o)
     sim_ls_way ways[LS_WAYS];
     memset(ways, 0, sizeof ways);
     ways[0].kind = SIM_LS_FRAME_MESH;
-    snprintf(ways[0].label, sizeof ways[0].label, "frame lockstep (mesh)");
-    ways[1].turn_ms = 35;
+    snprintf(ways[0].label, sizeof ways[0].label, "frame lockstep, %d fr", sim_ls_frame_delay(&base));
+    ways[1].turn_ms = sim_ls_turn_ms(&base);
     turns_label(&ways[1]);
     ways[2].adaptive = true;
     turns_label(&ways[2]);
     ways[3].kind = SIM_LS_RELAY;
     snprintf(ways[3].label, sizeof ways[3].label, "rollback (relay)");
+    ways[4].kind = SIM_LS_ROLLBACK_MESH;
+    snprintf(ways[4].label, sizeof ways[4].label, "rollback (mesh)");
     sim_ls_result rows[LS_WAYS];
     for (int k = 0; k < LS_WAYS; k++) {
         code = sim_ls_run(&base, &ways[k], &rows[k]);

@@ -70,7 +70,10 @@ static int counted_send(void *ctx, const tempo_address *to, const uint8_t *data,
 static int counted_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
 {
     sim_machine *m = ctx;
-    return m->deaf ? 0 : m->net.recv(m->net.ctx, from, buf, capacity);
+    int r = m->deaf ? 0 : m->net.recv(m->net.ctx, from, buf, capacity);
+    if (r > 0 && !m->dead && m->m.end_vt == 0)
+        m->m.bytes_received += (uint64_t)r;
+    return r;
 }
 
 /* ---- building the match ------------------------------------------------------- */
@@ -91,6 +94,7 @@ static tempo_config match_config(const sim_options *o)
     if (o->stall_threshold > 0)
         c.timesync.stall_threshold = o->stall_threshold;
     c.auto_delay.enabled = o->input_delay_auto;
+    c.auto_delay.signal = o->delay_signal;
     /* The automatic delay may not exceed the prediction window; lockstep
      * covers the whole latency, so it gets the library's largest. */
     if (o->max_prediction > 0 && c.auto_delay.max_frames > o->max_prediction)
@@ -542,6 +546,11 @@ static void end_match_part(sim_match *mt, sim_result *out)
     for (int i = 0; i < mt->nmach; i++)
         if (!mt->mach[i]->dead)
             mt->mach[i]->m.end_vt = mt->vt;
+    tempo_relay_stats rs; /* the relay's traffic over the match part, as the members' */
+    if (mt->relay && tempo_relay_get_stats(mt->relay->relay, &rs) == TEMPO_OK) {
+        out->relay_bytes_in = rs.bytes_in;
+        out->relay_bytes_out = rs.bytes_out;
+    }
 }
 
 static void run(sim_match *mt, sim_result *out, sim_progress_fn progress, void *pctx)

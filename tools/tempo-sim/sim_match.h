@@ -81,6 +81,7 @@ typedef struct sim_measure {
     double skew_integral;    /* frames x microseconds, after warm-up */
     double skew_time;        /* microseconds integrated */
     uint64_t bytes_sent, packets_sent; /* datagrams handed to the network */
+    uint64_t bytes_received; /* datagrams the session read from the network */
     uint64_t sealed_sent;    /* of those, datagrams whose header says sealed */
     uint64_t end_vt;         /* when the match part ended for this machine */
     int32_t first_desync_frame;
@@ -176,6 +177,7 @@ typedef struct sim_peer_result {
     uint64_t bytes_sent, packets_sent;
     double match_seconds;              /* this machine's start to the match's end */
     double payload_bytes_per_s;
+    double payload_in_bytes_per_s;     /* what its session read, bytes a second */
     double frame_skew_abs_mean;        /* NAN for spectators */
     double frame_advantage_mean;       /* NAN if never sampled */
     uint64_t desync_checks, desync_checks_passed, desyncs;
@@ -207,6 +209,9 @@ struct sim_result {
     double heal_s;
     int32_t heal_frame;
     double wall_s;
+    /* --topology relay: what the relay received and sent in the match
+     * part (until every live peer reached the last frame), bytes of payload */
+    uint64_t relay_bytes_in, relay_bytes_out;
     char problem[160];       /* why it did not converge ("" if it did) */
     sim_security security;   /* sealing and hostile traffic (sim_hostile.h) */
 };

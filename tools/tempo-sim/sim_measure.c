@@ -344,6 +344,7 @@ void sim_measure_finish(sim_match *mt, sim_result *out)
         uint64_t end = mm->end_vt ? mm->end_vt : mt->vt;
         p->match_seconds = end > m->clock.start_us ? (double)(end - m->clock.start_us) / 1e6 : 0.0;
         p->payload_bytes_per_s = p->match_seconds > 0 ? (double)mm->bytes_sent / p->match_seconds : 0.0;
+        p->payload_in_bytes_per_s = p->match_seconds > 0 ? (double)mm->bytes_received / p->match_seconds : 0.0;
         p->frame_skew_abs_mean = m->spectator || mm->skew_time <= 0 ? NAN : mm->skew_integral / mm->skew_time;
         p->frame_advantage_mean = mean(mm->advantage_sum, mm->advantage_n);
         p->desync_checks = st.desync_checks;
@@ -360,4 +361,5 @@ void sim_measure_finish(sim_match *mt, sim_result *out)
         p->startup_delay_ms = st.startup_delay_ms;
         out->desyncs += mm->desync_events;
     }
+
 }

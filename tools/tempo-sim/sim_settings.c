@@ -31,20 +31,20 @@ _Static_assert(sizeof(tempo_save_policy) == sizeof(int) && sizeof(tempo_timesync
                "enum fields are stored as an int");
 _Static_assert(_Generic(((sim_options *)0)->desync_at, int: 1, default: 0), "desync_at is stored as an int");
 
-static const char *const timesync_names[] = {"inversus", "ggpo", "lead", "none", NULL};
+static const char *const timesync_names[] = {"inversus", "ggpo", "lead", "none", "inversus-article", NULL};
 static const int timesync_values[] = {TEMPO_TIMESYNC_INVERSUS, TEMPO_TIMESYNC_GGPO, TEMPO_TIMESYNC_LEAD,
-                                      TEMPO_TIMESYNC_NONE};
+                                      TEMPO_TIMESYNC_NONE, TEMPO_TIMESYNC_INVERSUS_ARTICLE};
 static const char *const save_names[] = {"every", "sparse", NULL};
 static const int save_values[] = {TEMPO_SAVE_EVERY_FRAME, TEMPO_SAVE_SPARSE};
 static const char *const seal_names[] = {"on", "off", NULL};
 static const int seal_values[] = {1, 0};
 static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction",
                                             "interpolation", "reckoning", "lagcomp", "reconciliation",
-                                            "lockstep", NULL};
+                                            "lockstep", "topology", NULL};
 static const int compare_values[] = {SIM_COMPARE_TIMESYNC, SIM_COMPARE_INPUT_DELAY,
                                      SIM_COMPARE_MAX_PREDICTION, SIM_COMPARE_INTERPOLATION,
                                      SIM_COMPARE_RECKONING, SIM_COMPARE_LAGCOMP, SIM_COMPARE_RECONCILIATION,
-                                     SIM_COMPARE_LOCKSTEP};
+                                     SIM_COMPARE_LOCKSTEP, SIM_COMPARE_TOPOLOGY};
 static const char *const role_names[] = {"p2p", "client-server", NULL};
 static const int role_values[] = {SIM_ROLE_P2P, SIM_ROLE_CLIENT_SERVER};
 static const char *const game_names[] = {"auto", "pong", "walkers", NULL};
@@ -145,7 +145,7 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_STALL_THRESHOLD] = {"stall-threshold", "--stall-threshold", "timesync threshold", SIM_KIND_DOUBLE,
                                  FIELD(stall_threshold), .lo = 0, .hi = 10, .open = true, .cli_arg = "X",
                                  .group = SESSION,
-                                 .help = "inversus: stall when X frames ahead (default: the library's)"},
+                                 .help = "inversus(-article): stall when X frames ahead (default: the method's)"},
     [SIM_SET_MAX_PREDICTION] = {"max-prediction", "--max-prediction", "max-prediction", SIM_KIND_INT,
                                 FIELD(max_prediction), .min = 0, .max = TEMPO_MAX_PREDICTION, .cli_arg = "P",
                                 .group = SESSION, .help = "prediction window, 0 = lockstep"},
@@ -173,7 +173,7 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_COMPARE] = {"compare", "--compare", NULL, SIM_KIND_ENUM, FIELD(compare), .names = compare_names,
                          .values = compare_values, .cli_arg = "WHAT", .group = RUN,
                          .help = "run once per method (or delay 0..4 and auto, prediction window 4..24, view setting, "
-                                 "client-server reconciliation, lockstep way), print one table"},
+                                 "client-server reconciliation, lockstep way, mesh or relay), print one table"},
     [SIM_SET_CHECK_DISTANCE] = {"check-distance", "--check-distance", NULL, SIM_KIND_INT, FIELD(check_distance),
                                 .min = 1, .max = TEMPO_MAX_PREDICTION, .cli_arg = "D", .group = RUN,
                                 .help = "synctest rollback distance"},
@@ -418,6 +418,8 @@ bool sim_setting_parse(const sim_setting *s, const char *text, sim_options *o, c
         ok = v != NULL;
         if (ok && s->field == SIM_FIELD_STRING)
             memcpy((char *)o + s->offset, &v, sizeof v);
+        if (ok && s->kind == SIM_KIND_PROFILE)
+            o->profile_given = true;
         return ok || (sim_setting_error(s, text, msg, size), false);
     }
     default:
@@ -429,6 +431,8 @@ bool sim_setting_parse(const sim_setting *s, const char *text, sim_options *o, c
         return false;
     }
     store_int(o, s, i);
+    if (s == &sim_settings[SIM_SET_CLIENTS])
+        o->clients_given = true;
     return true;
 }
 

@@ -28,8 +28,8 @@ void sim_append(char *buf, size_t size, const char *fmt, ...)
 
 const char *sim_timesync_name(int method)
 {
-    static const char *const names[] = {"inversus", "ggpo", "lead", "none"};
-    return method >= 0 && method < 4 ? names[method] : "?";
+    static const char *const names[] = {"inversus", "ggpo", "lead", "none", "inversus-article"};
+    return method >= 0 && method < 5 ? names[method] : "?";
 }
 
 void sim_describe(const sim_options *o, char *buf, size_t size)
