@@ -38,7 +38,8 @@ run() { # MODE I: one relay-load run, its line in $work/rows
     core=$(sed -n 's/^relay cpu [0-9.]* s = \([0-9.]*\)% of one core.*/\1/p' "$work/$1.$2")
     dg=$(sed -n 's/^relay datagrams out [0-9]* (\([0-9]*\)\/s), in [0-9]* (\([0-9]*\)\/s).*/\1 + \2/p' "$work/$1.$2")
     echo "$1 $us" >> "$work/values"
-    echo "| $2 | $1 | $us | $core % | $dg |" >> "$work/rows"
+    [ "$1" = agones ] && flag=--agones || flag=--no-agones
+    echo "| $2 | \`$flag\` | $us | $core % | $dg |" >> "$work/rows"
 }
 i=1
 while [ $i -le "$pairs" ]; do # which goes first alternates too
