@@ -28,6 +28,9 @@ typedef struct sdk {
     bool refuse_labels;    /* answer PUT /metadata/label with 400 */
     bool alternate_garbage; /* answer /health with two kinds of garbage in turn */
     int garbage_turn;
+    int health_delay_ms;   /* answer /health this late (sdk_tick sends it) */
+    int late_conn[FAKE_CONNS];
+    uint64_t late_due[FAKE_CONNS];
     bool hang_ready;       /* never answer POST /ready */
     const char *garbage;   /* answer every request but /health and the watch with this */
     int watch_conn;        /* the connection of the open watch, -1 none */
@@ -46,6 +49,11 @@ static long sdk_answer(fake_http *f, const fake_request *r, char *out, size_t ca
     if (strcmp(r->path, "/health") == 0 && s->alternate_garbage)
         return snprintf(out, cap, "%s", s->garbage_turn++ % 2 ? "nonsense\r\n\r\n"
                                                                : "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n");
+    if (strcmp(r->path, "/health") == 0 && s->health_delay_ms > 0) {
+        s->late_conn[r->conn] = 1;
+        s->late_due[r->conn] = platform_now_us() + (uint64_t)s->health_delay_ms * 1000u;
+        return 0;
+    }
     if (strcmp(r->path, "/health") == 0)
         return fake_ok(out, cap, "{}");
     if (strcmp(r->path, "/gameserver") == 0 && !s->garbage) {
@@ -138,13 +146,27 @@ static void sdk_close(sdk *s)
     free(s);
 }
 
+/* The server's late answers that are due. */
+static void sdk_tick(sdk *s)
+{
+    for (int c = 0; c < FAKE_CONNS; c++)
+        if (s->late_conn[c] && platform_now_us() >= s->late_due[c]) {
+            char out[256];
+            long n = fake_ok(out, sizeof out, "{}");
+            s->late_conn[c] = 0;
+            fake_send(&s->f, c, out, (size_t)n);
+        }
+}
+
 /* Run the client (and the server, if any) for ms milliseconds. */
 static void run(agones *a, sdk *s, int ms)
 {
     uint64_t until = platform_now_us() + (uint64_t)ms * 1000u;
     while (platform_now_us() < until) {
-        if (s)
+        if (s) {
             fake_step(&s->f);
+            sdk_tick(s);
+        }
         agones_update(a, platform_now_us());
         platform_sleep_until_us(platform_now_us() + 1000u);
     }
@@ -519,6 +541,26 @@ static void test_a_label_that_never_reads_back_is_set_again_three_times(void **s
     sdk_close(s);
 }
 
+/* An SDK server slower to answer a ping than the pings come (150 ms for
+ * one every 100 ms) still gets pings answered: each is waited for up to
+ * the timeout, the one due meanwhile skipped, so Agones hears one every
+ * other period rather than none. */
+static void test_a_slow_sdk_server_still_gets_pings_answered(void **state)
+{
+    (void)state;
+    sdk *s = sdk_open(0);
+    s->health_delay_ms = 150;
+    agones *a = client_for(s->f.port, 65536);
+    run(a, s, 1500);
+    agones_stats st;
+    agones_get_stats(a, &st);
+    assert_true(st.health_ok >= 4);
+    assert_true(st.health_skipped >= 4);
+    assert_int_equal(st.health_failed, 0);
+    agones_destroy(a);
+    sdk_close(s);
+}
+
 /* Broken answers to requests: each attempt fails with its reason and is
  * tried again; once the server answers sanely the request goes through. */
 static void test_broken_answers_are_tried_again(void **state)
@@ -593,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_a_refused_label_is_not_set_again),
         cmocka_unit_test(test_a_run_of_changing_failures_is_summed_up_in_the_log),
         cmocka_unit_test(test_a_label_that_never_reads_back_is_set_again_three_times),
+        cmocka_unit_test(test_a_slow_sdk_server_still_gets_pings_answered),
         cmocka_unit_test(test_broken_answers_are_tried_again),
         cmocka_unit_test(test_a_callers_mistakes_are_refused),
     };
