@@ -172,6 +172,8 @@ typedef struct tempo_relay_stats {
     uint64_t dropped_malformed;     /* a header, size or field out of range */
     uint64_t dropped_forged;        /* a seal that did not open, a plain one at a sealed relay */
     uint64_t dropped_replay;        /* copies, or too old to tell */
+    uint64_t held_jumps;            /* a member's datagrams far ahead of its sequence, held
+                                       unused (docs/SECURITY.md 9.1) */
     uint64_t dropped_not_owned;     /* inputs for players the member does not have */
     uint64_t dropped_far;           /* inputs too far ahead of the match's clock */
     uint64_t dropped_unbound;       /* inputs from a member not yet in a match */

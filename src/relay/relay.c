@@ -36,6 +36,8 @@
 
 #include "relay/relay.h"
 
+#include "net/sequence.h"
+
 void tempo_relay_config_default(tempo_relay_config *cfg)
 {
     if (!cfg)
@@ -445,10 +447,9 @@ static void admit(tempo_relay *r, const gate_admit *a)
     e->link.state = LINK_ESTABLISHED;
     e->link.hs.complete = true;
     replay_init(&e->replay);
-    if (a->sealed) { /* its datagrams go on from the response's sequence */
-        (void)link_on_datagram(&e->link, r->now_us, a->client_sequence, 0);
-        (void)replay_accept(&e->replay, a->client_sequence);
-    }
+    /* its datagrams go on from the response's sequence (sealed), from 0 (plain) */
+    net_sequence_start(&e->link, &e->replay, r->now_us, a->sealed ? a->client_sequence : 0,
+                       a->sealed);
     e->st.client_id = a->client_id;
     e->st.address = a->address;
     e->st.sealed = a->sealed;
@@ -600,7 +601,7 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
         return;
     }
     uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
-    if (replay_check(&e->replay, seq) != TEMPO_DROP_NONE) {
+    if (net_sequence_check(&e->link, &e->replay, r->now_us, seq) == NET_SEQUENCE_REPLAY) {
         r->st.dropped_replay++;
         return;
     }
@@ -613,15 +614,15 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
         }
         body = (size_t)opened - PACKET_HEADER_SIZE;
     }
-    link_rx rx = link_on_datagram(&e->link, r->now_us, seq, size);
-    if (rx == LINK_RX_DUPLICATE || rx == LINK_RX_CLOSED) {
+    link_rx rx = net_sequence_take(&e->link, &e->replay, r->now_us, seq, size);
+    if (rx == LINK_RX_JUMP) { /* far ahead: held until the member shows it moved on */
+        r->st.held_jumps++;
+        return;
+    }
+    if (!net_sequence_usable(rx)) {
         r->st.dropped_replay++;
         return;
     }
-    if (e->link.jump_confirmed)
-        (void)replay_accept(&e->replay, e->link.jump_seq);
-    if (rx != LINK_RX_JUMP)
-        (void)replay_accept(&e->replay, seq);
     const uint8_t *b = r->buf + PACKET_HEADER_SIZE;
     switch (v.h.type) {
     case RELAY_TYPE_JOIN:

@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "net/sequence.h"
 #include "wire/packet.h"
 
 /* ---- sending ------------------------------------------------------------------ */
@@ -382,7 +383,8 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
         return;
     }
     uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
-    if (replay_check(&e->replay, seq) != TEMPO_DROP_NONE) {
+    net_sequence held = net_sequence_check(&e->link, &e->replay, ls->now_us, seq);
+    if (held == NET_SEQUENCE_REPLAY) {
         ls->st.dropped_replay++;
         return;
     }
@@ -394,6 +396,13 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
             return;
         }
         body_size = (size_t)opened - PACKET_HEADER_SIZE;
+    }
+    if (held == NET_SEQUENCE_HELD) { /* far ahead: recorded as held, nothing of it used */
+        if (net_sequence_take(&e->link, &e->replay, ls->now_us, seq, size) == LINK_RX_DUPLICATE)
+            ls->st.dropped_replay++;
+        else
+            ls->st.held_jumps++;
+        return;
     }
     const uint8_t *body = ls->dgram + v.body;
     bool whole = true;
@@ -420,15 +429,12 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
         malformed(ls);
         return;
     }
-    link_rx rx = link_on_datagram(&e->link, ls->now_us, seq, size);
-    if (rx == LINK_RX_DUPLICATE) {
-        ls->st.dropped_replay++;
+    link_rx rx = net_sequence_take(&e->link, &e->replay, ls->now_us, seq, size);
+    if (!net_sequence_usable(rx)) {
+        if (rx == LINK_RX_DUPLICATE)
+            ls->st.dropped_replay++;
         return;
     }
-    if (e->link.jump_confirmed)
-        (void)replay_accept(&e->replay, e->link.jump_seq);
-    if (rx != LINK_RX_JUMP)
-        (void)replay_accept(&e->replay, seq);
     ls->st.packets_received++;
     ls->st.bytes_received += size;
     if (whole)

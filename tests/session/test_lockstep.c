@@ -680,7 +680,7 @@ static void when_the_host_leaves_the_next_player_decides_the_length(void **state
 static size_t craft(int from, uint8_t type, const uint8_t *body, size_t body_size,
                     const uint8_t *key, uint8_t *buf)
 {
-    uint64_t seq = w.b[from].to0 + 500u;
+    uint64_t seq = w.b[from].to0 + 60u; /* ahead, but not so far as to be held unread */
     tempo_packet_header h = {77, (uint16_t)seq, type, false, false};
     assert_int_equal(packet_write(&h, buf, TEMPO_MAX_DATAGRAM), PACKET_HEADER_SIZE);
     if (body_size > 0)
@@ -773,6 +773,46 @@ static void hostile_datagrams_are_dropped_and_counted(void **state)
     assert_in_range(w.b[0].turns - turns_before, 49, 51);
     assert_same_states();
     assert_int_equal(after.freezes, 0);
+    world_free();
+}
+
+/* Machine 1's last datagram to machine 0 again, its sequence `ahead` past. */
+static void resend_ahead(uint64_t ahead)
+{
+    uint8_t buf[TEMPO_MAX_DATAGRAM];
+    size_t n = w.b[1].last_to0_size;
+    memcpy(buf, w.b[1].last_to0, n);
+    tempo_packet_view v;
+    assert_int_equal(packet_read(buf, n, &v, NULL), TEMPO_OK);
+    v.h.sequence = (uint16_t)(v.h.sequence + ahead);
+    assert_int_equal(packet_write(&v.h, buf, sizeof buf), PACKET_HEADER_SIZE);
+    send_from(1, buf, n);
+}
+
+/* An off-path spoofer of an unsealed match who knows machine 1's
+ * sequence: one of its datagrams far ahead, later two neighbours far
+ * ahead, "from" machine 1 while it keeps speaking. Machine 0 holds them
+ * unused: machine 1 is never dropped and the turns go on, agreeing. */
+static void far_ahead_spoofs_cut_off_no_one_unsealed(void **state)
+{
+    (void)state;
+    world_init(3, 24, "lan", NULL, false);
+    run_until(3000000);
+    tempo_lockstep_stats before = stats_of(0);
+    int32_t turns_before = w.b[0].turns;
+    resend_ahead(1000);
+    run_until(4000000);
+    resend_ahead(3000);
+    resend_ahead(3001);
+    run_until(10000000);
+    tempo_lockstep_stats after = stats_of(0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(w.b[i].disconnected_player, -1);
+    assert_int_equal(after.dropped_replay - before.dropped_replay, 0);
+    assert_int_equal(after.held_jumps - before.held_jumps, 3);
+    assert_in_range(w.b[0].turns - turns_before, 69, 71);
+    assert_same_states();
+    assert_int_equal(after.freezes, before.freezes);
     world_free();
 }
 
@@ -996,6 +1036,7 @@ int main(void)
         cmocka_unit_test(a_silent_machine_is_dropped_at_the_timeout_and_the_others_go_on),
         cmocka_unit_test(when_the_host_leaves_the_next_player_decides_the_length),
         cmocka_unit_test(hostile_datagrams_are_dropped_and_counted),
+        cmocka_unit_test(far_ahead_spoofs_cut_off_no_one_unsealed),
         cmocka_unit_test(a_sealed_match_drops_forged_plain_and_replayed_datagrams),
         cmocka_unit_test(nothing_allocates_after_create),
     };
