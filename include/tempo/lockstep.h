@@ -250,6 +250,8 @@ typedef struct tempo_lockstep_stats {
     uint64_t dropped_replay;      /* copies and datagrams too old to tell */
     uint64_t held_jumps;          /* datagrams far ahead of a machine's sequence, held unused
                                      (docs/SECURITY.md 9.1) */
+    uint64_t unbacked_claims;     /* machines dropped for claiming a lost player's lists they
+                                     did not forward within disconnect_timeout_ms */
     uint64_t desyncs;             /* DESYNC events */
     uint64_t length_changes;      /* turn-length switches applied */
     uint64_t events_dropped;

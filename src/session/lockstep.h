@@ -104,6 +104,10 @@ struct tempo_lockstep {
     uint8_t lost_mask;        /* players whose machines are gone */
     bool cut_final[TEMPO_MAX_PLAYERS];
     int32_t cut[TEMPO_MAX_PLAYERS]; /* a lost player's last turn with its own list */
+    int32_t cut_cap[TEMPO_MAX_PLAYERS]; /* the cut agreed before a survivor was lost: the
+                                           next agreement can only lower it */
+    uint64_t cut_lacking_us[TEMPO_MAX_PLAYERS]; /* since when we lack lists up to a final
+                                                   cut (0: we hold them) */
     uint64_t now_us, start_at_us, run_start_us;
     ls_peer peer[TEMPO_MAX_PLAYERS]; /* by player; the local one unused */
     ls_relay *relay;                 /* through a relay: its link (no peers); else NULL */

@@ -195,6 +195,19 @@ void lockstep_lose(tempo_lockstep *ls, int player)
     seal_keys_wipe(&e->keys);
     if (!ls->running)
         ls->ended = true; /* a match that has not started does not start without it */
+    /* It was a survivor: the cuts agreed with its word are agreed again
+     * without it, on fresh reports that name it lost, and can only go
+     * down (lockstep.c, agree). */
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!((ls->lost_mask >> x) & 1u))
+            continue;
+        if (ls->cut_final[x]) {
+            ls->cut_final[x] = false;
+            ls->cut_cap[x] = ls->cut[x];
+        }
+        for (int q = 0; q < ls->cfg.num_players; q++)
+            ls->peer[q].heard_lost &= (uint8_t)~(1u << x);
+    }
     ls->lost_mask |= (uint8_t)(1u << player);
     lockstep_event(ls, TEMPO_LOCKSTEP_DISCONNECTED, player);
 }
@@ -218,7 +231,9 @@ static bool lists_honest(const tempo_lockstep *ls, int player, const turn_turns 
 }
 
 /* What a machine says of lost players: ours too (gossip), and how far it
- * holds their lists. A machine that holds us lost has dropped us. */
+ * holds their lists. A machine that holds us lost has dropped us. Its
+ * report counts for the agreement only once it names lost every machine
+ * we hold lost: before, its holdings could still grow from one of them. */
 static void on_lost(tempo_lockstep *ls, ls_peer *e, const turn_turns *t)
 {
     for (int x = 0; x < ls->cfg.num_players; x++) {
@@ -231,6 +246,12 @@ static void on_lost(tempo_lockstep *ls, ls_peer *e, const turn_turns *t)
             return;
         }
         lockstep_lose(ls, x);
+    }
+    if ((t->lost & ls->lost_mask) != ls->lost_mask || ls->ended)
+        return;
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!((t->lost >> x) & 1u) || e == &ls->peer[x])
+            continue;
         /* No machine can hold a list sealed further ahead of us than this
          * (ahead by the delay at most, sealing the delay ahead again): a
          * larger claim would stall the agreement, and is not believed. */
