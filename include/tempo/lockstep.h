@@ -252,6 +252,8 @@ typedef struct tempo_lockstep_stats {
                                      (docs/SECURITY.md 9.1) */
     uint64_t unbacked_claims;     /* machines dropped for claiming a lost player's lists they
                                      did not forward within disconnect_timeout_ms */
+    uint64_t reports_missing;     /* machines dropped for giving no believable report of a
+                                     lost player within disconnect_timeout_ms */
     uint64_t desyncs;             /* DESYNC events */
     uint64_t length_changes;      /* turn-length switches applied */
     uint64_t events_dropped;

@@ -487,14 +487,35 @@ static void agree(tempo_lockstep *ls)
     }
 }
 
-/* The lists up to an agreed cut come by forwarding, from a survivor that
- * said it holds them. If they do not come within the disconnect timeout,
- * every survivor that claims lists of the lost player we still lack is
- * dropped (a lie, or a machine that cannot forward), and the agreement
- * starts again without its claim. The p2p session's relay watchdog does
- * the same for a dropped player's inputs. */
+/* Two watchdogs keep a lost player's cut from waiting for ever (the p2p
+ * session has the same pair, p2p_agree.c). A survivor that gives no
+ * report we can believe (it names the player lost with a holding no
+ * machine could have) within the disconnect timeout of the agreement
+ * starting is dropped. And the lists up to an agreed cut come by
+ * forwarding, from a survivor that said it holds them: if they do not
+ * come within the disconnect timeout, every survivor that claims lists of
+ * the lost player we still lack is dropped (a lie, or a machine that
+ * cannot forward). Either way the agreement starts again without it. */
 static void claims_watchdog(tempo_lockstep *ls)
 {
+    uint64_t timeout = (uint64_t)ls->cfg.disconnect_timeout_ms * 1000u;
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!((ls->lost_mask >> x) & 1u) || ls->cut_final[x] || ls->ended ||
+            ls->now_us - ls->cut_pending_us[x] < timeout)
+            continue;
+        ls->cut_pending_us[x] = ls->now_us;
+        for (int q = 0; q < ls->cfg.num_players; q++) {
+            const ls_peer *e = &ls->peer[q];
+            if (q == ls->cfg.local_player || q == x || !e->added || e->lost ||
+                ((e->heard_lost >> x) & 1u))
+                continue;
+            tempo__log(&ls->log, TEMPO_LOG_WARN,
+                       "tempo: machine %d gave no believable report of lost player %d; dropping it",
+                       q, x);
+            ls->st.reports_missing++;
+            lockstep_lose(ls, q);
+        }
+    }
     for (int x = 0; x < ls->cfg.num_players; x++) {
         if (!ls->cut_final[x] || ls->peer[x].have > ls->cut[x]) {
             ls->cut_lacking_us[x] = 0;
@@ -504,7 +525,7 @@ static void claims_watchdog(tempo_lockstep *ls)
             ls->cut_lacking_us[x] = ls->now_us ? ls->now_us : 1;
             continue;
         }
-        if (ls->now_us - ls->cut_lacking_us[x] < (uint64_t)ls->cfg.disconnect_timeout_ms * 1000u)
+        if (ls->now_us - ls->cut_lacking_us[x] < timeout)
             continue;
         ls->cut_lacking_us[x] = 0;
         int32_t held = ls->peer[x].have;

@@ -108,6 +108,8 @@ struct tempo_lockstep {
                                            next agreement can only lower it */
     uint64_t cut_lacking_us[TEMPO_MAX_PLAYERS]; /* since when we lack lists up to a final
                                                    cut (0: we hold them) */
+    uint64_t cut_pending_us[TEMPO_MAX_PLAYERS]; /* since when a lost player's cut waits
+                                                   for the survivors' reports */
     uint64_t now_us, start_at_us, run_start_us;
     ls_peer peer[TEMPO_MAX_PLAYERS]; /* by player; the local one unused */
     ls_relay *relay;                 /* through a relay: its link (no peers); else NULL */

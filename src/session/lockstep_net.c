@@ -205,10 +205,12 @@ void lockstep_lose(tempo_lockstep *ls, int player)
             ls->cut_final[x] = false;
             ls->cut_cap[x] = ls->cut[x];
         }
+        ls->cut_pending_us[x] = ls->now_us;
         for (int q = 0; q < ls->cfg.num_players; q++)
             ls->peer[q].heard_lost &= (uint8_t)~(1u << x);
     }
     ls->lost_mask |= (uint8_t)(1u << player);
+    ls->cut_pending_us[player] = ls->now_us;
     lockstep_event(ls, TEMPO_LOCKSTEP_DISCONNECTED, player);
 }
 
