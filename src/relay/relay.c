@@ -656,14 +656,23 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
     if (now_us > r->now_us)
         r->now_us = now_us;
     r->now_seconds = now_seconds;
-    for (int i = 0; i < RELAY_RECV_MAX; i++) {
+    /* A bounded batch: frames due go out after each, so a backlog (a
+     * flood, a stall of this process) is read over several updates, each
+     * at its own time, and never holds the frames back for long. */
+    bool drained = false;
+    for (int i = 0; i < RELAY_RECV_MAX && !drained; i++) {
         tempo_address from;
         memset(&from, 0, sizeof from);
         int got = r->transport.recv(r->transport.ctx, &from, r->buf, sizeof r->buf);
         if (got <= 0)
-            break;
-        on_datagram(r, &from, (size_t)got);
+            drained = true;
+        else
+            on_datagram(r, &from, (size_t)got);
     }
+    if (drained)
+        r->backlog_since_us = 0;
+    else if (r->backlog_since_us == 0)
+        r->backlog_since_us = r->now_us ? r->now_us : 1;
     /* Frames finalized since the last send go out at once, to the
      * members of those matches only. */
     for (int i = 0; i < r->cfg.max_matches; i++) {
