@@ -374,7 +374,8 @@ static void spoof(relay_rig *g, const tempo_address *from, const tempo_address *
     h.sequence = (uint16_t)(h.sequence + ahead);
     h.type = type;
     assert_int_equal(packet_write(&h, out, sizeof out), PACKET_HEADER_SIZE);
-    memcpy(out + PACKET_HEADER_SIZE, body, n);
+    if (n > 0)
+        memcpy(out + PACKET_HEADER_SIZE, body, n);
     assert_int_equal(tempo_simnet_inject(g->h.net, from, to, out, PACKET_HEADER_SIZE + n), TEMPO_OK);
 }
 
