@@ -102,27 +102,19 @@ flood: release
 attack: release
 	@$(RELEASE_DIR)/tools/tempo-sim/tempo-sim --attack $(ATTACK_COUNT) --seed $(ATTACK_SEED)
 
-# Fuzz the wire format, the session behind it and the replay reader:
-# libFuzzer builds (clang, ASan + UBSan) in $(FUZZ_DIR), seeded with the
-# corpus test_codec generates (the session, packet, open, gate and cs targets take the
-# codec's seeds), test_replay_file's real files and test_delta's deltas; FUZZ_SECONDS
-# per target, then libFuzzer's final stats (executions, coverage). A crash stops with its log.
+# Fuzz every target of fuzz/ (each fuzz/fuzz_<t>.c is one): libFuzzer
+# builds (clang, ASan + UBSan) in $(FUZZ_DIR), FUZZ_SECONDS each, from the
+# seed corpus the tests write (valid packets, replay files, deltas, lockstep
+# messages) and fuzz/regressions; then each target's executions and
+# coverage. Without clang's libFuzzer the targets run as replays with
+# random mutation for the same time. A crash stops with its log and input.
+# (`make test` runs the same tests for TEMPO_FUZZ_SECONDS, 2 s, each.)
 fuzz: bootstrap
-	@cmake -S . -B $(FUZZ_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DTEMPO_FUZZ_LIBFUZZER=ON -DTEMPO_BUILD_BENCH=OFF -DTEMPO_BUILD_TOOLS=OFF >/dev/null
-	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target test_codec test_replay_file test_delta fuzz_codec fuzz_bitpack fuzz_session fuzz_packet fuzz_fragment fuzz_replay fuzz_open fuzz_gate fuzz_delta fuzz_cs >/dev/null
-	@$(FUZZ_DIR)/tests/test_codec --write-corpus $(FUZZ_DIR)/fuzz-corpus
-	@$(FUZZ_DIR)/tests/test_replay_file --write-corpus $(FUZZ_DIR)/fuzz-corpus
-	@$(FUZZ_DIR)/tests/test_delta --write-corpus $(FUZZ_DIR)/fuzz-corpus
-	@for t in codec bitpack session packet fragment replay open gate delta cs; do \
-	  seeds=$$t; [ $$t = session ] && seeds=codec; [ $$t = packet ] && seeds=codec; [ $$t = open ] && seeds=codec; [ $$t = gate ] && seeds=codec; [ $$t = cs ] && seeds=codec; \
-	  mkdir -p $(FUZZ_DIR)/corpus-run/$$t $(FUZZ_DIR)/artifacts; \
-	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
-	  $(FUZZ_DIR)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- $(FUZZ_DIR)/corpus-run/$$t \
-	    $(FUZZ_DIR)/fuzz-corpus/$$seeds > $(FUZZ_DIR)/fuzz_$$t.log 2>&1 \
-	    || { tail -n 40 $(FUZZ_DIR)/fuzz_$$t.log; exit 1; }; \
-	  grep -E '^#[0-9]+[[:space:]]+DONE|^Done |stat::number_of_executed_units' $(FUZZ_DIR)/fuzz_$$t.log; \
-	done
+	@cmake -S . -B $(FUZZ_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DTEMPO_FUZZ_LIBFUZZER=ON -DTEMPO_FUZZ_SECONDS=$(FUZZ_SECONDS) -DTEMPO_BUILD_BENCH=OFF -DTEMPO_BUILD_TOOLS=OFF >/dev/null
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_all > $(FUZZ_DIR).log 2>&1 || { cat $(FUZZ_DIR).log; exit 1; }
+	@rm -f $(FUZZ_DIR)/fuzz/run/*/summary.txt
+	@cd $(FUZZ_DIR) && ctest -L fuzz --output-on-failure 2>&1 | grep -v '^ *Start ' ; exit $${PIPESTATUS[0]}
+	@cat $(FUZZ_DIR)/fuzz/run/*/summary.txt 2>/dev/null || true
 
 # A source tarball of the committed tree, named by the version in base.h.
 VERSION = $(shell sed -n 's/^\#define TEMPO_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' include/tempo/base.h | paste -sd.)

@@ -247,6 +247,8 @@ typedef struct tempo_client_stats {
     uint64_t stall_ticks;       /* ticks not stepped (history full, a jump back) */
     uint64_t bytes_sent, bytes_received, packets_sent, packets_received;
     uint64_t dropped_malformed, dropped_unknown, dropped_session, dropped_forged, dropped_replay;
+    uint64_t held_jumps;        /* datagrams far ahead of the server's sequence, held unused
+                                   (docs/SECURITY.md 9.1) */
     bool unauthenticated;       /* no token: nothing is sealed */
 } tempo_client_stats;
 

@@ -53,7 +53,9 @@ typedef enum tempo_playout_mode {
      * per snapshot of the longest loss run seen (at most max_loss_cover),
      * plus the arrival jitter that all but late_percent % of snapshots stay
      * within, plus margin_us; clamped to [min_delay_us, max_delay_us]. It
-     * grows at once and shrinks only after shrink_hold_us of lower targets. */
+     * grows at once and shrinks only after shrink_hold_us of lower targets.
+     * A snapshot overtaken by one or two later ones is late, not lost; it
+     * counts as lost once three later ones have arrived without it. */
     TEMPO_PLAYOUT_ADAPTIVE = 2
 } tempo_playout_mode;
 
@@ -160,7 +162,8 @@ typedef struct tempo_interp_stats {
     uint64_t late;                /* accepted after the render time had passed their tick */
     uint64_t evicted;             /* dropped because the buffer was full */
     uint32_t jitter_us;           /* ADAPTIVE: the jitter budget of the current target */
-    int loss_run;                 /* ADAPTIVE: longest run of lost snapshots in the window */
+    int loss_run;                 /* ADAPTIVE: longest run of lost snapshots in the window
+                                   * (missing with three later ones here) */
     uint32_t interval_ticks;      /* ADAPTIVE: snapshot interval measured in the window */
     uint32_t ping_us;             /* PONGBAT: the mean of the last decision */
     bool buffer_on;               /* PONGBAT: false while the mean ping is 100 ms or more */

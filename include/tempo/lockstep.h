@@ -248,6 +248,12 @@ typedef struct tempo_lockstep_stats {
     uint64_t dropped_malformed;   /* bad header, body, fragment or a list no honest machine sends */
     uint64_t dropped_forged;      /* did not open under the pair key, or plain in a sealed match */
     uint64_t dropped_replay;      /* copies and datagrams too old to tell */
+    uint64_t held_jumps;          /* datagrams far ahead of a machine's sequence, held unused
+                                     (docs/SECURITY.md 9.1) */
+    uint64_t unbacked_claims;     /* machines dropped for claiming a lost player's lists they
+                                     did not forward within disconnect_timeout_ms */
+    uint64_t reports_missing;     /* machines dropped for giving no believable report of a
+                                     lost player within disconnect_timeout_ms */
     uint64_t desyncs;             /* DESYNC events */
     uint64_t length_changes;      /* turn-length switches applied */
     uint64_t events_dropped;

@@ -151,11 +151,17 @@ TEMPO_API tempo_result tempo_relay_create(const tempo_relay_config *cfg,
 /* Free the relay (its keys wiped). NULL is allowed. */
 TEMPO_API void tempo_relay_destroy(tempo_relay *r);
 
-/* Receive every waiting datagram (at most 65536 per call), run each
- * match's clock to now_us, finalize what is due and send every member
- * what it lacks. now_us: a monotonic clock in microseconds; now_seconds:
- * the clock tokens are dated on (Unix time). Call it at least once per
- * frame of the fastest match. Returns TEMPO_OK or TEMPO_E_INVALID_ARG. */
+/* Receive the waiting datagrams, at most 1024 per call, run each match's
+ * clock to now_us, finalize what is due and send every member what it
+ * lacks. More waiting are read by the next calls: call it again at once
+ * while the transport has datagrams (a readable socket), and at least once
+ * per frame of the fastest match, so a backlog (a flood, a stall of the
+ * process) is read in batches with the frames due sent between them.
+ * While datagrams are left waiting, the relay is behind, not its members:
+ * deadlines move back by as long as that has lasted, up to another
+ * tolerance_ms, since a missing input may be among them. now_us: a monotonic clock in microseconds; now_seconds: the clock
+ * tokens are dated on (Unix time). Returns TEMPO_OK or
+ * TEMPO_E_INVALID_ARG. */
 TEMPO_API tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_seconds);
 
 /* Stop (refuse true) or resume opening matches, to drain a relay before
@@ -181,6 +187,8 @@ typedef struct tempo_relay_stats {
     uint64_t dropped_malformed;     /* a header, size or field out of range */
     uint64_t dropped_forged;        /* a seal that did not open, a plain one at a sealed relay */
     uint64_t dropped_replay;        /* copies, or too old to tell */
+    uint64_t held_jumps;            /* a member's datagrams far ahead of its sequence, held
+                                       unused (docs/SECURITY.md 9.1) */
     uint64_t dropped_not_owned;     /* inputs for players the member does not have */
     uint64_t dropped_far;           /* inputs too far ahead of the match's clock */
     uint64_t dropped_unbound;       /* inputs from a member not yet in a match */

@@ -187,6 +187,8 @@ typedef struct tempo_server_stats {
     uint64_t denied_full;        /* handshakes refused: no free slot */
     uint64_t handshake_refused;  /* bad token, stale or forged cookie, malformed request */
     uint64_t dropped_malformed, dropped_unknown, dropped_session, dropped_forged, dropped_replay;
+    uint64_t held_jumps;         /* a client's datagrams far ahead of its sequence, held unused
+                                    (docs/SECURITY.md 9.1) */
     uint64_t bytes_sent, bytes_received;
     bool unauthenticated;        /* no private key: nothing is sealed */
 } tempo_server_stats;

@@ -815,6 +815,8 @@ typedef struct tempo_endpoint_stats {
     int32_t local_frame_lag;  /* frames of its input we are predicting now */
     int32_t remote_frame_lag; /* frames of ours it was predicting, as it last said */
     int32_t acked_frame;      /* next frame of ours it asked for */
+    uint64_t held_jumps;      /* datagrams "from" it far ahead of its sequence, held unused
+                                 (docs/SECURITY.md 9.1) */
 } tempo_endpoint_stats;
 
 /* Stats of the endpoint hosting remote player `player`.

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * channel.c — one client-server connection's datagrams both ways
- * (channel.h). The receive order is the p2p session's: nothing is decoded
- * before the session id, the replay window and the seal have passed, and
- * a sequence enters the replay window only once its seal opened, so a
- * forged datagram cannot burn the sequence of a real one.
+ * (channel.h). The receive order is every role's (net/sequence.h): nothing
+ * is decoded before the session id, the replay window and the seal have
+ * passed; a sequence enters the replay window only once its seal opened,
+ * so a forged datagram cannot burn the sequence of a real one; and one far
+ * ahead is held, never used, until the other side shows it moved on.
  */
 #include "cs/channel.h"
 
 #include <string.h>
 
+#include "net/sequence.h"
 #include "tempo/base.h"
 #include "wire/fragment.h"
 
@@ -21,6 +23,7 @@ void cs_channel_init(cs_channel *ch, uint64_t now, const tempo_address *to, uint
     link_config_default(&lc);
     lc.timeout_us = timeout_us;
     lc.notify_us = timeout_us / 4 > lc.notify_us ? lc.notify_us : timeout_us / 4;
+    lc.seq_jump = REPLAY_WINDOW / 2;
     link_init(&ch->link, &lc, now);
     /* The gate ran the handshake: the link starts established, its RTT
      * measured from acks (both sides send every tick). */
@@ -29,6 +32,7 @@ void cs_channel_init(cs_channel *ch, uint64_t now, const tempo_address *to, uint
     ch->link.last_recv_us = now;
     ch->link.next_ping_us = UINT64_MAX;
     replay_init(&ch->replay);
+    net_sequence_start(&ch->link, &ch->replay, now, 0, false); /* each side counts from 0 */
     ch->session_id = session_id;
     ch->to = *to;
     if (keys != NULL && keys->ready) {
@@ -110,8 +114,8 @@ cs_rx cs_channel_receive(cs_channel *ch, uint64_t now, uint8_t *data, size_t siz
         return CS_RX_SESSION;
     if (link_closed(&ch->link))
         return CS_RX_CLOSED;
-    uint64_t seq = packet_sequence_recover(v.h.sequence, replay_highest(&ch->replay));
-    if (replay_check(&ch->replay, seq) != TEMPO_DROP_NONE)
+    uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&ch->link));
+    if (net_sequence_check(&ch->link, &ch->replay, now, seq) == NET_SEQUENCE_REPLAY)
         return CS_RX_REPLAY;
     size_t n = size;
     if (ch->sealed) {
@@ -125,9 +129,13 @@ cs_rx cs_channel_receive(cs_channel *ch, uint64_t now, uint8_t *data, size_t siz
     } else if (v.h.sealed) {
         return CS_RX_MALFORMED;
     }
-    (void)replay_accept(&ch->replay, seq);
-    if (link_on_datagram(&ch->link, now, seq, size) == LINK_RX_CLOSED)
+    link_rx rx = net_sequence_take(&ch->link, &ch->replay, now, seq, size);
+    if (rx == LINK_RX_CLOSED)
         return CS_RX_CLOSED;
+    if (rx == LINK_RX_DUPLICATE)
+        return CS_RX_REPLAY;
+    if (rx == LINK_RX_JUMP)
+        return CS_RX_HELD;
     *body = data + PACKET_HEADER_SIZE;
     *body_size = n - PACKET_HEADER_SIZE;
     *type = v.h.type;

@@ -8,11 +8,12 @@
  * Sending: a body of any size up to FRAG_MAX_PAYLOAD goes as one datagram
  * when it fits a fragment's chunk, else as fragments, each with its own
  * sequence; each datagram is sealed when the channel has keys. Receiving
- * follows the p2p session's order, and every refusal names its counter:
- * header -> session id -> recover the sequence -> replay window (DUPLICATE,
- * STALE: REPLAY) -> open the seal (FORGED) -> accept the sequence -> link
- * -> the body's link prefix (acks). A sealed channel refuses plain
- * datagrams (FORGED) and a plain one sealed datagrams (MALFORMED).
+ * follows every role's order (net/sequence.h), and every refusal names its
+ * counter: header -> session id -> recover the sequence -> replay window
+ * (DUPLICATE, STALE: REPLAY) -> open the seal (FORGED) -> the link and the
+ * window take the sequence (one far ahead is HELD, its body unused) -> the
+ * body's link prefix (acks). A sealed channel refuses plain datagrams
+ * (FORGED) and a plain one sealed datagrams (MALFORMED).
  *
  * Nothing here allocates or reads a clock.
  */
@@ -47,7 +48,8 @@ typedef enum cs_rx {
     CS_RX_SESSION,       /* another session id */
     CS_RX_REPLAY,        /* a sequence already taken or too old */
     CS_RX_FORGED,        /* the seal does not open, or plain on a sealed channel */
-    CS_RX_CLOSED         /* the link is closed */
+    CS_RX_CLOSED,        /* the link is closed */
+    CS_RX_HELD           /* a sequence implausibly far ahead: held, its body not used */
 } cs_rx;
 
 /* Start a channel at now to `to`. keys: NULL (plain) or ready keys

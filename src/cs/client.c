@@ -401,6 +401,8 @@ static void on_datagram(tempo_client *c, const tempo_address *from, uint8_t *dat
             cs_channel_wipe(&c->ch);
             if (rx == CS_RX_FORGED)
                 c->st.dropped_forged++;
+            else if (rx == CS_RX_HELD)
+                c->st.held_jumps++;
             else
                 c->st.dropped_unknown++;
             return;
@@ -416,6 +418,9 @@ static void on_datagram(tempo_client *c, const tempo_address *from, uint8_t *dat
         return;
     case CS_RX_REPLAY:
         c->st.dropped_replay++;
+        return;
+    case CS_RX_HELD:
+        c->st.held_jumps++;
         return;
     case CS_RX_FORGED:
         c->st.dropped_forged++;

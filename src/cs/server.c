@@ -49,6 +49,7 @@
 #include "cs/server_input.h"
 #include "cs/snapshot.h"
 #include "net/gate.h"
+#include "net/sequence.h"
 #include "wire/cs_msg.h"
 #include "wire/delta.h"
 #include "wire/fragment.h"
@@ -445,8 +446,8 @@ static void admit(tempo_server *s, gate_admit *ad)
     cs_channel_init(&c->ch, s->now_us, &ad->address, s->cfg.session_id,
                     ad->sealed ? &ad->keys : NULL,
                     (uint64_t)s->cfg.disconnect_timeout_ms * 1000u);
-    if (ad->sealed)
-        (void)replay_accept(&c->ch.replay, ad->client_sequence);
+    if (ad->sealed) /* its datagrams go on from the response's sequence */
+        net_sequence_start(&c->ch.link, &c->ch.replay, s->now_us, ad->client_sequence, true);
     c->acked_snapshot = -1;
     c->input_ack = s->frame - 1;
     c->last_input_tick = -1;
@@ -568,6 +569,9 @@ static void on_datagram(tempo_server *s, const tempo_address *from, uint8_t *dat
         return;
     case CS_RX_REPLAY:
         s->st.dropped_replay++;
+        return;
+    case CS_RX_HELD:
+        s->st.held_jumps++;
         return;
     case CS_RX_FORGED:
         s->st.dropped_forged++;

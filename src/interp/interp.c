@@ -42,6 +42,7 @@ struct tempo_interp {
     int32_t *scratch_t;
     int64_t *scratch_j;
     int64_t base;             /* smallest offset in the window */
+    int32_t left;             /* highest tick that has left the window, -1 for none */
 
     playout pl;
 
@@ -120,6 +121,7 @@ tempo_result tempo_interp_create(const tempo_interp_config *cfg, tempo_interp **
     ip->scratch_t = (int32_t *)(void *)p;
     ip->cfg = *cfg;
     ip->alloc = cfg->allocator;
+    ip->left = -1;
     playout_init(&ip->pl, cfg);
     *out = ip;
     return TEMPO_OK;
@@ -172,6 +174,8 @@ tempo_result tempo_interp_push(tempo_interp *ip, int32_t tick, uint64_t arrival_
     if (ip->started && tick_time(ip, tick) <= ip->r)
         ip->late++;
 
+    if (ip->win_n == ip->cfg.window && ip->win_tick[ip->win_next] > ip->left)
+        ip->left = ip->win_tick[ip->win_next];
     ip->win_tick[ip->win_next] = tick;
     ip->win_off[ip->win_next] = (int64_t)arrival_us - tick_time(ip, tick);
     ip->win_next = (ip->win_next + 1) % ip->cfg.window;
@@ -182,8 +186,8 @@ tempo_result tempo_interp_push(tempo_interp *ip, int32_t tick, uint64_t arrival_
         if (ip->win_off[i] < base)
             base = ip->win_off[i];
     ip->base = base;
-    playout_on_arrival(&ip->pl, ip->win_tick, ip->win_off, ip->win_n, base, arrival_us, ip->scratch_t,
-                       ip->scratch_j);
+    playout_on_arrival(&ip->pl, ip->win_tick, ip->win_off, ip->win_n, base, ip->left, arrival_us,
+                       ip->scratch_t, ip->scratch_j);
     return TEMPO_OK;
 }
 

@@ -18,12 +18,20 @@
  * interval I later and arrives j later than the fastest path (its jitter,
  * measured against the window's smallest offset). So it needs
  *     delay >= I + j,  and one more I for every snapshot lost in a row.
+ * Reordering is not loss: a missing snapshot counts as lost only once
+ * PLAYOUT_REORDER_DEPTH snapshots past it have arrived (TCP takes three
+ * duplicate acks, three segments past a hole, as its sign of loss: RFC
+ * 5681 section 3.2). One overtaken by one or two later ones is a late
+ * arrival, and its lateness counts in the jitter below. Nor is a tick
+ * that may have arrived before the window began (at or below the highest
+ * tick that has left it) judged lost.
  * The target is therefore
  *     I * (1 + min(L, max_loss_cover)) + J + margin,
  * clamped to [min_delay, max_delay], where, over the window of recent
  * arrivals: I is the smallest tick gap between snapshots (the server's send
  * interval: losses only widen gaps), L the longest run of missing
- * snapshots (a gap of g intervals loses g - 1), and J the jitter that all
+ * snapshots (a gap of g intervals loses g - 1) with at least
+ * PLAYOUT_REORDER_DEPTH arrivals past it, and J the jitter that all
  * but late_percent % of arrivals stayed within (the arrival at rank
  * ceil(n * (100 - late_percent) / 100) of n, smallest first). Covering loss
  * runs one interval each follows Valve's advice for cl_interp_ratio
@@ -99,7 +107,7 @@ static void sort_i64(int64_t *a, int n)
 }
 
 uint32_t playout_adaptive_target(const playout *pl, const int32_t *ticks, const int64_t *offsets,
-                                 int n, int64_t base, int32_t *scratch_t, int64_t *scratch_j,
+                                 int n, int64_t base, int32_t left, int32_t *scratch_t, int64_t *scratch_j,
                                  uint32_t *jitter_us, uint32_t *interval_ticks, int *loss_run)
 {
     TEMPO_ASSERT(n >= 1);
@@ -114,8 +122,8 @@ uint32_t playout_adaptive_target(const playout *pl, const int32_t *ticks, const 
     if (interval == 0)
         interval = 1;
     int64_t run = 0;
-    for (int i = 1; i < n; i++) {
-        int64_t gap = (int64_t)scratch_t[i] - scratch_t[i - 1];
+    for (int i = 1; i <= n - PLAYOUT_REORDER_DEPTH; i++) { /* n - i arrivals at or past the gap */
+        int64_t gap = (int64_t)scratch_t[i] - (scratch_t[i - 1] > left ? scratch_t[i - 1] : left);
         int64_t lost = (gap + interval - 1) / interval - 1;
         if (lost > run)
             run = lost;
@@ -142,11 +150,12 @@ uint32_t playout_adaptive_target(const playout *pl, const int32_t *ticks, const 
 }
 
 void playout_on_arrival(playout *pl, const int32_t *ticks, const int64_t *offsets, int n,
-                        int64_t base, uint64_t now_us, int32_t *scratch_t, int64_t *scratch_j)
+                        int64_t base, int32_t left, uint64_t now_us, int32_t *scratch_t,
+                        int64_t *scratch_j)
 {
     if (pl->mode != TEMPO_PLAYOUT_ADAPTIVE || n < 1)
         return;
-    uint32_t t = playout_adaptive_target(pl, ticks, offsets, n, base, scratch_t, scratch_j,
+    uint32_t t = playout_adaptive_target(pl, ticks, offsets, n, base, left, scratch_t, scratch_j,
                                          &pl->jitter_us, &pl->interval_ticks, &pl->loss_run);
     if (!pl->measured) {
         pl->measured = true;

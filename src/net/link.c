@@ -15,12 +15,16 @@
  *   naming it (no later ack can), or when its ring slot is needed again.
  *   judge_next >= send_seq - LINK_SENT_RING, so judging is bounded.
  * - a step ahead of more than cfg.seq_jump in the remote's sequence is held
- *   (not used, no liveness) and does not become the newest, so one corrupt
- *   or stray datagram cannot make every later one look old; a second one
- *   just after it shows the remote really moved on (a long outage), and
- *   the link follows. Held, not used: a replay window cannot record a
- *   sequence that far ahead, so a held datagram replaced by another could
- *   otherwise be used again each time a copy of it came back.
+ *   (not used, no liveness) and does not become the newest, so one corrupt,
+ *   stray or spoofed datagram cannot make every later one look old. The
+ *   link follows only when the remote really moved on (a long outage): a
+ *   second datagram just after the held one, while the remote has been
+ *   silent in its old range for notify_us. A remote that keeps speaking in
+ *   its range has not moved on, so two neighbours far ahead sent by someone
+ *   else (an off-path spoofer of an unsealed link) are held too. Held, not
+ *   used: a replay window cannot record a sequence that far ahead, so a
+ *   held datagram replaced by another could otherwise be used again each
+ *   time a copy of it came back.
  *
  * Round trips follow RFC 6298 section 2 (alpha 1/8, beta 1/4; the first
  * sample R sets SRTT = R and RTTVAR = R/2), kept as 8*SRTT and 4*RTTVAR in
@@ -169,9 +173,64 @@ static void heard(net_link *l, uint64_t now)
     }
 }
 
-static link_rx receive_seq(net_link *l, uint64_t seq)
+/* seq, far ahead, confirms the held jump: just after it, and the remote
+ * has gone silent in its old range. */
+static bool jump_confirmed_by(const net_link *l, uint64_t now, uint64_t seq)
+{
+    return l->jump_pending && seq > l->jump_seq && seq - l->jump_seq <= LINK_ACK_BITS &&
+           link_silence_us(l, now) >= l->cfg.notify_us;
+}
+
+/* Where a step ahead counts from: the newest sequence, or before any the
+ * one the remote starts at (link_expect_first). False: anything goes. */
+static bool jump_base(const net_link *l, uint64_t *base)
+{
+    if (l->recv_any)
+        *base = l->recv_max;
+    else if (l->expect_any)
+        *base = l->expect_first;
+    else
+        return false;
+    return true;
+}
+
+bool link_would_hold(const net_link *l, uint64_t now, uint64_t seq)
+{
+    uint64_t base;
+    return l->state != LINK_CLOSED && jump_base(l, &base) && seq > base &&
+           seq - base > l->cfg.seq_jump && !jump_confirmed_by(l, now, seq);
+}
+
+void link_expect_first(net_link *l, uint64_t first)
+{
+    l->expect_any = true;
+    l->expect_first = first;
+}
+
+static link_rx receive_seq(net_link *l, uint64_t now, uint64_t seq)
 {
     l->jump_confirmed = false;
+    uint64_t base;
+    if (jump_base(l, &base) && seq > base && seq - base > l->cfg.seq_jump) {
+        if (l->jump_pending && seq == l->jump_seq)
+            return LINK_RX_DUPLICATE; /* the pending jump again: no news */
+        if (!jump_confirmed_by(l, now, seq)) {
+            l->jump_pending = true;
+            l->jump_seq = seq;
+            l->seq_jumps++;
+            return LINK_RX_JUMP;
+        }
+        /* Follow the remote past the gap. What the gap held cannot be
+         * known, so the inbound window starts again at the jump. */
+        l->recv_any = true;
+        l->recv_bits = 1ull << (seq - 1 - l->jump_seq);
+        l->recv_max = seq;
+        l->in_first = l->jump_seq;
+        l->in_received = 2;
+        l->jump_pending = false;
+        l->jump_confirmed = true;
+        return LINK_RX_NEWEST;
+    }
     if (!l->recv_any) {
         l->recv_any = true;
         l->recv_max = seq;
@@ -182,27 +241,6 @@ static link_rx receive_seq(net_link *l, uint64_t seq)
     }
     if (seq > l->recv_max) {
         uint64_t d = seq - l->recv_max;
-        if (d > l->cfg.seq_jump) {
-            if (l->jump_pending && seq == l->jump_seq)
-                return LINK_RX_DUPLICATE; /* the pending jump again: no news */
-            bool confirmed = l->jump_pending && seq > l->jump_seq &&
-                             seq - l->jump_seq <= LINK_ACK_BITS;
-            if (!confirmed) {
-                l->jump_pending = true;
-                l->jump_seq = seq;
-                l->seq_jumps++;
-                return LINK_RX_JUMP;
-            }
-            /* Follow the remote past the gap. What the gap held cannot be
-             * known, so the inbound window starts again at the jump. */
-            l->recv_bits = 1ull << (seq - 1 - l->jump_seq);
-            l->recv_max = seq;
-            l->in_first = l->jump_seq;
-            l->in_received = 2;
-            l->jump_pending = false;
-            l->jump_confirmed = true;
-            return LINK_RX_NEWEST;
-        }
         uint64_t shifted = d >= LINK_RECV_HISTORY ? 0 : l->recv_bits << d;
         l->recv_bits = d > LINK_RECV_HISTORY ? 0 : shifted | (1ull << (d - 1));
         l->recv_max = seq;
@@ -237,7 +275,7 @@ link_rx link_on_datagram(net_link *l, uint64_t now, uint64_t seq, size_t bytes)
     l->packets_received++;
     l->bytes_received += bytes;
     l->bytes_window_recv += bytes;
-    link_rx rx = receive_seq(l, seq);
+    link_rx rx = receive_seq(l, now, seq);
     /* A copy proves nothing about the remote being alive now: anyone who
      * saw the datagram can send it again; nor does a held jump, until a
      * neighbour confirms it. */

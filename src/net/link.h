@@ -67,7 +67,8 @@ typedef enum link_rx {
     LINK_RX_LATE = 1,     /* older than the newest, first copy */
     LINK_RX_DUPLICATE = 2,/* a copy of one already received */
     LINK_RX_TOO_OLD = 3,  /* older than LINK_RECV_HISTORY: cannot tell if a copy */
-    LINK_RX_JUMP = 4      /* implausibly far ahead: held, not to be used, until confirmed */
+    LINK_RX_JUMP = 4      /* implausibly far ahead: held, not to be used, until a neighbour
+                           * confirms it after the remote's silence in its old range */
 } link_rx;
 
 typedef enum link_state {
@@ -107,6 +108,8 @@ struct net_link {
     bool recv_any;
     uint64_t recv_max;          /* newest sequence received */
     uint64_t recv_bits;         /* bit i: recv_max - 1 - i was received */
+    bool expect_any;
+    uint64_t expect_first;      /* with expect_any: its first sequence, before any came */
     bool jump_pending;
     uint64_t jump_seq;          /* a far-ahead sequence awaiting a neighbour to confirm it */
     bool jump_confirmed;        /* the last datagram confirmed jump_seq: both are now accepted */
@@ -162,6 +165,15 @@ uint64_t link_next_seq(const net_link *l);
 uint64_t link_on_sent(net_link *l, uint64_t now, size_t bytes);
 /* A datagram with the full sequence `seq` came at `now`. */
 link_rx link_on_datagram(net_link *l, uint64_t now, uint64_t seq, size_t bytes);
+/* True if link_on_datagram would hold `seq` at `now` as a jump (or a copy
+ * of the held one): more than cfg.seq_jump past the newest, and not a
+ * neighbour confirming the held one after notify_us of silence. Changes
+ * nothing. */
+bool link_would_hold(const net_link *l, uint64_t now, uint64_t seq);
+/* The remote's sequences start at `first` (not yet received): before any
+ * datagram came, a step ahead of `first` is judged as one ahead of the
+ * newest, so the first datagram taken cannot be a stranger's far ahead. */
+void link_expect_first(net_link *l, uint64_t first);
 /* The ack to put on a datagram: the newest sequence received and bit i for
  * ack - 1 - i. False before anything was received. */
 bool link_ack_out(const net_link *l, uint64_t *ack, uint32_t *bits);

@@ -36,6 +36,8 @@
 
 #include "relay/relay.h"
 
+#include "net/sequence.h"
+
 void tempo_relay_config_default(tempo_relay_config *cfg)
 {
     if (!cfg)
@@ -445,10 +447,9 @@ static void admit(tempo_relay *r, const gate_admit *a)
     e->link.state = LINK_ESTABLISHED;
     e->link.hs.complete = true;
     replay_init(&e->replay);
-    if (a->sealed) { /* its datagrams go on from the response's sequence */
-        (void)link_on_datagram(&e->link, r->now_us, a->client_sequence, 0);
-        (void)replay_accept(&e->replay, a->client_sequence);
-    }
+    /* its datagrams go on from the response's sequence (sealed), from 0 (plain) */
+    net_sequence_start(&e->link, &e->replay, r->now_us, a->sealed ? a->client_sequence : 0,
+                       a->sealed);
     e->st.client_id = a->client_id;
     e->st.address = a->address;
     e->st.sealed = a->sealed;
@@ -600,7 +601,7 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
         return;
     }
     uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
-    if (replay_check(&e->replay, seq) != TEMPO_DROP_NONE) {
+    if (net_sequence_check(&e->link, &e->replay, r->now_us, seq) == NET_SEQUENCE_REPLAY) {
         r->st.dropped_replay++;
         return;
     }
@@ -613,15 +614,15 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
         }
         body = (size_t)opened - PACKET_HEADER_SIZE;
     }
-    link_rx rx = link_on_datagram(&e->link, r->now_us, seq, size);
-    if (rx == LINK_RX_DUPLICATE || rx == LINK_RX_CLOSED) {
+    link_rx rx = net_sequence_take(&e->link, &e->replay, r->now_us, seq, size);
+    if (rx == LINK_RX_JUMP) { /* far ahead: held until the member shows it moved on */
+        r->st.held_jumps++;
+        return;
+    }
+    if (!net_sequence_usable(rx)) {
         r->st.dropped_replay++;
         return;
     }
-    if (e->link.jump_confirmed)
-        (void)replay_accept(&e->replay, e->link.jump_seq);
-    if (rx != LINK_RX_JUMP)
-        (void)replay_accept(&e->replay, seq);
     const uint8_t *b = r->buf + PACKET_HEADER_SIZE;
     switch (v.h.type) {
     case RELAY_TYPE_JOIN:
@@ -655,14 +656,23 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
     if (now_us > r->now_us)
         r->now_us = now_us;
     r->now_seconds = now_seconds;
-    for (int i = 0; i < RELAY_RECV_MAX; i++) {
+    /* A bounded batch: frames due go out after each, so a backlog (a
+     * flood, a stall of this process) is read over several updates, each
+     * at its own time, and never holds the frames back for long. */
+    bool drained = false;
+    for (int i = 0; i < RELAY_RECV_MAX && !drained; i++) {
         tempo_address from;
         memset(&from, 0, sizeof from);
         int got = r->transport.recv(r->transport.ctx, &from, r->buf, sizeof r->buf);
         if (got <= 0)
-            break;
-        on_datagram(r, &from, (size_t)got);
+            drained = true;
+        else
+            on_datagram(r, &from, (size_t)got);
     }
+    if (drained)
+        r->backlog_since_us = 0;
+    else if (r->backlog_since_us == 0)
+        r->backlog_since_us = r->now_us ? r->now_us : 1;
     /* Frames finalized since the last send go out at once, to the
      * members of those matches only. */
     for (int i = 0; i < r->cfg.max_matches; i++) {

@@ -27,7 +27,8 @@
 #define RELAY_HISTORY (RELAY_RING - RELAY_AHEAD)
 #define RELAY_SUM_RING 16       /* check frames compared at once per match */
 #define RELAY_RESEND_US 50000u  /* a member hears from the relay at least this often */
-#define RELAY_RECV_MAX 65536    /* datagrams taken per update */
+#define RELAY_RECV_MAX 1024     /* datagrams taken per update (a few ms of work): a backlog
+                                   is read over several */
 #define RELAY_SWEEP_US 5000u    /* every member's liveness and resends, at most this often */
 #define RELAY_TURN_RING 64      /* turns a lockstep match keeps */
 #define RELAY_TURN_AHEAD 32     /* turns past `finalized` that take lists */
@@ -113,6 +114,7 @@ struct tempo_relay {
     link_config link_cfg;
     uint64_t now_us, now_seconds;
     bool refuse_matches;        /* draining: no match is opened */
+    uint64_t backlog_since_us;  /* datagrams have waited unread since then (0: none) */
     bool swept;
     uint64_t last_sweep_us;     /* the last sweep over every member */
 
@@ -132,6 +134,25 @@ struct tempo_relay {
     uint8_t buf[TEMPO_MAX_DATAGRAM + 1];
     uint8_t out[TEMPO_MAX_DATAGRAM];
 };
+
+/* True once `deadline` has passed at the relay's now. While datagrams
+ * wait unread (a backlog: a flood, a stall of this process), the relay is
+ * late, not its members: an input that came in time may wait among them,
+ * so deadlines move back by as long as the backlog has lasted, up to one
+ * more tolerance. No further: a relay that stays behind would otherwise
+ * hold every frame back, its members would aim further and further
+ * behind, and more of their inputs would come too late. */
+static inline bool relay_past(const tempo_relay *r, uint64_t deadline)
+{
+    uint64_t grace = 0;
+    if (r->backlog_since_us != 0) {
+        uint64_t cap = (uint64_t)r->cfg.tolerance_ms * 1000u;
+        grace = r->now_us - r->backlog_since_us;
+        if (grace > cap)
+            grace = cap;
+    }
+    return r->now_us >= deadline + grace;
+}
 
 /* ---- relay_match.c ---- */
 /* Take a free match for join (its fields are checked): its index, or -1. */

@@ -5,7 +5,11 @@
  *
  * The rule (docs/RELAY.md): frame F is finalized, in order, as soon as
  * every player's input for F is in, or once the clock passes F's deadline,
- * start + F / fps + tolerance, whichever comes first. At the deadline a
+ * start + F / fps + tolerance, whichever comes first (while the relay has
+ * datagrams waiting unread, later by as long as that backlog has lasted,
+ * up to another tolerance: an input that came in time may wait among them; relay.c
+ * reads a bounded batch per update, so a backlog holds no frame back for
+ * long). At the deadline a
  * missing input is replaced by the player's input of F - 1 (zero for frame
  * 0) and marked substituted; a player whose member left is substituted
  * without waiting. A finalized frame never changes: a real input that
@@ -191,7 +195,7 @@ void relay_match_advance(tempo_relay *r, relay_match *m)
         uint8_t need = (uint8_t)(m->all & ~m->gone);
         if (need != 0 && (have & need) == need)
             finalize(r, m, (uint8_t)(m->all & ~have));
-        else if (now >= frame_time_us(m, f) + tol)
+        else if (relay_past(r, frame_time_us(m, f) + tol))
             finalize(r, m, (uint8_t)(m->all & ~have));
         else
             break;

@@ -140,7 +140,7 @@ void relay_turns_advance(tempo_relay *r, relay_match *m)
         int32_t t = m->finalized;
         uint8_t have = m->have[turn_slot(t)];
         uint8_t need = (uint8_t)(m->all & ~m->gone);
-        if ((need != 0 && (have & need) == need) || r->now_us >= deadline_us(m, t))
+        if ((need != 0 && (have & need) == need) || relay_past(r, deadline_us(m, t)))
             finalize(r, m, (uint8_t)(m->all & ~have));
         else
             break;

@@ -19,4 +19,5 @@ void session_link_stats(const net_link *l, tempo_endpoint_stats *out)
     out->bytes_sent = l->bytes_sent;
     out->bytes_received = l->bytes_received;
     out->send_bytes_per_s = l->send_rate;
+    out->held_jumps = l->seq_jumps;
 }

@@ -199,6 +199,8 @@ tempo_result tempo_lockstep_create(const tempo_lockstep_config *cfg,
     }
     ls->executed = -1;
     ls->done = -1;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        ls->cut_cap[p] = INT32_MAX;
     ls->sealed = cfg->execution_delay - 1;
     ls->len_ms = cfg->turn_ms;
     ls->announced_ms = cfg->turn_ms;
@@ -452,10 +454,15 @@ void lockstep_compare(tempo_lockstep *ls, int player, int32_t turn, uint64_t the
 
 /* The survivors agree on each lost player's cut: once every live machine
  * has said it holds the player lost, with the first turn of its list it
- * lacks, the cut is the last turn any survivor holds. Holdings never grow
- * past that (the lost machine's datagrams are dropped, and survivors
- * forward only what one of them holds), so every survivor computes the
- * same cut; the lists up to it reach everyone by forwarding. */
+ * lacks, in a message that also names every other machine we hold lost
+ * (so nothing it holds can still grow from one of them), the cut is the
+ * last turn any survivor holds. Holdings never grow past that (the lost
+ * machine's datagrams are dropped, and survivors forward only what one of
+ * them holds), so every survivor computes the same cut; the lists up to it
+ * reach everyone by forwarding. When a survivor is lost, the agreement
+ * starts again (lockstep_net.c, lockstep_lose) and can only lower the cut:
+ * a holder that left before forwarding, or a machine that claimed lists
+ * it never forwards (dropped by the watchdog below), no longer counts. */
 static void agree(tempo_lockstep *ls)
 {
     for (int x = 0; x < ls->cfg.num_players; x++) {
@@ -475,7 +482,64 @@ static void agree(tempo_lockstep *ls)
         if (!all)
             continue;
         ls->cut_final[x] = true;
-        ls->cut[x] = have - 1;
+        ls->cut[x] = have - 1 < ls->cut_cap[x] ? have - 1 : ls->cut_cap[x];
+        ls->cut_lacking_us[x] = 0;
+    }
+}
+
+/* Two watchdogs keep a lost player's cut from waiting for ever (the p2p
+ * session has the same pair, p2p_agree.c). A survivor that gives no
+ * report we can believe (it names the player lost with a holding no
+ * machine could have) within the disconnect timeout of the agreement
+ * starting is dropped. And the lists up to an agreed cut come by
+ * forwarding, from a survivor that said it holds them: if they do not
+ * come within the disconnect timeout, every survivor that claims lists of
+ * the lost player we still lack is dropped (a lie, or a machine that
+ * cannot forward). Either way the agreement starts again without it. */
+static void claims_watchdog(tempo_lockstep *ls)
+{
+    uint64_t timeout = (uint64_t)ls->cfg.disconnect_timeout_ms * 1000u;
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!((ls->lost_mask >> x) & 1u) || ls->cut_final[x] || ls->ended ||
+            ls->now_us - ls->cut_pending_us[x] < timeout)
+            continue;
+        ls->cut_pending_us[x] = ls->now_us;
+        for (int q = 0; q < ls->cfg.num_players; q++) {
+            const ls_peer *e = &ls->peer[q];
+            if (q == ls->cfg.local_player || q == x || !e->added || e->lost ||
+                ((e->heard_lost >> x) & 1u))
+                continue;
+            tempo__log(&ls->log, TEMPO_LOG_WARN,
+                       "tempo: machine %d gave no believable report of lost player %d; dropping it",
+                       q, x);
+            ls->st.reports_missing++;
+            lockstep_lose(ls, q);
+        }
+    }
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!ls->cut_final[x] || ls->peer[x].have > ls->cut[x]) {
+            ls->cut_lacking_us[x] = 0;
+            continue;
+        }
+        if (ls->cut_lacking_us[x] == 0) {
+            ls->cut_lacking_us[x] = ls->now_us ? ls->now_us : 1;
+            continue;
+        }
+        if (ls->now_us - ls->cut_lacking_us[x] < timeout)
+            continue;
+        ls->cut_lacking_us[x] = 0;
+        int32_t held = ls->peer[x].have;
+        for (int q = 0; q < ls->cfg.num_players; q++) {
+            const ls_peer *e = &ls->peer[q];
+            if (q == ls->cfg.local_player || q == x || !e->added || e->lost ||
+                !((e->heard_lost >> x) & 1u) || e->lost_have[x] <= held)
+                continue;
+            tempo__log(&ls->log, TEMPO_LOG_WARN,
+                       "tempo: machine %d claimed lists of lost player %d it never forwarded; "
+                       "dropping it", q, x);
+            ls->st.unbacked_claims++;
+            lockstep_lose(ls, q);
+        }
     }
 }
 
@@ -538,6 +602,7 @@ tempo_result tempo_lockstep_poll(tempo_lockstep *ls, uint64_t now_us)
             lockstep_lose(ls, p);
     }
     agree(ls);
+    claims_watchdog(ls);
     maybe_start(ls);
     if (ls->running && !ls->ended)
         seal_due(ls);

@@ -27,7 +27,7 @@
 #define LS_RESEND_US 33000u   /* lists not acknowledged go again this often (two ticks) */
 #define LS_FRAG_SLOTS 2
 #define LS_RECV_BUDGET 4096   /* datagrams one poll reads at most */
-#define LS_SEQ_JUMP 4096u
+#define LS_SEQ_JUMP (REPLAY_WINDOW / 2) /* a longer step is held (net/sequence.h) */
 #define LS_PING_US 200000u    /* ping period: round trips settle within a second or two */
 
 _Static_assert(TEMPO_LOCKSTEP_MAX_COMMAND == TURN_MAX_COMMAND, "command size");
@@ -104,6 +104,12 @@ struct tempo_lockstep {
     uint8_t lost_mask;        /* players whose machines are gone */
     bool cut_final[TEMPO_MAX_PLAYERS];
     int32_t cut[TEMPO_MAX_PLAYERS]; /* a lost player's last turn with its own list */
+    int32_t cut_cap[TEMPO_MAX_PLAYERS]; /* the cut agreed before a survivor was lost: the
+                                           next agreement can only lower it */
+    uint64_t cut_lacking_us[TEMPO_MAX_PLAYERS]; /* since when we lack lists up to a final
+                                                   cut (0: we hold them) */
+    uint64_t cut_pending_us[TEMPO_MAX_PLAYERS]; /* since when a lost player's cut waits
+                                                   for the survivors' reports */
     uint64_t now_us, start_at_us, run_start_us;
     ls_peer peer[TEMPO_MAX_PLAYERS]; /* by player; the local one unused */
     ls_relay *relay;                 /* through a relay: its link (no peers); else NULL */

@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "net/sequence.h"
 #include "wire/packet.h"
 
 /* ---- sending ------------------------------------------------------------------ */
@@ -194,7 +195,22 @@ void lockstep_lose(tempo_lockstep *ls, int player)
     seal_keys_wipe(&e->keys);
     if (!ls->running)
         ls->ended = true; /* a match that has not started does not start without it */
+    /* It was a survivor: the cuts agreed with its word are agreed again
+     * without it, on fresh reports that name it lost, and can only go
+     * down (lockstep.c, agree). */
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!((ls->lost_mask >> x) & 1u))
+            continue;
+        if (ls->cut_final[x]) {
+            ls->cut_final[x] = false;
+            ls->cut_cap[x] = ls->cut[x];
+        }
+        ls->cut_pending_us[x] = ls->now_us;
+        for (int q = 0; q < ls->cfg.num_players; q++)
+            ls->peer[q].heard_lost &= (uint8_t)~(1u << x);
+    }
     ls->lost_mask |= (uint8_t)(1u << player);
+    ls->cut_pending_us[player] = ls->now_us;
     lockstep_event(ls, TEMPO_LOCKSTEP_DISCONNECTED, player);
 }
 
@@ -217,7 +233,9 @@ static bool lists_honest(const tempo_lockstep *ls, int player, const turn_turns 
 }
 
 /* What a machine says of lost players: ours too (gossip), and how far it
- * holds their lists. A machine that holds us lost has dropped us. */
+ * holds their lists. A machine that holds us lost has dropped us. Its
+ * report counts for the agreement only once it names lost every machine
+ * we hold lost: before, its holdings could still grow from one of them. */
 static void on_lost(tempo_lockstep *ls, ls_peer *e, const turn_turns *t)
 {
     for (int x = 0; x < ls->cfg.num_players; x++) {
@@ -230,6 +248,12 @@ static void on_lost(tempo_lockstep *ls, ls_peer *e, const turn_turns *t)
             return;
         }
         lockstep_lose(ls, x);
+    }
+    if ((t->lost & ls->lost_mask) != ls->lost_mask || ls->ended)
+        return;
+    for (int x = 0; x < ls->cfg.num_players; x++) {
+        if (!((t->lost >> x) & 1u) || e == &ls->peer[x])
+            continue;
         /* No machine can hold a list sealed further ahead of us than this
          * (ahead by the delay at most, sealing the delay ahead again): a
          * larger claim would stall the agreement, and is not believed. */
@@ -382,7 +406,8 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
         return;
     }
     uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
-    if (replay_check(&e->replay, seq) != TEMPO_DROP_NONE) {
+    net_sequence held = net_sequence_check(&e->link, &e->replay, ls->now_us, seq);
+    if (held == NET_SEQUENCE_REPLAY) {
         ls->st.dropped_replay++;
         return;
     }
@@ -394,6 +419,13 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
             return;
         }
         body_size = (size_t)opened - PACKET_HEADER_SIZE;
+    }
+    if (held == NET_SEQUENCE_HELD) { /* far ahead: recorded as held, nothing of it used */
+        if (net_sequence_take(&e->link, &e->replay, ls->now_us, seq, size) == LINK_RX_DUPLICATE)
+            ls->st.dropped_replay++;
+        else
+            ls->st.held_jumps++;
+        return;
     }
     const uint8_t *body = ls->dgram + v.body;
     bool whole = true;
@@ -420,15 +452,12 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
         malformed(ls);
         return;
     }
-    link_rx rx = link_on_datagram(&e->link, ls->now_us, seq, size);
-    if (rx == LINK_RX_DUPLICATE) {
-        ls->st.dropped_replay++;
+    link_rx rx = net_sequence_take(&e->link, &e->replay, ls->now_us, seq, size);
+    if (!net_sequence_usable(rx)) {
+        if (rx == LINK_RX_DUPLICATE)
+            ls->st.dropped_replay++;
         return;
     }
-    if (e->link.jump_confirmed)
-        (void)replay_accept(&e->replay, e->link.jump_seq);
-    if (rx != LINK_RX_JUMP)
-        (void)replay_accept(&e->replay, seq);
     ls->st.packets_received++;
     ls->st.bytes_received += size;
     if (whole)

@@ -27,8 +27,9 @@
 
 #include <string.h>
 
-#include "wire/connect.h"
+#include "net/sequence.h"
 #include "relay/relay_msg.h"
+#include "wire/connect.h"
 #include "wire/packet.h"
 
 #define LR_JOIN_RETRY_US 250000u
@@ -252,7 +253,7 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
         return;
     }
     uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&rl->link));
-    if (replay_check(&rl->replay, seq) != TEMPO_DROP_NONE) {
+    if (net_sequence_check(&rl->link, &rl->replay, ls->now_us, seq) == NET_SEQUENCE_REPLAY) {
         ls->st.dropped_replay++;
         return;
     }
@@ -277,17 +278,17 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
         malformed(ls);
         return;
     }
-    if (rl->phase == LR_CONNECTING)
-        connected(ls);
-    link_rx rx = link_on_datagram(&rl->link, ls->now_us, seq, size);
-    if (rx == LINK_RX_DUPLICATE || rx == LINK_RX_CLOSED) {
+    link_rx rx = net_sequence_take(&rl->link, &rl->replay, ls->now_us, seq, size);
+    if (rx == LINK_RX_JUMP) { /* far ahead: held until the relay shows it moved on */
+        ls->st.held_jumps++;
+        return;
+    }
+    if (!net_sequence_usable(rx)) {
         ls->st.dropped_replay++;
         return;
     }
-    if (rl->link.jump_confirmed)
-        (void)replay_accept(&rl->replay, rl->link.jump_seq);
-    if (rx != LINK_RX_JUMP)
-        (void)replay_accept(&rl->replay, seq);
+    if (rl->phase == LR_CONNECTING)
+        connected(ls);
     ls->st.packets_received++;
     ls->st.bytes_received += size;
     if (v.h.type == RELAY_TYPE_WELCOME)
@@ -321,6 +322,7 @@ tempo_result lockstep_relay_open(tempo_lockstep *ls)
     rl->link.state = LINK_ESTABLISHED; /* the gate's handshake stands in for the link's */
     rl->link.hs.complete = true;
     replay_init(&rl->replay);
+    net_sequence_start(&rl->link, &rl->replay, ls->now_us, 0, false); /* the relay counts from 0 */
     rl->final = ls->cfg.execution_delay;
     rl->acked = ls->cfg.execution_delay;
     rl->sent_sealed = -1;

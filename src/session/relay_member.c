@@ -35,6 +35,7 @@
 #include "session/link_stats.h"
 #include "net/gate.h"
 #include "net/link.h"
+#include "net/sequence.h"
 #include "relay/relay_msg.h"
 #include "wire/replay_window.h"
 #include "tempo/rng.h"
@@ -460,7 +461,7 @@ static void on_datagram(relay_member_state *m, const tempo_address *from, size_t
         return;
     }
     uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&m->link));
-    if (replay_check(&m->replay, seq) != TEMPO_DROP_NONE) {
+    if (net_sequence_check(&m->link, &m->replay, m->clock->now_us, seq) == NET_SEQUENCE_REPLAY) {
         m->dropped_replay++;
         return;
     }
@@ -474,17 +475,15 @@ static void on_datagram(relay_member_state *m, const tempo_address *from, size_t
         }
         body = (size_t)opened - PACKET_HEADER_SIZE;
     }
-    if (m->phase == MEMBER_CONNECTING)
-        connected(m);
-    link_rx rx = link_on_datagram(&m->link, m->clock->now_us, seq, size);
-    if (rx == LINK_RX_DUPLICATE || rx == LINK_RX_CLOSED) {
+    link_rx rx = net_sequence_take(&m->link, &m->replay, m->clock->now_us, seq, size);
+    if (rx == LINK_RX_JUMP) /* far ahead: held until the relay shows it moved on */
+        return;
+    if (!net_sequence_usable(rx)) {
         m->dropped_replay++;
         return;
     }
-    if (m->link.jump_confirmed)
-        (void)replay_accept(&m->replay, m->link.jump_seq);
-    if (rx != LINK_RX_JUMP)
-        (void)replay_accept(&m->replay, seq);
+    if (m->phase == MEMBER_CONNECTING)
+        connected(m);
     m->info.bytes_down += size;
     const uint8_t *b = m->buf + PACKET_HEADER_SIZE;
     if (v.h.type == RELAY_TYPE_WELCOME)
@@ -523,6 +522,7 @@ static void open_member(relay_member_state *m)
     m->link.state = LINK_ESTABLISHED;
     m->link.hs.complete = true;
     replay_init(&m->replay);
+    net_sequence_start(&m->link, &m->replay, now, 0, false); /* the relay counts from 0 */
     m->opened = true;
 }
 

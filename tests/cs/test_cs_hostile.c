@@ -276,6 +276,137 @@ static void test_a_flood_is_dropped_counted_and_allocates_nothing(void **state)
     free(h);
 }
 
+/* Datagram d (size bytes) again, as `from`, its sequence `ahead` past d's. */
+static void spoof_ahead(csh *h, const tempo_address *from, const tempo_address *to, const uint8_t *d,
+                        size_t size, uint64_t ahead)
+{
+    tempo_packet_view v;
+    assert_int_equal(packet_read(d, size, &v, NULL), TEMPO_OK);
+    uint8_t out[TEMPO_MAX_DATAGRAM];
+    memcpy(out, d, size);
+    tempo_packet_header ph = v.h;
+    ph.sequence = (uint16_t)(ph.sequence + ahead);
+    assert_int_equal(packet_write(&ph, out, sizeof out), PACKET_HEADER_SIZE);
+    assert_int_equal(tempo_simnet_inject(h->net, from, to, out, size), TEMPO_OK);
+}
+
+typedef struct spoofer {
+    int32_t at[2];   /* server ticks of the single spoof and of the pair */
+    int done;
+} spoofer;
+
+/* An off-path spoofer who knows the sequences (given it: the client's
+ * newest datagram each way): one datagram far ahead, later two neighbours
+ * far ahead, each way: to the server as client 0, to client 0 as the
+ * server. */
+static void spoof_far_ahead(csh *h, void *ctx)
+{
+    spoofer *sp = (spoofer *)ctx;
+    tempo_server_stats ss;
+    tempo_server_get_stats(h->server, &ss);
+    if (sp->done >= 2 || ss.frame < sp->at[sp->done])
+        return;
+    csh_client *k = &h->cl[0];
+    for (uint64_t i = 0; i <= (uint64_t)sp->done; i++) {
+        spoof_ahead(h, &k->addr, &h->saddr, k->last_sent, k->last_size, 5000 + i);
+        spoof_ahead(h, &h->saddr, &k->addr, k->last_recv, k->last_recv_size, 5000 + i);
+    }
+    sp->done++;
+}
+
+static void test_far_ahead_spoofs_cut_off_no_one_unsealed(void **state)
+{
+    (void)state;
+    csh *h = match(13, NULL);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 3000, true, false), TEMPO_OK);
+    spoofer sp = {{200, 500}, 0};
+    h->extra = spoof_far_ahead;
+    h->extra_ctx = &sp;
+    csh_run(h, 1200);
+    assert_int_equal(sp.done, 2);
+    tempo_server_stats ss;
+    tempo_server_get_stats(h->server, &ss);
+    tempo_client_stats cs;
+    tempo_client_get_stats(h->cl[0].c, &cs);
+    printf("spoofed: %d clients, %llu timeouts, %llu disconnects, server %llu replays, client %llu replays\n",
+           ss.clients, (unsigned long long)ss.timeouts, (unsigned long long)ss.disconnects,
+           (unsigned long long)ss.dropped_replay, (unsigned long long)cs.dropped_replay);
+    assert_int_equal(ss.clients, 2);
+    assert_int_equal(ss.timeouts + ss.disconnects, 0);
+    assert_int_equal(ss.held_jumps, 3); /* one, then a pair */
+    assert_int_equal(cs.held_jumps, 3);
+    assert_int_equal(ss.dropped_replay, 0);
+    assert_true(tempo_client_local_players(h->cl[0].c) != 0);
+    /* client 0's inputs reached the server, tick for tick, throughout */
+    int slot = tempo_client_local_players(h->cl[0].c) == 1u ? 0 : 1;
+    for (int t = 150; t < 1190; t++)
+        assert_memory_equal(h->server_used[t] + slot * CSH_INPUT, h->cl[0].sent[t], CSH_INPUT);
+    assert_int_equal(h->cl[0].load_mismatch, 0);
+    csh_free(h);
+    free(h);
+}
+
+/* The moment client 0 is admitted, before either side's first datagram of
+ * the connection arrives: a far-ahead INPUT "from" it to the server and a
+ * far-ahead ACCEPT naming the wrong slot "from" the server to it. */
+static void spoof_at_admission(csh *h, void *ctx)
+{
+    int *done = (int *)ctx;
+    tempo_server_stats ss;
+    tempo_server_get_stats(h->server, &ss);
+    if (*done || ss.clients == 0)
+        return;
+    *done = 1;
+    uint8_t d[TEMPO_MAX_DATAGRAM];
+    cs_msg_prefix p = {false, 0, 0};
+    tempo_packet_header ph = {77, 30000, CS_MSG_INPUT, false, false};
+    packet_write(&ph, d, sizeof d);
+    size_t n = cs_msg_write_input(d + PACKET_HEADER_SIZE, sizeof d - PACKET_HEADER_SIZE, &p, -1, 0,
+                                  0, NULL, 0);
+    assert_true(n > 0);
+    assert_int_equal(tempo_simnet_inject(h->net, &h->cl[0].addr, &h->saddr, d, PACKET_HEADER_SIZE + n),
+                     TEMPO_OK);
+    cs_msg_accept a = {1, 2u, 2, CSH_INPUT, 60, 0, 1};
+    ph.type = CS_MSG_ACCEPT;
+    packet_write(&ph, d, sizeof d);
+    n = cs_msg_write_accept(d + PACKET_HEADER_SIZE, sizeof d - PACKET_HEADER_SIZE, &p, &a);
+    assert_true(n > 0);
+    assert_int_equal(tempo_simnet_inject(h->net, &h->saddr, &h->cl[0].addr, d, PACKET_HEADER_SIZE + n),
+                     TEMPO_OK);
+}
+
+static void test_a_far_ahead_spoof_at_admission_is_held_unsealed(void **state)
+{
+    (void)state;
+    csh *h = match(14, NULL);
+    assert_int_equal(csh_start_server(h), TEMPO_OK);
+    assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+    int done = 0;
+    h->extra = spoof_at_admission;
+    h->extra_ctx = &done;
+    csh_run(h, 600);
+    assert_int_equal(done, 1);
+    tempo_server_stats ss;
+    tempo_server_get_stats(h->server, &ss);
+    tempo_client_stats cs;
+    tempo_client_get_stats(h->cl[0].c, &cs);
+    printf("spoofed at admission: %d clients, %llu timeouts, slots %llx, held %llu %llu\n", ss.clients,
+           (unsigned long long)ss.timeouts, (unsigned long long)tempo_client_local_players(h->cl[0].c),
+           (unsigned long long)ss.held_jumps, (unsigned long long)cs.held_jumps);
+    assert_int_equal(ss.clients, 1);
+    assert_int_equal(ss.timeouts + ss.disconnects, 0);
+    assert_int_equal(tempo_client_local_players(h->cl[0].c), 1u); /* the real ACCEPT's slot */
+    assert_int_equal(ss.held_jumps, 1);
+    assert_int_equal(cs.held_jumps, 1);
+    for (int t = 100; t < 590; t++)
+        assert_memory_equal(h->server_used[t], h->cl[0].sent[t], CSH_INPUT);
+    assert_int_equal(h->cl[0].load_mismatch, 0);
+    csh_free(h);
+    free(h);
+}
+
 static void test_neither_side_allocates_after_create(void **state)
 {
     (void)state;
@@ -336,6 +467,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lies_about_ticks_and_slots_are_dropped_and_counted),
         cmocka_unit_test(test_a_flood_is_dropped_counted_and_allocates_nothing),
+        cmocka_unit_test(test_far_ahead_spoofs_cut_off_no_one_unsealed),
+        cmocka_unit_test(test_a_far_ahead_spoof_at_admission_is_held_unsealed),
         cmocka_unit_test(test_neither_side_allocates_after_create),
         cmocka_unit_test(test_every_failed_allocation_of_create_frees_what_it_took),
     };

@@ -176,15 +176,15 @@ static void adaptive_quantile_ignores_the_rare_late_arrival(void **state)
     }
     uint32_t j, iv;
     int run;
-    assert_int_equal(playout_adaptive_target(&pl, ticks, off, 64, LAT, st, sj, &j, &iv, &run), 24000);
+    assert_int_equal(playout_adaptive_target(&pl, ticks, off, 64, LAT, -1, st, sj, &j, &iv, &run), 24000);
     assert_int_equal(j, 8000);
     pl.late_percent = 0;
-    assert_int_equal(playout_adaptive_target(&pl, ticks, off, 64, LAT, st, sj, &j, &iv, &run), 56000);
+    assert_int_equal(playout_adaptive_target(&pl, ticks, off, 64, LAT, -1, st, sj, &j, &iv, &run), 56000);
     pl.late_percent = 50; /* rank 32 of 64: 2 ms... the 32nd smallest */
-    assert_int_equal(playout_adaptive_target(&pl, ticks, off, 64, LAT, st, sj, &j, &iv, &run), 16000 + 4000);
+    assert_int_equal(playout_adaptive_target(&pl, ticks, off, 64, LAT, -1, st, sj, &j, &iv, &run), 16000 + 4000);
     pl.margin_us = 1500;
     pl.max_delay_us = 21000;
-    assert_int_equal(playout_adaptive_target(&pl, ticks, off, 64, LAT, st, sj, &j, &iv, &run), 21000);
+    assert_int_equal(playout_adaptive_target(&pl, ticks, off, 64, LAT, -1, st, sj, &j, &iv, &run), 21000);
 }
 
 static void adaptive_grows_at_once_and_shrinks_after_the_hold(void **state)
@@ -221,6 +221,98 @@ static void adaptive_grows_at_once_and_shrinks_after_the_hold(void **state)
      * to 46 and back to 24 */
     assert_int_equal(st.delay_changes, 6);
     tempo_interp_destroy(ip);
+}
+
+/* Ticks 0..149 with the usual jitter, then 151 and 152 (or 152 and 151),
+ * then 150 40 ms late: one late arrival, no loss. */
+static void push_late_150(tempo_interp *ip, bool swap)
+{
+    for (int k = 0; k <= 149; k++)
+        assert_int_equal(tempo_interp_push(ip, k, (uint64_t)k * T + LAT + jit(k), 1, NULL), TEMPO_OK);
+    for (int i = 0; i < 2; i++) {
+        int k = swap ? 152 - i : 151 + i;
+        assert_int_equal(tempo_interp_push(ip, k, (uint64_t)k * T + LAT + jit(k), 1, NULL), TEMPO_OK);
+        tempo_interp_stats st;
+        assert_int_equal(tempo_interp_stats_get(ip, &st), TEMPO_OK);
+        assert_int_equal(st.loss_run, 0); /* 150 is only missing so far */
+    }
+    assert_int_equal(tempo_interp_push(ip, 150, 150 * T + LAT + 40000, 1, NULL), TEMPO_OK);
+}
+
+static void zero_late(tempo_interp_config *c)
+{
+    c->late_percent = 0;
+}
+
+static void adaptive_takes_a_reordered_snapshot_as_late_not_lost(void **state)
+{
+    (void)state;
+    tempo_interp_stats st;
+    for (int swap = 0; swap < 2; swap++) {
+        tempo_interp *ip = make(TEMPO_PLAYOUT_ADAPTIVE, NULL);
+        push_late_150(ip, swap);
+        assert_int_equal(tempo_interp_stats_get(ip, &st), TEMPO_OK);
+        assert_int_equal(st.loss_run, 0);
+        assert_int_equal(st.delay_us, 24000); /* one late in 64 is allowed at 2 % */
+        /* a snapshot that never comes is lost once three later ones are here */
+        for (int k = 153; k <= 159; k++)
+            tempo_interp_push(ip, k, (uint64_t)k * T + LAT + jit(k), 1, NULL);
+        for (int k = 161; k <= 163; k++) {
+            assert_int_equal(tempo_interp_stats_get(ip, &st), TEMPO_OK);
+            assert_int_equal(st.loss_run, 0);
+            tempo_interp_push(ip, k, (uint64_t)k * T + LAT + jit(k), 1, NULL);
+        }
+        assert_int_equal(tempo_interp_stats_get(ip, &st), TEMPO_OK);
+        assert_int_equal(st.loss_run, 1);
+        assert_int_equal(st.delay_us, 2 * 16000 + 8000);
+        tempo_interp_destroy(ip);
+
+        ip = make(TEMPO_PLAYOUT_ADAPTIVE, zero_late);
+        push_late_150(ip, swap);
+        assert_int_equal(tempo_interp_stats_get(ip, &st), TEMPO_OK);
+        assert_int_equal(st.loss_run, 0);
+        assert_int_equal(st.delay_us, 16000 + 40000); /* at 0 % the 40 ms counts */
+        tempo_interp_destroy(ip);
+    }
+}
+
+/* Over many seeds: every snapshot arrives, up to three intervals late, so
+ * one or two later ones often overtake it. No loss is ever reported and
+ * the delay ends within one interval plus the largest lateness. */
+static void adaptive_never_counts_reordering_as_loss_over_random_streams(void **state)
+{
+    (void)state;
+    int overtaken = 0;
+    for (uint32_t seed = 1; seed <= 200; seed++) {
+        tempo_interp *ip = make(TEMPO_PLAYOUT_ADAPTIVE, seed % 2 ? zero_late : NULL);
+        enum { N = 300 };
+        int32_t order[N];
+        uint64_t at[N];
+        uint32_t x = seed * 2654435761u;
+        for (int k = 0; k < N; k++) {
+            x = x * 1664525u + 1013904223u;
+            order[k] = k;
+            at[k] = (uint64_t)k * T + LAT + (x >> 8) % (3 * T);
+        }
+        for (int i = 1; i < N; i++) /* by arrival */
+            for (int m = i; m > 0 && at[order[m - 1]] > at[order[m]]; m--) {
+                int32_t t = order[m];
+                order[m] = order[m - 1];
+                order[m - 1] = t;
+            }
+        for (int i = 0; i < N; i++) {
+            if (i + 2 < N && order[i] > order[i + 2])
+                overtaken++;
+            assert_int_equal(tempo_interp_push(ip, order[i], at[order[i]], 1, NULL), TEMPO_OK);
+            tempo_interp_stats st;
+            assert_int_equal(tempo_interp_stats_get(ip, &st), TEMPO_OK);
+            assert_int_equal(st.loss_run, 0);
+            if (i == N - 1) /* past the start, when two arrivals cannot tell the interval */
+                assert_true(st.delay_us <= T + 3 * T);
+        }
+        tempo_interp_destroy(ip);
+    }
+    assert_true(overtaken > 1000); /* the streams did reorder, two deep */
 }
 
 static void pongbat_rule_sizes_from_the_mean_of_twenty_pings_every_two_seconds(void **state)
@@ -587,6 +679,8 @@ int main(void)
         cmocka_unit_test(adaptive_delay_from_known_jitter_is_one_interval_plus_the_jitter_budget),
         cmocka_unit_test(adaptive_quantile_ignores_the_rare_late_arrival),
         cmocka_unit_test(adaptive_grows_at_once_and_shrinks_after_the_hold),
+        cmocka_unit_test(adaptive_takes_a_reordered_snapshot_as_late_not_lost),
+        cmocka_unit_test(adaptive_never_counts_reordering_as_loss_over_random_streams),
         cmocka_unit_test(pongbat_rule_sizes_from_the_mean_of_twenty_pings_every_two_seconds),
         cmocka_unit_test(a_delay_change_stretches_render_time_at_the_bounded_rate),
         cmocka_unit_test(render_time_is_monotonic_and_rate_bounded_over_random_streams),

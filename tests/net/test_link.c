@@ -675,19 +675,79 @@ static void test_a_far_jump_does_not_make_later_datagrams_stale(void **state)
     assert_int_equal(link_on_datagram(&l, 21, 20, 20), LINK_RX_NEWEST);
     /* Within the bound is believed at once. */
     assert_int_equal(link_on_datagram(&l, 22, 20 + 1024, 20), LINK_RX_NEWEST);
-    /* A remote that really moved on: two neighbours far ahead are followed. */
-    assert_int_equal(link_on_datagram(&l, 23, 100000, 20), LINK_RX_JUMP);
-    assert_int_equal(link_on_datagram(&l, 24, 100002, 20), LINK_RX_NEWEST);
-    assert_int_equal(link_on_datagram(&l, 25, 100001, 20), LINK_RX_LATE);
-    assert_int_equal(link_on_datagram(&l, 26, 100000, 20), LINK_RX_DUPLICATE);
-    assert_int_equal(link_on_datagram(&l, 27, 100003, 20), LINK_RX_NEWEST);
-    assert_int_equal(link_on_datagram(&l, 28, 1044, 20), LINK_RX_TOO_OLD);
+    /* A remote that really moved on (silent in its old range for the
+     * notify time, 500 ms): two neighbours far ahead are followed. */
+    const uint64_t q = 22 + cfg.notify_us;
+    assert_int_equal(link_on_datagram(&l, q + 1, 100000, 20), LINK_RX_JUMP);
+    assert_int_equal(link_on_datagram(&l, q + 2, 100002, 20), LINK_RX_NEWEST);
+    assert_int_equal(link_on_datagram(&l, q + 3, 100001, 20), LINK_RX_LATE);
+    assert_int_equal(link_on_datagram(&l, q + 4, 100000, 20), LINK_RX_DUPLICATE);
+    assert_int_equal(link_on_datagram(&l, q + 5, 100003, 20), LINK_RX_NEWEST);
+    assert_int_equal(link_on_datagram(&l, q + 6, 1044, 20), LINK_RX_TOO_OLD);
     assert_int_equal(l.seq_jumps, 3);
     uint64_t ack;
     uint32_t bits;
     assert_true(link_ack_out(&l, &ack, &bits));
     assert_int_equal(ack, 100003);
     assert_int_equal(bits, 0x7u);
+}
+
+/* A link as the roles make theirs: a jump is a step of more than 128. */
+static void jump_link(net_link *l, link_config *cfg)
+{
+    link_config_default(cfg);
+    cfg->seq_jump = 128;
+    link_init(l, cfg, 0);
+}
+
+/* Two neighbours far ahead while the remote keeps speaking in its range
+ * (every 16 ms) are someone else's: held, never followed, however often
+ * they come; once the remote has been silent for the notify time, the next
+ * pair is followed. link_would_hold says so beforehand, changing nothing. */
+static void test_a_jump_is_not_followed_while_the_remote_speaks_in_its_range(void **state)
+{
+    (void)state;
+    link_config cfg;
+    net_link l;
+    jump_link(&l, &cfg);
+    uint64_t t = 0, s = 0;
+    for (; s < 50; s++, t += 16000)
+        assert_int_equal(link_on_datagram(&l, t, s, 20), LINK_RX_NEWEST);
+    for (int round = 0; round < 20; round++, s++, t += 16000) {
+        uint64_t j = s + 5000 + (uint64_t)round * 10;
+        assert_true(link_would_hold(&l, t, j));
+        assert_int_equal(link_on_datagram(&l, t, j, 20), LINK_RX_JUMP);
+        assert_true(link_would_hold(&l, t + 1, j + 1));
+        assert_int_equal(link_on_datagram(&l, t + 1, j + 1, 20), LINK_RX_JUMP);
+        assert_int_equal(link_on_datagram(&l, t + 2, s, 20), LINK_RX_NEWEST);
+    }
+    assert_int_equal(l.recv_max, s - 1);
+    assert_int_equal(l.seq_jumps, 40);
+    t += cfg.notify_us;
+    assert_int_equal(link_on_datagram(&l, t, s + 7000, 20), LINK_RX_JUMP);
+    assert_false(link_would_hold(&l, t + 1, s + 7001));
+    assert_int_equal(link_on_datagram(&l, t + 1, s + 7001, 20), LINK_RX_NEWEST);
+    assert_true(l.jump_confirmed);
+    assert_int_equal(l.recv_max, s + 7001);
+}
+
+/* Before anything came, a link told where the remote starts judges a
+ * first datagram far from there as a jump: held, so a stranger's cannot
+ * become the base every genuine one is compared with. */
+static void test_a_first_datagram_far_from_the_expected_start_is_held(void **state)
+{
+    (void)state;
+    link_config cfg;
+    net_link l;
+    jump_link(&l, &cfg);
+    link_expect_first(&l, 0);
+    assert_int_equal(link_on_datagram(&l, 10, 30000, 20), LINK_RX_JUMP);
+    assert_int_equal(link_silence_us(&l, 10), 10);
+    assert_int_equal(link_on_datagram(&l, 20, 0, 20), LINK_RX_NEWEST);
+    assert_int_equal(link_on_datagram(&l, 30, 1, 20), LINK_RX_NEWEST);
+    link_init(&l, &cfg, 0);
+    link_expect_first(&l, 0);
+    assert_int_equal(link_on_datagram(&l, 10, 100, 20), LINK_RX_NEWEST); /* within the bound */
 }
 
 /* A datagram held as a jump is no sign of life; the one that confirms it
@@ -776,6 +836,8 @@ int main(void)
         cmocka_unit_test(test_pongs_matching_no_ping_are_ignored),
         cmocka_unit_test(test_a_far_jump_does_not_make_later_datagrams_stale),
         cmocka_unit_test(test_a_held_jump_is_no_sign_of_life),
+        cmocka_unit_test(test_a_jump_is_not_followed_while_the_remote_speaks_in_its_range),
+        cmocka_unit_test(test_a_first_datagram_far_from_the_expected_start_is_held),
         cmocka_unit_test(test_hostile_values_are_counted_and_ignored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 
@@ -381,6 +382,119 @@ static void test_sealed_forgeries_and_replays_are_dropped(void **state)
     attacks_done = 0;
 }
 
+/* ---- off-path spoofing, unsealed ------------------------------------------------ */
+
+/* Member 0's newest INPUT on its way out, member 1's newest FRAMES on its
+ * way in: what an off-path spoofer would have to guess, given to it. */
+static uint8_t up_copy[TEMPO_MAX_DATAGRAM], down_copy[TEMPO_MAX_DATAGRAM];
+static size_t up_size, down_size;
+
+static int keep_input(h_peer *from, uint8_t *d, size_t *size)
+{
+    if (from == peer0 && (d[7] & 0x7F) == RELAY_TYPE_INPUT) {
+        memcpy(up_copy, d, *size);
+        up_size = *size;
+    }
+    return 1;
+}
+
+static void keep_frames(h_peer *to, const uint8_t *d, size_t size)
+{
+    if (to == peer0 + 1 && size >= PACKET_HEADER_SIZE && (d[7] & 0x7F) == RELAY_TYPE_FRAMES) {
+        memcpy(down_copy, d, size);
+        down_size = size;
+    }
+}
+
+/* Send, as `from`, datagram d of type `type` with body[0..n) and a
+ * sequence `ahead` past d's. */
+static void spoof(relay_rig *g, const tempo_address *from, const tempo_address *to,
+                  const uint8_t *d, size_t size, uint64_t ahead, uint8_t type, const uint8_t *body,
+                  size_t n)
+{
+    tempo_packet_view v;
+    assert_int_equal(packet_read(d, size, &v, NULL), TEMPO_OK);
+    uint8_t out[TEMPO_MAX_DATAGRAM];
+    tempo_packet_header h = v.h;
+    h.sequence = (uint16_t)(h.sequence + ahead);
+    h.type = type;
+    assert_int_equal(packet_write(&h, out, sizeof out), PACKET_HEADER_SIZE);
+    if (n > 0)
+        memcpy(out + PACKET_HEADER_SIZE, body, n);
+    assert_int_equal(tempo_simnet_inject(g->h.net, from, to, out, PACKET_HEADER_SIZE + n), TEMPO_OK);
+}
+
+/* An unsealed relay and its members, against an off-path spoofer who
+ * knows their sequences: one datagram far ahead (a LEAVE "from" member 0,
+ * a FRAMES "from" the relay naming a frame member 1 does not hold yet with
+ * other inputs) is held, never used; two neighbours far ahead are held too
+ * while the real sender keeps speaking. Nobody leaves or times out, the
+ * members agree, and the relay and member 1 count what they held. */
+static void test_far_ahead_spoofs_cut_off_no_one_unsealed(void **state)
+{
+    (void)state;
+    tempo_config cfg = match_cfg(2);
+    tempo_relay_config rc = relay_cfg();
+    relay_rig *g = calloc(1, sizeof *g);
+    rig_init(g, &cfg, 2, "lan", &rc, 25);
+    peer0 = &g->h.peer[0];
+    rig_tap = keep_input;
+    rig_recv_tap = keep_frames;
+    rig_run(g, 120, 10000000);
+    assert_true(up_size > 0 && down_size > 0);
+    tempo_address m0 = peer0->addr, m1 = g->h.peer[1].addr, relay = g->relay_addr;
+
+    spoof(g, &m0, &relay, up_copy, up_size, 5000, RELAY_TYPE_LEAVE, NULL, 0);
+    size_t fsz = relay_frames_frame_size(2, cfg.input_size);
+    relay_frames_msg f;
+    assert_true(relay_frames_read(down_copy + PACKET_HEADER_SIZE, down_size - PACKET_HEADER_SIZE, fsz, &f));
+    uint8_t lie[64], body[128];
+    memset(lie, 0x55, sizeof lie);
+    lie[0] = 0; /* not substituted */
+    f.first += f.count;
+    f.count = 1;
+    f.flags &= (uint8_t)~RELAY_FLAG_DESYNC;
+    f.frames = lie;
+    size_t n = relay_frames_write(body, &f, fsz);
+    spoof(g, &relay, &m1, down_copy, down_size, 5000, RELAY_TYPE_FRAMES, body, n);
+    run_for(g, 500000);
+
+    spoof(g, &m0, &relay, up_copy, up_size, 9000, RELAY_TYPE_INPUT, up_copy + PACKET_HEADER_SIZE,
+          up_size - PACKET_HEADER_SIZE);
+    spoof(g, &m0, &relay, up_copy, up_size, 9001, RELAY_TYPE_INPUT, up_copy + PACKET_HEADER_SIZE,
+          up_size - PACKET_HEADER_SIZE);
+    spoof(g, &relay, &m1, down_copy, down_size, 9000, RELAY_TYPE_FRAMES,
+          down_copy + PACKET_HEADER_SIZE, down_size - PACKET_HEADER_SIZE);
+    spoof(g, &relay, &m1, down_copy, down_size, 9001, RELAY_TYPE_FRAMES,
+          down_copy + PACKET_HEADER_SIZE, down_size - PACKET_HEADER_SIZE);
+    rig_run(g, 600, 40000000);
+
+    tempo_relay_stats rs;
+    assert_int_equal(tempo_relay_get_stats(g->relay, &rs), TEMPO_OK);
+    tempo_relay_match_stats ms;
+    memset(&ms, 0, sizeof ms);
+    int found = tempo_relay_get_match_stats(g->relay, MATCH_ID, &ms);
+    printf("spoofed: match %d, %d members, %llu timed out, %llu substitutions, disconnects %d %d, frames %d %d\n",
+           found, rs.members, (unsigned long long)rs.members_timed_out,
+           (unsigned long long)(ms.substitutions[0] + ms.substitutions[1]),
+           g->h.peer[0].disconnect_events, g->h.peer[1].disconnect_events,
+           tempo_session_frame(g->h.peer[0].s), tempo_session_frame(g->h.peer[1].s));
+    assert_int_equal(found, TEMPO_OK);
+    assert_int_equal(rs.members, 2);
+    assert_int_equal(rs.members_timed_out, 0);
+    assert_int_equal(rs.held_jumps, 3); /* the LEAVE, then the pair */
+    assert_int_equal(rs.dropped_replay, 0);
+    tempo_endpoint_stats es;
+    assert_int_equal(tempo_session_get_endpoint_stats(g->h.peer[1].s, 0, &es), TEMPO_OK);
+    assert_int_equal(es.held_jumps, 3); /* the lying FRAMES, then the pair */
+    assert_int_equal(ms.substitutions[0] + ms.substitutions[1], 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(g->h.peer[i].disconnect_events, 0);
+    agree(g, 0, 2, 590);
+    rig_free(g);
+    free(g);
+}
+
 /* Member 1's CHALLENGE_RESPONSE, copied on its way out. */
 static uint8_t response_copy[TEMPO_MAX_DATAGRAM];
 static size_t response_size;
@@ -577,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_hostile_datagrams_are_dropped_and_counted),
         cmocka_unit_test(test_sealed_forgeries_and_replays_are_dropped),
         cmocka_unit_test(test_a_copied_response_does_not_bring_back_a_member_that_left),
+        cmocka_unit_test(test_far_ahead_spoofs_cut_off_no_one_unsealed),
         cmocka_unit_test(test_nothing_allocates_after_create),
         cmocka_unit_test(test_the_join_fields_round_trip_and_refuse_what_is_out_of_range),
         cmocka_unit_test(test_create_refuses_configs_out_of_range),

@@ -66,6 +66,9 @@ typedef struct bot {
     size_t last_to0_size;
     bool render_bad;
     int32_t first_substituted[N_MAX]; /* first turn with a player's list substituted, -1 */
+    int liar_about;            /* >= 0: claims to hold this lost player's lists liar_extra
+                                  turns further than it does, and forwards none of them */
+    uint32_t liar_extra;
 } bot;
 
 typedef struct world {
@@ -77,9 +80,41 @@ typedef struct world {
 static world w;
 static uint8_t hash_buf[8 + 4 + N_MAX * (4 + TURN_LIST_BYTES)];
 
+static turn_msg lie_msg;
+static uint8_t lie_buf[TEMPO_MAX_DATAGRAM];
+
+/* A liar's turns message (plain, whole): its claim about the lost player
+ * raised, that player's forwarded lists taken out. Returns the size. */
+static size_t lie(const bot *b, uint8_t *buf, size_t size)
+{
+    tempo_packet_view v;
+    int x = b->liar_about;
+    if (packet_read(buf, size, &v, NULL) != TEMPO_OK || v.h.fragment || v.h.type != TURN_MSG_TURNS ||
+        turn_msg_decode(TURN_MSG_TURNS, buf + v.body, v.body_size, &lie_msg, NULL) != TEMPO_OK ||
+        !((lie_msg.u.turns.lost >> x) & 1u))
+        return size;
+    turn_turns *t = &lie_msg.u.turns;
+    t->have[x] += b->liar_extra;
+    int k = 0;
+    for (int i = 0; i < t->nlists; i++)
+        if (t->list[i].player != x)
+            t->list[k++] = t->list[i];
+    t->nlists = k;
+    static uint8_t body[TEMPO_MAX_DATAGRAM];
+    int n = turn_msg_encode(&lie_msg, body, sizeof body - PACKET_HEADER_SIZE);
+    assert_true(n >= 0);
+    memcpy(buf + PACKET_HEADER_SIZE, body, (size_t)n);
+    return PACKET_HEADER_SIZE + (size_t)n;
+}
+
 static int wrap_send(void *ctx, const tempo_address *to, const uint8_t *data, size_t size)
 {
     bot *b = ctx;
+    if (b->liar_about >= 0) {
+        memcpy(lie_buf, data, size);
+        size = lie(b, lie_buf, size);
+        data = lie_buf;
+    }
     if (tempo_address_equal(to, &w.b[0].addr)) {
         b->to0++;
         if (size > 7 && (data[7] & 0x80u))
@@ -143,6 +178,8 @@ static void world_init(int n, uint64_t seed, const char *profile, tweak_fn tweak
         b->desync_turn = -1;
         b->desync_player = -1;
         b->disconnected_player = -1;
+        b->liar_about = -1;
+        b->liar_extra = 0;
         for (int k = 0; k < N_MAX; k++)
             b->first_substituted[k] = -1;
         tempo_rng_seed(&b->rng, seed, (uint64_t)i + 100u);
@@ -640,6 +677,60 @@ static void a_silent_machine_is_dropped_at_the_timeout_and_the_others_go_on(void
     world_free();
 }
 
+/* Machine 3 goes silent; machine 2 then claims to hold 3's lists `extra`
+ * turns further than anyone does and never forwards them. The others wait
+ * a disconnect timeout (for the lists, or, when the claim is past what any
+ * machine could hold, for a report they can believe), drop machine 2, agree
+ * again on 3's cut without its claim and go on together; machine 2 hears
+ * nobody any more. Over several seeds. */
+static void liar_about_lists(uint32_t extra, uint64_t first_seed)
+{
+    for (uint64_t seed = first_seed; seed < first_seed + 3; seed++) {
+        world_init(4, seed, "broadband", NULL, false);
+        w.b[3].busy_from_us = 5000000; /* gone for good */
+        w.b[3].busy_until_us = UINT64_MAX;
+        w.b[2].liar_about = 3;
+        w.b[2].liar_extra = extra;
+        run_until(30000000);
+        tempo_lockstep *gone = w.b[3].ls, *liar = w.b[2].ls;
+        w.b[3].ls = NULL;
+        w.b[2].ls = NULL; /* compare the honest survivors */
+        int32_t common = assert_same_states();
+        print_message("seed %d: machine 2 claimed %u more of 3's lists: %d turns\n", (int)seed,
+                      (unsigned)extra, (int)common);
+        /* each honest machine drops it, by its own watchdog or the other's word */
+        uint64_t by_watchdog = 0;
+        for (int i = 0; i < 2; i++) {
+            tempo_lockstep_stats st = stats_of(i);
+            assert_true(st.running);
+            assert_true(st.unbacked_claims + st.reports_missing <= 1);
+            by_watchdog += st.unbacked_claims + st.reports_missing;
+            assert_int_equal(w.b[i].events[TEMPO_LOCKSTEP_DISCONNECTED], 2); /* 3, then 2 */
+            assert_int_equal(w.b[i].disconnected_player, 2);
+        }
+        assert_true(by_watchdog >= 1);
+        /* 30 s less the 5 s timeout of 3 and the 5 s wait for the lists */
+        assert_in_range(common, 180, 210);
+        /* the liar hears nobody any more: it loses both (3, then 0 and 1) */
+        assert_int_equal(w.b[2].events[TEMPO_LOCKSTEP_DISCONNECTED], 3);
+        tempo_lockstep_destroy(liar);
+        tempo_lockstep_destroy(gone);
+        world_free();
+    }
+}
+
+static void a_machine_claiming_lists_it_never_forwards_is_dropped(void **state)
+{
+    (void)state;
+    liar_about_lists(4, 40);
+}
+
+static void a_machine_whose_claims_are_never_believable_is_dropped(void **state)
+{
+    (void)state;
+    liar_about_lists(1000, 50);
+}
+
 static void when_the_host_leaves_the_next_player_decides_the_length(void **state)
 {
     (void)state;
@@ -680,7 +771,7 @@ static void when_the_host_leaves_the_next_player_decides_the_length(void **state
 static size_t craft(int from, uint8_t type, const uint8_t *body, size_t body_size,
                     const uint8_t *key, uint8_t *buf)
 {
-    uint64_t seq = w.b[from].to0 + 500u;
+    uint64_t seq = w.b[from].to0 + 60u; /* ahead, but not so far as to be held unread */
     tempo_packet_header h = {77, (uint16_t)seq, type, false, false};
     assert_int_equal(packet_write(&h, buf, TEMPO_MAX_DATAGRAM), PACKET_HEADER_SIZE);
     if (body_size > 0)
@@ -773,6 +864,46 @@ static void hostile_datagrams_are_dropped_and_counted(void **state)
     assert_in_range(w.b[0].turns - turns_before, 49, 51);
     assert_same_states();
     assert_int_equal(after.freezes, 0);
+    world_free();
+}
+
+/* Machine 1's last datagram to machine 0 again, its sequence `ahead` past. */
+static void resend_ahead(uint64_t ahead)
+{
+    uint8_t buf[TEMPO_MAX_DATAGRAM];
+    size_t n = w.b[1].last_to0_size;
+    memcpy(buf, w.b[1].last_to0, n);
+    tempo_packet_view v;
+    assert_int_equal(packet_read(buf, n, &v, NULL), TEMPO_OK);
+    v.h.sequence = (uint16_t)(v.h.sequence + ahead);
+    assert_int_equal(packet_write(&v.h, buf, sizeof buf), PACKET_HEADER_SIZE);
+    send_from(1, buf, n);
+}
+
+/* An off-path spoofer of an unsealed match who knows machine 1's
+ * sequence: one of its datagrams far ahead, later two neighbours far
+ * ahead, "from" machine 1 while it keeps speaking. Machine 0 holds them
+ * unused: machine 1 is never dropped and the turns go on, agreeing. */
+static void far_ahead_spoofs_cut_off_no_one_unsealed(void **state)
+{
+    (void)state;
+    world_init(3, 24, "lan", NULL, false);
+    run_until(3000000);
+    tempo_lockstep_stats before = stats_of(0);
+    int32_t turns_before = w.b[0].turns;
+    resend_ahead(1000);
+    run_until(4000000);
+    resend_ahead(3000);
+    resend_ahead(3001);
+    run_until(10000000);
+    tempo_lockstep_stats after = stats_of(0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(w.b[i].disconnected_player, -1);
+    assert_int_equal(after.dropped_replay - before.dropped_replay, 0);
+    assert_int_equal(after.held_jumps - before.held_jumps, 3);
+    assert_in_range(w.b[0].turns - turns_before, 69, 71);
+    assert_same_states();
+    assert_int_equal(after.freezes, before.freezes);
     world_free();
 }
 
@@ -994,8 +1125,11 @@ int main(void)
         cmocka_unit_test(a_diverging_machine_is_reported_at_the_first_turn_it_differs),
         cmocka_unit_test(the_others_go_on_without_a_machine_that_leaves),
         cmocka_unit_test(a_silent_machine_is_dropped_at_the_timeout_and_the_others_go_on),
+        cmocka_unit_test(a_machine_claiming_lists_it_never_forwards_is_dropped),
+        cmocka_unit_test(a_machine_whose_claims_are_never_believable_is_dropped),
         cmocka_unit_test(when_the_host_leaves_the_next_player_decides_the_length),
         cmocka_unit_test(hostile_datagrams_are_dropped_and_counted),
+        cmocka_unit_test(far_ahead_spoofs_cut_off_no_one_unsealed),
         cmocka_unit_test(a_sealed_match_drops_forged_plain_and_replayed_datagrams),
         cmocka_unit_test(nothing_allocates_after_create),
     };

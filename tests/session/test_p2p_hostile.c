@@ -282,8 +282,9 @@ static void send_from_1(const uint8_t *buf, int len)
 }
 
 /* A datagram whose sequence lies far ahead is held as a pending jump, not
- * used; a copy of it, before or after a neighbour confirms the jump, is a
- * replay: dropped and counted, never used. */
+ * used; a neighbour does not confirm it while peer 1 keeps speaking in its
+ * range, only after peer 1 fell silent; a copy of it, before or after the
+ * confirmation, is a replay: dropped and counted, never used. */
 static void copies_of_a_far_ahead_datagram_are_replays(void **state)
 {
     (void)state;
@@ -303,7 +304,15 @@ static void copies_of_a_far_ahead_datagram_are_replays(void **state)
     assert_int_equal(mid.dropped_replay - before.dropped_replay, 1);
     assert_int_equal(e->link.seq_jumps, 1);
     int lb = ping_at((uint16_t)(jump + 1), b);
+    send_from_1(b, lb); /* peer 1 still speaks below: held, not followed */
+    assert_int_equal(e->link.seq_jumps, 2);
+    assert_int_equal(replay_check(&e->replay, jump + 1), TEMPO_DROP_NONE);
+    send_from_1(a, la); /* held again in b's place */
+    h.peer[1].dead = true; /* silent past the notify time */
+    harness_run(&h, INT32_MAX, h.now_us + (uint64_t)c.disconnect_notify_ms * 1000u + 100000u);
+    mid = stats_of(0);
     send_from_1(b, lb); /* confirms the jump: both are accepted now */
+    assert_int_equal(e->link.seq_jumps, 3);
     assert_int_equal(replay_check(&e->replay, jump), TEMPO_DROP_DUPLICATE);
     assert_int_equal(replay_check(&e->replay, jump + 1), TEMPO_DROP_DUPLICATE);
     send_from_1(a, la); /* so a copy of the first is a replay */

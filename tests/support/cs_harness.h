@@ -68,6 +68,8 @@ typedef struct csh_client {
     tempo_transport rec;          /* the client's transport: the simnet's, recording */
     uint8_t last_sent[TEMPO_MAX_DATAGRAM]; /* its newest datagram */
     size_t last_size;
+    uint8_t last_recv[TEMPO_MAX_DATAGRAM]; /* the newest datagram it received */
+    size_t last_recv_size;
     bool arena;       /* its game state is the client's arena */
 } csh_client;
 
@@ -100,7 +102,12 @@ static inline int csh_rec_send(void *ctx, const tempo_address *to, const uint8_t
 static inline int csh_rec_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
 {
     csh_client *k = (csh_client *)ctx;
-    return k->t.recv(k->t.ctx, from, buf, capacity);
+    int n = k->t.recv(k->t.ctx, from, buf, capacity);
+    if (n > 0) {
+        memcpy(k->last_recv, buf, (size_t)n);
+        k->last_recv_size = (size_t)n;
+    }
+    return n;
 }
 
 /* A simnet with every link `lp`, a server of `players` slots. */

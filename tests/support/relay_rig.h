@@ -32,6 +32,17 @@ static inline int rig_send(void *ctx, const tempo_address *to, const uint8_t *da
         r = p->tr.send(p->tr.ctx, to, copy, size);
     return r;
 }
+/* A test's look at every datagram a member receives (not changed). */
+typedef void (*rig_recv_tap_fn)(h_peer *to, const uint8_t *data, size_t size);
+static rig_recv_tap_fn rig_recv_tap;
+
+static inline int rig_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
+{
+    int n = h_ears_recv(ctx, from, buf, capacity);
+    if (n > 0 && rig_recv_tap)
+        rig_recv_tap((h_peer *)ctx, buf, (size_t)n);
+    return n;
+}
 #define MATCH_ID 77u
 
 typedef struct relay_rig {
@@ -83,7 +94,7 @@ static inline void rig_init_matches(relay_rig *g, const tempo_config *cfg, int n
         p->hiccup_frame = -1;
         assert_int_equal(tempo_simnet_add_node(h->net, &p->addr, &p->tr), TEMPO_OK);
         p->ears.send = rig_send;
-        p->ears.recv = h_ears_recv;
+        p->ears.recv = rig_recv;
         p->ears.ctx = p;
         p->d = calloc(1, sizeof *p->d);
         assert_non_null(p->d);
@@ -110,6 +121,7 @@ static inline void rig_init(relay_rig *g, const tempo_config *cfg, int n, const 
 static inline void rig_free(relay_rig *g)
 {
     rig_tap = NULL;
+    rig_recv_tap = NULL;
     tempo_relay_destroy(g->relay);
     harness_free(&g->h);
 }

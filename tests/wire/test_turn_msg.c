@@ -323,6 +323,53 @@ static int write_seed(const char *dir, int n, uint8_t type, const uint8_t *body,
     return ok ? 0 : 1;
 }
 
+/* A sample of each type for the corpus: every type from TURN_MSG_FIRST to
+ * TURN_MSG_LAST has one, so a new type cannot go unfuzzed (the writer fails
+ * on a type it has no sample for). Returns the message. */
+static bool corpus_sample(uint8_t type, turn_msg *m)
+{
+    static uint8_t cmds[TURN_LIST_BYTES];
+    for (int i = 0; i < 4; i++) { /* a full list: four commands of 256 bytes */
+        cmds[i * 257] = 255;
+        memset(cmds + i * 257 + 1, i + 1, 256);
+    }
+    memset(m, 0, sizeof *m);
+    m->type = type;
+    switch (type) {
+    case TURN_MSG_HELLO:
+    case TURN_MSG_HELLO_REPLY:
+        m->u.hello = (turn_hello){0x04030201u, 0xDDCCBBAAu, 5, true};
+        return true;
+    case TURN_MSG_START:
+    case TURN_MSG_LEAVE:
+        return true;
+    case TURN_MSG_TURNS:
+        m->u.turns.sum_turn = TURN_NONE;
+        m->u.turns.rtt_ms = TURN_RTT_UNKNOWN;
+        m->u.turns.lost = 0x06;
+        m->u.turns.have[1] = 40;
+        m->u.turns.have[2] = 41;
+        m->u.turns.nlists = 2;
+        m->u.turns.list[0] = (turn_list){1, 0, 40, 0, 4, 4 * 257, cmds};
+        m->u.turns.list[1] = (turn_list){0, TURN_LIST_HAS_LENGTH, 41, 150, 0, 0, NULL};
+        return true;
+    case TURN_MSG_RELAY: /* a relay's final lists, one substituted */
+        m->u.relay.started = true;
+        m->u.relay.clock = 42;
+        m->u.relay.into_us = 1000;
+        m->u.relay.ack = 43;
+        m->u.relay.first = 40;
+        m->u.relay.final = 42;
+        m->u.relay.nlists = 2;
+        m->u.relay.list[0] = (turn_list){1, 0, 40, 0, 4, 4 * 257, cmds};
+        m->u.relay.list[1] =
+            (turn_list){0, TURN_LIST_SUBSTITUTED | TURN_LIST_HAS_LENGTH, 41, 150, 0, 0, NULL};
+        return true;
+    default:
+        return false;
+    }
+}
+
 static int write_corpus(const char *dir)
 {
     char path[1024];
@@ -330,29 +377,17 @@ static int write_corpus(const char *dir)
     mkdir(path, 0755);
     snprintf(path, sizeof path, "%s/turn_msg", dir);
     mkdir(path, 0755);
-    static const uint8_t hello[] = {1, 2, 3, 4, 0xAA, 0xBB, 0xCC, 0xDD, 5, 1};
-    int bad = write_seed(dir, 0, TURN_MSG_HELLO, hello, sizeof hello);
-    bad |= write_seed(dir, 1, TURN_MSG_START, NULL, 0);
-    bad |= write_seed(dir, 2, TURN_MSG_TURNS, turns_bytes, sizeof turns_bytes);
-    turn_msg m;
-    memset(&m, 0, sizeof m);
-    m.type = TURN_MSG_TURNS;
-    m.u.turns.sum_turn = TURN_NONE;
-    m.u.turns.rtt_ms = TURN_RTT_UNKNOWN;
-    m.u.turns.lost = 0x06;
-    m.u.turns.have[1] = 40;
-    m.u.turns.have[2] = 41;
-    static uint8_t cmds[TURN_LIST_BYTES];
-    for (int i = 0; i < 4; i++) { /* a full list: four commands of 256 bytes */
-        cmds[i * 257] = 255;
-        memset(cmds + i * 257 + 1, i + 1, 256);
+    int bad = write_seed(dir, 0, TURN_MSG_TURNS, turns_bytes, sizeof turns_bytes);
+    for (int t = TURN_MSG_FIRST; t <= TURN_MSG_LAST; t++) {
+        turn_msg m;
+        static uint8_t buf[4096];
+        if (!corpus_sample((uint8_t)t, &m)) {
+            fprintf(stderr, "test_turn_msg: no corpus sample for type %d\n", t);
+            return 1;
+        }
+        int n = turn_msg_encode(&m, buf, sizeof buf);
+        bad |= n < 0 || write_seed(dir, 1 + t - TURN_MSG_FIRST, (uint8_t)t, buf, (size_t)n);
     }
-    m.u.turns.nlists = 2;
-    m.u.turns.list[0] = (turn_list){1, 0, 40, 0, 4, 4 * 257, cmds};
-    m.u.turns.list[1] = (turn_list){0, TURN_LIST_HAS_LENGTH, 41, 150, 0, 0, NULL};
-    static uint8_t buf[4096];
-    int n = turn_msg_encode(&m, buf, sizeof buf);
-    bad |= n <= 0 || write_seed(dir, 3, TURN_MSG_TURNS, buf, (size_t)n);
     return bad;
 }
 

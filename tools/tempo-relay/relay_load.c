@@ -7,7 +7,8 @@
  * reads the relay's frames), and reports what the relay cost.
  *
  *   relay-load [--relay PATH] [--port P] [--matches M] [--players N]
- *              [--input-size B] [--seconds S] [--warmup-seconds W] [--agones]
+ *              [--input-size B] [--seconds S] [--warmup-seconds W]
+ *              [--flood R] [--hostile] [--agones]
  *
  * Measured over the S seconds after a warm-up of W: the relay's processor
  * time (utime + stime from /proc/PID/stat, Linux), its share of one core,
@@ -15,6 +16,28 @@
  * and the UDP payload bytes per member per second both ways. The members
  * run in this process; on a machine with few cores they compete with the
  * relay, so the numbers are an upper bound of its cost.
+ *
+ * Who is late. Both sides report their lateness against their schedule:
+ * this program each member's tick against its 60 Hz schedule (how late it
+ * sent), the relay its updates against its 1 ms one (the relay's final
+ * line, relayed here). Each substitution of a member's input that the
+ * member sees in the relay's frames is put on one side: the member sent
+ * that frame's input at least a frame before the relay's deadline for it
+ * (start + F / 60 + the relay's tolerance, 100 ms; the start estimated from
+ * the relay's clock in its frames), so the relay was late to use it; or
+ * later, or never: late. A member aims at the relay's clock as its newest
+ * frames tell it, as a member session does, so it sends late when its own
+ * ticks are late or when the relay's frames come late; the second shows as
+ * the frames' delay: each FRAMES's arrival against the time the relay's
+ * clock named in it began (the relay's start estimated from the frames
+ * that came soonest, as NTP keeps the sample with the least delay).
+ *
+ * --flood R sends R datagrams a second of garbage (random bytes, and a
+ * quarter with a well-formed header) at the relay from one more socket,
+ * during the measured window (R * S in all);
+ * --hostile makes match 1's player 0 send, besides its input, an input
+ * naming another player, one far ahead, a truncated one, a copy of its
+ * last datagram and a JOIN naming another match, every tick.
  *
  * Exit codes: 0 done, 1 runtime error, 2 usage error.
  */
@@ -36,13 +59,14 @@
 #include "platform.h"
 #include "relay/relay_msg.h"
 #include "tempo/udp.h"
+#include "wire/connect.h"
 
 extern char **environ;
 
 typedef struct options {
     const char *relay;
-    int port, matches, players, input_size, seconds, warmup;
-    bool no_batch, agones;
+    int port, matches, players, input_size, seconds, warmup, flood;
+    bool no_batch, hostile, agones;
 } options;
 
 #define FIELD(f) offsetof(options, f)
@@ -65,6 +89,10 @@ static const option_spec load_specs[] = {
      .max = 3600, .help = "measured time, default 10"},
     {.name = "warmup-seconds", .kind = OPTION_INT, .value = "W", .offset = FIELD(warmup),
      .min = 1, .max = 600, .help = "before measuring (handshakes, start), default 4"},
+    {.name = "flood", .kind = OPTION_INT, .value = "R", .offset = FIELD(flood), .min = 0,
+     .max = 1000000, .help = "garbage datagrams a second at the relay, default 0"},
+    {.name = "hostile", .kind = OPTION_FLAG, .offset = FIELD(hostile),
+     .help = "match 1's player 0 also sends hostile datagrams"},
 };
 
 static const option_command load_command = {
@@ -79,6 +107,37 @@ static const option_command load_command = {
 
 #define FPS 60
 #define PERIOD_US (1000000.0 / FPS)
+#define TOLERANCE_US 100000.0   /* the relay's default tolerance_ms */
+#define SENT_RING 256           /* frames whose first send time a member remembers */
+#define LATE_BINS 1001          /* lateness histogram: 1 ms bins, the last is 1 s or more */
+
+/* Lateness of events against their schedule, in the measured window. */
+typedef struct late_hist {
+    uint64_t n, over_5ms, over_16ms, max_us;
+    uint64_t bins[LATE_BINS];
+} late_hist;
+
+static void late_add(late_hist *h, uint64_t us)
+{
+    h->n++;
+    h->over_5ms += us > 5000;
+    h->over_16ms += us > 16667;
+    if (us > h->max_us)
+        h->max_us = us;
+    h->bins[us / 1000 < LATE_BINS - 1 ? us / 1000 : LATE_BINS - 1]++;
+}
+
+/* The lateness (ms, bin floor) at or under which a share q of events fell. */
+static double late_quantile(const late_hist *h, double q)
+{
+    uint64_t want = (uint64_t)(q * (double)h->n + 0.5), seen = 0;
+    for (int b = 0; b < LATE_BINS; b++) {
+        seen += h->bins[b];
+        if (seen >= want && want > 0)
+            return (double)b;
+    }
+    return 0.0;
+}
 
 typedef enum phase { CONNECTING, JOINING, IN } phase;
 
@@ -91,13 +150,27 @@ typedef struct member {
     uint64_t match_id;
     int player;
     bool started;
-    int32_t clock;          /* the relay's clock in its newest FRAMES */
-    uint64_t clock_us;
+    int32_t clock;          /* the relay's clock in its newest FRAMES ... */
+    uint64_t clock_us;      /* ... which came then */
     int32_t finalized, wanted;
     double next_tick_us;
     uint64_t bytes_up, bytes_down, dgrams_up, dgrams_down, frames_seen;
     uint32_t rng;
+    bool hostile;
+    double start_est_us;    /* the relay's frame 0 time, estimated from its clock (0: none) */
+    int32_t sent_frame[SENT_RING];
+    uint64_t sent_us[SENT_RING]; /* when each frame's input first went */
+    uint8_t last[TEMPO_MAX_DATAGRAM]; /* its last datagram (the hostile one copies it) */
+    size_t last_size;
 } member;
+
+/* Substitutions of members' own inputs, as they see them, by when the
+ * input went, and the delay of the relay's frames, in the measured window. */
+typedef struct blame {
+    bool on;
+    uint64_t relay, load, never;
+    late_hist frames_delay;
+} blame;
 
 static const tempo_relay_join *join_of(const member *m, const options *o, tempo_relay_join *j)
 {
@@ -122,10 +195,29 @@ static void send_msg(member *m, const tempo_address *relay, uint8_t *buf, uint8_
     m->bytes_up += (uint64_t)n;
     m->dgrams_up++;
     m->tr.send(m->tr.ctx, relay, buf, (size_t)n);
+    memcpy(m->last, buf, (size_t)n);
+    m->last_size = (size_t)n;
+}
+
+/* A frame of ours the relay substituted: whose lateness was it? */
+static void judge(member *m, int32_t frame, blame *b)
+{
+    if (!b->on)
+        return;
+    int s = (int)((uint32_t)frame % SENT_RING);
+    if (m->sent_frame[s] != frame) {
+        b->never++;
+        return;
+    }
+    double deadline = m->start_est_us + (double)frame * PERIOD_US + TOLERANCE_US;
+    if ((double)m->sent_us[s] + PERIOD_US <= deadline)
+        b->relay++;
+    else
+        b->load++;
 }
 
 static void on_frames(member *m, const options *o, const uint8_t *body, size_t size,
-                      uint64_t now)
+                      uint64_t now, blame *b)
 {
     relay_frames_msg f;
     size_t fsz = relay_frames_frame_size(o->players, o->input_size);
@@ -136,17 +228,27 @@ static void on_frames(member *m, const options *o, const uint8_t *body, size_t s
         m->started = true;
         m->clock = f.clock;
         m->clock_us = now;
+        /* the relay's clock is floor((t - start) / period) when it sent at
+         * t <= now: the smallest now - clock * period bounds the start */
+        double start = (double)now - (double)f.clock * PERIOD_US;
+        if (m->start_est_us == 0 || start < m->start_est_us)
+            m->start_est_us = start;
+        if (b->on)
+            late_add(&b->frames_delay, (uint64_t)(start - m->start_est_us));
     }
     if (f.wanted > m->wanted)
         m->wanted = f.wanted;
     if (f.first <= m->finalized && f.first + f.count > m->finalized) {
+        for (int32_t fr = m->finalized; fr < f.first + f.count; fr++)
+            if (f.frames[(size_t)(fr - f.first) * fsz] & (1u << m->player))
+                judge(m, fr, b);
         m->frames_seen += (uint64_t)(f.first + f.count - m->finalized);
         m->finalized = f.first + f.count;
     }
 }
 
 static void receive(member *m, const options *o, const tempo_address *relay, uint8_t *buf,
-                    uint64_t now)
+                    uint64_t now, blame *b)
 {
     for (;;) {
         tempo_address from;
@@ -172,14 +274,48 @@ static void receive(member *m, const options *o, const tempo_address *relay, uin
         if (t == RELAY_TYPE_WELCOME && v.body_size == 2 && buf[PACKET_HEADER_SIZE] != 0)
             m->ph = IN;
         else if (t == RELAY_TYPE_FRAMES)
-            on_frames(m, o, buf + PACKET_HEADER_SIZE, v.body_size, now);
+            on_frames(m, o, buf + PACKET_HEADER_SIZE, v.body_size, now, b);
+    }
+}
+
+/* The hostile member's extra datagrams of a tick: each is refused and
+ * counted by the relay (docs/RELAY.md). */
+static void hostile(member *m, const options *o, const tempo_address *relay, uint8_t *buf,
+                    uint64_t now, const uint8_t *inputs)
+{
+    relay_acks a = {0, 0};
+    uint8_t other = (uint8_t)(1u << ((m->player + 1) % o->players));
+    size_t isz = (size_t)o->input_size;
+    uint8_t copy[TEMPO_MAX_DATAGRAM];
+    size_t copy_size = m->last_size;
+    memcpy(copy, m->last, copy_size);
+    send_msg(m, relay, buf, RELAY_TYPE_INPUT,
+             relay_input_write(buf + PACKET_HEADER_SIZE, &a, m->finalized, m->finalized, other, 1,
+                               inputs, isz, NULL, 0),
+             now);
+    send_msg(m, relay, buf, RELAY_TYPE_INPUT,
+             relay_input_write(buf + PACKET_HEADER_SIZE, &a, m->finalized, m->finalized + 100000,
+                               (uint8_t)(1u << m->player), 1, inputs, isz, NULL, 0),
+             now);
+    send_msg(m, relay, buf, RELAY_TYPE_INPUT,
+             relay_input_write(buf + PACKET_HEADER_SIZE, &a, m->finalized, m->finalized,
+                               (uint8_t)(1u << m->player), 1, inputs, isz, NULL, 0) - 1,
+             now);
+    tempo_relay_join j;
+    join_of(m, o, &j);
+    j.match_id = (uint64_t)o->matches + 1000u;
+    send_msg(m, relay, buf, RELAY_TYPE_JOIN, relay_join_write(buf + PACKET_HEADER_SIZE, &j), now);
+    if (copy_size > 0) {
+        m->tr.send(m->tr.ctx, relay, copy, copy_size);
+        m->bytes_up += (uint64_t)copy_size;
+        m->dgrams_up++;
     }
 }
 
 static void tick(member *m, const options *o, const tempo_address *relay, uint8_t *buf,
-                 uint64_t now)
+                 uint64_t now, blame *b)
 {
-    receive(m, o, relay, buf, now);
+    receive(m, o, relay, buf, now, b);
     if (m->ph == CONNECTING) {
         gate_client_update(&m->gate, now);
         if (gate_client_due(&m->gate, now)) {
@@ -199,7 +335,8 @@ static void tick(member *m, const options *o, const tempo_address *relay, uint8_
     }
     if (!m->started)
         return;
-    /* our frame: the relay's clock now, two frames ahead (loopback) */
+    /* our frame: the relay's clock now, as its newest frames said, two
+     * frames ahead (loopback), as a member session aims */
     int32_t target = m->clock + (int32_t)((double)(now - m->clock_us) / PERIOD_US) + 2;
     int32_t first = m->wanted > m->finalized ? m->wanted : m->finalized;
     int count = target - first;
@@ -224,6 +361,46 @@ static void tick(member *m, const options *o, const tempo_address *relay, uint8_
                                     (uint8_t)(1u << m->player), count, inputs,
                                     (size_t)o->input_size, NULL, 0);
     send_msg(m, relay, buf, RELAY_TYPE_INPUT, body, now);
+    for (int32_t f = first; f < first + count; f++) {
+        int s = (int)((uint32_t)f % SENT_RING);
+        if (m->sent_frame[s] != f) {
+            m->sent_frame[s] = f;
+            m->sent_us[s] = now;
+        }
+    }
+    if (m->hostile)
+        hostile(m, o, relay, buf, now, inputs);
+}
+
+/* Garbage at the relay: random bytes of random sizes, a quarter of them
+ * behind a well-formed plain header of the relay's session. */
+static void flood(tempo_transport *t, const tempo_address *relay, uint8_t *buf, uint32_t *rng,
+                  uint64_t count)
+{
+    for (uint64_t i = 0; i < count; i++) {
+        *rng = *rng * 1664525u + 1013904223u;
+        size_t n = 1 + (*rng >> 8) % 1200;
+        for (size_t k = 0; k < n; k++) {
+            *rng = *rng * 1664525u + 1013904223u;
+            buf[k] = (uint8_t)(*rng >> 24);
+        }
+        if ((*rng & 3u) == 0 && n >= PACKET_HEADER_SIZE) {
+            tempo_packet_header h = {connect_session_id(TEMPO_RELAY_PLAIN_PROTOCOL),
+                                     (uint16_t)(*rng >> 5), (uint8_t)(36 + (*rng >> 13) % 5),
+                                     false, false};
+            (void)packet_write(&h, buf, n);
+        }
+        t->send(t->ctx, relay, buf, n);
+    }
+}
+
+/* The value of `key=` in the relay's line, 0 if absent. */
+static uint64_t field(const char *line, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = strstr(line, pat);
+    return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
 /* utime + stime of process pid in microseconds (Linux /proc), 0 if
@@ -285,9 +462,22 @@ int main(int argc, char **argv)
     if (o.no_batch)
         rargv[extra++] = "--no-batch";
     rargv[extra] = o.agones ? "--agones" : "--no-agones";
+    /* the relay's lines come through a pipe: relayed, and its last one read */
+    int out_pipe[2];
+    if (pipe(out_pipe) != 0) {
+        fprintf(stderr, "relay-load: pipe: %s\n", strerror(errno));
+        return 1;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&fa, out_pipe[0]);
     pid_t pid;
-    if (posix_spawn(&pid, o.relay, NULL, NULL, rargv, environ) != 0) {
-        fprintf(stderr, "relay-load: cannot start %s: %s\n", o.relay, strerror(errno));
+    int spawned = posix_spawn(&pid, o.relay, &fa, NULL, rargv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out_pipe[1]);
+    if (spawned != 0) {
+        fprintf(stderr, "relay-load: cannot start %s: %s\n", o.relay, strerror(spawned));
         return 1;
     }
     platform_sleep_until_us(platform_now_us() + 300000); /* let it bind */
@@ -317,6 +507,9 @@ int main(int argc, char **argv)
         m->match_id = (uint64_t)(i / o.players) + 1;
         m->player = i % o.players;
         m->rng = (uint32_t)i * 2654435761u + 1;
+        m->hostile = o.hostile && i == 0;
+        for (int k = 0; k < SENT_RING; k++)
+            m->sent_frame[k] = -1;
         gate_client_config gc;
         memset(&gc, 0, sizeof gc);
         gc.protocol_id = TEMPO_RELAY_PLAIN_PROTOCOL;
@@ -330,6 +523,21 @@ int main(int argc, char **argv)
         m->next_tick_us = (double)t0 + PERIOD_US * (double)i / (double)n;
     }
 
+    tempo_udp *fu = NULL;
+    tempo_transport ft;
+    if (o.flood > 0) {
+        if (tempo_udp_open_ex(&any, &uo, NULL, &fu) != TEMPO_OK) {
+            fprintf(stderr, "relay-load: cannot open the flood socket\n");
+            kill(pid, SIGINT);
+            return 1;
+        }
+        ft = tempo_udp_transport(fu);
+    }
+    uint32_t flood_rng = 12345;
+    uint64_t flood_sent = 0;
+    static late_hist own;
+    static blame b;
+
     uint64_t measure_from = t0 + (uint64_t)o.warmup * 1000000u;
     uint64_t measure_to = measure_from + (uint64_t)o.seconds * 1000000u;
     uint64_t user_from = 0, user_to = 0;
@@ -337,8 +545,14 @@ int main(int argc, char **argv)
     bool measuring = false;
     for (;;) {
         uint64_t now = platform_now_us();
+        if (fu != NULL && now >= measure_from && now < measure_to) { /* kept against the clock */
+            uint64_t due = (now - measure_from) * (uint64_t)o.flood / 1000000u;
+            flood(&ft, &relay, buf, &flood_rng, due - flood_sent);
+            flood_sent = due;
+        }
         if (!measuring && now >= measure_from) {
             measuring = true;
+            b.on = true;
             cpu_from = proc_cpu_us(pid, &user_from);
             for (int i = 0; i < n; i++) {
                 up_from += ms[i].bytes_up;
@@ -350,13 +564,17 @@ int main(int argc, char **argv)
         }
         if (now >= measure_to)
             break;
-        for (int i = 0; i < n; i++)
-            if ((double)now >= ms[i].next_tick_us) {
+        for (int i = 0; i < n; i++) {
+            uint64_t t = platform_now_us(); /* this member's tick, however late the others made it */
+            if ((double)t >= ms[i].next_tick_us) {
+                if (measuring)
+                    late_add(&own, (uint64_t)((double)t - ms[i].next_tick_us));
                 ms[i].next_tick_us += PERIOD_US;
-                if (ms[i].next_tick_us < (double)now) /* fell behind: no burst */
-                    ms[i].next_tick_us = (double)now + PERIOD_US;
-                tick(&ms[i], &o, &relay, buf, now);
+                if (ms[i].next_tick_us < (double)t) /* fell behind: no burst */
+                    ms[i].next_tick_us = (double)t + PERIOD_US;
+                tick(&ms[i], &o, &relay, buf, t, &b);
             }
+        }
         platform_sleep_until_us(now + 500);
     }
     uint64_t cpu_to = proc_cpu_us(pid, &user_to);
@@ -370,7 +588,18 @@ int main(int argc, char **argv)
         frames += ms[i].frames_seen;
         in += ms[i].ph == IN && ms[i].started;
     }
+    b.on = false;
     kill(pid, SIGINT);
+    /* relay its lines; keep the last (the final stats) */
+    char line[2048], final[2048] = "";
+    FILE *rf = fdopen(out_pipe[0], "r");
+    while (rf != NULL && fgets(line, sizeof line, rf) != NULL) {
+        fputs(line, stdout);
+        if (strncmp(line, "final ", 6) == 0)
+            snprintf(final, sizeof final, "%s", line);
+    }
+    if (rf != NULL)
+        fclose(rf);
     int status;
     waitpid(pid, &status, 0);
     struct rusage ru;
@@ -397,6 +626,32 @@ int main(int argc, char **argv)
     printf("relay lifetime cpu (rusage) %.3f s\n",
            (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
                (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+    if (fu != NULL)
+        printf("flood: %" PRIu64 " garbage datagrams sent (%d/s asked)\n", flood_sent, o.flood);
+    printf("lateness: load ticks %" PRIu64 " (vs 60 Hz): p50 %.0f ms, p99 %.0f ms, max %.1f ms, "
+           "over 5 ms %.2f%%, over a frame %.2f%%\n",
+           own.n, late_quantile(&own, 0.5), late_quantile(&own, 0.99), (double)own.max_us / 1e3,
+           own.n ? 100.0 * (double)own.over_5ms / (double)own.n : 0.0,
+           own.n ? 100.0 * (double)own.over_16ms / (double)own.n : 0.0);
+    printf("lateness: relay frames %" PRIu64 " (arrival vs the clock they name): p50 %.0f ms, "
+           "p99 %.0f ms, max %.1f ms, over a frame %.2f%%\n",
+           b.frames_delay.n, late_quantile(&b.frames_delay, 0.5),
+           late_quantile(&b.frames_delay, 0.99), (double)b.frames_delay.max_us / 1e3,
+           b.frames_delay.n ? 100.0 * (double)b.frames_delay.over_16ms / (double)b.frames_delay.n
+                            : 0.0);
+    printf("lateness: relay updates %" PRIu64 " (vs 1 ms, its whole run): longest gap %.1f ms, "
+           "gaps over 5 ms %" PRIu64 ", over a frame %" PRIu64 ", longest update %.1f ms\n",
+           field(final, "updates"), (double)field(final, "update_gap_max_us") / 1e3,
+           field(final, "gaps_over_5ms"), field(final, "gaps_over_16ms"),
+           (double)field(final, "update_max_us") / 1e3);
+    printf("substitutions of members' inputs they saw in the window: %" PRIu64
+           " (sent a frame before the deadline: %" PRIu64 ", relay late; sent later: %" PRIu64
+           ", never sent: %" PRIu64 ", load late); the relay's whole run: substituted %" PRIu64
+           ", late %" PRIu64 ", kernel drops %" PRIu64 "\n",
+           b.relay + b.load + b.never, b.relay, b.load, b.never, field(final, "substituted"),
+           field(final, "late"), field(final, "kernel_drops"));
+    if (fu != NULL)
+        tempo_udp_close(fu);
     for (int i = 0; i < n; i++)
         tempo_udp_close(ms[i].u);
     free(ms);

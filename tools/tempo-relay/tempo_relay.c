@@ -17,7 +17,11 @@
  * It updates the relay whenever a datagram comes and at least every
  * millisecond, prints a stats line every S seconds (default 5) and a last
  * one at exit (Ctrl-C, or after D seconds), with the process's processor
- * time and its share of one core.
+ * time and its share of one core, and how late its own loop ran: the
+ * longest time between the starts of two updates (update_gap_max_us; the
+ * schedule is 1 ms), how many such gaps passed 5 ms and one 60 Hz frame
+ * (gaps_over_5ms, gaps_over_16ms), and the longest single update
+ * (update_max_us). A relay that falls behind its members shows here.
  *
  * With --agones (on by default when AGONES_SDK_HTTP_PORT is set) it is an
  * Agones game server, and with ARBITRIUM_DELETE_URL set an Edgegap one
@@ -115,8 +119,29 @@ static bool read_key(const char *path, uint8_t key[TEMPO_KEY_SIZE])
     return true;
 }
 
+/* How late the loop ran (see the top comment). */
+typedef struct lateness {
+    uint64_t last_start_us;
+    uint64_t gap_max_us, update_max_us;
+    uint64_t gaps_over_5ms, gaps_over_16ms, updates;
+} lateness;
+
+static void lateness_on_update(lateness *l, uint64_t start_us, uint64_t end_us)
+{
+    if (l->updates++ > 0) {
+        uint64_t gap = start_us - l->last_start_us;
+        if (gap > l->gap_max_us)
+            l->gap_max_us = gap;
+        l->gaps_over_5ms += gap > 5000;
+        l->gaps_over_16ms += gap > 16667;
+    }
+    l->last_start_us = start_us;
+    if (end_us - start_us > l->update_max_us)
+        l->update_max_us = end_us - start_us;
+}
+
 static void print_stats(const tempo_relay *r, const tempo_udp *u, double secs, uint64_t cpu_us,
-                        bool last)
+                        const lateness *l, bool last)
 {
     tempo_relay_stats s;
     tempo_udp_stats us;
@@ -127,14 +152,17 @@ static void print_stats(const tempo_relay *r, const tempo_udp *u, double secs, u
     printf("%s t=%.1fs matches=%d members=%d in=%" PRIu64 " out=%" PRIu64 " bytes_in=%" PRIu64
            " bytes_out=%" PRIu64 " frames=%" PRIu64 " substituted=%" PRIu64 " late=%" PRIu64
            " dropped=%" PRIu64 " timed_out=%" PRIu64 " kernel_drops=%" PRIu64
-           " cpu_s=%.3f core=%.3f cpu_us_per_datagram=%.3f cpu_us_per_out=%.3f\n",
+           " cpu_s=%.3f core=%.3f cpu_us_per_datagram=%.3f cpu_us_per_out=%.3f"
+           " updates=%" PRIu64 " update_gap_max_us=%" PRIu64 " gaps_over_5ms=%" PRIu64
+           " gaps_over_16ms=%" PRIu64 " update_max_us=%" PRIu64 "\n",
            last ? "final" : "stats", secs, s.matches, s.members, s.datagrams_in, s.datagrams_out,
            s.bytes_in, s.bytes_out, s.frames_finalized, s.substitutions, s.late_inputs,
            s.dropped_malformed + s.dropped_forged + s.dropped_replay + s.dropped_not_owned +
                s.dropped_far + s.dropped_unbound + s.handshake_refused,
            s.members_timed_out, us.kernel_drops, (double)cpu_us / 1e6, core,
            dgrams ? (double)cpu_us / (double)dgrams : 0.0,
-           s.datagrams_out ? (double)cpu_us / (double)s.datagrams_out : 0.0);
+           s.datagrams_out ? (double)cpu_us / (double)s.datagrams_out : 0.0, l->updates,
+           l->gap_max_us, l->gaps_over_5ms, l->gaps_over_16ms, l->update_max_us);
     fflush(stdout);
 }
 
@@ -227,6 +255,8 @@ int main(int argc, char **argv)
     uint64_t next_stats = start + (uint64_t)o.stats_seconds * 1000000u;
     uint64_t end = o.duration_seconds ? start + (uint64_t)o.duration_seconds * 1000000u : 0;
     int fd = tempo_udp_fd(u);
+    lateness late;
+    memset(&late, 0, sizeof late);
     sig_atomic_t handled = 0;
     for (;;) {
         bool ready;
@@ -234,6 +264,7 @@ int main(int argc, char **argv)
         uint64_t now = platform_now_us();
         tempo_relay_update(r, now, (uint64_t)time(NULL));
         tempo_udp_flush(u);
+        lateness_on_update(&late, now, platform_now_us());
         if (signals != handled) {
             handled = signals;
             if (!host)
@@ -243,13 +274,14 @@ int main(int argc, char **argv)
         if (host && !relay_host_update(host, r, now))
             break;
         if (now >= next_stats) {
-            print_stats(r, u, (double)(now - start) / 1e6, platform_cpu_us() - cpu0, false);
+            print_stats(r, u, (double)(now - start) / 1e6, platform_cpu_us() - cpu0, &late, false);
             next_stats += (uint64_t)o.stats_seconds * 1000000u;
         }
         if (end && now >= end)
             break;
     }
-    print_stats(r, u, (double)(platform_now_us() - start) / 1e6, platform_cpu_us() - cpu0, true);
+    print_stats(r, u, (double)(platform_now_us() - start) / 1e6, platform_cpu_us() - cpu0, &late,
+                true);
     relay_host_destroy(host);
     tempo_relay_destroy(r);
     tempo_udp_close(u);
