@@ -175,8 +175,10 @@ bool pong_client_start(pong_client *pc, const pong_options *o, const char *progr
  * Returns the client's state after it. */
 tempo_client_state pong_client_tick(pong_client *pc, uint64_t now_us, uint8_t input);
 
-/* How long the coming tick should last (tick sync), microseconds. */
-uint64_t pong_client_tick_us(const pong_client *pc);
+/* When the next tick is due, on the clock given to pong_client_tick
+ * (tempo_client_next_tick_at: a running deadline, so late wake-ups do not
+ * add up). */
+uint64_t pong_client_next_tick_at(const pong_client *pc);
 
 /* Switch reconciliation while running. */
 tempo_result pong_client_set_reconcile(pong_client *pc, tempo_reconcile_mode mode);

@@ -168,7 +168,7 @@ tempo_client_state pong_client_tick(pong_client *pc, uint64_t now_us, uint8_t in
     tempo_client_get_stats(pc->client, &st);
     if (pc->me >= 0 && st.state == TEMPO_CLIENT_CONNECTED) {
         uint8_t in = pc->bot ? pong_bot_input(&pc->game, pc->me, pc->bot_seed) : input;
-        tempo_client_add_local_input(pc->client, pc->me, &in);
+        tempo_client_add_local_input(pc->client, pc->me, &in, sizeof in);
     }
     tempo_client_tick tick;
     tempo_client_advance(pc->client, &tick);
@@ -199,7 +199,10 @@ tempo_client_state pong_client_tick(pong_client *pc, uint64_t now_us, uint8_t in
     return pc->state;
 }
 
-uint64_t pong_client_tick_us(const pong_client *pc) { return tempo_client_tick_us(pc->client); }
+uint64_t pong_client_next_tick_at(const pong_client *pc)
+{
+    return tempo_client_next_tick_at(pc->client);
+}
 
 tempo_result pong_client_set_reconcile(pong_client *pc, tempo_reconcile_mode mode)
 {
@@ -213,7 +216,7 @@ void pong_client_print_stats(const pong_client *pc, FILE *f)
     double mean = st.corrections ? st.correction_sum / (double)st.corrections : 0.0;
     fprintf(f,
             "stats player=%d rtt=%.1fms jitter=%.1fms lead=%.1f margin=%.1f dilation=%+.4f"
-            " snaps=%" PRIu64 " corrections=%" PRIu64 " correction_mean=%.1fpx"
+            " jumps=%" PRIu64 " corrections=%" PRIu64 " correction_mean=%.1fpx"
             " correction_max=%.1fpx resimulated=%" PRIu64 " late_inputs=%" PRIu64
             " stalls=%" PRIu64 " snapshots=%" PRIu64 " full=%" PRIu64 " dropped=%" PRIu64
             " bytes_sent=%" PRIu64 " bytes_received=%" PRIu64 "\n",

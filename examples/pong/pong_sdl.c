@@ -144,9 +144,11 @@ static bool app_tick(app *a, uint64_t now_us, uint8_t mine)
     return state == TEMPO_CLIENT_CONNECTING || state == TEMPO_CLIENT_CONNECTED;
 }
 
-static uint64_t app_tick_us(const app *a)
+/* When the tick after the one due at `due` is due: every TICK_US locally,
+ * when the client says otherwise (tick sync). */
+static uint64_t app_next_tick(const app *a, uint64_t due)
 {
-    return a->opt.mode == PONG_MODE_LOCAL ? TICK_US : pong_client_tick_us(&a->client);
+    return a->opt.mode == PONG_MODE_LOCAL ? due + TICK_US : pong_client_next_tick_at(&a->client);
 }
 
 /* R: replay <-> none (dumb goes to replay). */
@@ -257,9 +259,9 @@ static int run(const pong_options *o)
             next = now - MAX_BEHIND_US;
         uint8_t mine = sample_keys();
         while (running && now >= next) {
-            if (!app_tick(a, next, mine))
+            if (!app_tick(a, now, mine))
                 running = false;
-            next += app_tick_us(a);
+            next = app_next_tick(a, next);
             if (o->frames > 0 && a->played >= (uint64_t)o->frames)
                 running = false;
         }

@@ -10,7 +10,8 @@
  *
  * (tempo-pong --help lists every option; docs/PONG.md shows matches.)
  * The server ticks at 60 Hz of the real clock, catching up after a hitch;
- * a client ticks at the length tick sync asks for (tempo_client_tick_us).
+ * a client ticks when its client says the next tick is due
+ * (tempo_client_next_tick_at).
  * With --frames N each prints, on stdout,
  *
  *   final tick=<N> checksum=<16 hex digits>
@@ -150,9 +151,7 @@ static int run_client(const pong_options *o)
             failed = true;
             break;
         }
-        if (now > next + MAX_BEHIND_US)
-            next = now;
-        next += pong_client_tick_us(&pc);
+        next = pong_client_next_tick_at(&pc);
     }
     if (!failed) {
         if (pc.have_final)
