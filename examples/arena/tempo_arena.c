@@ -75,23 +75,7 @@ typedef struct arena_cli {
 static bool parse_player(void *out, const char *value, char *why, size_t why_size)
 {
     arena_cli *o = out;
-    for (const char *p = value;;) {
-        char *end;
-        long k = strtol(p, &end, 10);
-        if (end == p || k < 0 || k >= ARENA_MAX_PLAYERS || (*end && *end != ',')) {
-            snprintf(why, why_size, "want a player number 0..%d, or several separated by commas",
-                     ARENA_MAX_PLAYERS - 1);
-            return false;
-        }
-        if (o->local & (1u << k)) {
-            snprintf(why, why_size, "player %ld is named twice", k);
-            return false;
-        }
-        o->local |= 1u << k;
-        if (!*end)
-            return true;
-        p = end + 1;
-    }
+    return options_player_list(value, ARENA_MAX_PLAYERS, &o->local, why, why_size);
 }
 
 /* --peer I=HOST:PORT: player I plays on the machine at that address. */

@@ -265,8 +265,8 @@ static int run(const pong_options *o)
             if (o->frames > 0 && a->played >= (uint64_t)o->frames)
                 running = false;
         }
-        if (a->played == 0 && now - start > (uint64_t)o->timeout_s * 1000000u) {
-            fprintf(stderr, "%s: nothing to play after %d s\n", PROGRAM, o->timeout_s);
+        if (a->played == 0 && now - start > (uint64_t)o->connect_timeout_s * 1000000u) {
+            fprintf(stderr, "%s: nothing to play after %d s\n", PROGRAM, o->connect_timeout_s);
             running = false;
         }
         a->view.bot = a->bot;

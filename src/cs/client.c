@@ -224,7 +224,9 @@ static bool gate_start(tempo_client *c)
     gc.timeout_us = (uint64_t)c->cfg.handshake_timeout_ms * 1000u;
     int rc = gate_client_init(&c->gate, &gc, c->now_us);
     if (rc != TEMPO_OK) {
-        tempo__log(&c->log, TEMPO_LOG_ERROR, "tempo client: the handshake cannot start (%d)", rc);
+        tempo__log(&c->log, TEMPO_LOG_ERROR, "tempo client: the handshake cannot start: %s%s",
+                   tempo_strerror(rc),
+                   rc == TEMPO_E_PROTOCOL ? " (the token's is not the config's protocol_id)" : "");
         set_state(c, TEMPO_CLIENT_DENIED, TEMPO_CLIENT_EVENT_DENIED);
         return false;
     }

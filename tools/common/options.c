@@ -261,6 +261,27 @@ option_status options_parse(const option_command *cmd, int argc, char **argv, vo
     return OPTIONS_OK;
 }
 
+bool options_player_list(const char *value, int max, uint32_t *mask, char *why, size_t why_size)
+{
+    for (const char *p = value;;) {
+        char *end;
+        long k = strtol(p, &end, 10);
+        if (end == p || k < 0 || k >= max || (*end && *end != ',')) {
+            snprintf(why, why_size, "want a player number 0..%d, or several separated by commas",
+                     max - 1);
+            return false;
+        }
+        if (*mask >> k & 1u) {
+            snprintf(why, why_size, "player %ld is named twice", k);
+            return false;
+        }
+        *mask |= 1u << k;
+        if (!*end)
+            return true;
+        p = end + 1;
+    }
+}
+
 bool options_given(const option_command *cmd, uint64_t given, const char *name)
 {
     const option_spec *s = find(cmd, name, strlen(name));

@@ -110,6 +110,10 @@ option_status options_parse(const option_command *cmd, int argc, char **argv, vo
  * name the table does not hold. */
 bool options_given(const option_command *cmd, uint64_t given, const char *name);
 
+/* For OPTION_CUSTOM parsers: a list of players "I[,J...]", each below
+ * max, none twice, added to *mask. False with why filled otherwise. */
+bool options_player_list(const char *value, int max, uint32_t *mask, char *why, size_t why_size);
+
 /* Write the generated usage to f. */
 void options_usage(const option_command *cmd, FILE *f);
 
