@@ -81,7 +81,7 @@ open)
     usage_error "--reconcile fast: want replay, none or dumb" --client --reconcile fast
     usage_error "--bot: only for --client" --server --port 1 --bot
     usage_error "--key-file: only for --server" --client --connect 127.0.0.1:1 \
-        --private-key-file k
+        --key-file k
     usage_error "--connect 127.0.0.1:0: port 0" --client --connect 127.0.0.1:0
 
     echo "local, twice:"

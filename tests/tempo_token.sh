@@ -33,8 +33,8 @@ check "new key" 0 "$tool" --key-file k --new-key
 cp k k.orig
 check "new key over a file" 1 "$tool" --key-file k --new-key
 cmp -s k k.orig || { echo "FAIL the key file was overwritten"; fails=$((fails + 1)); }
-check "mint" 0 "$tool" --key-file k --client-id 42 --server 127.0.0.1:7001 \
-    --server "[::1]:7002" --expire-seconds 60 --protocol-id 0x77 --now 1000 --out t.bin
+check "mint" 0 "$tool" --key-file k --client-id 42 --connect 127.0.0.1:7001 \
+    --connect "[::1]:7002" --expire-seconds 60 --protocol-id 0x77 --now 1000 --out t.bin
 [ "$(size t.bin)" = 800 ] || { echo "FAIL token is $(size t.bin) bytes"; fails=$((fails + 1)); }
 check "show and open" 0 "$tool" --show t.bin --key-file k --protocol-id 0x77 --now 1059
 grep -q "^client 42$" out.txt || { echo "FAIL no client 42 in:"; cat out.txt; fails=$((fails + 1)); }
@@ -45,12 +45,12 @@ check "another protocol" 1 "$tool" --show t.bin --key-file k --protocol-id 0x78 
 check "another key" 0 "$tool" --key-file k2 --new-key
 check "opened with another key" 1 "$tool" --show t.bin --key-file k2 --protocol-id 0x77 --now 1001
 grep -q "authentication failed" err.txt || { echo "FAIL forgery not named"; fails=$((fails + 1)); }
-check "missing --server" 2 "$tool" --key-file k --client-id 1 --expire-seconds 5 --out x.bin
-check "expire out of range" 2 "$tool" --key-file k --client-id 1 --server 127.0.0.1:1 --expire-seconds 0 --out x.bin
-check "port 0" 2 "$tool" --key-file k --client-id 1 --server 127.0.0.1:0 --expire-seconds 5 --out x.bin
-check "no key file" 1 "$tool" --key-file nope --client-id 1 --server 127.0.0.1:1 --expire-seconds 5 --out x.bin
+check "missing --connect" 2 "$tool" --key-file k --client-id 1 --expire-seconds 5 --out x.bin
+check "expire out of range" 2 "$tool" --key-file k --client-id 1 --connect 127.0.0.1:1 --expire-seconds 0 --out x.bin
+check "port 0" 2 "$tool" --key-file k --client-id 1 --connect 127.0.0.1:0 --expire-seconds 5 --out x.bin
+check "no key file" 1 "$tool" --key-file nope --client-id 1 --connect 127.0.0.1:1 --expire-seconds 5 --out x.bin
 head -c 31 k >short
-check "short key file" 1 "$tool" --key-file short --client-id 1 --server 127.0.0.1:1 --expire-seconds 5 --out x.bin
+check "short key file" 1 "$tool" --key-file short --client-id 1 --connect 127.0.0.1:1 --expire-seconds 5 --out x.bin
 
 if [ "$fails" -ne 0 ]; then
     echo "tempo_token: $fails failed"

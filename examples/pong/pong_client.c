@@ -85,7 +85,8 @@ bool pong_client_start(pong_client *pc, const pong_options *o, const char *progr
         cfg.has_token = true;
         pc->sealed = true;
         /* a server refuses a token without a word: say now what we can see */
-        if (!token_check(cfg.token, &o->connect, PONG_PROTOCOL_ID, (uint64_t)time(NULL),
+        const uint64_t protocol = PONG_PROTOCOL_ID;
+        if (!token_check(cfg.token, &o->connect, &protocol, (uint64_t)time(NULL),
                          pc->token_problem, sizeof pc->token_problem))
             fprintf(stderr, "%s: warning: --token-file %s: %s; the server will refuse it\n",
                     program, o->token_file, pc->token_problem);

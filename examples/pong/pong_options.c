@@ -33,13 +33,7 @@ const char *pong_reconcile_name(tempo_reconcile_mode mode)
 /* HOST:PORT with a port other than 0 into *addr. */
 static bool parse_address(tempo_address *addr, const char *value, char *why, size_t why_size)
 {
-    if (!platform_resolve(value, TEMPO_ADDRESS_NONE, addr, why, why_size))
-        return false;
-    if (addr->port == 0) {
-        snprintf(why, why_size, "port 0: want a port 1..65535");
-        return false;
-    }
-    return true;
+    return platform_resolve_port(value, "server", addr, why, why_size);
 }
 
 static bool parse_connect(void *field, const char *value, char *why, size_t why_size)

@@ -219,9 +219,11 @@ static int run(const pong_options *o)
         fprintf(stderr, "%s: no video: %s\n", PROGRAM, SDL_GetError());
         return EXIT_NO_VIDEO;
     }
+    int win_w = PONG_VIEW_W, win_h = PONG_VIEW_H;
+    if (!o->screenshot) /* a screenshot keeps the canvas's own size */
+        arena_window_fit(&win_w, &win_h);
     SDL_Window *win = SDL_CreateWindow("tempo pong", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
-                                       PONG_VIEW_W, PONG_VIEW_H,
-                                       SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+                                       win_w, win_h, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     SDL_Renderer *ren = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_PRESENTVSYNC) : NULL;
     if (win && !ren)
         ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);

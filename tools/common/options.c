@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tempo/base.h"
+#include "tempo/simnet.h"
 
 #define USAGE_COLUMN 26 /* where help text starts in the usage */
 #define USAGE_WIDTH 79  /* the longest usage line, when the texts allow */
@@ -280,6 +281,44 @@ bool options_player_list(const char *value, int max, uint32_t *mask, char *why, 
             return true;
         p = end + 1;
     }
+}
+
+bool options_input_delay(const char *value, int max, int *delay, bool *automatic, char *why,
+                         size_t why_size)
+{
+    if (strcmp(value, "auto") == 0) {
+        *automatic = true;
+        return true;
+    }
+    char *end;
+    long d = strtol(value, &end, 10);
+    if (end == value || *end || d < 0 || d > max) {
+        snprintf(why, why_size, "want 0..%d frames, or auto", max);
+        return false;
+    }
+    *delay = (int)d;
+    return true;
+}
+
+bool options_parse_profile(void *field, const char *value, char *why, size_t why_size)
+{
+    tempo_link_params p;
+    if (tempo_link_profile(value, &p) == TEMPO_OK) {
+        *(const char **)field = value;
+        return true;
+    }
+    size_t len = (size_t)snprintf(why, why_size, "unknown profile, want one of");
+    for (const char *const *n = tempo_link_profile_names(); *n && len < why_size; n++)
+        len += (size_t)snprintf(why + len, why_size - len, " %s", *n);
+    return false;
+}
+
+void options_list_profiles(FILE *f)
+{
+    fprintf(f, "profiles (docs/SIMNET.md has their numbers):\n ");
+    for (const char *const *n = tempo_link_profile_names(); *n; n++)
+        fprintf(f, " %s", *n);
+    fprintf(f, "\n");
 }
 
 bool options_given(const option_command *cmd, uint64_t given, const char *name)

@@ -114,6 +114,18 @@ bool options_given(const option_command *cmd, uint64_t given, const char *name);
  * max, none twice, added to *mask. False with why filled otherwise. */
 bool options_player_list(const char *value, int max, uint32_t *mask, char *why, size_t why_size);
 
+/* For OPTION_CUSTOM parsers: an input delay "D" in 0..max frames, or
+ * "auto" (*automatic set, *delay untouched). False with why filled. */
+bool options_input_delay(const char *value, int max, int *delay, bool *automatic, char *why,
+                         size_t why_size);
+
+/* For OPTION_CUSTOM: a link profile of the library's simnet (tempo/
+ * simnet.h) by name; stores the name (const char *). The error lists the
+ * names. */
+bool options_parse_profile(void *field, const char *value, char *why, size_t why_size);
+/* For more_help: the profiles' names, one line. */
+void options_list_profiles(FILE *f);
+
 /* Write the generated usage to f. */
 void options_usage(const option_command *cmd, FILE *f);
 

@@ -47,7 +47,7 @@ static void say_duration(uint64_t s, char *buf, size_t size)
 }
 
 bool token_check(const uint8_t token[TEMPO_TOKEN_SIZE], const tempo_address *server,
-                 uint64_t protocol_id, uint64_t now_seconds, char *why, size_t size)
+                 const uint64_t *protocol_id, uint64_t now_seconds, char *why, size_t size)
 {
     why[0] = '\0';
     tempo_token_public pub;
@@ -80,10 +80,10 @@ bool token_check(const uint8_t token[TEMPO_TOKEN_SIZE], const tempo_address *ser
                  has, pub.num_servers > 1 ? " and others" : "", want);
         ok = false;
     }
-    if (ok && pub.protocol_id != protocol_id) {
+    if (ok && protocol_id != NULL && pub.protocol_id != *protocol_id) {
         snprintf(why, size, "it is for protocol id %" PRIu64 ", not %" PRIu64
                             " (tempo-token --protocol-id)",
-                 pub.protocol_id, protocol_id);
+                 pub.protocol_id, *protocol_id);
         ok = false;
     }
     tempo_wipe(&pub, sizeof pub);

@@ -23,10 +23,11 @@ bool token_read_file(const char *program, const char *path, uint8_t token[TEMPO_
 /* What this client can know is wrong with its token: expired by this
  * machine's clock (now_seconds, Unix time), not naming `server` (the
  * address it will connect to), or made for another protocol id than
- * `protocol_id`. Writes the first problem into why[0..size) as a phrase
- * ("it expired 5 min ago by this machine's clock") and returns false; true
- * (why empty) if none shows. */
+ * *protocol_id (NULL: any; a relay member takes the token's). Writes the
+ * first problem into why[0..size) as a phrase ("it expired 5 min ago by
+ * this machine's clock") and returns false; true (why empty) if none
+ * shows. */
 bool token_check(const uint8_t token[TEMPO_TOKEN_SIZE], const tempo_address *server,
-                 uint64_t protocol_id, uint64_t now_seconds, char *why, size_t size);
+                 const uint64_t *protocol_id, uint64_t now_seconds, char *why, size_t size);
 
 #endif /* TEMPO_TOOLS_TOKENFILE_H */

@@ -64,12 +64,8 @@ static bool parse_server(void *field, const char *value, char *why, size_t why_s
         return false;
     }
     tempo_address a;
-    if (!platform_resolve(value, TEMPO_ADDRESS_NONE, &a, why, why_size))
+    if (!platform_resolve_port(value, "server's or relay", &a, why, why_size))
         return false;
-    if (a.port == 0) {
-        snprintf(why, why_size, "port 0: want the server's or relay's port, 1..65535");
-        return false;
-    }
     o->servers[o->nservers++] = a;
     return true;
 }
