@@ -49,7 +49,7 @@ static bool parse_relay(void *field, const char *value, char *why, size_t why_si
     return o->has_relay;
 }
 
-/* --input-delay F|auto. */
+/* --input-delay D|auto. */
 static bool parse_input_delay(void *field, const char *value, char *why, size_t why_size)
 {
     arena_options *o = field;
@@ -96,12 +96,12 @@ static const option_spec sdl_specs[] = {
      .max = ARENA_MAX_DELAY_MS,
      .help = "simulated one-way network delay, default 80\n(p2p: added to outgoing datagrams, "
              "default 0)"},
-    {.name = "input-delay", .kind = OPTION_CUSTOM, .value = "F|auto", .parse = parse_input_delay,
+    {.name = "input-delay", .kind = OPTION_CUSTOM, .value = "D|auto", .parse = parse_input_delay,
      .range = "0..10 or auto",
      .help = "input delay in frames, default 1; auto (p2p):\ntempo sets it from the measured lag"},
-    {.name = "max-prediction", .kind = OPTION_INT, .value = "F", .offset = FIELD(max_prediction),
+    {.name = "max-prediction", .kind = OPTION_INT, .value = "P", .offset = FIELD(max_prediction),
      .min = 1, .max = TEMPO_MAX_PREDICTION, .help = "prediction window, default 16"},
-    {.name = "check-distance", .kind = OPTION_INT, .value = "F", .offset = FIELD(check_distance),
+    {.name = "check-distance", .kind = OPTION_INT, .value = "D", .offset = FIELD(check_distance),
      .min = 1, .max = TEMPO_MAX_PREDICTION,
      .help = "synctest frames replayed per tick, default 7"},
     {.name = "frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(frames), .min = 1,

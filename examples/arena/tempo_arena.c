@@ -191,8 +191,8 @@ static const option_spec arena_specs[] = {
     {.name = "match", .kind = OPTION_U64, .value = "ID", .offset = FIELD(match), .min = 1,
      .range = "1..2^64-1",
      .help = "--relay without a token: the match to join,\ndefault 1; the same on every member"},
-    {.name = "frames", .kind = OPTION_INT, .value = "F", .offset = FIELD(frames), .min = 1,
-     .max = 10000000, .help = "play until frame F is confirmed, then print\nits checksum (required unless --replay, which\nplays to the file's end by default)"},
+    {.name = "frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(frames), .min = 1,
+     .max = 10000000, .help = "play until frame N is confirmed, then print\nits checksum (required unless --replay, which\nplays to the file's end by default)"},
     {.name = "seed", .kind = OPTION_U64, .value = "S", .offset = FIELD(seed), .min = 0, .max = 0,
      .range = "0..2^64-1", .help = "board and bots, default 1; the same on every\npeer"},
     {.name = "input-delay", .kind = OPTION_CUSTOM, .value = "D|auto", .parse = parse_input_delay,
@@ -206,8 +206,8 @@ static const option_spec arena_specs[] = {
              "S seconds, naming the peers that did not answer;\n"
              "default 10"},
     {.name = "timeout", .kind = OPTION_INT, .value = "S", .offset = FIELD(timeout_s), .min = 1,
-     .max = 86400, .help = "give up when frame F is not confirmed S seconds\n"
-                           "after the start; default: the time F frames\n"
+     .max = 86400, .help = "give up when frame N is not confirmed S seconds\n"
+                           "after the start; default: the time N frames\n"
                            "take at 60 Hz, plus 60 s"},
     {.name = "key", .kind = OPTION_CUSTOM, .value = "HEX", .parse = parse_key,
      .range = "64 hex digits",
@@ -217,7 +217,7 @@ static const option_spec arena_specs[] = {
     {.name = "key-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(key_file),
      .help = "the match key from file F: 32 raw bytes or\n64 hex digits"},
     {.name = "record", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(record),
-     .help = "write the match's replay to FILE (docs/REPLAY.md):\nevery confirmed frame up to F"},
+     .help = "write the match's replay to FILE (docs/REPLAY.md):\nevery confirmed frame up to N"},
     {.name = "replay", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(replay),
      .help = "play FILE back instead of a match (no network),\nchecking its checksums, and print the same final\nline as the recorded match"},
     {.name = "speed", .kind = OPTION_INT, .value = "Q", .offset = FIELD(speed), .min = 1,
@@ -242,7 +242,7 @@ static const option_spec arena_specs[] = {
 static const option_command arena_command = {
     .program = "tempo-arena",
     .synopsis = "  One arena peer over UDP, played by bots; start one per machine (or port).\n"
-                "  Prints 'final frame=F checksum=C' once frame F is confirmed: every peer\n"
+                "  Prints 'final frame=N checksum=C' once frame N is confirmed: every peer\n"
                 "  of a match, and every match with the same options, prints the same line.",
     .specs = arena_specs,
     .count = (int)(sizeof arena_specs / sizeof arena_specs[0]),

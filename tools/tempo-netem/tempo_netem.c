@@ -82,14 +82,14 @@ static bool parse_forward(void *field, const char *value, char *why, size_t why_
 
 #define FIELD(f) offsetof(options, f)
 static const option_spec netem_specs[] = {
-    {.name = "listen", .kind = OPTION_CUSTOM, .value = "ADDR", .offset = FIELD(listen),
-     .parse = parse_address, .range = "HOST:PORT; port 0: any",
+    {.name = "listen", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .offset = FIELD(listen),
+     .parse = parse_address, .range = "HOST a name, a.b.c.d or [v6]; port 0: any",
      .help = "where clients send", .flags = OPTION_REQUIRED},
-    {.name = "forward", .kind = OPTION_CUSTOM, .value = "ADDR", .offset = FIELD(forward),
-     .parse = parse_forward, .range = "HOST:PORT",
+    {.name = "forward", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .offset = FIELD(forward),
+     .parse = parse_forward, .range = "HOST a name, a.b.c.d or [v6]",
      .help = "the server datagrams go to", .flags = OPTION_REQUIRED},
-    {.name = "up", .kind = OPTION_CUSTOM, .value = "ADDR", .offset = FIELD(up),
-     .parse = parse_address, .range = "HOST:PORT",
+    {.name = "up", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .offset = FIELD(up),
+     .parse = parse_address, .range = "HOST a name, a.b.c.d or [v6]",
      .help = "bind the socket facing the server here;\ndefault: any port"},
     {.name = "profile", .kind = OPTION_CUSTOM, .value = "NAME", .offset = FIELD(profile),
      .parse = options_parse_profile, .range = "a profile listed below",

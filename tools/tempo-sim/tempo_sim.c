@@ -160,8 +160,8 @@ static int option(sim_options *o, const char *a, const char *v, bool *used, bool
 {
     const sim_setting *s = sim_setting_by_option(a);
     if (!s) {
-        fprintf(stderr, "tempo-sim: unknown option '%s'\n", a);
-        fprintf(stderr, "tempo-sim: --help lists every option\n");
+        fprintf(stderr, "tempo-sim: unknown option %s\n", a);
+        fprintf(stderr, "run 'tempo-sim --help' for the options\n");
         return SIM_EXIT_USAGE;
     }
     sim_setting_id id = (sim_setting_id)(s - sim_settings);
@@ -263,11 +263,17 @@ int main(int argc, char **argv)
     char command[1024] = "tempo-sim";
     bool delay_given = false, custom = false;
     after_options after = RUN;
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             sim_settings_help(stdout);
             return SIM_EXIT_OK;
         }
+        if (!strcmp(argv[i], "--version")) {
+            printf("tempo-sim (tempo %d.%d.%d)\n", TEMPO_VERSION_MAJOR, TEMPO_VERSION_MINOR,
+                   TEMPO_VERSION_PATCH);
+            return SIM_EXIT_OK;
+        }
+    }
     const char *scenario;
     if (!find_scenario(argc, argv, &scenario))
         return SIM_EXIT_USAGE;

@@ -84,7 +84,7 @@ static const option_spec token_specs[] = {
              "order\nto try them"},
     {.name = "expire-seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(expire_seconds),
      .min = 1, .max = 365 * 86400, .help = "how long the token stays valid, default 3600"},
-    {.name = "protocol-id", .kind = OPTION_U64, .value = "P", .offset = FIELD(protocol_id),
+    {.name = "protocol-id", .kind = OPTION_U64, .value = "ID", .offset = FIELD(protocol_id),
      .range = "0..2^64-1",
      .help = "the game's protocol id, default 1 (tempo-pong's\nand tempo-relay's)"},
     {.name = "now", .kind = OPTION_U64, .value = "T", .offset = FIELD(now), .range = "0..2^64-1",

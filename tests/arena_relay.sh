@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Three tempo-arena processes play one match through a real tempo-relay
+# process over UDP on loopback, and all three print the same final line;
+# the relay's last line counts the match and its three members. Then the
+# same sealed: a relay with a private key, each member with a token from
+# tempo-token naming its match and player; and a member whose token has
+# expired says so before it sends and gives up (exit 1).
+# usage: arena_relay.sh <tempo-arena> <tempo-relay> <tempo-token or -> <work dir>
+set -u
+arena=$1
+relay=$2
+token=$3
+dir=$4
+rm -rf "$dir"
+mkdir -p "$dir"
+fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
+# ports of our own, from the process id, to stay clear of parallel runs
+port=$((42000 + ($$ % 4000) * 2))
+frames=240
+
+# match NAME RELAY-PORT [per-member options, %i for the player]: three members
+# of a 3-player match, one player each, until frame $frames.
+match() {
+    name=$1 rport=$2 extra=$3
+    pids=""
+    for i in 0 1 2; do
+        # shellcheck disable=SC2086
+        "$arena" --players 3 --player $i --relay 127.0.0.1:$rport --frames $frames --seed 5 \
+            --connect-timeout 15 $(echo "$extra" | sed "s/%i/$i/g") \
+            > "$dir/$name-$i.out" 2> "$dir/$name-$i.err" &
+        pids="$pids $!"
+    done
+    for p in $pids; do wait "$p" || fail "a member of $name exited with an error"; done
+    want=$(cat "$dir/$name-0.out")
+    echo "$want" | grep -q "^final frame=$frames checksum=[0-9a-f]\{16\}$" || fail "$name: member 0 printed '$want'"
+    for i in 1 2; do
+        [ "$(cat "$dir/$name-$i.out")" = "$want" ] || fail "$name: member $i printed '$(cat "$dir/$name-$i.out")', member 0 '$want'"
+    done
+    grep -q "running: the relay started the match" "$dir/$name-0.err" || fail "$name: no start through the relay"
+    echo "  $name: $want, 3 members; $(grep 'relay:' "$dir/$name-0.err" | sed 's/^tempo-arena: //')"
+}
+
+echo "unsealed, match 7:"
+"$relay" --port $port --seconds 30 --stats-seconds 60 > "$dir/relay.out" 2> "$dir/relay.err" &
+relay_pid=$!
+sleep 0.3
+match open $port "--match 7"
+kill $relay_pid
+wait $relay_pid
+grep -q "^final .* matches=[01] members=[0-3] " "$dir/relay.out" || fail "the relay printed no final line"
+grep -q "^stats\|^final" "$dir/relay.out" && echo "  relay: $(grep '^final' "$dir/relay.out" | cut -d' ' -f2-10)"
+
+if [ "$token" = - ] || [ ! -x "$token" ]; then
+    echo "arena_relay: ok (no tempo-token: the sealed match is skipped)"
+    exit 0
+fi
+echo "sealed, with tokens:"
+port=$((port + 1))
+"$token" --key-file "$dir/backend.key" --new-key > /dev/null || fail "tempo-token --new-key"
+for i in 0 1 2; do
+    "$token" --key-file "$dir/backend.key" --client-id $((i + 1)) --connect 127.0.0.1:$port \
+        --match 9 --players 3 --player $i --out "$dir/t$i" > /dev/null || fail "minting token $i"
+done
+"$token" --key-file "$dir/backend.key" --client-id 4 --connect 127.0.0.1:$port --match 9 \
+    --players 3 --player 0 --expire-seconds 60 --now $(($(date +%s) - 120)) \
+    --out "$dir/texpired" > /dev/null || fail "minting the expired token"
+"$relay" --port $port --bind 127.0.0.1 --key-file "$dir/backend.key" --seconds 30 \
+    --stats-seconds 60 > "$dir/srelay.out" 2> "$dir/srelay.err" &
+relay_pid=$!
+sleep 0.3
+"$arena" --players 3 --player 0 --relay 127.0.0.1:$port --token-file "$dir/texpired" \
+    --frames $frames --connect-timeout 2 > "$dir/expired.out" 2> "$dir/expired.err"
+rc=$?
+[ $rc -eq 1 ] || fail "a member with an expired token exited $rc, not 1"
+grep -q "warning: --token-file .*: it expired" "$dir/expired.err" ||
+    fail "a member with an expired token did not say so before it sent it"
+echo "  expired token: $(head -n 1 "$dir/expired.err" | cut -c1-100)..."
+match sealed $port "--token-file $dir/t%i"
+grep -q "sealed: datagrams authenticated and encrypted with the token's keys" "$dir/sealed-0.err" ||
+    fail "the sealed members did not say they were sealed"
+kill $relay_pid
+wait $relay_pid
+grep -q "^final " "$dir/srelay.out" || fail "the sealed relay printed no final line"
+echo "arena_relay: ok"
