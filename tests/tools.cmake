@@ -147,9 +147,15 @@ if(TARGET tempo-sim)
 endif()
 
 # The default report as headless Chromium lays it out at 1280 and 1920 px:
-# nothing wider than the window, every chart with room, real screenshots.
+# nothing wider than the window, every chart with room, real screenshots;
+# the client-server and lockstep reports too.
 # Exit 77 = no Chromium = skip (the reason is printed).
 if(TARGET tempo-sim AND NOT WIN32)
+  # The report's numbers and names agree with the terminal's.
+  add_test(NAME sim_report_facts
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_report_facts.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_BINARY_DIR}/sim_report_facts)
+  set_tests_properties(sim_report_facts PROPERTIES TIMEOUT 60)
   add_test(NAME report_render
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/report_render.sh $<TARGET_FILE:tempo-sim>
             ${CMAKE_CURRENT_BINARY_DIR}/report_render)
