@@ -41,10 +41,24 @@ match() {
     echo "  $name: $want, 3 members; $(grep 'relay:' "$dir/$name-0.err" | sed 's/^tempo-arena: //')"
 }
 
+# start_relay OUT [options]: tempo-relay on $port, or the next free port
+# (other programs on this machine may hold one: up to 5 tries).
+start_relay() {
+    out=$1
+    shift
+    for try in 1 2 3 4 5; do
+        "$relay" --port $port --seconds 30 --stats-seconds 60 "$@" > "$dir/$out.out" 2> "$dir/$out.err" &
+        relay_pid=$!
+        sleep 0.3
+        kill -0 $relay_pid 2>/dev/null && return 0
+        grep -q "cannot bind" "$dir/$out.err" || fail "tempo-relay did not start: $(cat "$dir/$out.err")"
+        port=$((port + 7))
+    done
+    fail "no free port for tempo-relay: $(cat "$dir/$out.err")"
+}
+
 echo "unsealed, match 7:"
-"$relay" --port $port --seconds 30 --stats-seconds 60 > "$dir/relay.out" 2> "$dir/relay.err" &
-relay_pid=$!
-sleep 0.3
+start_relay relay
 match open $port "--match 7"
 kill $relay_pid
 wait $relay_pid
@@ -58,6 +72,7 @@ fi
 echo "sealed, with tokens:"
 port=$((port + 1))
 "$token" --key-file "$dir/backend.key" --new-key > /dev/null || fail "tempo-token --new-key"
+start_relay srelay --bind 127.0.0.1 --key-file "$dir/backend.key"
 for i in 0 1 2; do
     "$token" --key-file "$dir/backend.key" --client-id $((i + 1)) --connect 127.0.0.1:$port \
         --match 9 --players 3 --player $i --out "$dir/t$i" > /dev/null || fail "minting token $i"
@@ -65,10 +80,6 @@ done
 "$token" --key-file "$dir/backend.key" --client-id 4 --connect 127.0.0.1:$port --match 9 \
     --players 3 --player 0 --expire-seconds 60 --now $(($(date +%s) - 120)) \
     --out "$dir/texpired" > /dev/null || fail "minting the expired token"
-"$relay" --port $port --bind 127.0.0.1 --key-file "$dir/backend.key" --seconds 30 \
-    --stats-seconds 60 > "$dir/srelay.out" 2> "$dir/srelay.err" &
-relay_pid=$!
-sleep 0.3
 "$arena" --players 3 --player 0 --relay 127.0.0.1:$port --token-file "$dir/texpired" \
     --frames $frames --connect-timeout 2 > "$dir/expired.out" 2> "$dir/expired.err"
 rc=$?

@@ -205,6 +205,12 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
         return ARENA_OPTIONS_USAGE;
     if (o->synctest)
         o->mode = ARENA_MODE_SYNCTEST;
+    if (o->headless && !o->frames) {
+        options_error(&sdl_command, "--headless needs --frames N, how long to play");
+        return ARENA_OPTIONS_USAGE;
+    }
+    if (o->headless)
+        o->headless_frames = o->frames;
     if (o->replay) {
         if (o->synctest || o->npeers > 0 || o->record) {
             options_error(&sdl_command, "--replay plays a file alone: no --synctest, --peer or --record");
@@ -213,12 +219,6 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
         o->mode = ARENA_MODE_REPLAY;
         return ARENA_OPTIONS_RUN;
     }
-    if (o->headless && !o->frames) {
-        options_error(&sdl_command, "--headless needs --frames N, how long to play");
-        return ARENA_OPTIONS_USAGE;
-    }
-    if (o->headless)
-        o->headless_frames = o->frames;
     if ((o->npeers > 0 || o->has_relay) && o->mode == ARENA_MODE_SYNCTEST) {
         options_error(&sdl_command, "--synctest runs alone, without --peer or --relay");
         return ARENA_OPTIONS_USAGE;
