@@ -69,7 +69,7 @@ usage_error "--player x: want a player number 0..7" --players 2 --player x
 usage_error "--player 3: want a player below --players, 0..1" \
     --players 2 --player 3 --port $base --peer 1=127.0.0.1:$((base + 1)) --frames 10
 usage_error "player 1 is neither" --players 2 --player 0 --port $base --frames 10
-usage_error "--player is required" --players 2
+usage_error "--player I is required" --players 2
 usage_error "--key abc: want 64 hex digits (32 bytes)" --key abc
 key=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 printf '%s\n' "$key" > "$dir/match.key"

@@ -300,11 +300,19 @@ static option_status check(const arena_cli *o)
     if ((o->token_file || o->match) && !o->has_relay)
         return options_error(c, "--%s is for a match through a relay: give --relay HOST:PORT",
                              o->token_file ? "token-file" : "match");
-    if (!o->players || !o->local || (!o->port && !o->has_relay) || !o->frames)
-        return options_error(c, "--%s is required (or --replay FILE)",
-                             !o->players ? "players" : !o->local ? "player"
-                                                     : !o->frames ? "frames"
-                                                                  : "port (or --relay)");
+    if (!o->players)
+        return options_error(c, "--players N is required: how many players the match has "
+                                "(or --replay FILE to play a recording)");
+    if (!o->local)
+        return options_error(c, "--player I is required: the players this machine has");
+    if (!o->frames)
+        return options_error(c, "--frames N is required: the frame to play to");
+    if (!o->port && !o->has_relay)
+        return options_error(c, o->remote ? "--port P is required: this machine's UDP port, "
+                                            "the one the other peers' --peer names"
+                                          : "name the other machines: --port P and --peer "
+                                            "I=HOST:PORT for each other player, or --relay "
+                                            "HOST:PORT (tempo-arena --help has examples)");
     if (o->has_relay)
         return check_relay(o);
     uint32_t all = (1u << o->players) - 1u;
@@ -807,9 +815,17 @@ int main(int argc, char **argv)
         }
         if (tempo_session_confirmed_frame(s) >= o.frames) {
             have_final = true;
-            linger_until = now + LINGER_US;
+            linger_until = now + (o.has_relay ? 0 : LINGER_US); /* the relay keeps the frames */
             if (o.has_relay) /* what the match cost, before the linger adds frames */
                 tempo_session_relay_info(s, &mi);
+        }
+    }
+    if (o.has_relay && tempo_session_leave(s) == TEMPO_OK) {
+        /* tell the relay we are gone (the goodbye goes on the next two
+         * polls too), so it stops standing in for our player at once */
+        for (int k = 0; k < 2; k++) {
+            platform_sleep_until_us(platform_now_us() + FRAME_US);
+            tempo_session_poll(s, platform_now_us());
         }
     }
     if (!o.quiet)

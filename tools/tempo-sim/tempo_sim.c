@@ -124,7 +124,7 @@ static int bad(const sim_setting *s, const char *val)
     char msg[320];
     sim_setting_error(s, val, msg, sizeof msg);
     fprintf(stderr, "tempo-sim: %s\n", msg);
-    fprintf(stderr, "tempo-sim: --help lists every option with its range\n");
+    fprintf(stderr, "run 'tempo-sim --help' for the options\n");
     return SIM_EXIT_USAGE;
 }
 
@@ -194,7 +194,7 @@ static int option(sim_options *o, const char *a, const char *v, bool *used, bool
         char msg[320];
         if (!sim_setting_parse(s, v, o, msg, sizeof msg)) {
             fprintf(stderr, "tempo-sim: %s\n", msg);
-            fprintf(stderr, "tempo-sim: --help lists every option with its range\n");
+            fprintf(stderr, "run 'tempo-sim --help' for the options\n");
             return SIM_EXIT_USAGE;
         }
         break;
