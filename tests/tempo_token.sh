@@ -4,7 +4,8 @@
 # and never written over an existing file; a minted token is
 # TEMPO_TOKEN_SIZE (800) bytes, shows its servers, opens with the key and
 # the right protocol id and is refused with another id, another key or
-# once expired; usage errors exit 2, file errors 1.
+# once expired; a relay member's token carries its join; usage errors exit
+# 2, file errors 1.
 # usage: tempo_token.sh <tempo-token> <work dir>
 set -u
 tool=$1
@@ -51,6 +52,21 @@ check "port 0" 2 "$tool" --key-file k --client-id 1 --connect 127.0.0.1:0 --expi
 check "no key file" 1 "$tool" --key-file nope --client-id 1 --connect 127.0.0.1:1 --expire-seconds 5 --out x.bin
 head -c 31 k >short
 check "short key file" 1 "$tool" --key-file short --client-id 1 --connect 127.0.0.1:1 --expire-seconds 5 --out x.bin
+# A relay member's token: the join (match, players, input size, rate) in its
+# private part, read back with the key; without --match the join options
+# are a usage error, and a player past --players too.
+check "relay token" 0 "$tool" --key-file k --client-id 5 --connect 127.0.0.1:40000 --match 7 \
+    --players 3 --player 1,2 --now 1000 --out r.bin
+grep -q "relay match 7, players mask 0x06 of 3, 4-byte inputs, 60 frames a second" out.txt ||
+    { echo "FAIL minting did not describe the join: $(cat out.txt)"; fails=$((fails + 1)); }
+check "show relay token" 0 "$tool" --show r.bin --key-file k --now 1001
+grep -q "^relay match 7$" out.txt && grep -q "^players mask 0x06 of 3$" out.txt ||
+    { echo "FAIL --show did not read the join: $(cat out.txt)"; fails=$((fails + 1)); }
+check "join without --match" 2 "$tool" --key-file k --client-id 5 --connect 127.0.0.1:1 --players 3 --out x.bin
+check "player past --players" 2 "$tool" --key-file k --client-id 5 --connect 127.0.0.1:1 --match 7 \
+    --players 2 --player 2 --out x.bin
+# the old spelling --server still reads
+check "old --server" 0 "$tool" --key-file k --client-id 6 --server 127.0.0.1:1 --out o.bin
 
 if [ "$fails" -ne 0 ]; then
     echo "tempo_token: $fails failed"
