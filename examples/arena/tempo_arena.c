@@ -473,25 +473,34 @@ static void unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t s
         snprintf(buf, size, "every peer answered; waiting for them all to be ready");
 }
 
-/* Through a relay: where the start stands, as one line. */
-static void relay_unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t size)
+/* Through a relay: where the start stands, as one line. udp: the socket,
+ * which hears from nobody but the relay. */
+static void relay_unfinished(tempo_session *s, const tempo_udp *udp, const arena_cli *o, char *buf,
+                             size_t size)
 {
     char addr[TEMPO_ADDRESS_STRLEN];
     tempo_address_format(&o->relay, addr, sizeof addr);
     tempo_relay_member_info mi;
+    tempo_udp_stats us;
     tempo_session_state state = TEMPO_SESSION_ENDED;
     tempo_session_get_state(s, &state);
-    if (tempo_session_relay_info(s, &mi) != TEMPO_OK || (!mi.connected && mi.bytes_down == 0))
+    bool heard = tempo_udp_get_stats(udp, &us) == TEMPO_OK && us.received > 0;
+    bool connected = tempo_session_relay_info(s, &mi) == TEMPO_OK && mi.connected;
+    if (!heard)
         snprintf(buf, size, "no answer from the relay at %s (is tempo-relay running there? %s)",
                  addr, o->token_file ? "a relay refuses a token it cannot take without a word: "
                                        "expired, made with another key, or naming another "
                                        "address than the relay's --bind"
                                      : "a relay with a --key-file answers only members with a "
                                        "--token-file");
-    else if (!mi.connected && state == TEMPO_SESSION_ENDED)
-        snprintf(buf, size, "the relay at %s refused our join: another member already has "
-                            "one of our --player, or the members differ in --players",
-                 addr);
+    else if (!connected && state == TEMPO_SESSION_ENDED)
+        snprintf(buf, size, "the relay at %s refused us: %s another member already has our "
+                            "players, the members differ in --players, or the relay is full",
+                 addr, o->token_file ? "the token is for other players than --player (a token "
+                                       "names its players), or"
+                                     : "");
+    else if (!connected)
+        snprintf(buf, size, "the relay at %s answers; the handshake goes on", addr);
     else if (!mi.started)
         snprintf(buf, size, "the relay at %s admitted us; it starts the match once every "
                             "player's member is in (or 10 s after the first came)",
@@ -759,14 +768,14 @@ int main(int argc, char **argv)
         tempo_session_state state = TEMPO_SESSION_RUNNING;
         if (o.has_relay && !running && tempo_session_get_state(s, &state) == TEMPO_OK &&
             state == TEMPO_SESSION_ENDED) {
-            relay_unfinished(s, &o, why, sizeof why);
+            relay_unfinished(s, udp, &o, why, sizeof why);
             fprintf(stderr, "tempo-arena: %s\n", why);
             failed = true;
             break;
         }
         if (!running && now >= connect_deadline) {
             if (o.has_relay)
-                relay_unfinished(s, &o, why, sizeof why);
+                relay_unfinished(s, udp, &o, why, sizeof why);
             else
                 unfinished(s, &o, why, sizeof why);
             fprintf(stderr, "tempo-arena: the match did not start within %d s: %s%s\n",
@@ -784,7 +793,7 @@ int main(int argc, char **argv)
         if (!running && now >= next_note) {
             next_note += WAITING_NOTE_US;
             if (o.has_relay)
-                relay_unfinished(s, &o, why, sizeof why);
+                relay_unfinished(s, udp, &o, why, sizeof why);
             else
                 unfinished(s, &o, why, sizeof why);
             if (!o.quiet)
