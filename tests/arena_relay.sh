@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Three tempo-arena processes play one match through a real tempo-relay
-# process over UDP on loopback, and all three print the same final line;
+# process over UDP on loopback, and all three print the same final line,
+# even when one of them freezes for half a second and has to catch up;
 # the relay's last line counts the match and its three members. Then the
 # same sealed: a relay with a private key, each member with a token from
 # tempo-token naming its match and player; and a member whose token has
@@ -19,10 +20,12 @@ fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && 
 port=$((42000 + ($$ % 4000) * 2))
 frames=240
 
-# match NAME RELAY-PORT [per-member options, %i for the player]: three members
-# of a 3-player match, one player each, until frame $frames.
+# match NAME RELAY-PORT [per-member options, %i for the player] [freeze]:
+# three members of a 3-player match, one player each, until frame $frames;
+# with "freeze", member 2 is stopped for half a second once frames run, so
+# it falls behind the relay's clock and has to catch up.
 match() {
-    name=$1 rport=$2 extra=$3
+    name=$1 rport=$2 extra=$3 freeze=${4:-}
     pids=""
     for i in 0 1 2; do
         # shellcheck disable=SC2086
@@ -30,7 +33,18 @@ match() {
             --connect-timeout 15 $(echo "$extra" | sed "s/%i/$i/g") \
             > "$dir/$name-$i.out" 2> "$dir/$name-$i.err" &
         pids="$pids $!"
+        last=$!
     done
+    if [ "$freeze" = freeze ]; then
+        for t in 1 2 3 4 5 6 7 8 9 10; do
+            grep -q "running:" "$dir/$name-2.err" 2>/dev/null && break
+            sleep 0.5
+        done
+        sleep 1
+        kill -STOP $last
+        sleep 0.5
+        kill -CONT $last
+    fi
     for p in $pids; do wait "$p" || fail "a member of $name exited with an error"; done
     want=$(cat "$dir/$name-0.out")
     echo "$want" | grep -q "^final frame=$frames checksum=[0-9a-f]\{16\}$" || fail "$name: member 0 printed '$want'"
@@ -57,9 +71,11 @@ start_relay() {
     fail "no free port for tempo-relay: $(cat "$dir/$out.err")"
 }
 
-echo "unsealed, match 7:"
+echo "unsealed, match 7, member 2 frozen for half a second:"
 start_relay relay
-match open $port "--match 7"
+match open $port "--match 7" freeze
+grep -q "relay: .* inputs substituted ([1-9][0-9]* of ours)\|skipped [1-9]" "$dir/open-2.err" ||
+    fail "the frozen member neither lost inputs to the relay nor skipped: $(grep 'relay:' "$dir/open-2.err")"
 kill $relay_pid
 wait $relay_pid
 grep -q "^final .* matches=[01] members=[0-3] " "$dir/relay.out" || fail "the relay printed no final line"

@@ -533,12 +533,18 @@ static void bots_start(arena_bots *b, const arena_cli *o)
 
 /* After an advance: draw the next input of every player whose input was
  * taken. False if the session put one on another frame than the bot's
- * count (which would break the same-seed-same-match promise). */
+ * count (which would break the same-seed-same-match promise). Through a
+ * relay an input may land later: a member that fell behind the relay's
+ * clock skips frames, its previous input repeated over them (as the relay
+ * would have substituted it), so the bot carries on from there; a relay
+ * match keeps its promise only while nothing was skipped or substituted. */
 static bool bots_after_tick(arena_bots *b, const arena_cli *o, const tempo_tick *tick)
 {
     for (int p = 0; p < o->players; p++)
         if ((o->local >> p & 1u) && (tick->inputs_taken >> p & 1u)) {
             if (o->rejoin && b->frame[p] == 0) /* back in a match: it plays from here */
+                b->frame[p] = tick->input_frame[p];
+            if (o->has_relay && tick->input_frame[p] > b->frame[p])
                 b->frame[p] = tick->input_frame[p];
             if (tick->input_frame[p] != b->frame[p])
                 return false;
