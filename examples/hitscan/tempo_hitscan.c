@@ -32,7 +32,8 @@ typedef struct hs_cli {
 static const option_spec specs[] = {
     {.name = "clients", .kind = OPTION_INT, .value = "N", .offset = FIELD(clients), .min = 2,
      .max = HS_MAX_SHIPS, .help = "players, each a client with a bot, default 4"},
-    {.name = "profile", .kind = OPTION_TEXT, .value = "P", .offset = FIELD(profile),
+    {.name = "profile", .kind = OPTION_CUSTOM, .value = "NAME", .offset = FIELD(profile),
+     .parse = options_parse_profile, .range = "a profile listed below",
      .help = "every link's simnet profile, default transatlantic"},
     {.name = "seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(seconds), .min = 1,
      .max = 3600, .help = "match length, default 60"},
@@ -49,7 +50,9 @@ static const option_command command = {
                 "  interpolated others, shots judged by the server with lag compensation.",
     .specs = specs,
     .count = (int)(sizeof specs / sizeof specs[0]),
-    .epilogue = "exit: 0 done, 1 error, 2 usage\n",
+    .epilogue = "example:\n  tempo-hitscan --compare --profile mobile\n"
+                "exit: 0 done, 1 error, 2 usage\n",
+    .more_help = options_list_profiles,
 };
 
 typedef struct row {
