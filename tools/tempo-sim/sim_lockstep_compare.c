@@ -102,7 +102,7 @@ static void print_notes(FILE *f, const sim_ls_result *r)
         fprintf(f, "  %s: %" PRIu64 " of %" PRIu64 " lists executed were the relay's substitutes for lists late "
                    "for its deadline%s\n", r->way.label, r->lists_substituted, r->lists,
                 r->lists_substituted * 10 > r->lists ? " (a longer --input-delay, in turns, gives them time)" : "");
-    if (r->way.via_relay && r->commands == 0)
+    if (r->way.via_relay && r->others.finals + r->slow_group.finals == 0)
         fprintf(f, "  %s: no command of any machine executed as given: every list was late, so the latency columns time nothing\n",
                 r->way.label);
     if (r->way.kind == SIM_LS_TURNS)
