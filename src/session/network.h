@@ -38,7 +38,7 @@
 #define P2P_PENDING_SUMS 32     /* peers' checksums waiting for ours */
 #define P2P_SUMS_PER_TICK 4     /* CHECKSUM datagrams per peer per tick, at most */
 #define P2P_SUM_RESEND_US 100000u /* unacknowledged checksums go again after this, or the RTO if longer */
-#define P2P_KEEPALIVE_US 100000u
+#define P2P_KEEPALIVE_US 100000u /* an INPUT (its ack) goes at least this often */
 /* Largest step ahead in a peer's sequence taken as its newest: half the
  * replay window, so the datagrams still in flight behind the newest stay
  * inside the window. A longer gap (over 2 s of loss at 60 datagrams a second)
@@ -66,6 +66,8 @@ typedef struct p2p_peer {
     int32_t remote_frame;      /* its current frame, as last said */
     int32_t remote_lag;        /* frames of ours it was predicting, as last said */
     int32_t sent_ack;          /* the ack we last sent it */
+    bool input_sent;           /* an INPUT (INPUT_ACK) went to it ... */
+    uint64_t input_sent_us;    /* ... last at this time */
 
     /* our checksums to it, resent until acknowledged (0: no frame yet) */
     int32_t sum_acked;         /* it holds every check frame of ours up to this */
