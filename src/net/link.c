@@ -85,6 +85,13 @@ void link_init(net_link *l, const link_config *cfg, uint64_t now)
 
 uint64_t link_next_seq(const net_link *l) { return l->send_seq; }
 
+void link_start_at(net_link *l, uint64_t seq)
+{
+    TEMPO_ASSERT(l->packets_sent == 0);
+    l->send_seq = seq;
+    l->judge_next = seq;
+}
+
 static void judge(net_link *l, uint64_t seq)
 {
     link_sent *e = &l->sent[seq % LINK_SENT_RING];
@@ -243,6 +250,8 @@ link_rx link_on_datagram(net_link *l, uint64_t now, uint64_t seq, size_t bytes)
      * neighbour confirms it. */
     if (rx != LINK_RX_DUPLICATE && rx != LINK_RX_JUMP)
         heard(l, now);
+    if (rx == LINK_RX_NEWEST && now > l->newest_us)
+        l->newest_us = now;
     return rx;
 }
 
@@ -260,6 +269,12 @@ bool link_ack_out(const net_link *l, uint64_t *ack, uint32_t *bits)
 uint64_t link_silence_us(const net_link *l, uint64_t now)
 {
     uint64_t since = l->heard ? l->last_recv_us : l->start_us;
+    return now > since ? now - since : 0;
+}
+
+uint64_t link_stalled_us(const net_link *l, uint64_t now)
+{
+    uint64_t since = l->recv_any ? l->newest_us : l->start_us;
     return now > since ? now - since : 0;
 }
 

@@ -94,6 +94,7 @@ struct net_link {
     bool interrupted;
     bool resumed_pending;       /* heard while interrupted; reported by link_update */
     uint64_t last_recv_us;
+    uint64_t newest_us;         /* when its newest sequence last moved on */
     uint64_t last_send_us;
 
     /* our sequences and the remote's acks of them */
@@ -157,6 +158,9 @@ void link_init(net_link *l, const link_config *cfg, uint64_t now);
 
 /* The sequence the next datagram we send will carry. */
 uint64_t link_next_seq(const net_link *l);
+/* The next datagram carries `seq` (from a fresh link only): a link that
+ * goes on numbering where another one under the same keys stopped. */
+void link_start_at(net_link *l, uint64_t seq);
 /* A datagram of `bytes` carrying link_next_seq went out at `now`. Returns its
  * sequence; the next one follows. */
 uint64_t link_on_sent(net_link *l, uint64_t now, size_t bytes);
@@ -178,6 +182,9 @@ unsigned link_update(net_link *l, uint64_t now);
 bool link_may_send(const net_link *l, uint64_t now);
 /* Microseconds since we last heard from it (since the start if never). */
 uint64_t link_silence_us(const net_link *l, uint64_t now);
+/* Microseconds since its sequence last moved on (since the start if
+ * never): copies and stragglers behind the newest do not count. */
+uint64_t link_stalled_us(const net_link *l, uint64_t now);
 /* Our clock leapt (the caller paused): measurements begun before `now` give
  * no round trip. */
 void link_on_clock_jump(net_link *l, uint64_t now);

@@ -12,6 +12,8 @@
  * p2p_agree.c   agreeing on a dropped player's last frame; desync checks
  * p2p_diff.c    desync diffs: the states of a desync frame exchanged, compared
  * p2p_rejoin.c  a dropped machine coming back by state transfer
+ * p2p_restart.c a new process at a peer's address, told from its earlier
+ *               one before or after that one is dropped
  * spectator.c   the spectator backend's ops: create, the tick, the state
  *
  * Everything about a remote machine that is not about players or frames
@@ -80,6 +82,9 @@ typedef struct p2p_peer {
     uint8_t gossip_mask;
     int32_t gossip_have[TEMPO_MAX_PLAYERS];
 
+    /* It sent an INPUT: its process runs the match, and sends no
+     * handshake again (a SYNC_REQUEST from its address is a new process's). */
+    bool ran;
     /* A dropped machine whose link a fresh handshake revived: it gets no
      * inputs until it runs again (its first INPUT). */
     bool rejoining;
@@ -97,6 +102,20 @@ typedef struct p2p_peer {
 static inline bool p2p_synced(const p2p_peer *p) { return p->link.hs.complete; }
 /* Lost: timed out, left, or dropped by us. */
 static inline bool p2p_lost(const p2p_peer *p) { return link_closed(&p->link); }
+
+/* A new process at a live peer's address (p2p_restart.c): a link of its
+ * own, numbered from where the last one at that key epoch stopped (0 at
+ * first), that probes it with handshake requests. Taken over as the
+ * peer's link when the peer is revived. */
+typedef struct p2p_successor {
+    bool active;               /* probing it now */
+    bool used;                 /* a successor ran before: link.send_seq is where it stopped */
+    uint32_t epoch;            /* keyed: the key epoch its handshake opened under */
+    uint64_t since_us;         /* when it was first heard */
+    net_link link;
+    tempo_replay replay;
+    wire_keys keys;            /* keyed: the pair keys at that epoch */
+} p2p_successor;
 
 typedef struct p2p_pending_sum {
     int32_t frame; /* -1: empty */
@@ -121,6 +140,8 @@ typedef struct p2p_counts {
     uint64_t send_errors;
     uint64_t desync_checks_missed, checksums_ignored;
     uint64_t acks_ignored, claims_ignored;
+    uint64_t dropped_early;          /* not the handshake, from a machine not yet synchronized */
+    uint64_t restarts, restarts_unproven;
 } p2p_counts;
 
 typedef struct tempo_p2p {
@@ -173,6 +194,7 @@ typedef struct tempo_p2p {
     int desync_head;
     p2p_diff diff;                   /* desync diffs (p2p_diff.c) */
     p2p_rejoin rejoin;               /* rejoin by state transfer (p2p_rejoin.c) */
+    p2p_successor next[P2P_MAX_PEERS]; /* new processes at peers' addresses (p2p_restart.c) */
 
     uint64_t drops[TEMPO_DROP_REASON_COUNT_];
     p2p_counts count;
@@ -225,6 +247,24 @@ int p2p_first_player(uint32_t mask);
 /* Fill the public stats of e, from its link and its rollback fields. */
 void p2p_peer_stats(const p2p_peer *e, tempo_endpoint_stats *out);
 
+/* Send the datagram in n->buf (size bytes, header and body, sequence seq
+ * from link_next_seq(l)) to `to` over link l, sealed with `keys` in a
+ * keyed session; l counts it. As p2p_send. */
+bool p2p_send_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
+                 uint64_t seq, size_t size);
+/* Encode msg after a header with l's next sequence and send it as
+ * p2p_send_on does. */
+bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
+                     tempo_msg *msg, const tempo_codec_ctx *ctx);
+/* A SYNC_REQUEST or SYNC_REPLY of ours carrying `nonce`, into m. */
+void p2p_fill_sync(const tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce);
+/* What only the game can check in a SYNC message from e. */
+bool p2p_sync_fits(const tempo_p2p *n, const p2p_peer *e, const tempo_msg_sync *y);
+/* Decode the body of the datagram in n->buf (header read into *v) into
+ * n->msg: TEMPO_OK, or the reason it was dropped. */
+tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
+                             const uint8_t *body, size_t body_size);
+
 /* The match runs from now on (RUNNING event, the first automatic delay). */
 void p2p_start_running(tempo_p2p *n);
 
@@ -234,6 +274,29 @@ bool p2p_link_keys(const tempo_p2p *n, const p2p_peer *e, wire_keys *out);
 
 /* The input delay the local players use now (the largest). */
 int p2p_local_delay(const tempo_p2p *n);
+
+/* ---- p2p_restart.c ---- */
+/* A datagram from live peer `peer` (header read into *v, size bytes in
+ * n->buf) that may be a new process's at its address: true if it was
+ * taken (or dropped and counted) here, false if it goes the usual way.
+ * n->buf is left as it came when false. */
+bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
+/* Each poll: probe the new processes; the earlier one of a peer whose new
+ * process answered is lost once its own sequence stopped for
+ * disconnect_notify_ms; a lost peer's new process is taken back once
+ * rejoin allows it. */
+void p2p_restart_poll(tempo_p2p *n);
+/* Lost peer `peer` is revived at key epoch `epoch`: its link, window and
+ * keys become those of the new process that answered at that epoch.
+ * False if there is none (the caller starts a fresh link). */
+bool p2p_restart_adopt(tempo_p2p *n, int peer, uint32_t epoch);
+/* Where a fresh link to peer `peer` at key epoch `epoch` starts numbering
+ * (*floor: past what a new process's link sent under the same keys);
+ * false in a keyed session if a successor already probed a newer epoch
+ * (its keys may not start again). */
+bool p2p_restart_seq_floor(const tempo_p2p *n, int peer, uint32_t epoch, uint64_t *floor);
+/* Forget every new process (the session starts its links again). */
+void p2p_restart_clear(tempo_p2p *n);
 
 /* ---- p2p_input.c ---- */
 /* The frame end every local player has an input for (what we can send). */

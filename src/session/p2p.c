@@ -288,44 +288,56 @@ static tempo_result p2p_add_spectator(void *b, const tempo_address *addr)
 
 /* ---- sending ------------------------------------------------------------- */
 
-bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
+bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
+                     tempo_msg *msg, const tempo_codec_ctx *ctx)
 {
-    if (n->keyed && !e->keys.ready)
+    if (n->keyed && !keys->ready)
         return false;
     /* A sealed datagram's body leaves room for the tag. */
     int body = tempo_codec_encode_body(msg, ctx, n->buf + PACKET_HEADER_SIZE,
                                        n->keyed ? PACKET_MAX_SEALED_BODY : PACKET_MAX_BODY);
-    uint64_t seq = link_next_seq(&e->link);
+    uint64_t seq = link_next_seq(l);
     tempo_packet_header h = {n->cfg->session_id, (uint16_t)seq, msg->type, false, false};
     if (body < 0 || packet_write(&h, n->buf, PACKET_HEADER_SIZE) != PACKET_HEADER_SIZE) {
         tempo__log(&n->sync->log, TEMPO_LOG_ERROR, "tempo: cannot encode message type %d: %s",
                    msg->type, tempo_strerror(body < 0 ? body : TEMPO_E_INVALID_ARG));
         return false;
     }
-    return p2p_send_datagram(n, e, seq, PACKET_HEADER_SIZE + (size_t)body);
+    return p2p_send_on(n, l, keys, to, seq, PACKET_HEADER_SIZE + (size_t)body);
 }
 
-bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size)
+bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
 {
-    if (n->keyed && !e->keys.ready)
+    return p2p_send_msg_on(n, &e->link, &e->keys, &e->addr, msg, ctx);
+}
+
+bool p2p_send_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
+                 uint64_t seq, size_t size)
+{
+    if (n->keyed && !keys->ready)
         return false;
     if (n->keyed) {
-        int sealed = seal_datagram(&e->keys, seq, n->buf, size, sizeof n->buf);
+        int sealed = seal_datagram(keys, seq, n->buf, size, sizeof n->buf);
         if (sealed < 0) { /* the body was sized to leave room: not expected */
             n->count.send_errors++;
             return false;
         }
         size = (size_t)sealed;
     }
-    link_on_sent(&e->link, n->clock->now_us, size);
-    if (n->transport.send(n->transport.ctx, &e->addr, n->buf, size) < 0) {
+    link_on_sent(l, n->clock->now_us, size);
+    if (n->transport.send(n->transport.ctx, to, n->buf, size) < 0) {
         n->count.send_errors++;
         return false;
     }
     return true;
 }
 
-static void fill_sync(tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce)
+bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size)
+{
+    return p2p_send_on(n, &e->link, &e->keys, &e->addr, seq, size);
+}
+
+void p2p_fill_sync(const tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce)
 {
     memset(&m->u.sync, 0, sizeof m->u.sync);
     m->type = type;
@@ -364,7 +376,7 @@ static void handshake(tempo_p2p *n, p2p_peer *e)
     if (!link_handshake_due(&e->link, n->clock->now_us))
         return;
     uint32_t nonce = link_handshake_request(&e->link, n->clock->now_us, &n->rng);
-    fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REQUEST, nonce);
+    p2p_fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REQUEST, nonce);
     p2p_send(n, e, &n->msg, NULL);
 }
 
@@ -385,7 +397,7 @@ static void forged(tempo_p2p *n)
 
 /* What only the game can check in a SYNC message; the configuration hash is
  * the link's to compare. */
-static bool sync_fits(tempo_p2p *n, const p2p_peer *e, const tempo_msg_sync *y)
+bool p2p_sync_fits(const tempo_p2p *n, const p2p_peer *e, const tempo_msg_sync *y)
 {
     if (y->num_players != n->cfg->num_players || y->input_size != n->cfg->input_size)
         return false;
@@ -407,7 +419,7 @@ static void settings_differ(tempo_p2p *n)
 static void on_sync(tempo_p2p *n, p2p_peer *e, const tempo_msg *m)
 {
     const tempo_msg_sync *y = &m->u.sync;
-    if (!sync_fits(n, e, y)) {
+    if (!p2p_sync_fits(n, e, y)) {
         settings_differ(n);
         return;
     }
@@ -421,7 +433,7 @@ static void on_sync(tempo_p2p *n, p2p_peer *e, const tempo_msg *m)
     case LINK_SYNC_IGNORED: /* a repeat, or not ours */
         return;
     case LINK_SYNC_ANSWER:
-        fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REPLY, y->nonce);
+        p2p_fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REPLY, y->nonce);
         p2p_send(n, e, &n->msg, NULL);
         return;
     case LINK_SYNC_ROUND:
@@ -490,6 +502,23 @@ static void on_message(tempo_p2p *n, p2p_peer *e, int peer, tempo_msg *m, bool f
     }
 }
 
+tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
+                             const uint8_t *body, size_t body_size)
+{
+    tempo_codec_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.input_size = n->cfg->input_size;
+    ctx.num_players = n->cfg->num_players;
+    ctx.frame_hint = p2p_wanted(n, e);
+    ctx.reference = p2p_reference;
+    ctx.reference_ctx = n;
+    tempo_drop_reason why = TEMPO_DROP_NONE;
+    if (tempo_codec_decode_body(v->h.type, body, body_size, &ctx, &n->msg, &why) != TEMPO_OK &&
+        why == TEMPO_DROP_NONE)
+        why = TEMPO_DROP_BAD_VALUE;
+    return why;
+}
+
 static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
 {
     if (size > TEMPO_MAX_DATAGRAM) {
@@ -524,6 +553,9 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
      * window revives its link (p2p_rejoin.c); anything else is ignored. */
     if (p2p_lost(e) && (peer < 0 || !p2p_rejoin_revive(n, peer, &v, size)))
         return;
+    /* A new process at a live peer's address (p2p_restart.c). */
+    if (peer >= 0 && !p2p_lost(e) && p2p_restart_take(n, peer, &v, size))
+        return;
     if (v.h.sealed && !n->keyed) { /* nothing to open it with */
         drop(n, TEMPO_DROP_SEALED);
         return;
@@ -549,6 +581,20 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         }
         body_size = (size_t)opened - PACKET_HEADER_SIZE;
     }
+    /* Until our handshake with it is complete, only the handshake (and a
+     * leave) is taken from a machine: anything else belongs to a
+     * conversation this process was never part of (a peer still talking to
+     * our earlier life, before it learns we restarted), and recording it
+     * would set the window's place from that conversation's sequences. A
+     * leave is used without being recorded. */
+    if (!p2p_synced(e) && v.h.type != TEMPO_MSG_SYNC_REQUEST && v.h.type != TEMPO_MSG_SYNC_REPLY) {
+        if (v.h.type == TEMPO_MSG_DISCONNECT && !v.h.fragment &&
+            p2p_decode(n, e, &v, n->buf + v.body, body_size) == TEMPO_DROP_NONE)
+            on_message(n, e, peer, &n->msg, false);
+        else
+            n->count.dropped_early++;
+        return;
+    }
     const uint8_t *body = n->buf + v.body;
     bool partial = false;
     if (v.h.fragment) { /* a state's fragment: only a whole message is decoded */
@@ -561,15 +607,7 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         }
         partial = got == 0;
     }
-    tempo_codec_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.input_size = n->cfg->input_size;
-    ctx.num_players = n->cfg->num_players;
-    ctx.frame_hint = p2p_wanted(n, e);
-    ctx.reference = p2p_reference;
-    ctx.reference_ctx = n;
-    if (!partial && tempo_codec_decode_body(v.h.type, body, body_size, &ctx, &n->msg, &why) !=
-                        TEMPO_OK) {
+    if (!partial && (why = p2p_decode(n, e, &v, body, body_size)) != TEMPO_DROP_NONE) {
         drop(n, why);
         return;
     }
@@ -891,6 +929,7 @@ void p2p_poll(void *b)
     p2p_try_finalize(n);
     check_running(n);
     p2p_rejoin_poll(n);
+    p2p_restart_poll(n);
     if (n->running && !n->decided && !n->spectating) {
         n->stall_next = timesync_decide(&n->ts, n->sync->frame);
         n->decided = true;

@@ -180,6 +180,8 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
     if (p2p_rejoin_waiting(n))
         return; /* a rejoining machine takes inputs once its state came */
     e->rejoining = false; /* a rejoined machine runs: inputs go to it again */
+    if (e->role == P2P_ROLE_PEER)
+        e->ran = true;
     uint32_t allowed = e->players;
     if (e->role == P2P_ROLE_PEER) /* relays of dropped players come from anyone */
         for (int x = 0; x < n->cfg->num_players; x++)

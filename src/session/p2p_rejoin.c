@@ -116,12 +116,13 @@ bool p2p_rejoin_never_back(const tempo_p2p *n, const p2p_peer *e)
     return true;
 }
 
-/* Every player of e is dropped for good (or already attached again). */
+/* Every player of e is dropped for good (or already attached again): no
+ * drop of one is still being agreed. */
 static bool drops_final(const tempo_p2p *n, const p2p_peer *e)
 {
     for (int p = 0; p < n->cfg->num_players; p++)
         if ((e->players & (1u << p)) && n->drop_state[p] != DROP_FINAL &&
-            n->sync->q[p].disconnect_frame != IQ_NO_FRAME)
+            (n->drop_state[p] == DROP_PENDING || n->sync->q[p].disconnect_frame != IQ_NO_FRAME))
             return false;
     return true;
 }
@@ -129,8 +130,8 @@ static bool drops_final(const tempo_p2p *n, const p2p_peer *e)
 /* Keyed: the pair keys of the first epoch above e's (at most
  * P2P_REJOIN_EPOCHS above) under which the datagram opens, into *keys and
  * *epoch. The datagram is opened in a copy: n->buf stays as it came. */
-static bool newer_epoch(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v, size_t size,
-                        wire_keys *keys, uint32_t *epoch)
+bool p2p_rejoin_newer_epoch(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v, size_t size,
+                            wire_keys *keys, uint32_t *epoch)
 {
     p2p_rejoin *j = &n->rejoin;
     if (!v->h.sealed || j->tries >= P2P_REJOIN_TRIES_PER_POLL)
@@ -158,36 +159,58 @@ static bool newer_epoch(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view
     return found;
 }
 
+bool p2p_rejoin_may_revive(const tempo_p2p *n, int peer)
+{
+    const p2p_rejoin *j = &n->rejoin;
+    const p2p_peer *e = &n->peers[peer];
+    bool in_window = j->lost_us[peer] != 0 && n->cfg->rejoin_window_ms > 0 &&
+                     n->clock->now_us - j->lost_us[peer] <= (uint64_t)n->cfg->rejoin_window_ms * 1000u;
+    return j->serving && in_window && e->role == P2P_ROLE_PEER && p2p_lost(e) && drops_final(n, e);
+}
+
+void p2p_rejoin_revived(tempo_p2p *n, int peer)
+{
+    p2p_peer *e = &n->peers[peer];
+    link_handshake_announce(&e->link, false);
+    e->rejoining = true;
+    n->rejoin.revived_us[peer] = n->clock->now_us;
+}
+
 bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size)
 {
     p2p_rejoin *j = &n->rejoin;
     if (v->h.type != TEMPO_MSG_SYNC_REQUEST)
         return false;
     p2p_peer *e = &n->peers[peer];
-    bool in_window = j->lost_us[peer] != 0 && n->cfg->rejoin_window_ms > 0 &&
-                     n->clock->now_us - j->lost_us[peer] <= (uint64_t)n->cfg->rejoin_window_ms * 1000u;
-    if (!j->serving || !in_window || e->role != P2P_ROLE_PEER || !drops_final(n, e)) {
+    if (!p2p_rejoin_may_revive(n, peer)) {
         j->refused++;
         return false;
     }
     wire_keys keys;
     uint32_t epoch = e->epoch;
     memset(&keys, 0, sizeof keys);
-    if (n->keyed && !newer_epoch(n, e, v, size, &keys, &epoch)) {
-        j->refused++; /* the old epoch's keys, a forgery, or tries used up */
+    uint64_t floor = 0;
+    if ((n->keyed && !p2p_rejoin_newer_epoch(n, e, v, size, &keys, &epoch)) ||
+        !p2p_restart_seq_floor(n, peer, epoch, &floor)) {
+        seal_keys_wipe(&keys);
+        j->refused++; /* the old epoch's keys, a forgery, tries used up, or below one probed */
         return false;
     }
-    link_config lc = e->link.cfg;
-    tempo_address addr = e->addr;
-    uint32_t players = e->players;
-    p2p_peer_init(e, &addr, P2P_ROLE_PEER, players);
-    e->epoch = epoch;
-    e->keys = keys;
+    /* The new process that answered our probes at this epoch, if any, keeps
+     * its link; otherwise a fresh one, numbered past what any probe of
+     * ours sent under these keys. */
+    if (!p2p_restart_adopt(n, peer, epoch)) {
+        link_config lc = e->link.cfg;
+        tempo_address addr = e->addr;
+        uint32_t players = e->players;
+        p2p_peer_init(e, &addr, P2P_ROLE_PEER, players);
+        e->epoch = epoch;
+        e->keys = keys;
+        link_init(&e->link, &lc, n->clock->now_us);
+        link_start_at(&e->link, floor);
+    }
     seal_keys_wipe(&keys);
-    link_init(&e->link, &lc, n->clock->now_us);
-    link_handshake_announce(&e->link, false);
-    e->rejoining = true;
-    j->revived_us[peer] = n->clock->now_us;
+    p2p_rejoin_revived(n, peer);
     return true;
 }
 
