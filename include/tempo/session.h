@@ -618,8 +618,33 @@ typedef enum tempo_event_kind {
                                        handshake_timeout_ms: it is dropped */
     TEMPO_EVENT_DESYNC_DIFF,        /* two states of a desync frame compared: u.diff */
     TEMPO_EVENT_REJOINED,           /* a dropped machine's players play again: u.rejoined */
-    TEMPO_EVENT_REJOIN_STATE        /* without an arena: a state to give or to load: u.rejoin_state */
+    TEMPO_EVENT_REJOIN_STATE,       /* without an arena: a state to give or to load: u.rejoin_state */
+    TEMPO_EVENT_DROPPED,            /* the others dropped this machine: u.dropped */
+    TEMPO_EVENT_AUTH_FAILED         /* datagrams from an endpoint's address do not
+                                       authenticate: u.auth_failed */
 } tempo_event_kind;
+
+/* How a machine learned that the others dropped it (u.dropped.reason). */
+typedef enum tempo_dropped_reason {
+    /* A peer refused it: its traffic reached a peer that had dropped this
+     * machine, or its handshake reached a match that runs without it. */
+    TEMPO_DROPPED_REFUSED = 1,
+    /* Every peer was lost after this machine's own pause (a leap of the
+     * time it polls with: a stopped process, a debugger), and none was
+     * heard since: they timed it out while it was away. */
+    TEMPO_DROPPED_PAUSED = 2,
+    /* Two or more peers were lost by silence at once (within
+     * disconnect_notify_ms of each other): this machine's network went. */
+    TEMPO_DROPPED_CUT_OFF = 3
+} tempo_dropped_reason;
+
+/* What failed to authenticate (u.auth_failed.kind). */
+typedef enum tempo_auth_failure {
+    TEMPO_AUTH_FORGED = 1, /* sealed datagrams whose tag does not verify: another match key,
+                              a machine whose keys are another key epoch's, or forgeries */
+    TEMPO_AUTH_PLAIN = 2,  /* plain datagrams at a session with a match key: it has none */
+    TEMPO_AUTH_SEALED = 3  /* sealed datagrams at a session without a match key: it has one */
+} tempo_auth_failure;
 
 /* One run of bytes that differ between two states. */
 typedef struct tempo_diff_range {
@@ -678,6 +703,33 @@ typedef struct tempo_event {
          * state of `frame` (size bytes) came: load it from
          * tempo_session_rejoin_state before the next advance. */
         struct { int32_t frame; size_t size; int slot; bool wanted; } rejoin_state;
+        /* DROPPED (player -1): the other machines dropped this one (reason
+         * says how it knows), so what it ran alone and runs from `frame`
+         * (its frame then) is not the match. Raised once per drop.
+         * rejoining: it comes back by itself (this session has
+         * rejoin_window_ms > 0; keyed, at key epoch `epoch`, one above any
+         * it or its peers used): it is SYNCHRONIZING until a peer sent it a
+         * state, then TEMPO_EVENT_REJOINED, as with cfg.rejoin. Otherwise
+         * the session is ENDED: its frames are its own. */
+        struct {
+            int32_t frame;
+            tempo_dropped_reason reason;
+            bool rejoining;
+            uint32_t epoch;
+        } dropped;
+        /* AUTH_FAILED: datagrams from `address`, the machine of `player`
+         * (-1: a spectator, or a spectator session's host), failed to
+         * authenticate: `datagrams` of them since the last such event
+         * about it (tempo_endpoint_stats.auth_failures counts all). Raised
+         * at the first and then at most every 5 s while more come; not
+         * while this machine comes back into a match and its handshake
+         * with that one is unfinished (its earlier life's traffic fails
+         * under the new keys) for the first disconnect_timeout_ms. */
+        struct {
+            tempo_address address;
+            uint64_t datagrams;
+            tempo_auth_failure kind;
+        } auth_failed;
     } u;
 } tempo_event;
 
@@ -775,6 +827,22 @@ typedef struct tempo_session_stats {
     uint64_t rejoins_refused;
     uint64_t rejoin_states_sent;
     uint64_t rejoin_frames_fast_forwarded;
+    /* Restarts (rejoin_window_ms > 0; docs/NETWORK.md, "A process that
+     * restarts"). restarts: new processes recognised at a live peer's
+     * address, which proved it by answering our probes while the earlier
+     * process stayed silent: the earlier one was dropped at once.
+     * restarts_unproven: handshakes that looked like a new process's but
+     * never proved it within disconnect_timeout_ms (forged, replayed, or
+     * the earlier process kept sending). refusals_sent: REJOIN_REFUSED
+     * sent to machines dropped here that still spoke as if in the match.
+     * dropped_early: datagrams other than the handshake (a leave and a
+     * refusal excepted) from a machine whose handshake with this one is
+     * not finished: not used (a peer still talking to this machine's
+     * earlier life, or one that finished its side first). */
+    uint64_t restarts;
+    uint64_t restarts_unproven;
+    uint64_t refusals_sent;
+    uint64_t dropped_early;
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from
@@ -793,6 +861,11 @@ typedef struct tempo_endpoint_stats {
     int32_t local_frame_lag;  /* frames of its input we are predicting now */
     int32_t remote_frame_lag; /* frames of ours it was predicting, as it last said */
     int32_t acked_frame;      /* next frame of ours it asked for */
+    /* Datagrams from its address that failed to authenticate (another
+     * match key, a key on one side only, forgeries): see
+     * TEMPO_EVENT_AUTH_FAILED. Part of stats.dropped_forged, except sealed
+     * ones at a session without a key, which count in dropped_malformed. */
+    uint64_t auth_failures;
 } tempo_endpoint_stats;
 
 /* Stats of the endpoint hosting remote player `player`.
@@ -1020,7 +1093,7 @@ TEMPO_API int tempo_session_desync_diff_line(const tempo_session *s, int index, 
 
 /* The name of an event kind, lowercase without the prefix: "connected",
  * "synchronizing", ..., "waiting_over", "timesync", "input_delay", "handshake_failed",
- * "desync_diff", "rejoined", "rejoin_state"; "unknown"
+ * "desync_diff", "rejoined", "rejoin_state", "dropped", "auth_failed"; "unknown"
  * for a value that is no tempo_event_kind. Static storage, never NULL. */
 TEMPO_API const char *tempo_event_name(tempo_event_kind kind);
 

@@ -13,7 +13,9 @@
  * p2p_diff.c    desync diffs: the states of a desync frame exchanged, compared
  * p2p_rejoin.c  a dropped machine coming back by state transfer
  * p2p_restart.c a new process at a peer's address, told from its earlier
- *               one before or after that one is dropped
+ *               one before that one is dropped
+ * p2p_dropped.c a machine dropped from a running match: refused by the
+ *               others, learning it was dropped, coming back by itself
  * spectator.c   the spectator backend's ops: create, the tick, the state
  *
  * Everything about a remote machine that is not about players or frames
@@ -48,6 +50,18 @@
 #define P2P_SEQ_JUMP (REPLAY_WINDOW / 2)
 
 enum { DROP_NONE = 0, DROP_PENDING = 1, DROP_FINAL = 2 };
+
+/* How a remote machine was lost here (p2p_peer.lost_how). */
+enum {
+    P2P_LOST_DROPPED = 0, /* we dropped it: news of its drop, a watchdog, the game, a restart */
+    P2P_LOST_TIMEOUT = 1, /* silent for the timeout, or its handshake timed out */
+    P2P_LOST_LEFT = 2,    /* it said it leaves (DISCONNECT) */
+    P2P_LOST_REFUSED = 3  /* it refused us: it had dropped this machine (REJOIN_REFUSED) */
+};
+/* A dropped machine's traffic is answered with REJOIN_REFUSED at most this often. */
+#define P2P_REFUSE_US 250000u
+/* AUTH_FAILED about one machine at most this often. */
+#define P2P_AUTH_EVENT_US 5000000u
 
 typedef enum p2p_role {
     P2P_ROLE_PEER = 1,      /* hosts players */
@@ -89,6 +103,12 @@ typedef struct p2p_peer {
      * inputs until it runs again (its first INPUT). */
     bool rejoining;
     uint32_t epoch;            /* its key epoch (wire/keys.h): 0 until it rejoins */
+    uint8_t lost_how;          /* P2P_LOST_*, once lost */
+    uint64_t lost_at_us;       /* when it was lost here */
+    uint64_t refused_us;       /* when we last refused its traffic (0: never) */
+    /* datagrams from its address that failed to authenticate, and the
+     * count and time of the last AUTH_FAILED event about them */
+    uint64_t auth_failures, auth_reported, auth_event_us;
 
     tempo_replay replay;       /* its sequences we accepted (wire/replay.h) */
     net_link link;             /* set up at the session's first poll */
@@ -240,8 +260,14 @@ bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *
 /* Send the datagram in n->buf (size bytes, header and body, sequence seq
  * from link_next_seq), sealed in a keyed session; as p2p_send. */
 bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size);
-/* Drop e and its players (it left, or we give up on it); nothing if lost. */
+/* Drop e and its players (we give up on it); nothing if lost. */
 void p2p_lose_peer(tempo_p2p *n, p2p_peer *e);
+/* The same, saying how it was lost (P2P_LOST_*). */
+void p2p_lose_peer_as(tempo_p2p *n, p2p_peer *e, uint8_t how);
+/* Start every link afresh at the session's time (the first poll, or a
+ * machine coming back by itself): keys derived at this machine's key
+ * epoch, handshakes from the first round. */
+void p2p_start_links(tempo_p2p *n);
 void p2p_event(tempo_p2p *n, tempo_event_kind kind, int player);
 int p2p_first_player(uint32_t mask);
 /* Fill the public stats of e, from its link and its rollback fields. */
@@ -260,6 +286,11 @@ bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tem
 void p2p_fill_sync(const tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce);
 /* What only the game can check in a SYNC message from e. */
 bool p2p_sync_fits(const tempo_p2p *n, const p2p_peer *e, const tempo_msg_sync *y);
+/* Keyed: the datagram in n->buf (header read into *v, size bytes) opens
+ * under `keys`, its sequence recovered against `newest`; opened in a copy,
+ * so n->buf stays as it came. */
+bool p2p_opens(const tempo_p2p *n, const wire_keys *keys, const tempo_packet_view *v, size_t size,
+               uint64_t newest);
 /* Decode the body of the datagram in n->buf (header read into *v) into
  * n->msg: TEMPO_OK, or the reason it was dropped. */
 tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
@@ -297,6 +328,19 @@ bool p2p_restart_adopt(tempo_p2p *n, int peer, uint32_t epoch);
 bool p2p_restart_seq_floor(const tempo_p2p *n, int peer, uint32_t epoch, uint64_t *floor);
 /* Forget every new process (the session starts its links again). */
 void p2p_restart_clear(tempo_p2p *n);
+
+/* ---- p2p_dropped.c ---- */
+/* A datagram from lost peer `peer` that rejoin did not take (header in *v,
+ * size bytes in n->buf): if it is its earlier life's (authentic game
+ * traffic, or keyed a handshake at a key epoch already used), answer with
+ * REJOIN_REFUSED, at most every P2P_REFUSE_US. */
+void p2p_dropped_refuse_lost(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
+/* A REJOIN_REFUSED from e (peer: its index, -1 for a spectator). */
+void p2p_dropped_on_refused(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_rejoin_refused *m);
+/* A peer machine was lost: if none is left, decide whether this machine
+ * was the one dropped (refused, every peer lost after its own pause, or
+ * two or more lost at once) and say so; with rejoin it comes back. */
+void p2p_dropped_check(tempo_p2p *n);
 
 /* ---- p2p_input.c ---- */
 /* The frame end every local player has an input for (what we can send). */

@@ -68,17 +68,22 @@ tempo_result p2p_rejoin_open(tempo_p2p *n)
     j->asked_peer = -1;
     const tempo_config *c = n->cfg;
     j->serving = c->rejoin_window_ms > 0 && !n->spectating;
+    j->returning = c->rejoin;
+    j->epoch = c->rejoin ? c->rejoin_epoch : 0u;
+    /* A peer of a match that takes machines back may have to come back
+     * itself (dropped while paused, cut off): what that needs is made now. */
+    j->can_return = c->rejoin || j->serving;
     if (j->serving) {
         j->out = tempo__calloc(&c->allocator, 1, FRAG_MAX_PAYLOAD);
         if (!j->out)
             return TEMPO_E_NO_MEMORY;
     }
-    if (c->rejoin && c->arena == NULL) { /* where the state waits for the game */
+    if (j->can_return && c->arena == NULL) { /* where the state waits for the game */
         j->in = tempo__calloc(&c->allocator, 1, TEMPO_MSG_STATE_MAX);
         if (!j->in)
             return TEMPO_E_NO_MEMORY;
     }
-    if (c->rejoin) {
+    if (j->can_return) {
         if (frag_create(&j->frag, 1, 2000000u, &c->allocator) != TEMPO_OK)
             return TEMPO_E_NO_MEMORY;
         j->assembling = true;
@@ -137,22 +142,18 @@ bool p2p_rejoin_newer_epoch(tempo_p2p *n, const p2p_peer *e, const tempo_packet_
     if (!v->h.sealed || j->tries >= P2P_REJOIN_TRIES_PER_POLL)
         return false;
     j->tries++;
-    uint64_t seq = packet_sequence_recover(v->h.sequence, 0); /* a fresh link's first */
-    uint8_t copy[TEMPO_MAX_DATAGRAM];
     p2p_peer probe = *e;
     bool found = false;
     for (uint32_t k = e->epoch + 1; k <= e->epoch + P2P_REJOIN_EPOCHS && k <= KEYS_MAX_EPOCH; k++) {
         probe.epoch = k;
         if (!p2p_link_keys(n, &probe, keys))
             break;
-        memcpy(copy, n->buf, size);
-        if (seal_open(keys, seq, copy, size, NULL) >= 0) {
+        if (p2p_opens(n, keys, v, size, 0)) { /* numbered as a fresh link's first */
             *epoch = k;
             found = true;
             break;
         }
     }
-    seal_wipe(copy, sizeof copy);
     seal_keys_wipe(&probe.keys);
     if (!found)
         seal_keys_wipe(keys);
@@ -225,7 +226,7 @@ int p2p_rejoin_fragment(tempo_p2p *n, int peer, const uint8_t **body, size_t *si
     }
     if (j->assembling && j->loaded && peer == j->asked_peer)
         return 0; /* the rest of a copy sent again when we asked twice */
-    if (!j->assembling || j->loaded || peer < 0) { /* nobody here asked for a state */
+    if (!j->returning || !j->assembling || j->loaded || peer < 0) { /* nobody here asked for a state */
         j->refused++;
         return 0;
     }
@@ -476,7 +477,7 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
 {
     p2p_rejoin *j = &n->rejoin;
     tempo_sync *s = n->sync;
-    if (!n->cfg->rejoin || j->loaded || peer < 0 || peer != j->asked_peer ||
+    if (!j->returning || j->loaded || peer < 0 || peer != j->asked_peer ||
         m->player_mask != n->local_mask ||
         (s->arena && m->size != n->cfg->arena_size) || (m->disconnected_mask & n->local_mask) ||
         m->rejoin_frame - m->frame >= sync_queue_capacity(s->max_pred) / 2) {
@@ -513,6 +514,7 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
             p2p_disconnect(n, p, m->frame);
         }
     }
+    j->dropped = false; /* back in the match */
     p2p_start_running(n);
     if (!s->arena) {
         tempo_event ev;
@@ -624,12 +626,26 @@ static void expire_revivals(tempo_p2p *n)
     }
 }
 
+/* A lost peer machine's keys stay while it may come back (to refuse its
+ * earlier life's traffic under them); past its window they go. */
+static void forget_lost_keys(tempo_p2p *n)
+{
+    for (int i = 0; i < n->npeers; i++) {
+        p2p_peer *e = &n->peers[i];
+        if (p2p_lost(e) && e->keys.ready && n->rejoin.lost_us[i] != 0 &&
+            n->clock->now_us - n->rejoin.lost_us[i] > (uint64_t)n->cfg->rejoin_window_ms * 1000u)
+            seal_keys_wipe(&e->keys);
+    }
+}
+
 void p2p_rejoin_poll(tempo_p2p *n)
 {
     n->rejoin.tries = 0;
     if (n->rejoin.serving)
         expire_revivals(n);
-    if (n->cfg->rejoin && !n->rejoin.loaded) {
+    if (n->rejoin.serving)
+        forget_lost_keys(n);
+    if (n->rejoin.returning && !n->rejoin.loaded) {
         ask(n);
         return;
     }
@@ -670,7 +686,7 @@ tempo_result p2p_rejoin_state(const void *b, const void **state, size_t *size, i
 {
     const tempo_p2p *n = b;
     const p2p_rejoin *j = &n->rejoin;
-    if (!n->cfg->rejoin || n->sync->arena)
+    if (!j->can_return || n->sync->arena)
         return TEMPO_E_UNSUPPORTED;
     if (!j->loaded)
         return TEMPO_E_STATE;
@@ -682,5 +698,5 @@ tempo_result p2p_rejoin_state(const void *b, const void **state, size_t *size, i
 
 bool p2p_rejoin_waiting(const tempo_p2p *n)
 {
-    return n->cfg->rejoin && !n->rejoin.loaded;
+    return n->rejoin.returning && !n->rejoin.loaded;
 }

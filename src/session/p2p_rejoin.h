@@ -25,6 +25,14 @@ struct p2p_peer;
 
 typedef struct p2p_rejoin {
     bool serving;              /* rejoin_window_ms > 0 with an arena: we may send states */
+    /* This machine comes back into a running match: cfg.rejoin, or it
+     * learned it was dropped and comes back by itself (p2p_dropped.c). */
+    bool returning;
+    bool can_return;           /* the buffers a return needs were made at create */
+    bool dropped;              /* it learned it was dropped and said so; not back yet */
+    uint64_t returning_us;     /* when its links started for the return */
+    uint32_t epoch;            /* this machine's key epoch */
+    uint8_t refused_epoch[TEMPO_MAX_PLAYERS]; /* by peer index: the epoch its refusal knew us at */
     uint64_t lost_us[TEMPO_MAX_PLAYERS]; /* by peer index: when it was lost, 0 never */
     uint64_t revived_us[TEMPO_MAX_PLAYERS]; /* by peer index: when its link was revived */
 
@@ -62,7 +70,7 @@ typedef struct p2p_rejoin {
 
     int tries;                 /* keyed revivals tried this poll */
 
-    uint64_t rejoins, refused, states_sent, fast_forwarded;
+    uint64_t rejoins, refused, states_sent, fast_forwarded, refusals_sent;
 } p2p_rejoin;
 
 tempo_result p2p_rejoin_open(struct tempo_p2p *n);

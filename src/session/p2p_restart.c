@@ -69,19 +69,6 @@ static bool start(tempo_p2p *n, int peer, uint32_t epoch, const wire_keys *keys)
     return true;
 }
 
-/* Keyed: the datagram opens under `keys` with its sequence recovered
- * against link l's newest; opened in a copy (n->buf stays as it came). */
-static bool opens(const tempo_p2p *n, const net_link *l, const wire_keys *keys,
-                  const tempo_packet_view *v, size_t size)
-{
-    uint8_t copy[TEMPO_MAX_DATAGRAM];
-    memcpy(copy, n->buf, size);
-    uint64_t seq = packet_sequence_recover(v->h.sequence, link_recv_newest(l));
-    bool ok = keys->ready && seal_open(keys, seq, copy, size, NULL) >= 0;
-    seal_wipe(copy, sizeof copy);
-    return ok;
-}
-
 /* Whether a SYNC_REQUEST could be the earlier process's: its link would
  * take it (not too old, not a copy; keyed, it opens under the pair keys),
  * and that process has not run the match yet. */
@@ -93,7 +80,7 @@ static bool earlier_process_s(const tempo_p2p *n, const p2p_peer *e, const tempo
     uint64_t seq = packet_sequence_recover(v->h.sequence, link_recv_newest(&e->link));
     if (replay_check(&e->replay, seq) != TEMPO_DROP_NONE)
         return false;
-    return !n->keyed || opens(n, &e->link, &e->keys, v, size);
+    return !n->keyed || p2p_opens(n, &e->keys, v, size, link_recv_newest(&e->link));
 }
 
 /* The successor's part of a datagram it took: its window, the seal, the
@@ -153,7 +140,7 @@ bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t
         return false;
     if (type == TEMPO_MSG_SYNC_REPLY) { /* an answer to a probe, or the earlier process's */
         if (!s->active ||
-            (n->keyed ? !opens(n, &s->link, &s->keys, v, size) : earlier_process_s(n, e, v, size)))
+            (n->keyed ? !p2p_opens(n, &s->keys, v, size, link_recv_newest(&s->link)) : earlier_process_s(n, e, v, size)))
             return false;
         receive(n, peer, v, size);
         return true;
@@ -164,7 +151,7 @@ bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t
         wire_keys keys;
         uint32_t epoch;
         memset(&keys, 0, sizeof keys);
-        bool fresh = !(s->active && opens(n, &s->link, &s->keys, v, size));
+        bool fresh = !(s->active && p2p_opens(n, &s->keys, v, size, link_recv_newest(&s->link)));
         if (fresh && !p2p_rejoin_newer_epoch(n, e, v, size, &keys, &epoch))
             return false; /* the earlier process's copy, or a forgery: the usual way counts it */
         bool ok = !fresh || start(n, peer, epoch, &keys);

@@ -51,6 +51,12 @@ typedef struct machine {
     int32_t rejoined_frame;
     int rejoined_player;
     uint64_t rejoined_us;          /* world time of the last REJOINED event */
+    int dropped_events;            /* DROPPED: the others dropped it */
+    tempo_dropped_reason dropped_reason;
+    bool dropped_rejoining;
+    uint32_t dropped_epoch;
+    int auth_events;               /* AUTH_FAILED */
+    tempo_auth_failure auth_kind;
     int desyncs;
     int disconnects;
     int resim_advances;
@@ -188,6 +194,16 @@ static inline void handle_events(machine *m)
         }
         if (ev.kind == TEMPO_EVENT_DESYNC)
             m->desyncs++;
+        if (ev.kind == TEMPO_EVENT_DROPPED) {
+            m->dropped_events++;
+            m->dropped_reason = ev.u.dropped.reason;
+            m->dropped_rejoining = ev.u.dropped.rejoining;
+            m->dropped_epoch = ev.u.dropped.epoch;
+        }
+        if (ev.kind == TEMPO_EVENT_AUTH_FAILED) {
+            m->auth_events++;
+            m->auth_kind = ev.u.auth_failed.kind;
+        }
         if (ev.kind == TEMPO_EVENT_DISCONNECTED)
             m->disconnects++;
         if (ev.kind == TEMPO_EVENT_REJOIN_STATE && ev.u.rejoin_state.wanted) {
@@ -333,6 +349,17 @@ static inline void restart_in_place(world *w, int i, uint64_t stop_us, uint64_t 
     memset(m->hash_after, 0, sizeof m->hash_after);
     for (int k = 0; k < N; k++)
         w->m[k].counting = true;
+}
+
+/* Machine i's process is stopped at `at_us` for `for_us` (no ticks, no
+ * polls; what arrives waits for it), then goes on with the time it polls
+ * with leapt forward. */
+static inline void pause_machine(world *w, int i, uint64_t at_us, uint64_t for_us)
+{
+    run_until(w, at_us);
+    w->m[i].down = true;
+    run_until(w, at_us + for_us);
+    w->m[i].down = false;
 }
 
 static inline tempo_session_stats stats_of(const world *w, int i)
