@@ -335,6 +335,11 @@ void p2p_restart_clear(tempo_p2p *n);
  * traffic, or keyed a handshake at a key epoch already used), answer with
  * REJOIN_REFUSED, at most every P2P_REFUSE_US. */
 void p2p_dropped_refuse_lost(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
+/* An INPUT from e at its frame `sender_frame`: true if e is a revived
+ * machine none of whose players is back and it runs from a frame before
+ * their drop (a process started again without rejoining plays a match of
+ * its own from frame 0): it is refused, and the INPUT must not be used. */
+bool p2p_dropped_runs_alone(tempo_p2p *n, p2p_peer *e, int32_t sender_frame);
 /* A REJOIN_REFUSED from e (peer: its index, -1 for a spectator). */
 void p2p_dropped_on_refused(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_rejoin_refused *m);
 /* A peer machine was lost: if none is left, decide whether this machine

@@ -14,8 +14,10 @@
  * started again at an epoch it used before, or without rejoining) is
  * answered with REJOIN_REFUSED (EPOCH). Both carry the newest key epoch
  * we know it at, so it comes back at the next one by itself. We answer
- * only a lost machine: nothing goes to a live one that its earlier or
- * forged datagrams could provoke.
+ * only a lost machine, or a revived one that plays a match of its own
+ * from before its drop (a process started again without rejoining, in an
+ * open match: its INPUTs say so): nothing goes to a live one that its
+ * earlier or forged datagrams could provoke.
  *
  * The dropped machine. It learns it was dropped when it has no live peer
  * left and one of these holds:
@@ -33,7 +35,9 @@
  * once: what it ran alone is not the match. With rejoin_window_ms > 0 it
  * then comes back by itself, as a machine started with cfg.rejoin would:
  * keyed at the key epoch above the newest it or a refusing peer used,
- * every link started afresh (new keys, sequences from 0), its engine left
+ * every link started afresh (keyed: new keys, sequences from 0; open: the
+ * numbering goes on, so a peer that revived it already takes the new
+ * handshake on the same link), its engine left
  * as it is until a peer's state restarts it (p2p_rejoin.c). Its spectators
  * are dropped: what they were fed since the others dropped it was its own
  * play. Without rejoin the session is ENDED. A refusal that reaches a
@@ -83,6 +87,18 @@ void p2p_dropped_refuse_lost(tempo_p2p *n, int peer, const tempo_packet_view *v,
         (n->keyed && !p2p_opens(n, &e->keys, v, size, link_recv_newest(&e->link))))
         return;
     refuse(n, e, TEMPO_REFUSED_DROPPED);
+}
+
+bool p2p_dropped_runs_alone(tempo_p2p *n, p2p_peer *e, int32_t sender_frame)
+{
+    if (e->role != P2P_ROLE_PEER || !e->rejoining || !p2p_rejoin_never_back(n, e))
+        return false;
+    /* A machine coming back runs from a state at or past its drop. */
+    for (int p = 0; p < n->cfg->num_players; p++)
+        if ((e->players & (1u << p)) && sender_frame >= n->sync->q[p].disconnect_frame)
+            return false;
+    refuse(n, e, TEMPO_REFUSED_DROPPED);
+    return true;
 }
 
 /* Whether the peers lost now show that this machine was the one dropped,
@@ -170,15 +186,23 @@ static void come_back(tempo_p2p *n, uint32_t epoch)
     p2p_restart_clear(n);
     for (int i = 0; i < n->nspecs; i++)
         p2p_lose_peer(n, &n->specs[i]);
+    uint64_t next_seq[P2P_MAX_PEERS];
     for (int i = 0; i < n->npeers; i++) {
         p2p_peer *e = &n->peers[i];
         tempo_address addr = e->addr;
         uint32_t players = e->players, their_epoch = e->epoch;
+        next_seq[i] = link_next_seq(&e->link);
         seal_keys_wipe(&e->keys);
         p2p_peer_init(e, &addr, P2P_ROLE_PEER, players);
         e->epoch = their_epoch;
     }
     p2p_start_links(n);
+    /* Open, the numbering goes on: a peer that took this machine back
+     * keeps its window, and the handshake goes on where it left off.
+     * Keyed, new keys number from 0. */
+    if (!n->keyed)
+        for (int i = 0; i < n->npeers; i++)
+            link_start_at(&n->peers[i].link, next_seq[i]);
 }
 
 /* This machine was dropped (why), the others knowing it at key epoch

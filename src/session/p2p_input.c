@@ -179,6 +179,8 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
         return; /* spectators only acknowledge */
     if (p2p_rejoin_waiting(n))
         return; /* a rejoining machine takes inputs once its state came */
+    if (p2p_dropped_runs_alone(n, e, m->sender_frame))
+        return; /* a match of its own from before its drop: refused */
     e->rejoining = false; /* a rejoined machine runs: inputs go to it again */
     if (e->role == P2P_ROLE_PEER)
         e->ran = true;

@@ -166,7 +166,10 @@ bool p2p_rejoin_may_revive(const tempo_p2p *n, int peer)
     const p2p_peer *e = &n->peers[peer];
     bool in_window = j->lost_us[peer] != 0 && n->cfg->rejoin_window_ms > 0 &&
                      n->clock->now_us - j->lost_us[peer] <= (uint64_t)n->cfg->rejoin_window_ms * 1000u;
-    return j->serving && in_window && e->role == P2P_ROLE_PEER && p2p_lost(e) && drops_final(n, e);
+    /* Lost, or revived but none of its players back yet (it started its
+     * links again: a new key epoch, or its process restarted once more). */
+    bool out = p2p_lost(e) || p2p_rejoin_never_back(n, e);
+    return j->serving && in_window && e->role == P2P_ROLE_PEER && out && drops_final(n, e);
 }
 
 void p2p_rejoin_revived(tempo_p2p *n, int peer)

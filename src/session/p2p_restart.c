@@ -147,6 +147,11 @@ bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t
     }
     if (earlier_process_s(n, e, v, size))
         return false;
+    /* Keyed: a machine revived here but not back in play that starts its
+     * links again at a newer key epoch (a refusal moved it on): its link
+     * holds nothing of the match, so it is revived again at once. */
+    if (n->keyed && p2p_rejoin_never_back(n, e))
+        return p2p_rejoin_revive(n, peer, v, size) ? false : true;
     if (n->keyed) {
         wire_keys keys;
         uint32_t epoch;
