@@ -198,7 +198,14 @@ typedef struct tempo_config {
      * it a confirmed state (arena mode) and every peer takes its inputs
      * again from a frame the sender picks (TEMPO_EVENT_REJOINED). In a
      * keyed session the machine comes back under fresh pair keys (see
-     * rejoin_epoch). 0 (the default): off. Otherwise 1000..3600000. */
+     * rejoin_epoch). A new process at a live peer's address (it restarted
+     * before the timeout) is recognised and taken back the same way. And
+     * this machine, if the others drop it (it was paused past the
+     * timeout, cut off, or started into a match that runs without it),
+     * says so (TEMPO_EVENT_DROPPED) and comes back by itself as with
+     * `rejoin`. The buffers that needs (a 64 KiB reassembly slot, and
+     * without an arena a 64 KiB state buffer) are made at create.
+     * 0 (the default): off. Otherwise 1000..3600000. */
     uint32_t rejoin_window_ms;
     /* This machine comes into a running match instead of starting one
      * (its peers need rejoin_window_ms > 0). A p2p session
@@ -218,8 +225,10 @@ typedef struct tempo_config {
      * the next...; a machine keeps the count, or the matchmaker hands it
      * out). Its pair keys are derived anew for the epoch, so nothing it
      * seals reuses a nonce of its earlier life (docs/SECURITY.md, "Rejoin
-     * and key epochs"). The peers try the 4 epochs above the one they know.
-     * Ignored otherwise; default 0. */
+     * and key epochs"). The peers try the 4 epochs above the one they know;
+     * a peer that knows this machine at the epoch given refuses it and the
+     * machine moves to the next one by itself (an older epoch than its
+     * last gets no answer). Ignored otherwise; default 0. */
     uint32_t rejoin_epoch;
     /* Spectator side: frames kept in hand before playing (a jitter buffer),
      * 0..600, default 3; and most frames played in one tick to catch up,
@@ -707,8 +716,8 @@ typedef struct tempo_event {
          * says how it knows), so what it ran alone and runs from `frame`
          * (its frame then) is not the match. Raised once per drop.
          * rejoining: it comes back by itself (this session has
-         * rejoin_window_ms > 0; keyed, at key epoch `epoch`, one above any
-         * it or its peers used): it is SYNCHRONIZING until a peer sent it a
+         * rejoin_window_ms > 0; keyed, at key epoch `epoch`, the one above
+         * its own, which the others know it at): it is SYNCHRONIZING until a peer sent it a
          * state, then TEMPO_EVENT_REJOINED, as with cfg.rejoin. Otherwise
          * the session is ENDED: its frames are its own. */
         struct {

@@ -12,8 +12,9 @@
  * (DROPPED), at most every P2P_REFUSE_US; keyed, a handshake that opens
  * only under the key epoch we already know the machine at (a process
  * started again at an epoch it used before, or without rejoining) is
- * answered with REJOIN_REFUSED (EPOCH). Both carry the newest key epoch
- * we know it at, so it comes back at the next one by itself. We answer
+ * answered with REJOIN_REFUSED (EPOCH). Both carry the key epoch we know
+ * it at, the one they are sealed under, so it comes back at the next one by
+ * itself (a refusal naming another is a lie, ignored and counted). We answer
  * only a lost machine, or a revived one that plays a match of its own
  * from before its drop (a process started again without rejoining, in an
  * open match: its INPUTs say so): nothing goes to a live one that its
@@ -41,8 +42,8 @@
  * as it is until a peer's state restarts it (p2p_rejoin.c). Its spectators
  * are dropped: what they were fed since the others dropped it was its own
  * play. Without rejoin the session is ENDED. A refusal that reaches a
- * machine already coming back makes it move to a newer key epoch (keyed)
- * or is ignored.
+ * machine already coming back makes it move to the next key epoch (keyed,
+ * twice at most per return) or is ignored.
  */
 #include "session/network.h"
 
@@ -205,12 +206,11 @@ static void come_back(tempo_p2p *n, uint32_t epoch)
             link_start_at(&n->peers[i].link, next_seq[i]);
 }
 
-/* This machine was dropped (why), the others knowing it at key epoch
- * `known` at most: say so, and come back if it may. */
-static void dropped(tempo_p2p *n, tempo_dropped_reason why, uint32_t known)
+/* This machine was dropped (why): say so, and come back if it may. */
+static void dropped(tempo_p2p *n, tempo_dropped_reason why)
 {
     p2p_rejoin *j = &n->rejoin;
-    uint32_t epoch = n->keyed ? (known > j->epoch ? known : j->epoch) + 1u : 0u;
+    uint32_t epoch = n->keyed ? j->epoch + 1u : 0u;
     bool back = j->can_return && n->cfg->rejoin_window_ms > 0 && !n->spectating &&
                 (!n->keyed || epoch <= KEYS_MAX_EPOCH);
     tempo_event ev;
@@ -225,8 +225,10 @@ static void dropped(tempo_p2p *n, tempo_dropped_reason why, uint32_t known)
     tempo__log(&n->sync->log, TEMPO_LOG_WARN, "tempo: the others dropped this machine at frame %d%s",
                (int)n->sync->frame, back ? "; it comes back by itself" : "");
     p2p_push_event(n, &ev);
-    if (back)
+    if (back) {
+        j->epoch_moves = 0;
         come_back(n, epoch);
+    }
 }
 
 void p2p_dropped_check(tempo_p2p *n)
@@ -238,39 +240,37 @@ void p2p_dropped_check(tempo_p2p *n)
         if (n->peers[i].role == P2P_ROLE_PEER && !p2p_lost(&n->peers[i]))
             return;
     tempo_dropped_reason why = why_alone(n);
-    if (why == 0)
-        return;
-    uint32_t known = 0;
-    for (int i = 0; i < n->npeers; i++)
-        if (n->peers[i].lost_how == P2P_LOST_REFUSED && j->refused_epoch[i] > known)
-            known = j->refused_epoch[i];
-    dropped(n, why, known);
+    if (why != 0)
+        dropped(n, why);
 }
 
 void p2p_dropped_on_refused(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_rejoin_refused *m)
 {
     p2p_rejoin *j = &n->rejoin;
-    if (peer < 0 || n->spectating || e->role != P2P_ROLE_PEER) {
+    /* Keyed, an honest refusal names the epoch it was sealed under: ours. */
+    if (peer < 0 || n->spectating || e->role != P2P_ROLE_PEER || (n->keyed && m->epoch != j->epoch)) {
         n->count.claims_ignored++;
         return;
     }
     if (j->returning && !j->loaded) {
-        /* Coming back, refused: keyed, at an epoch it knows us at already
-         * (a refusal under our current keys says so truthfully). */
-        if (n->keyed && m->epoch >= j->epoch && (uint32_t)m->epoch + 1u <= KEYS_MAX_EPOCH) {
+        /* Coming back, refused: keyed, at an epoch used before. One move is
+         * all an honest match needs; a second is allowed (its process
+         * restarted once more meanwhile), no more: a lying participant
+         * could otherwise push it past the epochs the others try. */
+        if (n->keyed && j->epoch_moves < 2 && j->epoch + 1u <= KEYS_MAX_EPOCH) {
             tempo__log(&n->sync->log, TEMPO_LOG_INFO,
                        "tempo: key epoch %u was used in this match before: coming back at %u",
-                       (unsigned)j->epoch, (unsigned)m->epoch + 1u);
-            come_back(n, (uint32_t)m->epoch + 1u);
+                       (unsigned)j->epoch, (unsigned)j->epoch + 1u);
+            j->epoch_moves++;
+            come_back(n, j->epoch + 1u);
         } else {
             n->count.claims_ignored++;
         }
         return;
     }
-    j->refused_epoch[peer] = m->epoch;
     if (!n->running) { /* it started into a match that runs without it */
         if (!j->dropped)
-            dropped(n, TEMPO_DROPPED_REFUSED, m->epoch);
+            dropped(n, TEMPO_DROPPED_REFUSED);
         return;
     }
     p2p_lose_peer_as(n, e, P2P_LOST_REFUSED);

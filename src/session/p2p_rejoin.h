@@ -32,7 +32,7 @@ typedef struct p2p_rejoin {
     bool dropped;              /* it learned it was dropped and said so; not back yet */
     uint64_t returning_us;     /* when its links started for the return */
     uint32_t epoch;            /* this machine's key epoch */
-    uint8_t refused_epoch[TEMPO_MAX_PLAYERS]; /* by peer index: the epoch its refusal knew us at */
+    int epoch_moves;           /* key epochs moved on refusals since it began coming back */
     uint64_t lost_us[TEMPO_MAX_PLAYERS]; /* by peer index: when it was lost, 0 never */
     uint64_t revived_us[TEMPO_MAX_PLAYERS]; /* by peer index: when its link was revived */
 

@@ -117,17 +117,22 @@ static void receive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t s
         n->count.dropped_malformed++;
         return;
     }
+    /* A request is not answered while the earlier process is a peer here:
+     * the new one finishes its handshake only once nothing of the earlier
+     * conversation goes to its address any more. Nor is it recorded:
+     * anyone can send one, and only an answer to a probe's nonce shows
+     * where the new process's numbering is. */
+    if (n->msg.type != TEMPO_MSG_SYNC_REPLY)
+        return;
+    link_sync ls = {true, y->nonce, y->config_hash, y->ready, y->rtt_ms, TEMPO_MAX_PLAYERS};
+    link_sync_result r = link_on_sync(&s->link, n->clock->now_us, &ls);
+    if (r != LINK_SYNC_ROUND && r != LINK_SYNC_COMPLETE)
+        return;
     if (link_on_datagram(&s->link, n->clock->now_us, seq, size) == LINK_RX_JUMP)
         return;
     if (s->link.jump_confirmed)
         (void)replay_accept(&s->replay, s->link.jump_seq);
     (void)replay_accept(&s->replay, seq);
-    link_sync ls = {n->msg.type == TEMPO_MSG_SYNC_REPLY, y->nonce, y->config_hash, y->ready,
-                    y->rtt_ms, TEMPO_MAX_PLAYERS};
-    /* A request is not answered while the earlier process is a peer here:
-     * the new one finishes its handshake only once nothing of the earlier
-     * conversation goes to its address any more. */
-    (void)link_on_sync(&s->link, n->clock->now_us, &ls);
 }
 
 bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size)

@@ -11,6 +11,7 @@
 #include "rejoin_world.h"
 
 #include "tempo/secure.h"
+#include "wire/seal.h"
 
 /* Every machine ran the same states from frame `from` up to what all of
  * them confirmed, at least `frames` of them, and nobody raised a desync. */
@@ -196,6 +197,50 @@ static void a_machine_restarted_without_rejoin_is_refused_and_comes_back(void **
         restarted_without_rejoin(true);
 }
 
+/* Sealed: machine 2 comes back at epoch 1; a lying participant (machine
+ * 0 holds the match key, so it can seal for any pair) tells it at once,
+ * sealed under the keys it uses, that its handshake came at epoch 254. An
+ * honest refusal can only name the epoch it was sealed under: the lie is
+ * ignored and counted, and machine 2 comes back at epoch 1. */
+static void a_refusal_naming_another_epoch_is_ignored(void **state)
+{
+    (void)state;
+    if (!tempo_secure_available())
+        skip();
+    static world w;
+    memset(&w, 0, sizeof w);
+    world_init(&w, 30000, true, 19);
+    restart_in_place(&w, 2, 8000000u, 4000000u, 1);
+    run_until(&w, w.now + 20000u); /* its first poll: its keys are made */
+    const wire_keys *mine = &record_of(&w, 2, 0)->keys;
+    wire_keys liar;
+    memset(&liar, 0, sizeof liar);
+    memcpy(liar.send_key, mine->recv_key, SEAL_KEY_SIZE);
+    liar.send_direction = mine->recv_direction;
+    liar.ready = true;
+    tempo_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = TEMPO_MSG_REJOIN_REFUSED;
+    m.u.rejoin_refused.reason = TEMPO_REFUSED_EPOCH;
+    m.u.rejoin_refused.epoch = 254;
+    uint8_t buf[TEMPO_MAX_DATAGRAM];
+    tempo_packet_header h = {1, 50000u, TEMPO_MSG_REJOIN_REFUSED, false, false};
+    assert_int_equal(packet_write(&h, buf, sizeof buf), PACKET_HEADER_SIZE);
+    int body = tempo_codec_encode_body(&m, NULL, buf + PACKET_HEADER_SIZE, 64);
+    int size = seal_datagram(&liar, 50000u, buf, PACKET_HEADER_SIZE + (size_t)body, sizeof buf);
+    assert_true(size > 0);
+    tempo_session_stats before = stats_of(&w, 2);
+    assert_int_equal(tempo_simnet_inject(w.net, &w.m[0].addr, &w.m[2].addr, buf, (size_t)size), TEMPO_OK);
+    run_until(&w, 30000000u);
+    machine *r = &w.m[2];
+    assert_int_equal(stats_of(&w, 2).claims_ignored - before.claims_ignored, 1);
+    assert_int_equal(((tempo_p2p *)r->s->net)->rejoin.epoch, 1);
+    assert_int_equal(r->rejoined_events, 1);
+    assert_int_equal(w.m[0].rejoined_frame, r->rejoined_frame);
+    all_agree_from(&w, r->rejoined_frame, 300);
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +250,7 @@ int main(void)
         cmocka_unit_test(a_machine_cut_off_by_its_network_comes_back),
         cmocka_unit_test(a_machine_restarted_at_a_used_epoch_moves_to_a_new_one),
         cmocka_unit_test(a_machine_restarted_without_rejoin_is_refused_and_comes_back),
+        cmocka_unit_test(a_refusal_naming_another_epoch_is_ignored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -247,6 +247,38 @@ static void a_replayed_handshake_of_a_live_peer_changes_nothing(void **state)
     world_free(&w);
 }
 
+/* Open: machine 2's process restarts 0.5 s after it ended; while the new
+ * one handshakes, a forger sends the survivors handshake requests from its
+ * address numbered far ahead. What the forger sends never sets where the
+ * survivors expect the new process's numbering: they still recognise it by
+ * its answers and take it back at once, not only after their timeout.
+ * (Two consecutive far-ahead sequences would move any open link: docs/
+ * SECURITY.md, "what plain mode allows".) */
+static void a_forger_cannot_hide_a_restarted_process(void **state)
+{
+    (void)state;
+    static world w;
+    memset(&w, 0, sizeof w);
+    world_init(&w, 30000, false, 37);
+    restart_in_place(&w, 2, 10000000u, 500000u, 1);
+    uint64_t back = w.now;
+    for (uint64_t t = back; t < back + 2500000u; t += 100000u) {
+        run_until(&w, t);
+        for (int to = 0; to < 2; to++)
+            forge_sync(&w, 2, to, TEMPO_MSG_SYNC_REQUEST, 99u, (uint16_t)(1000u + 1000u * (t / 100000u % 20u)));
+    }
+    run_until(&w, back + 15000000u);
+    tempo_session_stats s0 = stats_of(&w, 0), s1 = stats_of(&w, 1);
+    assert_int_equal(s0.restarts, 1);
+    assert_int_equal(s1.restarts, 1);
+    machine *r = &w.m[2];
+    assert_int_equal(r->rejoined_events, 1);
+    assert_true(r->rejoined_us - back < 2000000u); /* not held back until the 3 s timeout */
+    assert_int_equal(w.m[0].rejoined_frame, r->rejoined_frame);
+    assert_true(agreed_frames(&w, r->rejoined_frame) > 300);
+    world_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +286,7 @@ int main(void)
         cmocka_unit_test(restarts_over_many_seeds_all_rejoin),
         cmocka_unit_test(forged_restarts_cut_off_nobody),
         cmocka_unit_test(a_replayed_handshake_of_a_live_peer_changes_nothing),
+        cmocka_unit_test(a_forger_cannot_hide_a_restarted_process),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
