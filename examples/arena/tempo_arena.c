@@ -435,10 +435,11 @@ static bool unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t s
             st.synchronized)
             continue;
         char who[96];
-        int n = snprintf(buf + len, size - len, "%s%s %s%s", len ? "; " : "",
-                         st.packets_received ? "handshake unfinished with" : "no answer from",
-                         describe(o, p, who, sizeof who),
-                         st.auth_failures ? ", whose datagrams fail authentication" : "");
+        const char *what = st.auth_failures     ? "datagrams that fail authentication from"
+                           : st.packets_received ? "handshake unfinished with"
+                                                 : "no answer from";
+        int n = snprintf(buf + len, size - len, "%s%s %s", len ? "; " : "", what,
+                         describe(o, p, who, sizeof who));
         len += n > 0 ? (size_t)n : 0;
         auth = auth || st.auth_failures > 0;
     }

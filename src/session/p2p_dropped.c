@@ -35,15 +35,19 @@
  * it) takes the first refusal as enough. It raises TEMPO_EVENT_DROPPED
  * once: what it ran alone is not the match. With rejoin_window_ms > 0 it
  * then comes back by itself, as a machine started with cfg.rejoin would:
- * keyed at the key epoch above the newest it or a refusing peer used,
+ * keyed at the key epoch above its own (the one the others know it at),
  * every link started afresh (keyed: new keys, sequences from 0; open: the
  * numbering goes on, so a peer that revived it already takes the new
- * handshake on the same link), its engine left
- * as it is until a peer's state restarts it (p2p_rejoin.c). Its spectators
- * are dropped: what they were fed since the others dropped it was its own
- * play. Without rejoin the session is ENDED. A refusal that reaches a
- * machine already coming back makes it move to the next key epoch (keyed,
- * twice at most per return) or is ignored.
+ * handshake on the same link), its engine left as it is until a peer's
+ * state restarts it (p2p_rejoin.c). Its spectators are dropped: what they
+ * were fed since the others dropped it was its own play. Without rejoin
+ * the session is ENDED. A refusal that reaches a machine already coming
+ * back makes it move to the next key epoch (keyed, twice at most per
+ * return) or is ignored.
+ *
+ * Known limit: two peers that fail together (two processes of one host)
+ * look like this machine's network going; with rejoin it then waits in
+ * SYNCHRONIZING for a match nobody serves, and the game decides how long.
  */
 #include "session/network.h"
 
@@ -67,8 +71,9 @@ static void refuse(tempo_p2p *n, p2p_peer *e, uint8_t reason)
 void p2p_dropped_refuse_lost(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size)
 {
     p2p_peer *e = &n->peers[peer];
+    bool recently = e->refused_us != 0 && n->clock->now_us - e->refused_us < P2P_REFUSE_US;
     if (!n->rejoin.serving || e->role != P2P_ROLE_PEER || v->h.sealed != n->keyed ||
-        e->lost_how == P2P_LOST_LEFT || (e->refused_us != 0 && n->clock->now_us - e->refused_us < P2P_REFUSE_US))
+        e->lost_how == P2P_LOST_LEFT || recently)
         return;
     uint8_t type = v->h.type;
     if (type == TEMPO_MSG_SYNC_REQUEST) {
@@ -127,7 +132,8 @@ static tempo_dropped_reason why_alone(const tempo_p2p *n)
         /* What it sent before it dropped us may be read when we wake (it
          * waited in the socket, or was still on its way): only later
          * traffic shows it kept us. */
-        if (e->lost_how != P2P_LOST_TIMEOUT || (e->link.heard && e->link.last_recv_us > resumed + notify))
+        bool spoke = e->link.heard && e->link.last_recv_us > resumed + notify;
+        if (e->lost_how != P2P_LOST_TIMEOUT || spoke)
             paused = false; /* it left, we dropped it, or it spoke well after the pause */
     }
     if (paused && since_pause > 0)

@@ -72,7 +72,7 @@ static bool start(tempo_p2p *n, int peer, uint32_t epoch, const wire_keys *keys)
 /* Whether a SYNC_REQUEST could be the earlier process's: its link would
  * take it (not too old, not a copy; keyed, it opens under the pair keys),
  * and that process has not run the match yet. */
-static bool earlier_process_s(const tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
+static bool from_earlier_process(const tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
                               size_t size)
 {
     if (e->ran)
@@ -144,13 +144,15 @@ bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t
         (type != TEMPO_MSG_SYNC_REQUEST && type != TEMPO_MSG_SYNC_REPLY))
         return false;
     if (type == TEMPO_MSG_SYNC_REPLY) { /* an answer to a probe, or the earlier process's */
-        if (!s->active ||
-            (n->keyed ? !p2p_opens(n, &s->keys, v, size, link_recv_newest(&s->link)) : earlier_process_s(n, e, v, size)))
+        uint64_t newest = link_recv_newest(&s->link);
+        bool probe_s = s->active && (n->keyed ? p2p_opens(n, &s->keys, v, size, newest)
+                                              : !from_earlier_process(n, e, v, size));
+        if (!probe_s)
             return false;
         receive(n, peer, v, size);
         return true;
     }
-    if (earlier_process_s(n, e, v, size))
+    if (from_earlier_process(n, e, v, size))
         return false;
     /* Keyed: a machine revived here but not back in play that starts its
      * links again at a newer key epoch (a refusal moved it on): its link
