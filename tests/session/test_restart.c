@@ -71,6 +71,8 @@ static void restarted_machine_rejoins_whenever_it_comes_back(void **state)
 {
     (void)state;
     static const uint64_t delays_us[] = {200000u, 1000000u, 2900000u, 3100000u, 10000000u};
+    printf("| match | back after the stop | rejoined after its start | survivors' WAITING ticks (both) |\n"
+           "|---|---|---|---|\n");
     for (int sealed = 0; sealed < 2; sealed++) {
         if (sealed && !tempo_secure_available()) {
             printf("no libsodium in this build: the sealed restarts are not run\n");
@@ -79,9 +81,7 @@ static void restarted_machine_rejoins_whenever_it_comes_back(void **state)
         for (size_t k = 0; k < sizeof delays_us / sizeof delays_us[0]; k++) {
             restart_figures f;
             restart_and_check(7, sealed != 0, 10000000u, delays_us[k], &f);
-            printf("%s, back %4.1f s after the stop: rejoined %.2f s after its start; the survivors "
-                   "waited %d ticks\n",
-                   sealed ? "sealed" : "open  ", (double)delays_us[k] / 1e6,
+            printf("| %s | %.1f s | %.2f s | %d |\n", sealed ? "sealed" : "open", (double)delays_us[k] / 1e6,
                    (double)f.rejoined_after_us / 1e6, f.survivors_waiting);
             assert_true(f.rejoined_after_us < 6000000u);
         }
