@@ -391,11 +391,14 @@ TEMPO_API int tempo_session_input_delay(const tempo_session *s, int player);
  *   - a step forward longer than disconnect_notify_ms (the machine slept, a
  *     debugger stopped it, a load held the loop) counts as this machine's
  *     own pause: one frame of time passes, the datagrams that waited are
- *     heard first, and the pause adds nothing to any peer's silence; round
- *     trips begun before it are not measured. If the machine really
- *     stopped, the others saw the silence: if it outlasted their
- *     disconnect_timeout_ms, they dropped this machine, and it drops them
- *     when their silence (counted without the pause) reaches its timeout;
+ *     heard first, and the pause adds nothing to the silence of a peer
+ *     heard within disconnect_notify_ms after it (one nothing came from
+ *     was silent through the pause too: the pause is added to its
+ *     silence); round trips begun before it are not measured. If the
+ *     machine really stopped, the others saw the silence: if it outlasted
+ *     their disconnect_timeout_ms, they dropped this machine, and it
+ *     learns so (TEMPO_EVENT_DROPPED) when they refuse it or when their
+ *     silence reaches its timeout;
  *   - a step back counts as no time passing: the poll does its usual work
  *     and later steps are measured from the new value;
  * both are counted in tempo_session_stats.clock_jumps. Polls further apart

@@ -968,7 +968,7 @@ void p2p_poll(void *b)
         n->clock_jumps = n->clock->jumps;
         for (int i = 0; i < n->npeers + n->nspecs; i++)
             link_on_clock_jump(i < n->npeers ? &n->peers[i].link : &n->specs[i - n->npeers].link,
-                               n->clock->now_us);
+                               n->clock->now_us, n->clock->leap_us);
     }
     if (n->left) {
         if (n->leave_repeats > 0) {
