@@ -128,7 +128,7 @@ static run_result run(size_t state_size, uint64_t seed, bool sealed)
             uint8_t in[4] = {(uint8_t)(f / 8), 0, 0, 0};
             for (int p = 0; p < CLIENTS; p++)
                 if (mine >> p & 1u)
-                    tempo_client_add_local_input(c[i], p, in);
+                    tempo_client_add_local_input(c[i], p, in, sizeof in);
             tempo_client_tick k;
             tempo_client_advance(c[i], &k);
         }

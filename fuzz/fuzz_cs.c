@@ -87,7 +87,7 @@ static void tick(tempo_server *s, tempo_client *c, uint64_t now)
     uint8_t in[4] = {1, 2, 3, 4};
     for (int p = 0; p < 2; p++)
         if (mine >> p & 1u)
-            tempo_client_add_local_input(c, p, in);
+            tempo_client_add_local_input(c, p, in, sizeof in);
     tempo_client_tick k;
     tempo_client_advance(c, &k);
     for (int i = 0; i < k.num_requests; i++) {

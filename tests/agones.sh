@@ -232,7 +232,7 @@ relay_late)
     # the relay first, on the port its SDK server will have
     sdk_port=$((base + 3))
     start_relay relay
-    start_match 1 420 m1
+    start_match 1 600 m1
     sleep 3
     gameserver_file "$work/gs.yaml" Scheduled
     env -u FILE -u TIMEOUT -u DELAY -u TEST -u ADDRESS -u LOCAL "$sdk" --local -f "$work/gs.yaml" \

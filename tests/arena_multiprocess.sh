@@ -51,8 +51,8 @@ run_mesh() { # number of peers
 echo "command line:"
 out=$("$arena" --help 2>&1); rc=$?
 [ $rc -eq 0 ] || fail "--help exited $rc"
-for opt in players player port peer frames seed input-delay auto-delay connect-timeout \
-           timeout key key-file verbose quiet headless help; do
+for opt in players player port peer relay token-file match frames seed input-delay connect-timeout \
+           timeout key key-file verbose quiet headless version help; do
     echo "$out" | grep -q -- "--$opt" || fail "--help does not list --$opt"
 done
 usage_error() { # expected text, then arguments
@@ -64,12 +64,12 @@ usage_error() { # expected text, then arguments
 }
 usage_error "--players 0: out of range, want 1..8" --players 0
 usage_error "--frames abc: not a whole number, want 1..10000000" --frames abc
-usage_error "--input-delay 99: out of range, want 0..8" --input-delay 99
+usage_error "--input-delay 99: want 0..8 frames, or auto" --input-delay 99
 usage_error "--player x: want a player number 0..7" --players 2 --player x
 usage_error "--player 3: want a player below --players, 0..1" \
     --players 2 --player 3 --port $base --peer 1=127.0.0.1:$((base + 1)) --frames 10
 usage_error "player 1 is neither" --players 2 --player 0 --port $base --frames 10
-usage_error "--player is required" --players 2
+usage_error "--player I is required" --players 2
 usage_error "--key abc: want 64 hex digits (32 bytes)" --key abc
 key=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 printf '%s\n' "$key" > "$dir/match.key"
@@ -129,6 +129,22 @@ if run_pair wrongkey 0 127.0.0.1 "--key $key --connect-timeout 2" \
 fi
 grep -q "did not start within 2 s" "$dir/wrongkey-0.err" || fail "a wrong key did not stop the start"
 echo "  $(grep "did not start" "$dir/wrongkey-0.err")"
+# ... and each says why: the other's datagrams do not authenticate.
+grep -q "datagrams from 127.0.0.1:$((base - 1)) fail authentication: different match key?" \
+    "$dir/wrongkey-0.err" || fail "a wrong key was not named as the cause"
+grep -q "datagrams from 127.0.0.1:$((base - 2)) fail authentication: different match key?" \
+    "$dir/wrongkey-1.err" || fail "a wrong key was not named as the cause on the other side"
+echo "  $(grep "fail authentication" "$dir/wrongkey-0.err" | head -n 1)"
+echo "a key on one side only:"
+if run_pair onekey 0 127.0.0.1 "--key $key --connect-timeout 2" "--connect-timeout 2" > /dev/null; then
+    fail "a sealed and an open peer played"
+fi
+grep -q "datagrams from 127.0.0.1:$((base - 1)) are not sealed" "$dir/onekey-0.err" ||
+    fail "the sealed peer did not say the other's datagrams are plain"
+grep -q "datagrams from 127.0.0.1:$((base - 2)) are sealed" "$dir/onekey-1.err" ||
+    fail "the open peer did not say the other's datagrams are sealed"
+echo "  $(grep "are not sealed" "$dir/onekey-0.err" | head -n 1)"
+echo "  $(grep "are sealed" "$dir/onekey-1.err" | head -n 1)"
 
 echo "2 peers over IPv6 loopback:"
 if v6=$(run_pair v6 0 "[::1]"); then
@@ -155,10 +171,10 @@ a=$base; b=$((base + 1)); listen=$((base + 2)); up=$((base + 3))
 netem_pid=$!
 sleep 0.2
 "$arena" --headless --players 2 --player 0 --port $a --peer 1=127.0.0.1:$listen \
-    --frames $frames --seed 12 --auto-delay --timeout 90 > "$dir/far-0.out" 2> "$dir/far-0.err" &
+    --frames $frames --seed 12 --input-delay auto --timeout 90 > "$dir/far-0.out" 2> "$dir/far-0.err" &
 p0=$!
 "$arena" --headless --players 2 --player 1 --port $b --peer 0=127.0.0.1:$up \
-    --frames $frames --seed 12 --auto-delay --timeout 90 > "$dir/far-1.out" 2> "$dir/far-1.err" &
+    --frames $frames --seed 12 --input-delay auto --timeout 90 > "$dir/far-1.out" 2> "$dir/far-1.err" &
 p1=$!
 wait $p0; r0=$?
 wait $p1; r1=$?

@@ -27,7 +27,7 @@ awk -v a="$on" -v b="$off" 'BEGIN { exit !(a >= 97.0 && b < a - 30.0) }' ||
 echo "hitscan: $seen hits seen, $on % confirmed rewound, $off % against the present"
 if [ -n "$sdl" ]; then
     export SDL_VIDEODRIVER=offscreen SDL_AUDIODRIVER=dummy
-    "$sdl" --headless-frames 600 --screenshot "$dir/shot.bmp" > "$dir/sdl.txt"; rc=$?
+    "$sdl" --headless --frames 600 --screenshot "$dir/shot.bmp" > "$dir/sdl.txt"; rc=$?
     [ $rc -eq 77 ] && { echo "skip: no video driver"; exit 0; }
     [ $rc -eq 0 ] || fail "tempo-hitscan-sdl exited $rc"
     [ "$(head -c 2 "$dir/shot.bmp")" = BM ] || fail "no BMP picture"

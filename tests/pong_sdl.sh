@@ -53,7 +53,7 @@ match() {
     "$pong" --client --connect 127.0.0.1:$port --bot > "$dir/$name-client.out" \
         2> "$dir/$name-client.err" &
     client_pid=$!
-    run "$name" --connect 127.0.0.1:$port --bot --frames 240 --timeout 15 \
+    run "$name" --connect 127.0.0.1:$port --bot --frames 240 --connect-timeout 15 \
         --screenshot "$dir/$name.bmp" "$@"
     kill "$client_pid" "$server_pid" 2>/dev/null
     wait "$client_pid" "$server_pid" 2>/dev/null

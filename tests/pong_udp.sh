@@ -6,9 +6,11 @@
 #     --local runs ending on the same line, then a server and 8 bot clients
 #     for 4 s: every client prints the server's "final tick=N checksum=C",
 #     and so do two clients reconciling with none and dumb.
+#     A client whose server dies without a goodbye exits 1 ("fell silent").
 #   sealed: a server with a private key and 2 clients with tokens from
-#     tempo-token end on the server's line; a client without a token is not
-#     admitted and gives up.
+#     tempo-token end on the server's line; a client without a token and
+#     one with an expired token are not admitted, give up and say why (the
+#     second before it sends), and the server's log names both reasons.
 set -u
 pong=$1
 token=$2
@@ -60,8 +62,8 @@ open)
     echo "command line:"
     out=$("$pong" --help); rc=$?
     [ $rc -eq 0 ] || fail "--help exited $rc"
-    for opt in server client local port players frames seed private-key-file address connect \
-               bot token-file reconcile timeout; do
+    for opt in server client local port players frames seed key-file address connect \
+               bot token-file reconcile connect-timeout timeout version; do
         echo "$out" | grep -q -- "--$opt" || fail "--help does not list --$opt"
     done
     usage_error() { # expected text, then arguments
@@ -78,8 +80,8 @@ open)
     usage_error "--players 9: out of range, want 2..8" --local --players 9
     usage_error "--reconcile fast: want replay, none or dumb" --client --reconcile fast
     usage_error "--bot: only for --client" --server --port 1 --bot
-    usage_error "--private-key-file: only for --server" --client --connect 127.0.0.1:1 \
-        --private-key-file k
+    usage_error "--key-file: only for --server" --client --connect 127.0.0.1:1 \
+        --key-file k
     usage_error "--connect 127.0.0.1:0: port 0" --client --connect 127.0.0.1:0
 
     echo "local, twice:"
@@ -112,32 +114,65 @@ open)
     client cdumb 2 --reconcile dumb
     wait_all "none/dumb match"
     same_final sm cnone cdumb
+    grep -q "(id " "$dir/sm.err" && fail "the unsealed server named a client id: $(cat "$dir/sm.err")"
+
+    echo "a server that dies without a goodbye:"
+    port=$((port + 1))
+    "$pong" --server --port $port --players 2 > "$dir/sgone.out" 2> "$dir/sgone.err" &
+    gone_pid=$!
+    sleep 0.3
+    "$pong" --client --connect 127.0.0.1:$port --bot > "$dir/cgone.out" 2> "$dir/cgone.err" &
+    cgone_pid=$!
+    sleep 1
+    kill -9 $gone_pid
+    wait $gone_pid 2>/dev/null
+    wait $cgone_pid
+    rc=$?
+    [ $rc -eq 1 ] || fail "a client whose server died exited $rc, not 1"
+    grep -q "the server fell silent" "$dir/cgone.err" || fail "the client did not say the server fell silent"
+    echo "  $(tail -n 1 "$dir/cgone.err")"
     ;;
 sealed)
     [ -x "$token" ] || fail "no tempo-token at '$token'"
     "$token" --key-file "$dir/server.key" --new-key > /dev/null || fail "tempo-token --new-key"
     for i in 1 2; do
-        "$token" --key-file "$dir/server.key" --client-id $i --server 127.0.0.1:$port \
+        "$token" --key-file "$dir/server.key" --client-id $i --connect 127.0.0.1:$port \
             --expire-seconds 300 --out "$dir/t$i" > /dev/null || fail "tempo-token minting $i"
     done
-    echo "a sealed server and 2 clients with tokens, one without:"
-    server ss 2 --private-key-file "$dir/server.key"
+    # made two minutes ago, valid for one
+    "$token" --key-file "$dir/server.key" --client-id 3 --connect 127.0.0.1:$port \
+        --expire-seconds 60 --now $(($(date +%s) - 120)) --out "$dir/texpired" > /dev/null ||
+        fail "tempo-token minting the expired token"
+    echo "a sealed server and 2 clients with tokens, one without, one with an expired token:"
+    server ss 2 --key-file "$dir/server.key"
     sleep 0.3
     client ct1 2 --token-file "$dir/t1"
     client ct2 2 --token-file "$dir/t2"
-    "$pong" --client --connect 127.0.0.1:$port --bot --frames $frames --timeout 3 \
+    "$pong" --client --connect 127.0.0.1:$port --bot --frames $frames --connect-timeout 2 \
         > "$dir/cnotoken.out" 2> "$dir/cnotoken.err"
     rc=$?
     [ $rc -eq 1 ] || fail "a client without a token exited $rc, not 1"
     grep -q '^final' "$dir/cnotoken.out" && fail "a client without a token printed a final line"
     grep -q "not admitted" "$dir/cnotoken.err" || fail "a client without a token did not say why"
     echo "  without a token: $(tail -n 1 "$dir/cnotoken.err")"
+    "$pong" --client --connect 127.0.0.1:$port --bot --frames $frames --connect-timeout 2 \
+        --token-file "$dir/texpired" > "$dir/cexpired.out" 2> "$dir/cexpired.err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "a client with an expired token exited $rc, not 1"
+    head -n 1 "$dir/cexpired.err" | grep -q "warning: --token-file .*: it expired [0-9]* s ago" ||
+        fail "the client did not say its token expired before it sent it"
+    echo "  expired: $(head -n 1 "$dir/cexpired.err")"
     wait_all "sealed match"
     same_final ss ct1 ct2
     grep -q "connected (id 1)" "$dir/ss.err" || fail "the server did not admit client id 1"
     grep -q "connected (id 2)" "$dir/ss.err" || fail "the server did not admit client id 2"
     grep -q "^stats .* connects=2 " "$dir/ss.out" || fail "the server admitted more than 2"
     grep -q "refused=0 " "$dir/ss.out" && fail "the server refused nothing"
+    grep -q "refused a client at .*: it came without a connect token" "$dir/ss.err" ||
+        fail "the server's log does not say a client came without a token"
+    grep -q "refused a client at .*: its token has expired" "$dir/ss.err" ||
+        fail "the server's log does not say a token expired"
+    grep "refused a client" "$dir/ss.err" | sed 's/^/  server: /'
     echo "  $(grep '^stats' "$dir/ss.out" | cut -d' ' -f2-8)"
     ;;
 *)

@@ -9,7 +9,8 @@
 # waits for the terrible peer while frame lockstep in a mesh does, and the
 # relay loses the slow machine's substituted commands; a rollback session
 # shows its own commands at once and makes them final a round trip or more
-# later; spectators are refused in relay mode.
+# later; spectators are refused in relay mode; the lockstep object runs
+# through the relay too.
 # usage: sim_lockstep.sh <tempo-sim> <work dir>
 set -u
 sim=$1
@@ -94,5 +95,15 @@ done
 "$sim" --players 2 --spectators 1 --topology relay 2>"$dir/spect.txt"
 [ $? -eq 2 ] || fail "spectators in relay mode did not exit 2"
 grep -q "a relay match has none" "$dir/spect.txt" || fail "no message for spectators in relay mode"
+
+# 6. The lockstep object through the relay: 100 ms turns, 10 s, equal on
+# every machine, nobody froze on lan, and the relay carried the lists.
+"$sim" --players 4 --frames 600 --topology relay --lockstep-turns 100 --profile lan --seed 3 \
+    --json "$dir/turns-relay.json" >"$dir/turns-relay.txt" ||
+    fail "100 ms turns through the relay did not exit 0: $(cat "$dir/turns-relay.txt")"
+grep -q "^100 ms turns (relay) .* equal (100)$" "$dir/turns-relay.txt" ||
+    fail "turns through the relay: not about 100 equal turns: $(cat "$dir/turns-relay.txt")"
+[ "$(col "$dir/turns-relay.txt" "100 ms turns (relay)" 1)" = 0 ] || fail "turns through the relay froze on lan"
+[ "$(value converged "$dir/turns-relay.json")" = true ] || fail "turns through the relay did not converge"
 
 echo "sim_lockstep: ok"

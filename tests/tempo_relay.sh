@@ -19,7 +19,7 @@ grep -q -- "--max-matches" out.txt || { echo "FAIL --help lists no --max-matches
 "$relay" --port 0 >out.txt 2>&1
 [ $? -eq 2 ] || { echo "FAIL --port 0 is no usage error"; fails=$((fails + 1)); }
 port=$((41000 + $$ % 2000))
-"$load" --relay "$relay" --port "$port" --matches 2 --players 2 --seconds 2 \
+"$load" --relay-program "$relay" --port "$port" --matches 2 --players 2 --seconds 2 \
     --warmup-seconds 2 >out.txt 2>&1 || { echo "FAIL relay-load"; cat out.txt; fails=$((fails + 1)); }
 grep -q "^members 4 (in play 4)" out.txt || { echo "FAIL members not in play:"; cat out.txt; fails=$((fails + 1)); }
 frames=$(sed -n 's/.*frames \([0-9.]*\)\/s.*/\1/p' out.txt)

@@ -73,6 +73,18 @@ if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_multiprocess.sh $<TARGET_FILE:tempo-arena>
             $<TARGET_FILE:tempo-netem> ${CMAKE_CURRENT_BINARY_DIR}/arena_multiprocess)
   set_tests_properties(arena_multiprocess PROPERTIES TIMEOUT 300)
+  # Three peers through a real tempo-relay, unsealed and with tokens.
+  if(TARGET tempo-relay)
+    if(TARGET tempo-token AND TEMPO_HAVE_SODIUM)
+      set(ARENA_RELAY_TOKEN $<TARGET_FILE:tempo-token>)
+    else()
+      set(ARENA_RELAY_TOKEN -)
+    endif()
+    add_test(NAME arena_relay
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_relay.sh $<TARGET_FILE:tempo-arena>
+              $<TARGET_FILE:tempo-relay> ${ARENA_RELAY_TOKEN} ${CMAKE_CURRENT_BINARY_DIR}/arena_relay)
+    set_tests_properties(arena_relay PROPERTIES TIMEOUT 120)
+  endif()
   # --record on both peers of a real match, --replay of each file.
   add_test(NAME arena_replay
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_replay.sh $<TARGET_FILE:tempo-arena>
@@ -83,6 +95,11 @@ if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_rejoin.sh $<TARGET_FILE:tempo-arena>
             ${CMAKE_CURRENT_BINARY_DIR}/arena_rejoin)
   set_tests_properties(arena_rejoin PROPERTIES TIMEOUT 120)
+  # One of three sealed peers stopped past the timeout: it comes back by itself.
+  add_test(NAME arena_pause
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_pause.sh $<TARGET_FILE:tempo-arena>
+            ${CMAKE_CURRENT_BINARY_DIR}/arena_pause)
+  set_tests_properties(arena_pause PROPERTIES TIMEOUT 60)
 endif()
 
 # tempo-flood's command line and accounting (the flood of a real match is
@@ -135,9 +152,15 @@ if(TARGET tempo-sim)
 endif()
 
 # The default report as headless Chromium lays it out at 1280 and 1920 px:
-# nothing wider than the window, every chart with room, real screenshots.
+# nothing wider than the window, every chart with room, real screenshots;
+# the client-server and lockstep reports too.
 # Exit 77 = no Chromium = skip (the reason is printed).
 if(TARGET tempo-sim AND NOT WIN32)
+  # The report's numbers and names agree with the terminal's.
+  add_test(NAME sim_report_facts
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_report_facts.sh $<TARGET_FILE:tempo-sim>
+            ${CMAKE_CURRENT_BINARY_DIR}/sim_report_facts)
+  set_tests_properties(sim_report_facts PROPERTIES TIMEOUT 60)
   add_test(NAME report_render
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/report_render.sh $<TARGET_FILE:tempo-sim>
             ${CMAKE_CURRENT_BINARY_DIR}/report_render)
@@ -245,4 +268,23 @@ if(NOT WIN32)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/deploy_manifests.sh ${PROJECT_SOURCE_DIR}
             ${CMAKE_CURRENT_BINARY_DIR}/deploy_manifests)
   set_tests_properties(deploy_manifests PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
+endif()
+
+# Every program's --help against the one vocabulary of docs/TOOLS.md
+# (tests/tools_help.sh): --version, a usage error for an unknown option,
+# each shared option with one meaning and value, the old spellings read.
+if(NOT WIN32)
+  set(TOOLS_HELP_PROGRAMS "")
+  foreach(t tempo-sim tempo-arena tempo-arena-sdl tempo-pong tempo-pong-sdl tempo-hitscan
+            tempo-hitscan-sdl tempo-relay relay-load tempo-token tempo-netem tempo-flood)
+    if(TARGET ${t})
+      list(APPEND TOOLS_HELP_PROGRAMS "${t}=$<TARGET_FILE:${t}>")
+    endif()
+  endforeach()
+  if(TOOLS_HELP_PROGRAMS)
+    add_test(NAME tools_help
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tools_help.sh ${PROJECT_SOURCE_DIR}/docs/TOOLS.md
+              ${PROJECT_SOURCE_DIR}/include/tempo/base.h ${TOOLS_HELP_PROGRAMS})
+    set_tests_properties(tools_help PROPERTIES TIMEOUT 60 ENVIRONMENT "SDL_VIDEODRIVER=dummy")
+  endif()
 endif()

@@ -271,7 +271,7 @@ static void draw_top_bar(SDL_Renderer *r, const arena_view *v)
     colour(r, DIM, 255);
     arena_text(r, BOARD_X + 216, 23, 2,
                v->mode == ARENA_MODE_SYNCTEST ? "SYNCTEST"
-               : v->mode == ARENA_MODE_P2P    ? "PEER TO PEER"
+               : v->mode == ARENA_MODE_P2P    ? (v->relay ? "THROUGH A RELAY" : "PEER TO PEER")
                : v->mode == ARENA_MODE_REPLAY ? "REPLAY"
                                               : "LOCAL ROLLBACK");
 
@@ -432,6 +432,9 @@ static const char *const ROLLBACK_INTRO[] = {
 static const char *const P2P_INTRO[] = {
     "PEER TO PEER OVER UDP:", "REMOTE INPUTS ARRIVE", "LATE; TEMPO PREDICTS", "THEM, THEN FIXES.", "",
 };
+static const char *const RELAY_INTRO[] = {
+    "THROUGH A RELAY: IT", "TIMES THE FRAMES AND", "SENDS EVERY INPUT;", "TEMPO PREDICTS, FIXES.", "",
+};
 static const char *const ROLLBACK_TRY[] = {
     "TRY ] FOR MORE DELAY,", "= TO HIDE IT BEHIND", "INPUT DELAY.",
 };
@@ -481,7 +484,9 @@ static void rollback_panel(panel *pn, const arena_view *v)
 {
     bool p2p = v->mode == ARENA_MODE_P2P;
     line(pn, TEXT, "NETCODE VIEW       F1");
-    if (p2p)
+    if (p2p && v->relay)
+        paragraph(pn, DIM, RELAY_INTRO, COUNT(RELAY_INTRO));
+    else if (p2p)
         paragraph(pn, DIM, P2P_INTRO, COUNT(P2P_INTRO));
     else
         paragraph(pn, DIM, ROLLBACK_INTRO, COUNT(ROLLBACK_INTRO));

@@ -34,14 +34,41 @@ static bool parse_peer(void *field, const char *value, char *why, size_t why_siz
             return false;
         }
     arena_peer *p = &o->peers[o->npeers];
-    if (!platform_resolve(end + 1, TEMPO_ADDRESS_NONE, &p->addr, why, why_size))
+    if (!platform_resolve_port(end + 1, "peer", &p->addr, why, why_size))
         return false;
-    if (p->addr.port == 0) {
-        snprintf(why, why_size, "port 0: want the peer's port, 1..65535");
-        return false;
-    }
     p->player = (int)k;
     o->npeers++;
+    return true;
+}
+
+/* --relay HOST:PORT: the relay every player not yours plays through. */
+static bool parse_relay(void *field, const char *value, char *why, size_t why_size)
+{
+    arena_options *o = field;
+    o->has_relay = platform_resolve_port(value, "relay", &o->relay, why, why_size);
+    return o->has_relay;
+}
+
+/* --input-delay D|auto. */
+static bool parse_input_delay(void *field, const char *value, char *why, size_t why_size)
+{
+    arena_options *o = field;
+    return options_input_delay(value, ARENA_MAX_INPUT_DELAY, &o->input_delay, &o->auto_delay, why,
+                               why_size);
+}
+
+/* --headless-frames N, the old spelling of --headless --frames N. */
+static bool parse_headless_frames(void *field, const char *value, char *why, size_t why_size)
+{
+    arena_options *o = field;
+    char *end;
+    long n = strtol(value, &end, 10);
+    if (end == value || *end || n < 1 || n > 100000000) {
+        snprintf(why, why_size, "want 1..100000000");
+        return false;
+    }
+    o->headless = true;
+    o->frames = (int)n;
     return true;
 }
 
@@ -69,35 +96,48 @@ static const option_spec sdl_specs[] = {
      .max = ARENA_MAX_DELAY_MS,
      .help = "simulated one-way network delay, default 80\n(p2p: added to outgoing datagrams, "
              "default 0)"},
-    {.name = "input-delay", .kind = OPTION_INT, .value = "F", .offset = FIELD(input_delay),
-     .min = 0, .max = ARENA_MAX_INPUT_DELAY, .help = "input delay in frames, default 1"},
-    {.name = "max-prediction", .kind = OPTION_INT, .value = "F", .offset = FIELD(max_prediction),
+    {.name = "input-delay", .kind = OPTION_CUSTOM, .value = "D|auto", .parse = parse_input_delay,
+     .range = "0..10 or auto",
+     .help = "input delay in frames, default 1; auto (p2p):\ntempo sets it from the measured lag"},
+    {.name = "max-prediction", .kind = OPTION_INT, .value = "P", .offset = FIELD(max_prediction),
      .min = 1, .max = TEMPO_MAX_PREDICTION, .help = "prediction window, default 16"},
-    {.name = "check-distance", .kind = OPTION_INT, .value = "F", .offset = FIELD(check_distance),
+    {.name = "check-distance", .kind = OPTION_INT, .value = "D", .offset = FIELD(check_distance),
      .min = 1, .max = TEMPO_MAX_PREDICTION,
      .help = "synctest frames replayed per tick, default 7"},
     {.name = "frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(frames), .min = 1,
      .max = 100000000, .help = "quit after N frames"},
-    {.name = "headless-frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(headless_frames),
-     .min = 1, .max = 100000000,
-     .help = "no window: bots fly every local ship, N frames,\nthen exit"},
+    {.name = "headless", .kind = OPTION_FLAG, .offset = FIELD(headless),
+     .help = "no window: bots fly every local ship for --frames N\nframes, then exit"},
+    {.name = "headless-frames", .kind = OPTION_CUSTOM, .value = "N", .parse = parse_headless_frames,
+     .range = "1..100000000", .flags = OPTION_HIDDEN,
+     .help = "the old spelling of --headless --frames N"},
     {.name = "render-hz", .kind = OPTION_INT, .value = "N", .offset = FIELD(render_hz), .min = 1,
      .max = 1000,
      .help = "headless: also draw N pictures a second between\nframes (each steps a copy ahead, then restores)"},
     {.name = "screenshot", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(screenshot),
      .help = "write the last picture as a BMP"},
-    {.name = "autopilot", .kind = OPTION_FLAG, .offset = FIELD(autopilot),
+    {.name = "bot", .kind = OPTION_FLAG, .offset = FIELD(autopilot),
      .help = "a bot flies your ship (Tab toggles)"},
     {.name = "port", .kind = OPTION_INT, .value = "P", .offset = FIELD(port), .min = 1,
-     .max = 65535, .help = "p2p: local UDP port (p2p mode when --peer is given)"},
+     .max = 65535, .help = "p2p: local UDP port (p2p mode when --peer is given;\nwith --relay "
+                           "default any)"},
     {.name = "peer", .kind = OPTION_CUSTOM, .value = "I=HOST:PORT", .parse = parse_peer,
      .range = "HOST a name, a.b.c.d or [v6]", .flags = OPTION_REPEAT,
      .help = "p2p: player I plays at HOST:PORT; once per remote\n"
              "player; the rest play here"},
+    {.name = "relay", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .parse = parse_relay,
+     .range = "HOST a name, a.b.c.d or [v6]",
+     .help = "play through the tempo-relay at HOST:PORT: every\nplayer not yours is at the "
+             "relay (docs/RELAY.md)"},
+    {.name = "token-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(token_file),
+     .help = "--relay: join sealed with this token (tempo-token\n--match ID --players N "
+             "--player I --out F)"},
+    {.name = "match", .kind = OPTION_U64, .value = "ID", .offset = FIELD(match), .min = 1,
+     .range = "1..2^64-1", .help = "--relay without a token: the match, default 1"},
     {.name = "player", .kind = OPTION_INT, .value = "I", .offset = FIELD(me), .min = 0,
-     .max = ARENA_MAX_PLAYERS - 1, .help = "p2p: the player you fly, default 0"},
+     .max = ARENA_MAX_PLAYERS - 1, .help = "p2p, relay: the player you fly, default 0"},
     {.name = "auto-delay", .kind = OPTION_FLAG, .offset = FIELD(auto_delay),
-     .help = "p2p: tempo sets the input delay from the measured\nlag"},
+     .flags = OPTION_HIDDEN, .help = "the old spelling of --input-delay auto"},
     {.name = "record", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(record),
      .help = "write the match's replay to FILE (docs/REPLAY.md)"},
     {.name = "replay", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(replay),
@@ -109,12 +149,20 @@ static const option_spec sdl_specs[] = {
      .help = "p2p: the match key from file F: 32 raw bytes or\n64 hex digits"},
 };
 
+static const option_alias sdl_aliases[] = {{"autopilot", "bot"}};
+
 static const option_command sdl_command = {
     .program = "tempo-arena-sdl",
     .synopsis = "  Play arena against bots through a tempo session (docs/DEMO.md).",
     .specs = sdl_specs,
     .count = (int)(sizeof sdl_specs / sizeof sdl_specs[0]),
-    .epilogue = "exit: 0 ok, 1 error, 2 usage, 3 desync or synctest mismatch, 77 no video driver\n",
+    .epilogue = "examples (docs/DEMO.md has more):\n"
+                "  tempo-arena-sdl                         you against 3 bots, 80 ms away\n"
+                "  tempo-arena-sdl --players 2 --player 0 --port 7000 --peer 1=HOST:7001\n"
+                "  tempo-arena-sdl --players 3 --player 0 --relay HOST:40000\n"
+                "exit: 0 ok, 1 error, 2 usage, 3 desync or synctest mismatch, 77 no video driver\n",
+    .aliases = sdl_aliases,
+    .alias_count = (int)(sizeof sdl_aliases / sizeof sdl_aliases[0]),
 };
 
 /* p2p: every peer's player below --players, distinct, not ours; one address
@@ -157,6 +205,12 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
         return ARENA_OPTIONS_USAGE;
     if (o->synctest)
         o->mode = ARENA_MODE_SYNCTEST;
+    if (o->headless && !o->frames) {
+        options_error(&sdl_command, "--headless needs --frames N, how long to play");
+        return ARENA_OPTIONS_USAGE;
+    }
+    if (o->headless)
+        o->headless_frames = o->frames;
     if (o->replay) {
         if (o->synctest || o->npeers > 0 || o->record) {
             options_error(&sdl_command, "--replay plays a file alone: no --synctest, --peer or --record");
@@ -165,9 +219,40 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
         o->mode = ARENA_MODE_REPLAY;
         return ARENA_OPTIONS_RUN;
     }
-    if (o->npeers > 0 && o->mode == ARENA_MODE_SYNCTEST) {
-        options_error(&sdl_command, "--synctest runs alone, without --peer");
+    if ((o->npeers > 0 || o->has_relay) && o->mode == ARENA_MODE_SYNCTEST) {
+        options_error(&sdl_command, "--synctest runs alone, without --peer or --relay");
         return ARENA_OPTIONS_USAGE;
+    }
+    if ((o->token_file || o->match) && !o->has_relay) {
+        options_error(&sdl_command, "--%s is for a match through a relay: give --relay HOST:PORT",
+                      o->token_file ? "token-file" : "match");
+        return ARENA_OPTIONS_USAGE;
+    }
+    if (o->has_relay) {
+        if (o->npeers > 0) {
+            options_error(&sdl_command, "--relay and --peer: through a relay every player not "
+                                        "yours is at the relay; give no --peer");
+            return ARENA_OPTIONS_USAGE;
+        }
+        if (o->has_key || o->key_file) {
+            options_error(&sdl_command, "--relay: a relay match is sealed by its --token-file, "
+                                        "not a match key");
+            return ARENA_OPTIONS_USAGE;
+        }
+        if (o->token_file && o->match) {
+            options_error(&sdl_command, "--token-file and --match: the token names the match");
+            return ARENA_OPTIONS_USAGE;
+        }
+        if (o->record) {
+            options_error(&sdl_command, "--relay: no --record (a relay match is recorded by "
+                                        "tempo-arena --record only in p2p)");
+            return ARENA_OPTIONS_USAGE;
+        }
+        o->mode = ARENA_MODE_P2P;
+        if (!options_given(&sdl_command, given, "players"))
+            o->players = 2;
+        if (!options_given(&sdl_command, given, "delay"))
+            o->delay_ms = 0;
     }
     if (o->npeers > 0) {
         o->mode = ARENA_MODE_P2P;
@@ -177,7 +262,8 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
             o->delay_ms = 0; /* the network brings its own */
     }
     if (o->mode != ARENA_MODE_P2P && o->me != 0) {
-        options_error(&sdl_command, "--player %d: only p2p mode (--peer) flies another ship than 0",
+        options_error(&sdl_command,
+                      "--player %d: only a network match (--peer, --relay) flies another ship than 0",
                       o->me);
         return ARENA_OPTIONS_USAGE;
     }
@@ -186,7 +272,7 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
                       o->players - 1);
         return ARENA_OPTIONS_USAGE;
     }
-    if (o->mode == ARENA_MODE_P2P && !peers_valid(o))
+    if (o->mode == ARENA_MODE_P2P && !o->has_relay && !peers_valid(o))
         return ARENA_OPTIONS_USAGE;
     if ((o->has_key || o->key_file) && o->mode != ARENA_MODE_P2P) {
         options_error(&sdl_command, "--key and --key-file seal a p2p match: give --peer too");

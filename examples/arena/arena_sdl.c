@@ -25,9 +25,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bot.h"
 #include "tempo/udp.h"
+#include "tokenfile.h"
 
 /* Exit codes (also in --help). */
 #define EXIT_OK 0
@@ -98,18 +100,43 @@ static uint64_t clock_us(void)
 
 /* ---- setting up -------------------------------------------------------------- */
 
-/* p2p: one UDP socket on --port, its sends delayed by the lag line (by
- * nothing unless --delay or [ ] ask), every --peer player remote. */
+/* Over the network: one UDP socket on --port, its sends delayed by the
+ * lag line (by nothing unless --delay or [ ] ask); p2p: every --peer
+ * player remote; through a relay: every player but yours at the relay,
+ * sealed with the token if there is one. */
 static tempo_result open_p2p(demo *d, tempo_config *cfg)
 {
     const arena_options *o = &d->opt;
-    tempo_address any = {.family = o->peers[0].addr.family, .port = (uint16_t)o->port};
+    tempo_address any = {.family = o->has_relay ? o->relay.family : o->peers[0].addr.family,
+                         .port = (uint16_t)o->port};
     tempo_result r = tempo_udp_open(&any, NULL, &d->udp);
     if (r != TEMPO_OK)
         return r;
     tempo_transport tr = arena_lag_transport(&d->lag, tempo_udp_transport(d->udp));
-    cfg->random_seed = clock_us() ^ ((uint64_t)o->port << 40); /* handshake nonces */
+    /* handshake nonces; where the stack lies tells two windows apart */
+    cfg->random_seed = clock_us() ^ ((uint64_t)o->port << 40) ^ (uint64_t)(uintptr_t)&tr;
     cfg->auto_delay.enabled = o->auto_delay; /* INVERSUS-style: delay follows the lag */
+    if (o->has_relay) {
+        uint8_t token[TEMPO_TOKEN_SIZE];
+        if (o->token_file && !token_read_file("tempo-arena-sdl", o->token_file, token))
+            return TEMPO_E_INVALID_ARG;
+        char why[192];
+        if (o->token_file && !token_check(token, &o->relay, NULL,
+                                          (uint64_t)time(NULL), why, sizeof why))
+            fprintf(stderr, "tempo-arena-sdl: warning: --token-file %s: %s; the relay will "
+                            "refuse it\n",
+                    o->token_file, why);
+        cfg->session_id = (uint32_t)(o->match ? o->match : 1u);
+        r = tempo_session_create_relay_member(cfg, &tr, &o->relay, o->token_file ? token : NULL,
+                                              &d->session);
+        tempo_wipe(token, sizeof token);
+        for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
+            d->local[p] = p == o->me;
+            if (d->local[p])
+                r = tempo_session_add_local_player(d->session, p);
+        }
+        return r;
+    }
     cfg->has_match_key = o->has_key;
     memcpy(cfg->match_key, o->key, sizeof cfg->match_key);
     r = tempo_session_create_p2p(cfg, &tr, &d->session);
@@ -194,12 +221,13 @@ static bool demo_start(demo *d, const arena_options *o)
     for (int p = 0; p < o->players && r == TEMPO_OK && o->mode != ARENA_MODE_SYNCTEST; p++)
         if (d->local[p])
             r = tempo_session_set_input_delay(d->session, p, o->input_delay);
-    if (!ok(r, o->mode == ARENA_MODE_P2P ? "p2p session" : "session"))
+    if (!ok(r, o->mode == ARENA_MODE_P2P ? (o->has_relay ? "relay member" : "p2p session") : "session"))
         return false;
 
     arena_view *v = &d->view;
     v->game = &d->game;
     v->mode = o->mode;
+    v->relay = o->has_relay;
     v->human = -1;
     v->overlay = true;
     v->max_prediction = o->max_prediction;
@@ -397,12 +425,18 @@ static void note_event(demo *d, const tempo_event *ev)
     v->message_ticks = MESSAGE_TICKS;
 }
 
-/* The worst peer's round trip and loss, for the overlay. */
+/* The worst peer's round trip and loss (through a relay: the relay's), for
+ * the overlay. */
 static void note_peers(demo *d)
 {
     arena_view *v = &d->view;
     v->ping_ms = 0;
     v->loss_pct = 0;
+    tempo_relay_member_info mi;
+    if (d->opt.has_relay && tempo_session_relay_info(d->session, &mi) == TEMPO_OK) {
+        v->ping_ms = (int)mi.rtt_ms;
+        return;
+    }
     for (int p = 0; p < d->opt.players; p++) {
         tempo_endpoint_stats es;
         if (d->local[p] || tempo_session_get_endpoint_stats(d->session, p, &es) != TEMPO_OK)
@@ -603,10 +637,11 @@ static void on_key(demo *d, SDL_Scancode key, bool *running, bool *shot)
 
 /* ---- running it ------------------------------------------------------------------ */
 
-static const char *mode_name(arena_mode m)
+static const char *mode_name(const arena_options *o)
 {
+    arena_mode m = o->mode;
     return m == ARENA_MODE_SYNCTEST ? "synctest"
-           : m == ARENA_MODE_P2P    ? "p2p"
+           : m == ARENA_MODE_P2P    ? (o->has_relay ? "relay" : "p2p")
            : m == ARENA_MODE_REPLAY ? "replay"
                                     : "local rollback";
 }
@@ -617,7 +652,7 @@ static int finish(const demo *d)
     tempo_session_stats st;
     tempo_session_get_stats(d->session, &st);
     printf("tempo-arena-sdl: %s, %d players, %llu ticks, frame %d, score %d:%d\n",
-           mode_name(d->opt.mode), d->opt.players, (unsigned long long)d->ticks, (int)st.frame,
+           mode_name(&d->opt), d->opt.players, (unsigned long long)d->ticks, (int)st.frame,
            arena_team_score(&d->game, 0), arena_team_score(&d->game, 1));
     if (tempo_subframe_renders(&d->sf) > 0)
         printf("  drawn between frames: %llu pictures, the game changed by %llu of them\n",
@@ -648,11 +683,15 @@ static int finish(const demo *d)
         return d->view.synctest_mismatches ? EXIT_DESYNC : EXIT_OK;
     }
     if (d->opt.mode == ARENA_MODE_P2P) {
-        printf("  p2p: desync checks %llu, desyncs %llu, ping %d ms, time-sync stalls %llu\n",
-               (unsigned long long)st.desync_checks, (unsigned long long)st.desyncs,
-               d->view.ping_ms, (unsigned long long)st.timesync_stalls);
+        printf("  %s: desync checks %llu, desyncs %llu, ping %d ms, time-sync stalls %llu\n",
+               mode_name(&d->opt), (unsigned long long)st.desync_checks,
+               (unsigned long long)st.desyncs, d->view.ping_ms,
+               (unsigned long long)st.timesync_stalls);
         if (!d->running) {
-            fprintf(stderr, "tempo-arena-sdl: never synchronized with the peers\n");
+            fprintf(stderr, "tempo-arena-sdl: %s\n",
+                    d->opt.has_relay ? "the relay never started the match (is tempo-relay running "
+                                       "there, and every player's member in?)"
+                                     : "never synchronized with the peers");
             return EXIT_ERROR;
         }
         return st.desyncs ? EXIT_DESYNC : EXIT_OK;
@@ -734,12 +773,15 @@ static int run_headless(const arena_options *o)
 static int run_window(const arena_options *o)
 {
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_GAMECONTROLLER) != 0) {
-        fprintf(stderr, "tempo-arena-sdl: no video: %s (try --headless-frames N)\n",
+        fprintf(stderr, "tempo-arena-sdl: no video: %s (try --headless --frames N)\n",
                 SDL_GetError());
         return EXIT_NO_VIDEO;
     }
+    int win_w = ARENA_VIEW_W, win_h = ARENA_VIEW_H;
+    if (!o->screenshot) /* a screenshot keeps the canvas's own size */
+        arena_window_fit(&win_w, &win_h);
     SDL_Window *win = SDL_CreateWindow("tempo arena", SDL_WINDOWPOS_CENTERED,
-                                       SDL_WINDOWPOS_CENTERED, ARENA_VIEW_W, ARENA_VIEW_H,
+                                       SDL_WINDOWPOS_CENTERED, win_w, win_h,
                                        SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     SDL_Renderer *ren = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_PRESENTVSYNC) : NULL;
     if (win && !ren)

@@ -29,7 +29,7 @@
 typedef enum arena_mode {
     ARENA_MODE_LOCAL,    /* local session; bots are remote behind a simulated delay */
     ARENA_MODE_SYNCTEST, /* synctest session; every player local */
-    ARENA_MODE_P2P,      /* p2p session over UDP with other machines */
+    ARENA_MODE_P2P,      /* over UDP with other machines: p2p, or through a relay */
     ARENA_MODE_REPLAY    /* a replay file played back (--replay) */
 } arena_mode;
 
@@ -49,6 +49,7 @@ typedef struct arena_options {
     int max_prediction;  /* frames */
     int check_distance;  /* synctest: frames replayed each tick */
     int frames;          /* window: quit after this many ticks; 0 = play on */
+    bool headless;       /* --headless given */
     int headless_frames; /* > 0: no window, no devices, bots fly every local ship */
     int render_hz;       /* headless: pictures a second drawn between frames (0: none) */
     const char *screenshot; /* BMP written at the end */
@@ -62,6 +63,10 @@ typedef struct arena_options {
     bool has_key;        /* p2p: --key or --key-file gave the match key */
     uint8_t key[32];
     const char *key_file;
+    bool has_relay;      /* --relay: through a relay instead of --peer */
+    tempo_address relay;
+    const char *token_file; /* --relay: a member's token (tempo-token --match) */
+    uint64_t match;      /* --relay without a token: the match id */
 } arena_options;
 
 #define ARENA_MAX_DELAY_MS 500
@@ -141,6 +146,7 @@ void arena_lag_flush(arena_lag *l);
 typedef struct arena_view {
     const arena_state *game;
     arena_mode mode;
+    bool relay;           /* ARENA_MODE_P2P through a relay */
     int human;            /* the player this machine's devices drive, -1: none */
     bool overlay;         /* F1: show what the netcode does, not just the game */
     bool autopilot;       /* a bot flies the human's ship */
@@ -183,6 +189,12 @@ typedef struct arena_view {
 /* Draw one picture of v on the logical canvas (ARENA_VIEW_W x ARENA_VIEW_H)
  * and leave it unpresented. */
 void arena_draw(SDL_Renderer *r, const arena_view *v);
+
+/* ---- the window (arena_window.c) ---------------------------------------- */
+
+/* Shrink a canvas size (w x h) to fit the screen, keeping its shape, for
+ * the window's first size; unchanged if it fits or SDL cannot tell. */
+void arena_window_fit(int *w, int *h);
 
 /* Text in the built-in 5x7 font (arena_font.c): each font pixel is a
  * scale x scale square in the current draw colour; glyphs are 6 * scale

@@ -7,7 +7,10 @@
 #include "arena_sound.h"
 
 #include <SDL.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "platform.h"
 
 #define VOICES 8
 #define RATE 44100
@@ -51,18 +54,25 @@ static void mix(void *ctx, Uint8 *stream, int len)
 
 bool arena_sound_open(void)
 {
-    if (SDL_InitSubSystem(SDL_INIT_AUDIO) != 0)
-        return false;
-    SDL_AudioSpec want, got;
-    memset(&want, 0, sizeof want);
-    want.freq = RATE;
-    want.format = AUDIO_S16SYS;
-    want.channels = 1;
-    want.samples = 512;
-    want.callback = mix;
-    device = SDL_OpenAudioDevice(NULL, 0, &want, &got, 0);
+    /* Without a sound card the audio libraries under SDL print a page of
+     * errors of their own; one line of ours says it better. */
+    int quiet = platform_stderr_mute();
+    device = 0;
+    if (SDL_InitSubSystem(SDL_INIT_AUDIO) == 0) {
+        SDL_AudioSpec want, got;
+        memset(&want, 0, sizeof want);
+        want.freq = RATE;
+        want.format = AUDIO_S16SYS;
+        want.channels = 1;
+        want.samples = 512;
+        want.callback = mix;
+        device = SDL_OpenAudioDevice(NULL, 0, &want, &got, 0);
+        if (device == 0)
+            SDL_QuitSubSystem(SDL_INIT_AUDIO);
+    }
+    platform_stderr_unmute(quiet);
     if (device == 0) {
-        SDL_QuitSubSystem(SDL_INIT_AUDIO);
+        fprintf(stderr, "tempo-arena-sdl: no sound (%s): playing silent\n", SDL_GetError());
         return false;
     }
     SDL_PauseAudioDevice(device, 0);

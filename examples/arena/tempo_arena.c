@@ -3,11 +3,17 @@
  * tempo_arena.c — one arena peer per process over real UDP, played by bots.
  *
  *   tempo-arena --players N --player I[,J...] --port P --peer I=HOST:PORT ...
- *               --frames F [--seed S] [--input-delay D | --auto-delay] ...
+ *               --frames F [--seed S] [--input-delay D|auto] ...
+ *   tempo-arena --players N --player I[,J...] --relay HOST:PORT
+ *               [--token-file F | --match ID] --frames F ...
  *
  * (tempo-arena --help lists every option; docs/DEMO.md shows matches.)
  * Every player is either local (--player) or at a peer address (--peer;
- * players sharing an address share a machine). The program opens one UDP
+ * players sharing an address share a machine); or, through a relay
+ * (--relay, docs/RELAY.md), every player not local is at the relay, which
+ * times the frames: a member session, sealed with the token a backend
+ * minted (tempo-token --match), or in the clear in match --match. The
+ * program opens one UDP
  * socket of the peers' family (IPv4 or IPv6), ticks at 60 Hz of the real
  * clock, feeds its bots' inputs to a tempo p2p session, runs the arena in
  * arena mode, and once frame F is confirmed (every peer's input for every
@@ -29,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arena.h"
 #include "arena_replay.h"
@@ -36,8 +43,10 @@
 #include "keyfile.h"
 #include "options.h"
 #include "platform.h"
+#include "tempo/relay.h"
 #include "tempo/secure.h"
 #include "tempo/udp.h"
+#include "tokenfile.h"
 
 #define MAX_INPUT_DELAY 8      /* the default prediction window */
 #define FRAME_US 16667u        /* 60 Hz */
@@ -50,10 +59,14 @@ typedef struct arena_cli {
     tempo_address peer[ARENA_MAX_PLAYERS]; /* remote players' machines (--peer) */
     uint32_t remote;                       /* remote player mask */
     int port;
+    tempo_address relay;                   /* --relay: the relay's address */
+    bool has_relay;
+    const char *token_file;                /* --token-file: a relay member's token */
+    uint64_t match;                        /* --match: an unsealed relay match's id */
     int frames;
     uint64_t seed;
     int input_delay;
-    bool auto_delay;
+    bool auto_delay;                       /* --input-delay auto */
     int timeout_s;
     int connect_timeout_s;
     bool headless;
@@ -75,23 +88,7 @@ typedef struct arena_cli {
 static bool parse_player(void *out, const char *value, char *why, size_t why_size)
 {
     arena_cli *o = out;
-    for (const char *p = value;;) {
-        char *end;
-        long k = strtol(p, &end, 10);
-        if (end == p || k < 0 || k >= ARENA_MAX_PLAYERS || (*end && *end != ',')) {
-            snprintf(why, why_size, "want a player number 0..%d, or several separated by commas",
-                     ARENA_MAX_PLAYERS - 1);
-            return false;
-        }
-        if (o->local & (1u << k)) {
-            snprintf(why, why_size, "player %ld is named twice", k);
-            return false;
-        }
-        o->local |= 1u << k;
-        if (!*end)
-            return true;
-        p = end + 1;
-    }
+    return options_player_list(value, ARENA_MAX_PLAYERS, &o->local, why, why_size);
 }
 
 /* --peer I=HOST:PORT: player I plays on the machine at that address. */
@@ -109,17 +106,26 @@ static bool parse_peer(void *out, const char *value, char *why, size_t why_size)
         snprintf(why, why_size, "player %ld already has a --peer", k);
         return false;
     }
-    char reason[120];
-    if (!platform_resolve(end + 1, TEMPO_ADDRESS_NONE, &o->peer[k], reason, sizeof reason)) {
-        snprintf(why, why_size, "%s", reason);
+    if (!platform_resolve_port(end + 1, "peer", &o->peer[k], why, why_size))
         return false;
-    }
-    if (o->peer[k].port == 0) {
-        snprintf(why, why_size, "port 0: want the peer's port, 1..65535");
-        return false;
-    }
     o->remote |= 1u << k;
     return true;
+}
+
+/* --relay HOST:PORT: the relay every player not local plays through. */
+static bool parse_relay(void *out, const char *value, char *why, size_t why_size)
+{
+    arena_cli *o = out;
+    o->has_relay = platform_resolve_port(value, "relay", &o->relay, why, why_size);
+    return o->has_relay;
+}
+
+/* --input-delay D|auto: frames, or tempo picks them from the lag. */
+static bool parse_input_delay(void *out, const char *value, char *why, size_t why_size)
+{
+    arena_cli *o = out;
+    return options_input_delay(value, MAX_INPUT_DELAY, &o->input_delay, &o->auto_delay, why,
+                               why_size);
 }
 
 /* --key HEX: the match key, 64 hex digits. */
@@ -131,6 +137,20 @@ static bool parse_key(void *field, const char *value, char *why, size_t why_size
         return false;
     }
     o->has_key = true;
+    return true;
+}
+
+/* A relay member's token from --token-file, and a warning for whatever
+ * this machine can see is wrong with it (the relay refuses a bad token
+ * without a word). False with a message on stderr. */
+static bool read_token(const arena_cli *o, uint8_t token[TEMPO_TOKEN_SIZE])
+{
+    if (!token_read_file("tempo-arena", o->token_file, token))
+        return false;
+    char why[192];
+    if (!token_check(token, &o->relay, NULL, (uint64_t)time(NULL), why, sizeof why))
+        fprintf(stderr, "tempo-arena: warning: --token-file %s: %s; the relay will refuse it\n",
+                o->token_file, why);
     return true;
 }
 
@@ -154,28 +174,41 @@ static const option_spec arena_specs[] = {
      .range = "players below --players", .flags = OPTION_REPEAT,
      .help = "the players of this machine (bots fly them;\nrequired unless --replay)"},
     {.name = "port", .kind = OPTION_INT, .value = "P", .offset = FIELD(port), .min = 1,
-     .max = 65535, .help = "this machine's UDP port (required unless --replay)"},
+     .max = 65535, .help = "this machine's UDP port (required with --peer;\nwith --relay "
+                           "default any)"},
     {.name = "peer", .kind = OPTION_CUSTOM, .value = "I=HOST:PORT", .parse = parse_peer,
      .range = "HOST a name, a.b.c.d or [v6]", .flags = OPTION_REPEAT,
      .help = "player I plays on the machine at HOST:PORT; once per\n"
              "remote player (players sharing an address share\n"
              "a machine)"},
-    {.name = "frames", .kind = OPTION_INT, .value = "F", .offset = FIELD(frames), .min = 1,
-     .max = 10000000, .help = "play until frame F is confirmed, then print\nits checksum (required unless --replay, which\nplays to the file's end by default)"},
+    {.name = "relay", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .parse = parse_relay,
+     .range = "HOST a name, a.b.c.d or [v6]",
+     .help = "play through the tempo-relay at HOST:PORT instead\nof with --peer: every "
+             "player not this machine's\nis at the relay (docs/RELAY.md)"},
+    {.name = "token-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(token_file),
+     .help = "--relay: join sealed with this token (tempo-token\n--match ID --players N "
+             "--player I --out F)"},
+    {.name = "match", .kind = OPTION_U64, .value = "ID", .offset = FIELD(match), .min = 1,
+     .range = "1..2^64-1",
+     .help = "--relay without a token: the match to join,\ndefault 1; the same on every member"},
+    {.name = "frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(frames), .min = 1,
+     .max = 10000000, .help = "play until frame N is confirmed, then print\nits checksum (required unless --replay, which\nplays to the file's end by default)"},
     {.name = "seed", .kind = OPTION_U64, .value = "S", .offset = FIELD(seed), .min = 0, .max = 0,
      .range = "0..2^64-1", .help = "board and bots, default 1; the same on every\npeer"},
-    {.name = "input-delay", .kind = OPTION_INT, .value = "D", .offset = FIELD(input_delay),
-     .min = 0, .max = MAX_INPUT_DELAY, .help = "input delay in frames, default 0"},
+    {.name = "input-delay", .kind = OPTION_CUSTOM, .value = "D|auto", .parse = parse_input_delay,
+     .range = "0..8 or auto",
+     .help = "input delay in frames, default 0; auto: tempo\nsets it from the measured lag"},
     {.name = "auto-delay", .kind = OPTION_FLAG, .offset = FIELD(auto_delay),
-     .help = "tempo sets the input delay from the measured lag"},
+     .flags = OPTION_HIDDEN, .help = "the old spelling of --input-delay auto"},
     {.name = "connect-timeout", .kind = OPTION_INT, .value = "S",
      .offset = FIELD(connect_timeout_s), .min = 1, .max = 3600,
      .help = "give up when the match has not started after\n"
              "S seconds, naming the peers that did not answer;\n"
              "default 10"},
     {.name = "timeout", .kind = OPTION_INT, .value = "S", .offset = FIELD(timeout_s), .min = 1,
-     .max = 86400, .help = "give up when frame F is not confirmed after\n"
-                           "S seconds; default 120"},
+     .max = 86400, .help = "give up when frame N is not confirmed S seconds\n"
+                           "after the start; default: the time N frames\n"
+                           "take at 60 Hz, plus 60 s"},
     {.name = "key", .kind = OPTION_CUSTOM, .value = "HEX", .parse = parse_key,
      .range = "64 hex digits",
      .help = "the match key, the same on every peer: every\n"
@@ -184,7 +217,7 @@ static const option_spec arena_specs[] = {
     {.name = "key-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(key_file),
      .help = "the match key from file F: 32 raw bytes or\n64 hex digits"},
     {.name = "record", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(record),
-     .help = "write the match's replay to FILE (docs/REPLAY.md):\nevery confirmed frame up to F"},
+     .help = "write the match's replay to FILE (docs/REPLAY.md):\nevery confirmed frame up to N"},
     {.name = "replay", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(replay),
      .help = "play FILE back instead of a match (no network),\nchecking its checksums, and print the same final\nline as the recorded match"},
     {.name = "speed", .kind = OPTION_INT, .value = "Q", .offset = FIELD(speed), .min = 1,
@@ -209,7 +242,7 @@ static const option_spec arena_specs[] = {
 static const option_command arena_command = {
     .program = "tempo-arena",
     .synopsis = "  One arena peer over UDP, played by bots; start one per machine (or port).\n"
-                "  Prints 'final frame=F checksum=C' once frame F is confirmed: every peer\n"
+                "  Prints 'final frame=N checksum=C' once frame N is confirmed: every peer\n"
                 "  of a match, and every match with the same options, prints the same line.",
     .specs = arena_specs,
     .count = (int)(sizeof arena_specs / sizeof arena_specs[0]),
@@ -223,6 +256,33 @@ static const option_command arena_command = {
                 "exit: 0 done, 1 error or timeout, 2 usage\n",
 };
 
+/* A match through a relay: the relay holds every player not local, so no
+ * --peer; the token (or nothing) seals it, so no match key; a relay
+ * cannot hand a state over, so no rejoin. */
+static option_status check_relay(const arena_cli *o)
+{
+    const option_command *c = &arena_command;
+    if (o->remote)
+        return options_error(c, "--relay and --peer: through a relay, every player not this "
+                                "machine's is at the relay; give no --peer");
+    if (o->has_key || o->key_file)
+        return options_error(c, "--relay: a relay match is sealed by its --token-file, not a "
+                                "match key (no --key or --key-file)");
+    if (o->token_file && o->match)
+        return options_error(c, "--token-file and --match: the token names the match");
+    if (o->rejoin || o->rejoin_window_ms)
+        return options_error(c, "--relay: a relay match has no rejoin (the relay keeps no state "
+                                "to hand over)");
+    for (int p = 0; p < ARENA_MAX_PLAYERS; p++)
+        if ((o->local >> p & 1u) && p >= o->players)
+            return options_error(c, "--player %d: want a player below --players, 0..%d", p,
+                                 o->players - 1);
+    if (o->local == (1u << o->players) - 1u)
+        return options_error(c, "--relay: every player is this machine's; a relay match needs "
+                                "another member (or play without --relay)");
+    return OPTIONS_OK;
+}
+
 /* Checks the table cannot make: players against --players, each player
  * exactly once, one address family. */
 static option_status check(const arena_cli *o)
@@ -230,18 +290,31 @@ static option_status check(const arena_cli *o)
     const option_command *c = &arena_command;
     if (o->replay) {
         if (o->players || o->local || o->remote || o->port || o->has_key || o->key_file ||
-            o->record)
+            o->record || o->has_relay)
             return options_error(c, "--replay plays a file: no --players, --player, --peer, "
-                                    "--port, --key or --record with it");
+                                    "--relay, --port, --key or --record with it");
         return OPTIONS_OK;
     }
     if (o->speed)
         return options_error(c, "--speed is for --replay");
-    if (!o->players || !o->local || !o->port || !o->frames)
-        return options_error(c, "--%s is required (or --replay FILE)",
-                             !o->players ? "players" : !o->local ? "player"
-                                                     : !o->port  ? "port"
-                                                                 : "frames");
+    if ((o->token_file || o->match) && !o->has_relay)
+        return options_error(c, "--%s is for a match through a relay: give --relay HOST:PORT",
+                             o->token_file ? "token-file" : "match");
+    if (!o->players)
+        return options_error(c, "--players N is required: how many players the match has "
+                                "(or --replay FILE to play a recording)");
+    if (!o->local)
+        return options_error(c, "--player I is required: the players this machine has");
+    if (!o->frames)
+        return options_error(c, "--frames N is required: the frame to play to");
+    if (!o->port && !o->has_relay)
+        return options_error(c, o->remote ? "--port P is required: this machine's UDP port, "
+                                            "the one the other peers' --peer names"
+                                          : "name the other machines: --port P and --peer "
+                                            "I=HOST:PORT for each other player, or --relay "
+                                            "HOST:PORT (tempo-arena --help has examples)");
+    if (o->has_relay)
+        return check_relay(o);
     uint32_t all = (1u << o->players) - 1u;
     for (int p = 0; p < ARENA_MAX_PLAYERS; p++) {
         if ((o->local >> p & 1u) && p >= o->players)
@@ -300,15 +373,59 @@ static bool first_at_address(const arena_cli *o, int p)
     return (o->remote >> p & 1u) != 0;
 }
 
+/* What the events said that the loop acts on. */
+typedef struct arena_news {
+    bool running;              /* RUNNING came */
+    bool dropped;              /* the others dropped this machine and it does not come back */
+    int32_t dropped_frame;
+    uint32_t rejoined;         /* bit p: local player p plays again from a rejoin frame */
+} arena_news;
+
+static const char *const dropped_how[] = {
+    [TEMPO_DROPPED_REFUSED] = "a peer refused it",
+    [TEMPO_DROPPED_PAUSED] = "it was paused past the disconnect timeout",
+    [TEMPO_DROPPED_CUT_OFF] = "its network went: every peer fell silent at once",
+};
+
+/* One line about datagrams that fail to authenticate, naming the likely cause. */
+static void report_auth(const tempo_event *ev)
+{
+    char addr[TEMPO_ADDRESS_STRLEN];
+    tempo_address_format(&ev->u.auth_failed.address, addr, sizeof addr);
+    const char *what = ev->u.auth_failed.kind == TEMPO_AUTH_PLAIN
+                           ? "are not sealed: no --key-file there?"
+                       : ev->u.auth_failed.kind == TEMPO_AUTH_SEALED
+                           ? "are sealed: a --key-file there, none here?"
+                           : "fail authentication: different match key?";
+    fprintf(stderr, "tempo-arena: datagrams from %s %s\n", addr, what);
+}
+
 /* Print what happened: the handshake, silences and desyncs always (unless
- * --quiet), time sync and waiting with --verbose. Sets *running on RUNNING. */
-static void report_events(tempo_session *s, const arena_cli *o, bool *running)
+ * --quiet), time sync and waiting with --verbose; note in *news what the
+ * loop must act on. */
+static void report_events(tempo_session *s, const arena_cli *o, arena_news *news)
 {
     tempo_event ev;
     char who[96] = "the session";
+    if (o->has_relay) {
+        char addr[TEMPO_ADDRESS_STRLEN];
+        tempo_address_format(&o->relay, addr, sizeof addr);
+        snprintf(who, sizeof who, "the relay at %s", addr);
+    }
     while (tempo_session_poll_event(s, &ev) > 0) {
         if (ev.kind == TEMPO_EVENT_RUNNING)
-            *running = true;
+            news->running = true;
+        if (ev.kind == TEMPO_EVENT_REJOINED && ev.player >= 0 && (o->local >> ev.player & 1u))
+            news->rejoined |= o->local;
+        if (ev.kind == TEMPO_EVENT_DROPPED && !ev.u.dropped.rejoining) {
+            news->dropped = true;
+            news->dropped_frame = ev.u.dropped.frame;
+        }
+        if (ev.kind == TEMPO_EVENT_AUTH_FAILED) {
+            if (!o->quiet)
+                report_auth(&ev);
+            continue;
+        }
         if (ev.player >= 0 && ev.player < o->players && (o->remote >> ev.player & 1u))
             describe(o, ev.player, who, sizeof who);
         bool chatty = ev.kind == TEMPO_EVENT_WAITING || ev.kind == TEMPO_EVENT_WAITING_OVER ||
@@ -327,7 +444,8 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
             fprintf(stderr, " %d/%d: %s", ev.u.sync.done, ev.u.sync.total, who);
             break;
         case TEMPO_EVENT_RUNNING:
-            fprintf(stderr, ": every peer is ready, frames start");
+            fprintf(stderr, o->has_relay ? ": the relay started the match, frames start"
+                                         : ": every peer is ready, frames start");
             break;
         case TEMPO_EVENT_INTERRUPTED:
             fprintf(stderr, ": %s is silent; dropped in %" PRIu32 " ms unless it speaks", who,
@@ -342,6 +460,15 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
                     ev.u.rejoined.frame);
             break;
         case TEMPO_EVENT_REJOIN_STATE: /* arena mode: tempo moves the state itself */
+        case TEMPO_EVENT_AUTH_FAILED:  /* printed above */
+            break;
+        case TEMPO_EVENT_DROPPED:
+            fprintf(stderr, ": the others dropped this machine at frame %" PRId32 " (%s); what it "
+                            "played alone is not the match; %s",
+                    ev.u.dropped.frame, dropped_how[ev.u.dropped.reason],
+                    ev.u.dropped.rejoining ? "it comes back by itself" : "no --rejoin-window: it stays out");
+            if (ev.u.dropped.rejoining && o->has_key)
+                fprintf(stderr, " at key epoch %" PRIu32, ev.u.dropped.epoch);
             break;
         case TEMPO_EVENT_DESYNC:
             fprintf(stderr, ": frame %" PRId32 " checksum %016" PRIx64 " here, %016" PRIx64
@@ -374,9 +501,11 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
 }
 
 /* The machines that have not finished the handshake, as one line
- * ("no answer from player 1 at ...; handshake unfinished with ..."). */
-static void unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t size)
+ * ("no answer from player 1 at ...; handshake unfinished with ..."); true
+ * if datagrams from one of them failed to authenticate. */
+static bool unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t size)
 {
+    bool auth = false;
     size_t len = 0;
     buf[0] = '\0';
     for (int p = 0; p < o->players && len < size; p++) {
@@ -385,13 +514,53 @@ static void unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t s
             st.synchronized)
             continue;
         char who[96];
-        int n = snprintf(buf + len, size - len, "%s%s %s", len ? "; " : "",
-                         st.packets_received ? "handshake unfinished with" : "no answer from",
+        const char *what = st.auth_failures     ? "datagrams that fail authentication from"
+                           : st.packets_received ? "handshake unfinished with"
+                                                 : "no answer from";
+        int n = snprintf(buf + len, size - len, "%s%s %s", len ? "; " : "", what,
                          describe(o, p, who, sizeof who));
         len += n > 0 ? (size_t)n : 0;
+        auth = auth || st.auth_failures > 0;
     }
     if (!buf[0])
         snprintf(buf, size, "every peer answered; waiting for them all to be ready");
+    return auth;
+}
+
+/* Through a relay: where the start stands, as one line. udp: the socket,
+ * which hears from nobody but the relay. */
+static void relay_unfinished(tempo_session *s, const tempo_udp *udp, const arena_cli *o, char *buf,
+                             size_t size)
+{
+    char addr[TEMPO_ADDRESS_STRLEN];
+    tempo_address_format(&o->relay, addr, sizeof addr);
+    tempo_relay_member_info mi;
+    tempo_udp_stats us;
+    tempo_session_state state = TEMPO_SESSION_ENDED;
+    tempo_session_get_state(s, &state);
+    bool heard = tempo_udp_get_stats(udp, &us) == TEMPO_OK && us.received > 0;
+    bool connected = tempo_session_relay_info(s, &mi) == TEMPO_OK && mi.connected;
+    if (!heard)
+        snprintf(buf, size, "no answer from the relay at %s (is tempo-relay running there? %s)",
+                 addr, o->token_file ? "a relay refuses a token it cannot take without a word: "
+                                       "expired, made with another key, or naming another "
+                                       "address than the relay's --bind"
+                                     : "a relay with a --key-file answers only members with a "
+                                       "--token-file");
+    else if (!connected && state == TEMPO_SESSION_ENDED)
+        snprintf(buf, size, "the relay at %s refused us: %s another member already has our "
+                            "players, the members differ in --players, or the relay is full",
+                 addr, o->token_file ? "the token is for other players than --player (a token "
+                                       "names its players), or"
+                                     : "");
+    else if (!connected)
+        snprintf(buf, size, "the relay at %s answers; the handshake goes on", addr);
+    else if (!mi.started)
+        snprintf(buf, size, "the relay at %s admitted us; it starts the match once every "
+                            "player's member is in (or 10 s after the first came)",
+                 addr);
+    else
+        snprintf(buf, size, "the relay at %s started the match; frames start soon", addr);
 }
 
 /* The bots: player p's input for frame f is the f-th output of the bot
@@ -402,6 +571,7 @@ static void unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t s
  * untouched. */
 typedef struct arena_bots {
     arena_bot bot[ARENA_MAX_PLAYERS];
+    uint32_t anchor; /* bit p: the next input taken starts p's count there (a rejoin) */
     uint8_t next[ARENA_MAX_PLAYERS][ARENA_INPUT_SIZE]; /* offered until taken */
     int32_t frame[ARENA_MAX_PLAYERS];                  /* the frame next[p] is for */
 } arena_bots;
@@ -418,13 +588,20 @@ static void bots_start(arena_bots *b, const arena_cli *o)
 
 /* After an advance: draw the next input of every player whose input was
  * taken. False if the session put one on another frame than the bot's
- * count (which would break the same-seed-same-match promise). */
+ * count (which would break the same-seed-same-match promise). Through a
+ * relay an input may land later: a member that fell behind the relay's
+ * clock skips frames, its previous input repeated over them (as the relay
+ * would have substituted it), so the bot carries on from there; a relay
+ * match keeps its promise only while nothing was skipped or substituted. */
 static bool bots_after_tick(arena_bots *b, const arena_cli *o, const tempo_tick *tick)
 {
     for (int p = 0; p < o->players; p++)
         if ((o->local >> p & 1u) && (tick->inputs_taken >> p & 1u)) {
-            if (o->rejoin && b->frame[p] == 0) /* back in a match: it plays from here */
+            if ((o->rejoin && b->frame[p] == 0) || (b->anchor >> p & 1u)) /* back in a match */
                 b->frame[p] = tick->input_frame[p];
+            if (o->has_relay && tick->input_frame[p] > b->frame[p])
+                b->frame[p] = tick->input_frame[p];
+            b->anchor &= ~(1u << p);
             if (tick->input_frame[p] != b->frame[p])
                 return false;
             arena_bot_next(&b->bot[p], b->next[p]);
@@ -521,22 +698,31 @@ static void print_drops(tempo_session *s, const tempo_udp *udp)
 int main(int argc, char **argv)
 {
     char why[512];
-    arena_cli o = {.seed = 1, .timeout_s = 120, .connect_timeout_s = 10};
-    option_status st = options_parse(&arena_command, argc, argv, &o, NULL);
+    arena_cli o = {.seed = 1, .connect_timeout_s = 10};
+    uint64_t given = 0;
+    option_status st = options_parse(&arena_command, argc, argv, &o, &given);
     if (st == OPTIONS_OK)
         st = check(&o);
     if (st != OPTIONS_OK)
         return st == OPTIONS_HELP ? 0 : 2;
+    if (!options_given(&arena_command, given, "timeout"))
+        o.timeout_s = o.frames / 60 + 60;
     if (o.key_file && !read_key_file(&o))
         return 2;
     if (o.replay)
         return play_replay(&o);
+    static uint8_t token[TEMPO_TOKEN_SIZE];
+    if (o.token_file && !read_token(&o, token))
+        return 1;
 
-    /* One socket speaks one family: the peers' (all the same, see check). */
+    /* One socket speaks one family: the peers' (all the same, see check),
+     * or the relay's. */
     tempo_address bind_addr = {.family = TEMPO_ADDRESS_IPV4, .port = (uint16_t)o.port};
     for (int p = 0; p < o.players; p++)
         if (o.remote >> p & 1u)
             bind_addr.family = o.peer[p].family;
+    if (o.has_relay)
+        bind_addr.family = o.relay.family;
     tempo_udp *udp;
     if (tempo_udp_open(&bind_addr, NULL, &udp) != TEMPO_OK) {
         fprintf(stderr, "tempo-arena: cannot bind %s port %d: %s\n",
@@ -552,8 +738,9 @@ int main(int argc, char **argv)
     cfg.arena = &game;
     cfg.arena_size = sizeof game;
     cfg.describe_state = arena_describe; /* desync diffs name the fields */
-    /* Handshake nonces only: they never reach the game. */
-    cfg.random_seed = platform_now_us() ^ ((uint64_t)o.port << 32);
+    /* Handshake nonces only: they never reach the game. Where the stack
+     * lies (placed at random) tells two processes started together apart. */
+    cfg.random_seed = platform_now_us() ^ ((uint64_t)o.port << 32) ^ (uint64_t)(uintptr_t)&cfg;
     cfg.auto_delay.enabled = o.auto_delay;
     cfg.rejoin_window_ms = (uint32_t)o.rejoin_window_ms;
     cfg.rejoin = o.rejoin;
@@ -563,22 +750,44 @@ int main(int argc, char **argv)
     tempo_wipe(o.key, sizeof o.key); /* the session holds its own copy */
     tempo_transport tr = tempo_udp_transport(udp);
     tempo_session *s;
-    tempo_result cr = tempo_session_create_p2p(&cfg, &tr, &s);
+    tempo_result cr;
+    if (o.has_relay) {
+        cfg.session_id = (uint32_t)(o.match ? o.match : 1u); /* the match, without a token */
+        cr = tempo_session_create_relay_member(&cfg, &tr, &o.relay, o.token_file ? token : NULL,
+                                               &s);
+        tempo_wipe(token, sizeof token);
+    } else {
+        cr = tempo_session_create_p2p(&cfg, &tr, &s);
+    }
     tempo_wipe(cfg.match_key, sizeof cfg.match_key);
     if (cr != TEMPO_OK) {
         tempo_udp_close(udp);
         fprintf(stderr, "tempo-arena: cannot create the session: %s%s\n", tempo_strerror(cr),
-                cr == TEMPO_E_UNSUPPORTED ? " (this build has no libsodium: no --key)" : "");
+                cr == TEMPO_E_UNSUPPORTED ? " (this build has no libsodium: no --key or --token-file)"
+                                          : "");
         return 1;
     }
     if (!o.quiet)
         fprintf(stderr, "tempo-arena: %s\n",
-                o.has_key ? "sealed: datagrams authenticated and encrypted with the match key"
-                          : "no --key: datagrams are NOT authenticated");
+                o.has_key          ? "sealed: datagrams authenticated and encrypted with the match key"
+                : o.token_file     ? "sealed: datagrams authenticated and encrypted with the token's keys"
+                : o.has_relay      ? "no --token-file: datagrams to the relay are NOT authenticated"
+                                   : "no --key: datagrams are NOT authenticated");
+    if (o.has_relay && !o.quiet) {
+        char addr[TEMPO_ADDRESS_STRLEN];
+        tempo_address_format(&o.relay, addr, sizeof addr);
+        if (o.token_file)
+            fprintf(stderr, "tempo-arena: joining the relay at %s with the token's match\n", addr);
+        else
+            fprintf(stderr, "tempo-arena: joining match %" PRIu64 " at the relay at %s\n",
+                    o.match ? o.match : 1u, addr);
+    }
     for (int p = 0; p < o.players; p++) {
         if (o.local >> p & 1u) {
             tempo_session_add_local_player(s, p);
             tempo_session_set_input_delay(s, p, o.input_delay);
+        } else if (o.has_relay) {
+            continue; /* at the relay */
         } else {
             tempo_session_add_remote_player(s, p, &o.peer[p]);
             if (!o.quiet && first_at_address(&o, p)) {
@@ -604,24 +813,49 @@ int main(int argc, char **argv)
         connect_deadline = deadline;
     uint64_t next = start, next_note = start + WAITING_NOTE_US, linger_until = 0;
     uint64_t final_checksum = 0;
-    bool have_final = false, running = false, failed = false;
+    bool have_final = false, failed = false;
+    arena_news news = {0};
+    tempo_relay_member_info mi;
+    memset(&mi, 0, sizeof mi);
     for (;;) {
         platform_sleep_until_us(next);
         next += FRAME_US;
         uint64_t now = platform_now_us();
         tempo_session_poll(s, now);
-        report_events(s, &o, &running);
+        report_events(s, &o, &news);
+        bots.anchor |= news.rejoined;
+        news.rejoined = 0;
+        if (news.dropped) { /* its frames from here are its own: no final line of the match */
+            fprintf(stderr, "tempo-arena: dropped from the match at frame %" PRId32 "; no final line\n",
+                    news.dropped_frame);
+            failed = true;
+            break;
+        }
         if (have_final) { /* done: keep answering, stop simulating */
             if (now >= linger_until)
                 break;
             continue;
         }
-        if (!running && now >= connect_deadline) {
-            unfinished(s, &o, why, sizeof why);
-            fprintf(stderr,
-                    "tempo-arena: the match did not start within %d s: %s (is tempo-arena "
-                    "running there, with the same --players?)\n",
-                    (int)((connect_deadline - start) / 1000000u), why);
+        tempo_session_state state = TEMPO_SESSION_RUNNING;
+        if (o.has_relay && !news.running && tempo_session_get_state(s, &state) == TEMPO_OK &&
+            state == TEMPO_SESSION_ENDED) {
+            relay_unfinished(s, udp, &o, why, sizeof why);
+            fprintf(stderr, "tempo-arena: %s\n", why);
+            failed = true;
+            break;
+        }
+        if (!news.running && now >= connect_deadline) {
+            if (o.has_relay) {
+                relay_unfinished(s, udp, &o, why, sizeof why);
+                fprintf(stderr, "tempo-arena: the match did not start within %d s: %s\n",
+                        (int)((connect_deadline - start) / 1000000u), why);
+            } else {
+                bool auth = unfinished(s, &o, why, sizeof why);
+                fprintf(stderr, "tempo-arena: the match did not start within %d s: %s (%s)\n",
+                        (int)((connect_deadline - start) / 1000000u), why,
+                        auth ? "the same match key on every machine?"
+                             : "is tempo-arena running there, with the same --players?");
+            }
             failed = true;
             break;
         }
@@ -631,9 +865,12 @@ int main(int argc, char **argv)
             failed = true;
             break;
         }
-        if (!running && now >= next_note) {
+        if (!news.running && now >= next_note) {
             next_note += WAITING_NOTE_US;
-            unfinished(s, &o, why, sizeof why);
+            if (o.has_relay)
+                relay_unfinished(s, udp, &o, why, sizeof why);
+            else
+                (void)unfinished(s, &o, why, sizeof why);
             if (!o.quiet)
                 fprintf(stderr, "tempo-arena: waiting (%d of %d s): %s\n",
                         (int)((now - start) / 1000000u), o.connect_timeout_s, why);
@@ -662,11 +899,31 @@ int main(int argc, char **argv)
         }
         if (tempo_session_confirmed_frame(s) >= o.frames) {
             have_final = true;
-            linger_until = now + LINGER_US;
+            linger_until = now + (o.has_relay ? 0 : LINGER_US); /* the relay keeps the frames */
+            if (o.has_relay) /* what the match cost, before the linger adds frames */
+                tempo_session_relay_info(s, &mi);
+        }
+    }
+    if (o.has_relay && tempo_session_leave(s) == TEMPO_OK) {
+        /* tell the relay we are gone (the goodbye goes on the next two
+         * polls too), so it stops standing in for our player at once */
+        for (int k = 0; k < 2; k++) {
+            platform_sleep_until_us(platform_now_us() + FRAME_US);
+            tempo_session_poll(s, platform_now_us());
         }
     }
     if (!o.quiet)
         print_drops(s, udp);
+    if (!o.quiet && o.has_relay && (have_final || tempo_session_relay_info(s, &mi) == TEMPO_OK) &&
+        mi.connected) {
+        uint64_t subs = 0;
+        for (int p = 0; p < o.players; p++)
+            subs += mi.substituted[p];
+        fprintf(stderr, "tempo-arena: relay: %" PRId32 " frames taken, %" PRIu64
+                        " inputs substituted (%" PRIu64 " of ours), rtt %.1f ms, stalls %" PRIu64
+                        ", skipped %" PRIu64 "\n",
+                mi.finalized, subs, mi.overridden, mi.rtt_ms, mi.stalls, mi.skipped);
+    }
     tempo_session_destroy(s);
     tempo_udp_close(udp);
     if (o.record && !arena_record_close(&rec, !failed)) {

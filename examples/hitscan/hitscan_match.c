@@ -2,8 +2,8 @@
 /*
  * hitscan_match.c — a hitscan match in virtual time (hitscan_match.h).
  *
- * The server ticks at 60 Hz; each client ticks at the length its tick
- * sync asks for (tempo_client_tick_us) and draws once per tick. Times are
+ * The server ticks at 60 Hz; each client ticks when its client says the
+ * next tick is due (tempo_client_next_tick_at) and draws once per tick. Times are
  * the simnet's virtual microseconds.
  */
 #include "hitscan_match.h"
@@ -218,7 +218,7 @@ void hs_client_tick(hs_client *c, uint64_t now)
         c->claims += in.claim;
         uint8_t bytes[HS_INPUT_SIZE];
         hs_input_pack(&in, bytes);
-        tempo_client_add_local_input(c->c, c->me, bytes);
+        tempo_client_add_local_input(c->c, c->me, bytes, sizeof bytes);
     }
     int32_t before[2] = {0, 0};
     if (c->me >= 0) {
@@ -252,7 +252,7 @@ void hs_client_tick(hs_client *c, uint64_t now)
     }
     (void)replayed;
     tempo_smooth_frame(&c->smooth, c->offset);
-    c->next_us += tempo_client_tick_us(c->c);
+    c->next_us = tempo_client_next_tick_at(c->c);
 }
 
 void hs_match_run(hs_match *m, uint64_t until_us)

@@ -4,7 +4,7 @@
  * overlay of what tempo does for it.
  *
  *   tempo-hitscan-sdl [--profile P] [--clients N] [--seed S] [--bot]
- *   tempo-hitscan-sdl --headless-frames N --screenshot FILE.bmp ...
+ *   tempo-hitscan-sdl --headless --frames N --screenshot FILE.bmp ...
  *
  * You fly ship 1 (blue): W A S D move, the mouse aims, the left button
  * fires; the other ships are bots on their own clients. Your ship is
@@ -13,8 +13,8 @@
  * switches the server's lag compensation: off, the server judges your
  * shots against where the ships are now, not where you saw them, and
  * hits you saw are rejected. The match runs on a simulated network in
- * virtual time kept to the real clock; --headless-frames runs it without
- * a window, as fast as it goes, and draws one picture at the end.
+ * virtual time kept to the real clock; --headless runs it without a
+ * window, as fast as it goes, and draws one picture at the end.
  */
 #include <SDL.h>
 #include <inttypes.h>
@@ -39,21 +39,42 @@ typedef struct hs_sdl_cli {
     const char *profile;
     uint64_t seed;
     bool bot;
-    int headless_frames;
+    bool headless;
+    int frames;
     const char *screenshot;
 } hs_sdl_cli;
+
+/* --headless-frames N, the old spelling of --headless --frames N. */
+static bool parse_headless_frames(void *field, const char *value, char *why, size_t why_size)
+{
+    hs_sdl_cli *o = field;
+    char *end;
+    long n = strtol(value, &end, 10);
+    if (end == value || *end || n < 1 || n > 1000000) {
+        snprintf(why, why_size, "want 1..1000000");
+        return false;
+    }
+    o->headless = true;
+    o->frames = (int)n;
+    return true;
+}
 
 #define FIELD(f) offsetof(hs_sdl_cli, f)
 static const option_spec specs[] = {
     {.name = "clients", .kind = OPTION_INT, .value = "N", .offset = FIELD(clients), .min = 2,
      .max = HS_MAX_SHIPS, .help = "ships, one client each, default 4"},
-    {.name = "profile", .kind = OPTION_TEXT, .value = "P", .offset = FIELD(profile),
+    {.name = "profile", .kind = OPTION_CUSTOM, .value = "NAME", .offset = FIELD(profile),
+     .parse = options_parse_profile, .range = "a profile listed below",
      .help = "the simulated links, default transatlantic"},
     {.name = "seed", .kind = OPTION_U64, .value = "S", .offset = FIELD(seed), .range = "0..2^64-1",
      .help = "network and bots, default 1"},
     {.name = "bot", .kind = OPTION_FLAG, .offset = FIELD(bot), .help = "a bot flies your ship too"},
-    {.name = "headless-frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(headless_frames),
-     .min = 1, .max = 1000000, .help = "no window: run N frames in virtual time, then draw once"},
+    {.name = "frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(frames), .min = 1,
+     .max = 1000000, .help = "quit after N frames"},
+    {.name = "headless", .kind = OPTION_FLAG, .offset = FIELD(headless),
+     .help = "no window: run --frames N frames in virtual time,\nthen draw once"},
+    {.name = "headless-frames", .kind = OPTION_CUSTOM, .value = "N", .parse = parse_headless_frames,
+     .range = "1..1000000", .flags = OPTION_HIDDEN, .help = "the old --headless --frames N"},
     {.name = "screenshot", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(screenshot),
      .help = "save the last picture as a BMP"},
 };
@@ -64,6 +85,7 @@ static const option_command command = {
     .specs = specs,
     .count = (int)(sizeof specs / sizeof specs[0]),
     .epilogue = "exit: 0 done, 1 error, 2 usage, 77 no video driver\n",
+    .more_help = options_list_profiles,
 };
 
 /* Your ship is always the first colour, the others take the rest in
@@ -171,13 +193,15 @@ static void draw(SDL_Renderer *r, hs_match *m, bool lagcomp_on)
     y += 36;
     SDL_SetRenderDrawColor(r, 120, 125, 140, 255);
     arena_text(r, PANEL_X, y, 2, "WASD MOVE, MOUSE AIMS AND FIRES");
-    arena_text(r, PANEL_X, y + 24, 2, "BLUE: YOU; RING: YOU IN THE");
-    arena_text(r, PANEL_X, y + 48, 2, "NEWEST SNAPSHOT");
+    arena_text(r, PANEL_X, y + 24, 2, "BLUE: YOU. GREY OUTLINE: WHERE THE");
+    arena_text(r, PANEL_X, y + 48, 2, "NEWEST SNAPSHOT HAD YOU. OUTLINE IN");
+    arena_text(r, PANEL_X, y + 72, 2, "A SHIP'S COLOUR: IT IS DOWN, BACK");
+    arena_text(r, PANEL_X, y + 96, 2, "IN A MOMENT");
 }
 
 static int run(const hs_sdl_cli *o)
 {
-    bool headless = o->headless_frames > 0;
+    bool headless = o->headless;
     if (SDL_Init(headless ? 0 : SDL_INIT_VIDEO) != 0) {
         fprintf(stderr, "tempo-hitscan-sdl: SDL_Init: %s\n", SDL_GetError());
         return 77;
@@ -196,8 +220,11 @@ static int run(const hs_sdl_cli *o)
         canvas = SDL_CreateRGBSurfaceWithFormat(0, VIEW_W, VIEW_H, 32, SDL_PIXELFORMAT_RGB888);
         ren = canvas ? SDL_CreateSoftwareRenderer(canvas) : NULL;
     } else {
-        win = SDL_CreateWindow("tempo hitscan", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, VIEW_W,
-                               VIEW_H, SDL_WINDOW_RESIZABLE);
+        int win_w = VIEW_W, win_h = VIEW_H;
+        if (!o->screenshot) /* a screenshot keeps the canvas's own size */
+            arena_window_fit(&win_w, &win_h);
+        win = SDL_CreateWindow("tempo hitscan", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, win_w,
+                               win_h, SDL_WINDOW_RESIZABLE);
         ren = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_PRESENTVSYNC) : NULL;
         if (ren)
             SDL_RenderSetLogicalSize(ren, VIEW_W, VIEW_H);
@@ -212,7 +239,7 @@ static int run(const hs_sdl_cli *o)
     me->human_on = !o->bot && !headless;
     int code = 0;
     if (headless) {
-        hs_match_run(&m, (uint64_t)o->headless_frames * 16667u);
+        hs_match_run(&m, (uint64_t)o->frames * 16667u);
         draw(ren, &m, true);
     } else {
         uint64_t start = SDL_GetTicks64() * 1000u;
@@ -246,6 +273,8 @@ static int run(const hs_sdl_cli *o)
             hs_match_run(&m, SDL_GetTicks64() * 1000u - start);
             draw(ren, &m, m.judge.lc != NULL);
             SDL_RenderPresent(ren);
+            if (o->frames > 0 && SDL_GetTicks64() * 1000u - start >= (uint64_t)o->frames * 16667u)
+                running = false;
         }
     }
     if (o->screenshot) {
@@ -281,5 +310,9 @@ int main(int argc, char **argv)
     option_status st = options_parse(&command, argc, argv, &o, NULL);
     if (st != OPTIONS_OK)
         return st == OPTIONS_HELP ? 0 : 2;
+    if (o.headless && o.frames == 0) {
+        options_error(&command, "--headless needs --frames N, how long to play");
+        return 2;
+    }
     return run(&o);
 }

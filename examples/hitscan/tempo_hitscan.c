@@ -55,7 +55,8 @@ static bool parse_connect(void *field, const char *value, char *why, size_t why_
 static const option_spec specs[] = {
     {.name = "clients", .kind = OPTION_INT, .value = "N", .offset = FIELD(clients), .min = 2,
      .max = HS_MAX_SHIPS, .help = "players, each a client with a bot, default 4"},
-    {.name = "profile", .kind = OPTION_TEXT, .value = "P", .offset = FIELD(profile),
+    {.name = "profile", .kind = OPTION_CUSTOM, .value = "NAME", .offset = FIELD(profile),
+     .parse = options_parse_profile, .range = "a profile listed below",
      .help = "every link's simnet profile, default transatlantic"},
     {.name = "seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(seconds), .min = 1,
      .max = 3600, .help = "match length, default 60"},
@@ -82,7 +83,9 @@ static const option_command command = {
                 "  interpolated others, shots judged by the server with lag compensation.",
     .specs = specs,
     .count = (int)(sizeof specs / sizeof specs[0]),
-    .epilogue = "exit: 0 done, 1 error, 2 usage\n",
+    .epilogue = "example:\n  tempo-hitscan --compare --profile mobile\n"
+                "exit: 0 done, 1 error, 2 usage\n",
+    .more_help = options_list_profiles,
 };
 
 static volatile sig_atomic_t signals;

@@ -42,6 +42,10 @@
 extern "C" {
 #endif
 
+/* The protocol id of Pong's server, clients and tokens: tempo-token's
+ * default, so tokens minted without --protocol-id fit. */
+#define PONG_PROTOCOL_ID 1u
+
 /* ---- options (pong_options.c) ------------------------------------------- */
 
 typedef enum pong_mode {
@@ -62,7 +66,7 @@ typedef struct pong_options {
     int players;                  /* PONG_MIN_PLAYERS..PONG_MAX_PLAYERS */
     int frames;                   /* the final tick; 0: play on */
     uint64_t seed;                /* server and local: serves; client: the bot */
-    const char *private_key_file; /* server: 32 raw bytes (tempo-token --new-key) */
+    const char *key_file;         /* server: the backend's private key (tempo-token --new-key) */
     tempo_address address;        /* server: its address as tokens name it */
     bool has_address;
     tempo_address connect;        /* client: the server */
@@ -70,7 +74,8 @@ typedef struct pong_options {
     bool bot;                     /* client: a bot plays our paddle */
     const char *token_file;       /* client: a connect token (tempo-token) */
     tempo_reconcile_mode reconcile;
-    int timeout_s;                /* give up after this long */
+    int connect_timeout_s;        /* client: give up when not admitted after this long */
+    int timeout_s;                /* client with --frames: give up when not done after this long */
     bool quiet;
     bool verbose;
     bool agones, no_agones;       /* server: an Agones game server, or not (docs/DEPLOY.md) */
@@ -156,6 +161,10 @@ typedef struct pong_client {
     uint64_t bot_seed;
     int me;                   /* our player slot, -1 until connected */
     tempo_client_state state;
+    char token_problem[192];  /* what the client saw wrong with its token, "" if nothing */
+    bool sealed;              /* it came with a token */
+    int connect_timeout_s;
+    tempo_address connect;    /* the server */
     int32_t final_tick;       /* the tick to print, 0: none */
     bool have_final;          /* final_checksum is the state of final_tick */
     bool wrong_final;         /* a snapshot at or past final_tick held another
@@ -183,8 +192,14 @@ bool pong_client_start(pong_client *pc, const pong_options *o, const char *progr
  * Returns the client's state after it. */
 tempo_client_state pong_client_tick(pong_client *pc, uint64_t now_us, uint8_t input);
 
-/* How long the coming tick should last (tick sync), microseconds. */
-uint64_t pong_client_tick_us(const pong_client *pc);
+/* Why a client that timed out connecting was not admitted, as far as it
+ * can tell: what it saw wrong with its token, or where to look. */
+void pong_client_not_admitted(const pong_client *pc, char *buf, size_t size);
+
+/* When the next tick is due, on the clock given to pong_client_tick
+ * (tempo_client_next_tick_at: a running deadline, so late wake-ups do not
+ * add up). */
+uint64_t pong_client_next_tick_at(const pong_client *pc);
 
 /* Switch reconciliation while running. */
 tempo_result pong_client_set_reconcile(pong_client *pc, tempo_reconcile_mode mode);

@@ -18,8 +18,11 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "platform.h"
 #include "tempo/secure.h"
+#include "tokenfile.h"
 
 static void log_line(void *ctx, tempo_log_level level, const char *message)
 {
@@ -41,25 +44,6 @@ static double paddle_jump_px(void *ctx, const void *predicted, const void *corre
     return (double)pong_paddle_jump(&a, &b, pc->me) / PONG_UNIT;
 }
 
-/* A connect token file: exactly TEMPO_TOKEN_SIZE bytes. */
-static bool read_token(const char *program, const char *path, uint8_t token[TEMPO_TOKEN_SIZE])
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "%s: --token-file %s: %s\n", program, path, strerror(errno));
-        return false;
-    }
-    size_t n = fread(token, 1, TEMPO_TOKEN_SIZE, f);
-    int extra = fgetc(f);
-    fclose(f);
-    if (n != TEMPO_TOKEN_SIZE || extra != EOF) {
-        fprintf(stderr, "%s: --token-file %s: want exactly %d bytes (tempo-token --out)\n",
-                program, path, TEMPO_TOKEN_SIZE);
-        return false;
-    }
-    return true;
-}
-
 bool pong_client_start(pong_client *pc, const pong_options *o, const char *program,
                        const tempo_transport *transport)
 {
@@ -72,6 +56,8 @@ bool pong_client_start(pong_client *pc, const pong_options *o, const char *progr
     pc->me = -1;
     pc->final_tick = o->frames;
     pc->placed_tick = -1;
+    pc->connect = o->connect;
+    pc->connect_timeout_s = o->connect_timeout_s;
 
     tempo_client_config cfg;
     tempo_client_config_default(&cfg);
@@ -91,10 +77,19 @@ bool pong_client_start(pong_client *pc, const pong_options *o, const char *progr
     cfg.log = log_line;
     cfg.log_ctx = (void *)(uintptr_t)program;
     cfg.log_level = o->quiet ? TEMPO_LOG_ERROR : TEMPO_LOG_WARN;
+    cfg.protocol_id = PONG_PROTOCOL_ID;
+    cfg.handshake_timeout_ms = (uint32_t)(o->connect_timeout_s > 0 ? o->connect_timeout_s : 10) * 1000u;
     if (o->token_file) {
-        if (!read_token(program, o->token_file, cfg.token))
+        if (!token_read_file(program, o->token_file, cfg.token))
             return false;
         cfg.has_token = true;
+        pc->sealed = true;
+        /* a server refuses a token without a word: say now what we can see */
+        const uint64_t protocol = PONG_PROTOCOL_ID;
+        if (!token_check(cfg.token, &o->connect, &protocol, (uint64_t)time(NULL),
+                         pc->token_problem, sizeof pc->token_problem))
+            fprintf(stderr, "%s: warning: --token-file %s: %s; the server will refuse it\n",
+                    program, o->token_file, pc->token_problem);
     }
     tempo_result r = tempo_client_create(&cfg, transport, &o->connect, &pc->client);
     tempo_wipe(cfg.token, sizeof cfg.token);
@@ -145,11 +140,24 @@ static void report_events(pong_client *pc)
                     pc->me % 2 == PONG_LEFT ? "left" : "right");
             break;
         case TEMPO_CLIENT_EVENT_DENIED:
-            fprintf(stderr, "%s: the server refused us (full, another --players, or the token)\n", pc->program);
+            if (pc->token_problem[0] && pc->me < 0)
+                fprintf(stderr, "%s: cannot connect with this token: %s\n", pc->program,
+                        pc->token_problem);
+            else
+                fprintf(stderr, "%s: the server refused us: it is full (every paddle has a "
+                                "client)\n",
+                        pc->program);
             break;
-        case TEMPO_CLIENT_EVENT_TIMED_OUT:
-            fprintf(stderr, "%s: timed out: no answer from the server\n", pc->program);
+        case TEMPO_CLIENT_EVENT_TIMED_OUT: {
+            char why[320];
+            pong_client_not_admitted(pc, why, sizeof why);
+            if (pc->me < 0)
+                fprintf(stderr, "%s: not admitted after %d s: %s\n", pc->program,
+                        pc->connect_timeout_s, why);
+            else
+                fprintf(stderr, "%s: the server fell silent\n", pc->program);
             break;
+        }
         case TEMPO_CLIENT_EVENT_DISCONNECTED:
             fprintf(stderr, "%s: the server ended the connection\n", pc->program);
             break;
@@ -160,6 +168,26 @@ static void report_events(pong_client *pc)
     }
 }
 
+void pong_client_not_admitted(const pong_client *pc, char *buf, size_t size)
+{
+    char addr[TEMPO_ADDRESS_STRLEN];
+    tempo_address_format(&pc->connect, addr, sizeof addr);
+    tempo_client_stats st;
+    tempo_client_get_stats(pc->client, &st);
+    if (pc->sealed && pc->token_problem[0])
+        snprintf(buf, size, "the token: %s", pc->token_problem);
+    else if (pc->sealed)
+        snprintf(buf, size, "a server refuses a token without answering; its log says why "
+                            "(expired, another key, another server), or no server runs at %s",
+                 addr);
+    else if (st.bytes_received > 0)
+        snprintf(buf, size, "the server at %s answered but did not admit us", addr);
+    else
+        snprintf(buf, size, "no answer from %s: is tempo-pong --server running there? (one "
+                            "with a --key-file answers only clients with a --token-file)",
+                 addr);
+}
+
 tempo_client_state pong_client_tick(pong_client *pc, uint64_t now_us, uint8_t input)
 {
     tempo_client_poll(pc->client, now_us);
@@ -168,7 +196,7 @@ tempo_client_state pong_client_tick(pong_client *pc, uint64_t now_us, uint8_t in
     tempo_client_get_stats(pc->client, &st);
     if (pc->me >= 0 && st.state == TEMPO_CLIENT_CONNECTED) {
         uint8_t in = pc->bot ? pong_bot_input(&pc->game, pc->me, pc->bot_seed) : input;
-        tempo_client_add_local_input(pc->client, pc->me, &in);
+        tempo_client_add_local_input(pc->client, pc->me, &in, sizeof in);
     }
     tempo_client_tick tick;
     tempo_client_advance(pc->client, &tick);
@@ -199,7 +227,10 @@ tempo_client_state pong_client_tick(pong_client *pc, uint64_t now_us, uint8_t in
     return pc->state;
 }
 
-uint64_t pong_client_tick_us(const pong_client *pc) { return tempo_client_tick_us(pc->client); }
+uint64_t pong_client_next_tick_at(const pong_client *pc)
+{
+    return tempo_client_next_tick_at(pc->client);
+}
 
 tempo_result pong_client_set_reconcile(pong_client *pc, tempo_reconcile_mode mode)
 {
@@ -213,7 +244,7 @@ void pong_client_print_stats(const pong_client *pc, FILE *f)
     double mean = st.corrections ? st.correction_sum / (double)st.corrections : 0.0;
     fprintf(f,
             "stats player=%d rtt=%.1fms jitter=%.1fms lead=%.1f margin=%.1f dilation=%+.4f"
-            " snaps=%" PRIu64 " corrections=%" PRIu64 " correction_mean=%.1fpx"
+            " jumps=%" PRIu64 " corrections=%" PRIu64 " correction_mean=%.1fpx"
             " correction_max=%.1fpx resimulated=%" PRIu64 " late_inputs=%" PRIu64
             " stalls=%" PRIu64 " snapshots=%" PRIu64 " full=%" PRIu64 " dropped=%" PRIu64
             " bytes_sent=%" PRIu64 " bytes_received=%" PRIu64 "\n",

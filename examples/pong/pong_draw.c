@@ -132,7 +132,7 @@ static void draw_overlay(SDL_Renderer *r, const pong_view *v)
         return;
     }
     if (v->me >= 0)
-        snprintf(line, sizeof line, "PLAYER %d, %s SIDE", v->me + 1,
+        snprintf(line, sizeof line, "PLAYER %d, %s SIDE", v->me,
                  v->me % 2 == PONG_LEFT ? "LEFT" : "RIGHT");
     else
         snprintf(line, sizeof line, "NOT CONNECTED YET");

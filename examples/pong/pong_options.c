@@ -34,13 +34,7 @@ const char *pong_reconcile_name(tempo_reconcile_mode mode)
 /* HOST:PORT with a port other than 0 into *addr. */
 static bool parse_address(tempo_address *addr, const char *value, char *why, size_t why_size)
 {
-    if (!platform_resolve(value, TEMPO_ADDRESS_NONE, addr, why, why_size))
-        return false;
-    if (addr->port == 0) {
-        snprintf(why, why_size, "port 0: want a port 1..65535");
-        return false;
-    }
-    return true;
+    return platform_resolve_port(value, "server", addr, why, why_size);
 }
 
 static bool parse_connect(void *field, const char *value, char *why, size_t why_size)
@@ -89,9 +83,10 @@ static bool parse_reconcile(void *field, const char *value, char *why, size_t wh
      .parse = parse_reconcile, .range = "replay, none or dumb",                               \
      .help = "client: what a snapshot does; replay (default)\n"                                \
              "predicts and replays, none snaps back, dumb\nonly shows the server's state"}
-#define SPEC_TIMEOUT                                                                          \
-    {.name = "timeout", .kind = OPTION_INT, .value = "S", .offset = FIELD(timeout_s),         \
-     .min = 1, .max = 86400, .help = "give up waiting after S seconds, default 60"}
+#define SPEC_CONNECT_TIMEOUT                                                                  \
+    {.name = "connect-timeout", .kind = OPTION_INT, .value = "S",                              \
+     .offset = FIELD(connect_timeout_s), .min = 1, .max = 3600,                               \
+     .help = "client: give up when the server has not admitted\nus after S seconds; default 10"}
 
 static const option_spec headless_specs[] = {
     {.name = "server", .kind = OPTION_FLAG, .offset = FIELD(server),
@@ -109,10 +104,10 @@ static const option_spec headless_specs[] = {
              "the server and its clients); default: play on"},
     {.name = "seed", .kind = OPTION_U64, .value = "S", .offset = FIELD(seed),
      .range = "0..2^64-1", .help = "server, local: the serves; client: the bot's aim;\ndefault 1"},
-    {.name = "private-key-file", .kind = OPTION_TEXT, .value = "F",
-     .offset = FIELD(private_key_file),
-     .help = "server: admit only clients with a token made with\n"
-             "this key (tempo-token --new-key); datagrams sealed"},
+    {.name = "key-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(key_file),
+     .help = "server: the backend's private key; admit only\n"
+             "clients with a token made with it (tempo-token\n"
+             "--new-key), and seal every datagram"},
     {.name = "address", .kind = OPTION_CUSTOM, .value = "HOST:PORT",
      .parse = parse_server_address, .range = "HOST a name, a.b.c.d or [v6]",
      .help = "server: its address as tokens name it, default\n127.0.0.1:P"},
@@ -121,13 +116,19 @@ static const option_spec headless_specs[] = {
      .help = "client: a bot plays our paddle (without it the\npaddle stays still)"},
     SPEC_TOKEN,
     SPEC_RECONCILE,
-    SPEC_TIMEOUT,
+    SPEC_CONNECT_TIMEOUT,
+    {.name = "timeout", .kind = OPTION_INT, .value = "S", .offset = FIELD(timeout_s), .min = 1,
+     .max = 86400,
+     .help = "client: give up when tick N (--frames) has not\ncome S seconds after the start; "
+             "default: the\ntime --frames takes at 60 Hz, plus 60 s"},
     {.name = "verbose", .kind = OPTION_FLAG, .offset = FIELD(verbose),
      .help = "also print tick sync jumps"},
     {.name = "quiet", .kind = OPTION_FLAG, .offset = FIELD(quiet),
      .help = "print only errors, the final line and the stats"},
     AGONES_OPTION_SPECS(FIELD(agones), FIELD(no_agones), FIELD(drain_seconds), "server: "),
 };
+
+static const option_alias headless_aliases[] = {{"private-key-file", "key-file"}};
 
 static const option_command headless_command = {
     .program = "tempo-pong",
@@ -144,10 +145,12 @@ static const option_command headless_command = {
                 "  tempo-pong --client --connect 127.0.0.1:7000 --bot --frames 600 &\n"
                 "  tempo-pong --client --connect 127.0.0.1:7000 --bot --frames 600\n"
                 "sealed: tempo-token --key-file k --new-key; give the server\n"
-                "  --private-key-file k and each client a token minted with\n"
-                "  tempo-token --key-file k --client-id I --server 127.0.0.1:7000\n"
+                "  --key-file k and each client a --token-file minted with\n"
+                "  tempo-token --key-file k --client-id I --connect 127.0.0.1:7000\n"
                 "  --expire-seconds 3600 --out tI\n"
-                "exit: 0 done, 1 error or timeout, 2 usage\n",
+                "exit: 0 done, 1 error, timeout or a lost server, 2 usage\n",
+    .aliases = headless_aliases,
+    .alias_count = (int)(sizeof headless_aliases / sizeof headless_aliases[0]),
 };
 
 static const option_spec sdl_specs[] = {
@@ -167,10 +170,13 @@ static const option_spec sdl_specs[] = {
      .max = 100000000, .help = "quit after N ticks of play"},
     {.name = "screenshot", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(screenshot),
      .help = "write the last picture as a BMP"},
-    SPEC_TIMEOUT,
+    SPEC_CONNECT_TIMEOUT,
     {.name = "verbose", .kind = OPTION_FLAG, .offset = FIELD(verbose),
      .help = "also print tick sync jumps"},
 };
+
+/* --timeout S was the wait for a first tick to play: --connect-timeout. */
+static const option_alias sdl_aliases[] = {{"timeout", "connect-timeout"}};
 
 static const option_command sdl_command = {
     .program = "tempo-pong-sdl",
@@ -184,6 +190,8 @@ static const option_command sdl_command = {
                 "  tempo-pong --client --connect 127.0.0.1:7000 --bot &\n"
                 "  tempo-pong-sdl --connect 127.0.0.1:7000\n"
                 "exit: 0 ok, 1 error, 2 usage, 77 no video driver\n",
+    .aliases = sdl_aliases,
+    .alias_count = (int)(sizeof sdl_aliases / sizeof sdl_aliases[0]),
 };
 
 /* An option a mode does not use is a mistake worth saying. */
@@ -203,7 +211,7 @@ pong_options_result pong_options_parse(pong_program program, int argc, char **ar
     memset(o, 0, sizeof *o);
     o->players = 2;
     o->seed = 1;
-    o->timeout_s = 60;
+    o->connect_timeout_s = 10;
     o->reconcile = TEMPO_RECONCILE_REPLAY;
     o->drain_seconds = 600;
     const option_command *c = program == PONG_PROGRAM_SDL ? &sdl_command : &headless_command;
@@ -227,6 +235,7 @@ pong_options_result pong_options_parse(pong_program program, int argc, char **ar
         bool client = o->mode == PONG_MODE_CLIENT;
         if (!only_for(c, given, "token-file", client, "--connect") ||
             !only_for(c, given, "reconcile", client, "--connect") ||
+            !only_for(c, given, "connect-timeout", client, "--connect") ||
             !only_for(c, given, "port", client, "--connect"))
             return PONG_OPTIONS_USAGE;
         return PONG_OPTIONS_RUN;
@@ -240,12 +249,14 @@ pong_options_result pong_options_parse(pong_program program, int argc, char **ar
     }
     o->mode = o->server ? PONG_MODE_SERVER : o->client ? PONG_MODE_CLIENT : PONG_MODE_LOCAL;
     bool server = o->mode == PONG_MODE_SERVER, client = o->mode == PONG_MODE_CLIENT;
-    if (!only_for(c, given, "private-key-file", server, "--server") ||
+    if (!only_for(c, given, "key-file", server, "--server") ||
         !only_for(c, given, "address", server, "--server") ||
         !only_for(c, given, "connect", client, "--client") ||
         !only_for(c, given, "bot", client, "--client") ||
         !only_for(c, given, "token-file", client, "--client") ||
         !only_for(c, given, "reconcile", client, "--client") ||
+        !only_for(c, given, "connect-timeout", client, "--client") ||
+        !only_for(c, given, "timeout", client, "--client") ||
         !only_for(c, given, "port", !o->local, "--server and --client") ||
         !only_for(c, given, "agones", server, "--server") ||
         !only_for(c, given, "no-agones", server, "--server") ||
@@ -266,6 +277,8 @@ pong_options_result pong_options_parse(pong_program program, int argc, char **ar
         o->address.bytes[3] = 1;
         o->address.port = (uint16_t)o->port;
     }
+    if (client && !options_given(c, given, "timeout"))
+        o->timeout_s = o->frames / 60 + 60;
     if (o->mode == PONG_MODE_LOCAL && o->frames == 0)
         o->frames = 600;
     return PONG_OPTIONS_RUN;

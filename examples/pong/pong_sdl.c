@@ -144,9 +144,11 @@ static bool app_tick(app *a, uint64_t now_us, uint8_t mine)
     return state == TEMPO_CLIENT_CONNECTING || state == TEMPO_CLIENT_CONNECTED;
 }
 
-static uint64_t app_tick_us(const app *a)
+/* When the tick after the one due at `due` is due: every TICK_US locally,
+ * when the client says otherwise (tick sync). */
+static uint64_t app_next_tick(const app *a, uint64_t due)
 {
-    return a->opt.mode == PONG_MODE_LOCAL ? TICK_US : pong_client_tick_us(&a->client);
+    return a->opt.mode == PONG_MODE_LOCAL ? due + TICK_US : pong_client_next_tick_at(&a->client);
 }
 
 /* R: replay <-> none (dumb goes to replay). */
@@ -217,9 +219,11 @@ static int run(const pong_options *o)
         fprintf(stderr, "%s: no video: %s\n", PROGRAM, SDL_GetError());
         return EXIT_NO_VIDEO;
     }
+    int win_w = PONG_VIEW_W, win_h = PONG_VIEW_H;
+    if (!o->screenshot) /* a screenshot keeps the canvas's own size */
+        arena_window_fit(&win_w, &win_h);
     SDL_Window *win = SDL_CreateWindow("tempo pong", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
-                                       PONG_VIEW_W, PONG_VIEW_H,
-                                       SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+                                       win_w, win_h, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     SDL_Renderer *ren = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_PRESENTVSYNC) : NULL;
     if (win && !ren)
         ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
@@ -257,14 +261,14 @@ static int run(const pong_options *o)
             next = now - MAX_BEHIND_US;
         uint8_t mine = sample_keys();
         while (running && now >= next) {
-            if (!app_tick(a, next, mine))
+            if (!app_tick(a, now, mine))
                 running = false;
-            next += app_tick_us(a);
+            next = app_next_tick(a, next);
             if (o->frames > 0 && a->played >= (uint64_t)o->frames)
                 running = false;
         }
-        if (a->played == 0 && now - start > (uint64_t)o->timeout_s * 1000000u) {
-            fprintf(stderr, "%s: nothing to play after %d s\n", PROGRAM, o->timeout_s);
+        if (a->played == 0 && now - start > (uint64_t)o->connect_timeout_s * 1000000u) {
+            fprintf(stderr, "%s: nothing to play after %d s\n", PROGRAM, o->connect_timeout_s);
             running = false;
         }
         a->view.bot = a->bot;

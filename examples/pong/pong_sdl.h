@@ -55,5 +55,7 @@ void pong_draw(SDL_Renderer *r, const pong_view *v);
  * scale square in the draw colour, glyphs 6 * scale apart. */
 int arena_text(SDL_Renderer *r, int x, int y, int scale, const char *text);
 int arena_text_width(const char *text, int scale);
+/* The window's first size, shrunk to fit the screen (arena_window.c). */
+void arena_window_fit(int *w, int *h);
 
 #endif /* PONG_SDL_H */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "keyfile.h"
 #include "platform.h"
 #include "tempo/secure.h"
 
@@ -26,27 +27,6 @@ static void log_line(void *ctx, tempo_log_level level, const char *message)
 {
     (void)level;
     fprintf(stderr, "%s: %s\n", (const char *)ctx, message);
-}
-
-/* 32 raw bytes from path into key; false with a message otherwise. */
-static bool read_key(const char *program, const char *path, uint8_t key[TEMPO_KEY_SIZE])
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "%s: --private-key-file %s: %s\n", program, path, strerror(errno));
-        return false;
-    }
-    uint8_t buf[TEMPO_KEY_SIZE + 1];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    bool ok = n == TEMPO_KEY_SIZE;
-    if (ok)
-        memcpy(key, buf, TEMPO_KEY_SIZE);
-    else
-        fprintf(stderr, "%s: --private-key-file %s: want exactly %d bytes (tempo-token --new-key)\n",
-                program, path, TEMPO_KEY_SIZE);
-    tempo_wipe(buf, sizeof buf);
-    return ok;
 }
 
 bool pong_server_start(pong_server *ps, const pong_options *o, const char *program,
@@ -71,9 +51,13 @@ bool pong_server_start(pong_server *ps, const pong_options *o, const char *progr
     cfg.log = log_line;
     cfg.log_ctx = (void *)(uintptr_t)program;
     cfg.log_level = o->quiet ? TEMPO_LOG_ERROR : TEMPO_LOG_WARN;
-    if (o->private_key_file) {
-        if (!read_key(program, o->private_key_file, cfg.private_key))
+    cfg.protocol_id = PONG_PROTOCOL_ID;
+    if (o->key_file) {
+        char why[128];
+        if (!key_read_file(o->key_file, cfg.private_key, why, sizeof why)) {
+            fprintf(stderr, "%s: --key-file %s: %s\n", program, o->key_file, why);
             return false;
+        }
         cfg.has_private_key = true;
     }
     tempo_result r = tempo_server_create(&cfg, transport, &ps->server);
@@ -127,10 +111,12 @@ static void report_events(pong_server *ps)
                 player = p;
                 break;
             }
+        char id[40] = ""; /* a token's client id; an unsealed client has none */
+        if (ps->sealed)
+            snprintf(id, sizeof id, " (id %" PRIu64 ")", ev.client_id);
         if (ev.kind == TEMPO_SERVER_CLIENT_CONNECTED)
-            fprintf(stderr, "%s: client %d connected (id %" PRIu64 "): player %d, %s side\n",
-                    ps->program, ev.client, ev.client_id, player,
-                    player % 2 == PONG_LEFT ? "left" : "right");
+            fprintf(stderr, "%s: client %d connected%s: player %d, %s side\n", ps->program,
+                    ev.client, id, player, player % 2 == PONG_LEFT ? "left" : "right");
         else
             fprintf(stderr, "%s: client %d %s: player %d stands still\n", ps->program, ev.client,
                     ev.timed_out ? "fell silent" : "left", player);
@@ -211,6 +197,9 @@ void pong_server_print_stats(const pong_server *ps, FILE *f)
 
 void pong_server_close(pong_server *ps)
 {
+    /* say goodbye, so clients end well instead of waiting for silence */
+    for (int i = 0; ps->server != NULL && i < TEMPO_CS_MAX_CLIENTS; i++)
+        tempo_server_kick(ps->server, i);
     tempo_server_destroy(ps->server);
     tempo_udp_close(ps->udp);
     ps->server = NULL;

@@ -11,7 +11,8 @@
  *
  * (tempo-pong --help lists every option; docs/PONG.md shows matches.)
  * The server ticks at 60 Hz of the real clock, catching up after a hitch;
- * a client ticks at the length tick sync asks for (tempo_client_tick_us).
+ * a client ticks when its client says the next tick is due
+ * (tempo_client_next_tick_at).
  * With --frames N each prints, on stdout,
  *
  *   final tick=<N> checksum=<16 hex digits>
@@ -179,9 +180,10 @@ static int run_client(const pong_options *o)
             break;
         if (state == TEMPO_CLIENT_DENIED || state == TEMPO_CLIENT_TIMED_OUT ||
             state == TEMPO_CLIENT_DISCONNECTED) {
-            /* Without --frames the server going away is the end of the game. */
-            failed = o->frames > 0 || !played;
-            if (o->frames > 0)
+            /* Without --frames a server that said goodbye ends the game
+             * well; one that fell silent, or never took us, is a failure. */
+            failed = o->frames > 0 || !played || state != TEMPO_CLIENT_DISCONNECTED;
+            if (o->frames > 0 && played)
                 fprintf(stderr, "%s: the connection ended before tick %d (newest %" PRId32 ")\n",
                         PROGRAM, o->frames, pc.placed_tick);
             break;
@@ -194,10 +196,11 @@ static int run_client(const pong_options *o)
             break;
         }
         if (o->frames > 0 && now >= deadline) {
+            char why[320];
+            pong_client_not_admitted(&pc, why, sizeof why);
             if (state == TEMPO_CLIENT_CONNECTING)
-                fprintf(stderr, "%s: timed out after %d s: not admitted (a server with a private "
-                                "key admits only clients with a --token-file for it)\n",
-                        PROGRAM, o->timeout_s);
+                fprintf(stderr, "%s: timed out after %d s, not admitted: %s\n", PROGRAM,
+                        o->timeout_s, why);
             else
                 fprintf(stderr, "%s: timed out after %d s: no snapshot of tick %d (newest %" PRId32
                                 ")\n",
@@ -205,9 +208,7 @@ static int run_client(const pong_options *o)
             failed = true;
             break;
         }
-        if (now > next + MAX_BEHIND_US)
-            next = now;
-        next += pong_client_tick_us(&pc);
+        next = pong_client_next_tick_at(&pc);
     }
     if (!failed) {
         if (pc.have_final)

@@ -22,17 +22,23 @@
  * before the server runs that tick. The server reports how early the
  * inputs arrive; the client steers to the margin by making its ticks
  * slightly longer or shorter (time dilation, within max_dilation), and
- * jumps only when far off (at the start, after a hitch). The game asks
- * tempo_client_tick_us how long the coming tick should last.
+ * jumps only when far off (at the start, after a hitch). The game sleeps
+ * until tempo_client_next_tick_at: a deadline that runs on by the dilated
+ * tick length from the previous deadline, not from when the loop woke, so
+ * a sleep that returns late costs nothing on the next tick.
  *
  * The loop, once per tick:
  *
- *     tempo_client_poll(c, now_us);
+ *     tempo_client_poll(c, now_us());
  *     while (tempo_client_poll_event(c, &ev)) ...
- *     tempo_client_add_local_input(c, player, &input);   each local player
+ *     tempo_client_add_local_input(c, player, &input, sizeof input);   each local player
  *     tempo_client_advance(c, &tick);
  *     carry out tick.requests in order (LOAD, ADVANCE, as in session.h);
- *     sleep until the tick's start + tempo_client_tick_us(c)
+ *     sleep_until(tempo_client_next_tick_at(c));
+ *
+ * Do not sleep until "the tick's start + tempo_client_tick_us(c)": every
+ * oversleep of the sleep would add up, the client would fall behind the
+ * server faster than tick sync can steer, and its inputs would come late.
  *
  * A LOAD request of a client has state != NULL: the game loads those
  * state_size bytes (the server's state, as the server's game wrote them).
@@ -157,21 +163,36 @@ TEMPO_API void tempo_client_destroy(tempo_client *c);
 TEMPO_API tempo_result tempo_client_poll(tempo_client *c, uint64_t now_us);
 
 /* How long the coming tick should last, microseconds: 1e6 /
- * frames_per_second, dilated by tick sync. */
+ * frames_per_second, dilated by tick sync. To pace a loop use
+ * tempo_client_next_tick_at, which adds it to a running deadline. 0 for
+ * NULL. */
 TEMPO_API uint64_t tempo_client_tick_us(const tempo_client *c);
+
+/* When the next tick is due, on the caller's clock (the times given to
+ * tempo_client_poll): the time the previous tick was due plus the
+ * tempo_client_tick_us of that tick, however late the loop ran it. Sleep
+ * until then; if it has passed, run the next tick at once (a loop that
+ * overslept catches up). Each tempo_client_advance moves it one tick on;
+ * before the first advance it is the time of the last poll. A loop that
+ * falls behind by snap_ticks ticks or more (a hitch, a suspended process)
+ * is not asked to race through the backlog: the deadline starts again
+ * from the last poll and tick sync jumps the lead instead. 0 for NULL. */
+TEMPO_API uint64_t tempo_client_next_tick_at(const tempo_client *c);
 
 /* The player slots the server gave this client (bit p: slot p); 0 until
  * connected. */
 TEMPO_API uint64_t tempo_client_local_players(const tempo_client *c);
 
-/* The input of local player `player` for the coming tick (input_size
- * bytes, copied). A second call before the advance replaces the first; a
- * player with no input for a tick plays zeros. An advance that steps no
- * tick (a stall) keeps the input for the next tick it steps. Errors: TEMPO_E_INVALID_ARG
- * (NULL), TEMPO_E_PLAYER (not one of this client's slots), TEMPO_E_STATE
- * (not connected). */
+/* The input of local player `player` for the coming tick (`size` bytes,
+ * which must be the config's input_size; copied), as
+ * tempo_session_add_local_input takes it. A second call before the
+ * advance replaces the first; a player with no input for a tick plays
+ * zeros. An advance that steps no tick (a stall) keeps the input for the
+ * next tick it steps. Errors: TEMPO_E_INVALID_ARG (c or input NULL, size
+ * not input_size), TEMPO_E_PLAYER (not one of this client's slots),
+ * TEMPO_E_STATE (not connected). */
 TEMPO_API tempo_result tempo_client_add_local_input(tempo_client *c, int player,
-                                                    const void *input);
+                                                    const void *input, size_t size);
 
 typedef enum tempo_client_state {
     TEMPO_CLIENT_CONNECTING = 0,

@@ -19,7 +19,8 @@
  * A tick, in full:
  *
  *     tempo_session_poll(s, now_us);                 // network in/out, timers
- *     tempo_session_add_local_input(s, me, &in, sizeof in);
+ *     if (!tempo_session_will_stall(s))              // time sync may skip this tick:
+ *         tempo_session_add_local_input(s, me, &in, sizeof in);  // then keep `in`
  *     tempo_tick tick;
  *     tempo_session_advance(s, &tick);               // plan this tick
  *     const tempo_request *r;
@@ -32,6 +33,10 @@
  *     }
  *     tempo_event ev;
  *     while (tempo_session_poll_event(s, &ev) > 0) { ... }
+ *
+ * (docs/GUIDE.md section 4: an input offered on a stalled tick is not
+ * taken; tick.inputs_taken says which were.) Frames below
+ * tempo_session_confirmed_frame(s) are final on every machine.
  *
  * Frames and states. Frame numbers start at 0. "State f" is the game state at
  * the start of frame f, after f frames have been simulated; state 0 is the

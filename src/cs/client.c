@@ -224,7 +224,9 @@ static bool gate_start(tempo_client *c)
     gc.timeout_us = (uint64_t)c->cfg.handshake_timeout_ms * 1000u;
     int rc = gate_client_init(&c->gate, &gc, c->now_us);
     if (rc != TEMPO_OK) {
-        tempo__log(&c->log, TEMPO_LOG_ERROR, "tempo client: the handshake cannot start (%d)", rc);
+        tempo__log(&c->log, TEMPO_LOG_ERROR, "tempo client: the handshake cannot start: %s%s",
+                   tempo_strerror(rc),
+                   rc == TEMPO_E_PROTOCOL ? " (the token's is not the config's protocol_id)" : "");
         set_state(c, TEMPO_CLIENT_DENIED, TEMPO_CLIENT_EVENT_DENIED);
         return false;
     }
@@ -555,14 +557,37 @@ uint64_t tempo_client_tick_us(const tempo_client *c)
     return cs_ticksync_tick_us(&c->ts);
 }
 
+/* Ticks are due on a running deadline, never from when the loop woke: a
+ * loop whose sleeps return late gets the next tick that much sooner, so
+ * its oversleeps never add up into a drift (at 60 Hz an average oversleep
+ * of 1 ms is 6%, more than tick sync may dilate). A loop behind by
+ * snap_ticks or more (a hitch, a suspended process) starts again from now
+ * rather than race through the backlog: tick sync then jumps. */
+void cs_client_schedule(tempo_client *c)
+{
+    const uint64_t len = tempo_client_tick_us(c);
+    const uint64_t behind = (uint64_t)(c->cfg.snap_ticks * (double)c->tick_us);
+    if (c->next_tick_at == 0 || c->now_us > c->next_tick_at + behind)
+        c->next_tick_at = c->now_us;
+    c->next_tick_at += len;
+}
+
+uint64_t tempo_client_next_tick_at(const tempo_client *c)
+{
+    if (c == NULL)
+        return 0;
+    return c->next_tick_at != 0 ? c->next_tick_at : c->now_us;
+}
+
 uint64_t tempo_client_local_players(const tempo_client *c)
 {
     return c != NULL && c->state == TEMPO_CLIENT_CONNECTED ? c->slots : 0;
 }
 
-tempo_result tempo_client_add_local_input(tempo_client *c, int player, const void *input)
+tempo_result tempo_client_add_local_input(tempo_client *c, int player, const void *input,
+                                          size_t size)
 {
-    if (c == NULL || input == NULL)
+    if (c == NULL || input == NULL || size != (size_t)c->cfg.input_size)
         return TEMPO_E_INVALID_ARG;
     if (c->state != TEMPO_CLIENT_CONNECTED)
         return TEMPO_E_STATE;

@@ -28,6 +28,7 @@ struct tempo_client {
     tempo_client_state state;
     uint64_t now_us;
     uint64_t tick_us;
+    uint64_t next_tick_at;        /* when the next tick is due; 0 before the first advance */
 
     /* handshake */
     gate_client gate;
@@ -86,6 +87,9 @@ struct tempo_client {
 };
 
 void cs_client_push_event(tempo_client *c, const tempo_client_event *ev);
+/* After an advance: the next tick is due one (dilated) tick after this
+ * one was due, or one tick from now after a long hitch. */
+void cs_client_schedule(tempo_client *c);
 /* Send an INPUT with every input the server has not acknowledged. */
 void cs_client_send_inputs(tempo_client *c);
 

@@ -163,16 +163,14 @@ static void feed_ticksync(tempo_client *c)
                         lo > li ? lo : li);
 }
 
-tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
+static void plan(tempo_client *c, tempo_client_tick *tick)
 {
-    if (c == NULL || tick == NULL)
-        return TEMPO_E_INVALID_ARG;
     memset(tick, 0, sizeof *tick);
     tick->state = c->state;
     tick->requests = c->req;
     tick->frame = c->frame;
     if (c->state != TEMPO_CLIENT_CONNECTED || (!c->started && c->newest < 0))
-        return TEMPO_OK;
+        return;
     const int h = c->cfg.input_history;
     const tempo_reconcile_mode mode = c->cfg.reconcile;
     int n = 0;
@@ -277,5 +275,13 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
     tick->num_requests = n;
     tick->frame = c->frame;
     cs_client_send_inputs(c);
+}
+
+tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
+{
+    if (c == NULL || tick == NULL)
+        return TEMPO_E_INVALID_ARG;
+    plan(c, tick);
+    cs_client_schedule(c);
     return TEMPO_OK;
 }

@@ -544,6 +544,10 @@ static void on_datagram(tempo_server *s, const tempo_address *from, uint8_t *dat
         } else if (o == GATE_ADMIT) {
             admit(s, &ad);
             seal_keys_wipe(&ad.keys);
+        } else {
+            char line[320];
+            if (gate_server_refusal_note(&s->gate, s->now_us, from, line, sizeof line))
+                tempo__log(&s->log, TEMPO_LOG_WARN, "tempo server: %s", line);
         }
         return;
     }

@@ -28,6 +28,7 @@
  */
 #include "net/gate.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/common.h"
@@ -84,6 +85,67 @@ static gate_outcome refuse(gate_server *g, connect_refusal why)
     return GATE_IGNORED;
 }
 
+/* A refusal of a client's request for its token, or for having none:
+ * one an operator may want to hear of (gate_server_refusal_note). */
+static gate_outcome refuse_client(gate_server *g, connect_refusal why)
+{
+    g->last_told = why;
+    return refuse(g, why);
+}
+
+static const char *refusal_text(const gate_server *g, connect_refusal why)
+{
+    switch (why) {
+    case CONNECT_WRONG_MODE:
+        return g->cfg.has_private_key
+                   ? "it came without a connect token, and this server takes only clients with one"
+                   : "it came with a connect token, and this server has no private key to open it";
+    case CONNECT_BAD_TOKEN:
+        return "its token does not open with this server's private key (minted with another "
+               "private key, or altered)";
+    case CONNECT_EXPIRED:
+        return "its token has expired (by the time this server dates tokens with)";
+    case CONNECT_WRONG_PROTOCOL:
+        return "its token is for another protocol id";
+    default:
+        return "its token was refused";
+    }
+}
+
+bool gate_server_refusal_note(gate_server *g, uint64_t now_us, const tempo_address *from,
+                              char *buf, size_t size)
+{
+    connect_refusal why = g->last_told;
+    g->last_told = CONNECT_OK;
+    if (why == CONNECT_OK || why >= CONNECT_REFUSAL_COUNT_ || buf == NULL || size == 0)
+        return false;
+    g->unsaid[why]++;
+    if (g->note_at_us[why] != 0 && now_us < g->note_at_us[why])
+        return false;
+    char who[TEMPO_ADDRESS_STRLEN];
+    tempo_address_format(from, who, sizeof who);
+    char times[48] = "";
+    if (g->unsaid[why] > 1)
+        snprintf(times, sizeof times, " (%llu times in the last %u s)",
+                 (unsigned long long)g->unsaid[why], (unsigned)(GATE_NOTE_US / 1000000u));
+    if (why == CONNECT_WRONG_SERVER) {
+        char self[TEMPO_ADDRESS_STRLEN];
+        tempo_address_format(&g->cfg.self, self, sizeof self);
+        snprintf(buf, size,
+                 "refused a client at %s%s: its token does not name this server's address %s "
+                 "(minted for another server, or this server's address is not the one tokens "
+                 "name)",
+                 who, times, self);
+    } else {
+        snprintf(buf, size, "refused a client at %s%s: %s", who, times, refusal_text(g, why));
+    }
+    g->unsaid[why] = 0;
+    g->note_at_us[why] = now_us + GATE_NOTE_US;
+    if (g->note_at_us[why] == 0)
+        g->note_at_us[why] = 1;
+    return true;
+}
+
 static connect_refusal token_refusal(int rc)
 {
     switch (rc) {
@@ -104,7 +166,7 @@ static gate_outcome on_request(gate_server *g, uint64_t now_us, uint64_t now_sec
         return refuse(g, why);
     bool sealed = g->cfg.has_private_key;
     if ((req.mode == CONNECT_MODE_TOKEN) != sealed)
-        return refuse(g, CONNECT_WRONG_MODE);
+        return refuse_client(g, CONNECT_WRONG_MODE);
 
     connect_cookie c;
     memset(&c, 0, sizeof c);
@@ -117,7 +179,7 @@ static gate_outcome on_request(gate_server *g, uint64_t now_us, uint64_t now_sec
         int rc = tempo_token_open_private(g->cfg.private_key, g->cfg.protocol_id, now_seconds,
                                           self, req.token, TEMPO_TOKEN_CONNECT_SIZE, &tok);
         if (rc != TEMPO_OK)
-            return refuse(g, token_refusal(rc));
+            return refuse_client(g, token_refusal(rc));
         c.client_id = tok.client_id;
         c.expire_seconds = tok.expire_seconds;
         memcpy(c.client_to_server_key, tok.client_to_server_key, TEMPO_KEY_SIZE);
@@ -211,6 +273,7 @@ gate_outcome gate_server_on_datagram(gate_server *g, uint64_t now_us, uint64_t n
         *reply_size = 0;
     if (g == NULL || from == NULL || reply == NULL || reply_size == NULL || admit == NULL)
         return GATE_IGNORED;
+    g->last_told = CONNECT_OK;
     uint8_t type;
     bool sealed_bit;
     connect_refusal why = connect_peek(data, size, g->cfg.protocol_id, &type, &sealed_bit);

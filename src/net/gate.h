@@ -77,6 +77,8 @@ typedef struct gate_server_stats {
     uint64_t denials;           /* CONNECT_DENIEDs written */
 } gate_server_stats;
 
+#define GATE_NOTE_US 10000000u /* a refusal reason is told at most this often */
+
 typedef struct gate_server {
     gate_server_config cfg;
     uint8_t cookie_key[TEMPO_KEY_SIZE];   /* current */
@@ -85,6 +87,12 @@ typedef struct gate_server {
     uint8_t generation;         /* the current key's number, in every cookie */
     uint64_t reply_sequence;    /* the next reply's (and cookie's) sequence; top bit set */
     gate_server_stats stats;
+    /* Refusals an operator should hear of (gate_server_refusal_note): the
+     * last datagram's, CONNECT_OK if it was none; by reason, when the
+     * next line may be told and how many came since the last. */
+    connect_refusal last_told;
+    uint64_t note_at_us[CONNECT_REFUSAL_COUNT_];
+    uint64_t unsaid[CONNECT_REFUSAL_COUNT_];
 } gate_server;
 
 /* What the caller learns when a client is admitted. The caller checks
@@ -134,6 +142,17 @@ gate_outcome gate_server_on_datagram(gate_server *g, uint64_t now_us, uint64_t n
                                      const tempo_address *from, const uint8_t *data, size_t size,
                                      uint8_t *reply, size_t reply_cap, size_t *reply_size,
                                      gate_admit *admit);
+
+/* After gate_server_on_datagram: whether the datagram was a client's
+ * request refused for its token (expired, minted for another server or
+ * with another key, or missing where one is needed: what an operator can
+ * fix, not the noise anyone can send), and a line about it is due. Then
+ * writes into buf[0..size) one line naming `from` and the reason, and how
+ * many such refusals it stands for; at most one line per reason every
+ * GATE_NOTE_US (the rest are counted into the next), so a flood cannot
+ * flood the log. */
+bool gate_server_refusal_note(gate_server *g, uint64_t now_us, const tempo_address *from,
+                              char *buf, size_t size);
 
 /* The caller will not take an admitted client (full): write the
  * CONNECT_DENIED for it into buf. Returns its size (32 sealed, 16

@@ -118,7 +118,9 @@ static void test_client_calls_refuse_what_they_document(void **state)
     assert_int_equal(tempo_client_create(&c, &quiet, NULL, &k), TEMPO_E_INVALID_ARG);
     assert_int_equal(tempo_client_create(&c, &quiet, &sa, &k), TEMPO_OK);
     uint8_t in[4] = {0};
-    assert_int_equal(tempo_client_add_local_input(k, 0, in), TEMPO_E_STATE);
+    assert_int_equal(tempo_client_add_local_input(k, 0, in, 3), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_client_add_local_input(k, 0, NULL, sizeof in), TEMPO_E_INVALID_ARG);
+    assert_int_equal(tempo_client_add_local_input(k, 0, in, sizeof in), TEMPO_E_STATE);
     assert_int_equal(tempo_client_disconnect(k), TEMPO_E_STATE);
     assert_true(tempo_client_local_players(k) == 0);
     assert_true(tempo_client_tick_us(k) == 1000000u / 60u);

@@ -427,7 +427,7 @@ static void drive_and_watch(csh *h, void *ctx)
     uint8_t in[CSH_INPUT] = {0, 0, 0, 0};
     w->next = (uint8_t)(w->next % 250 + 1);
     in[2] = w->next;
-    tempo_client_add_local_input(k->c, 0, in);
+    tempo_client_add_local_input(k->c, 0, in, sizeof in);
     tempo_client_tick tk;
     tempo_client_advance(k->c, &tk);
     if (tk.frames_advanced < 2)
@@ -492,7 +492,7 @@ static void press_while_stalled(csh *h, void *ctx)
     tempo_client_get_stats(k->c, &cs);
     const uint8_t press[CSH_INPUT] = {0, 0, 7, 0};
     if (!w->pressed && cs.stall_ticks > 0 && tempo_client_local_players(k->c) != 0) {
-        tempo_client_add_local_input(k->c, 0, press);
+        tempo_client_add_local_input(k->c, 0, press, sizeof press);
         w->pressed = true;
     }
     tempo_client_tick tk;

@@ -138,7 +138,7 @@ static void match_run(net_match *m, uint64_t until_us, bool to_final)
                          : m->keys[i]                          ? PONG_INPUT_DOWN
                                                                : 0;
             pong_client_tick(pc, m->now_us, in);
-            m->next_us[i] += pong_client_tick_us(pc);
+            m->next_us[i] = pong_client_next_tick_at(pc);
             if (pc->placed_tick != m->seen[i]) {
                 m->seen[i] = pc->placed_tick;
                 assert_true(pc->placed_tick <= m->server.tick);

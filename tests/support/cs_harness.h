@@ -213,7 +213,7 @@ static inline void csh_client_tick(csh *h, csh_client *k)
     }
     for (int p = 0; p < 64; p++)
         if (mine >> p & 1u)
-            tempo_client_add_local_input(k->c, p, k->input);
+            tempo_client_add_local_input(k->c, p, k->input, sizeof k->input);
     tempo_client_tick tk;
     tempo_client_advance(k->c, &tk);
     tempo_client_stats cs;

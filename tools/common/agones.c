@@ -27,7 +27,7 @@
 
 #define IO_PERIOD_US 5000u        /* sockets are looked at this often at most */
 #define BACKOFF_MIN_US 250000u
-#define BACKOFF_MAX_US 5000000u
+#define BACKOFF_MAX_US 2000000u  /* the SDK server is local: a retry costs nothing */
 #define QUEUE_MAX 32
 #define OWNED_MAX 32
 #define CHECK_EVERY_US 1000000u   /* how often the view is compared with `owned`, at most */

@@ -17,7 +17,7 @@
  * a time), one for the health pings (so a slow answer to a request never
  * delays them), one for the watch. A request that fails for want of the
  * SDK server (not started yet, restarting, too slow, answering 5xx) is
- * tried again, backing off from 250 ms to 5 s, until it goes through; one
+ * tried again, backing off from 250 ms to 2 s, until it goes through; one
  * the SDK server refuses (4xx) is dropped (a label refused is not set
  * again until asked for anew). An update reads at most 4 GameServers from
  * the watch, so a flooding SDK server costs the loop a bounded amount. Health goes every health_ms

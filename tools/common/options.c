@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tempo/base.h"
+#include "tempo/simnet.h"
+
 #define USAGE_COLUMN 26 /* where help text starts in the usage */
 #define USAGE_WIDTH 79  /* the longest usage line, when the texts allow */
 
@@ -66,6 +69,64 @@ static const option_spec *find(const option_command *cmd, const char *name, size
         if (strlen(cmd->specs[i].name) == len && memcmp(cmd->specs[i].name, name, len) == 0)
             return &cmd->specs[i];
     return NULL;
+}
+
+/* The spec an old spelling stands for, or NULL. */
+static const option_spec *find_alias(const option_command *cmd, const char *name, size_t len)
+{
+    for (int i = 0; i < cmd->alias_count; i++) {
+        const option_alias *a = &cmd->aliases[i];
+        if (strlen(a->old_name) == len && memcmp(a->old_name, name, len) == 0)
+            return find(cmd, a->name, strlen(a->name));
+    }
+    return NULL;
+}
+
+/* Edits (insert, delete, replace) between a[0..n) and b, at most 3 counted. */
+static int distance(const char *a, size_t n, const char *b)
+{
+    size_t m = strlen(b);
+    if (n > 40 || m > 40)
+        return 3;
+    int row[41];
+    for (size_t j = 0; j <= m; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= m; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[m] < 3 ? row[m] : 3;
+}
+
+/* The option a mistyped name most likely meant: one it begins or ends, or
+ * within two edits of it; NULL if none is near. */
+static const char *nearest(const option_command *cmd, const char *name, size_t len)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    for (int i = 0; i < cmd->count; i++) {
+        const char *n = cmd->specs[i].name;
+        size_t nl = strlen(n);
+        int d = distance(name, len, n);
+        if (d == 3 && len >= 3 && nl > len &&
+            (memcmp(n, name, len) == 0 || memcmp(n + nl - len, name, len) == 0))
+            d = 2; /* --key for --key-file, --file for --key-file */
+        if (!(cmd->specs[i].flags & OPTION_HIDDEN) && d < best_d) {
+            best = n;
+            best_d = d;
+        }
+    }
+    return best;
 }
 
 static option_status bad_value(const option_command *cmd, const option_spec *s, const char *value,
@@ -148,13 +209,25 @@ option_status options_parse(const option_command *cmd, int argc, char **argv, vo
             options_usage(cmd, stdout);
             return OPTIONS_HELP;
         }
+        if (strcmp(arg, "--version") == 0) {
+            printf("%s (tempo %d.%d.%d)\n", cmd->program, TEMPO_VERSION_MAJOR, TEMPO_VERSION_MINOR,
+                   TEMPO_VERSION_PATCH);
+            return OPTIONS_HELP;
+        }
         if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
             return options_error(cmd, "unexpected argument '%s' (options start with --)", arg);
         const char *name = arg + 2, *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const option_spec *s = find(cmd, name, len);
         if (!s)
+            s = find_alias(cmd, name, len);
+        if (!s) {
+            const char *near = nearest(cmd, name, len);
+            if (near)
+                return options_error(cmd, "unknown option --%.*s; did you mean --%s?", (int)len, name,
+                                     near);
             return options_error(cmd, "unknown option --%.*s", (int)len, name);
+        }
         uint64_t bit = (uint64_t)1 << (s - cmd->specs);
         if ((given & bit) && !(s->flags & OPTION_REPEAT))
             return options_error(cmd, "--%s given twice", s->name);
@@ -187,6 +260,65 @@ option_status options_parse(const option_command *cmd, int argc, char **argv, vo
     if (given_out)
         *given_out = given;
     return OPTIONS_OK;
+}
+
+bool options_player_list(const char *value, int max, uint32_t *mask, char *why, size_t why_size)
+{
+    for (const char *p = value;;) {
+        char *end;
+        long k = strtol(p, &end, 10);
+        if (end == p || k < 0 || k >= max || (*end && *end != ',')) {
+            snprintf(why, why_size, "want a player number 0..%d, or several separated by commas",
+                     max - 1);
+            return false;
+        }
+        if (*mask >> k & 1u) {
+            snprintf(why, why_size, "player %ld is named twice", k);
+            return false;
+        }
+        *mask |= 1u << k;
+        if (!*end)
+            return true;
+        p = end + 1;
+    }
+}
+
+bool options_input_delay(const char *value, int max, int *delay, bool *automatic, char *why,
+                         size_t why_size)
+{
+    if (strcmp(value, "auto") == 0) {
+        *automatic = true;
+        return true;
+    }
+    char *end;
+    long d = strtol(value, &end, 10);
+    if (end == value || *end || d < 0 || d > max) {
+        snprintf(why, why_size, "want 0..%d frames, or auto", max);
+        return false;
+    }
+    *delay = (int)d;
+    return true;
+}
+
+bool options_parse_profile(void *field, const char *value, char *why, size_t why_size)
+{
+    tempo_link_params p;
+    if (tempo_link_profile(value, &p) == TEMPO_OK) {
+        *(const char **)field = value;
+        return true;
+    }
+    size_t len = (size_t)snprintf(why, why_size, "unknown profile, want one of");
+    for (const char *const *n = tempo_link_profile_names(); *n && len < why_size; n++)
+        len += (size_t)snprintf(why + len, why_size - len, " %s", *n);
+    return false;
+}
+
+void options_list_profiles(FILE *f)
+{
+    fprintf(f, "profiles (docs/SIMNET.md has their numbers):\n ");
+    for (const char *const *n = tempo_link_profile_names(); *n; n++)
+        fprintf(f, " %s", *n);
+    fprintf(f, "\n");
 }
 
 bool options_given(const option_command *cmd, uint64_t given, const char *name)
@@ -226,6 +358,8 @@ void options_usage(const option_command *cmd, FILE *f)
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", cmd->program, cmd->synopsis);
     for (int i = 0; i < cmd->count; i++) {
         const option_spec *s = &cmd->specs[i];
+        if (s->flags & OPTION_HIDDEN)
+            continue;
         int n = fprintf(f, "  --%s", s->name);
         if (s->kind != OPTION_FLAG)
             n += fprintf(f, " %s", s->value ? s->value : "VALUE");
@@ -235,6 +369,7 @@ void options_usage(const option_command *cmd, FILE *f)
             fprintf(f, "%*s", USAGE_COLUMN - n, "");
         usage_help(s, f);
     }
+    fprintf(f, "  --version%*sprint the program's version and exit\n", USAGE_COLUMN - 11, "");
     fprintf(f, "  -h, --help%*sprint this help and exit\n", USAGE_COLUMN - 12, "");
     if (cmd->epilogue)
         fprintf(f, "\n%s", cmd->epilogue);

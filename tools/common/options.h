@@ -13,7 +13,13 @@
  *     want 1..8"), followed by a hint to run --help; the caller exits 2;
  *   - an option given twice is an error unless it is OPTION_REPEAT (a second
  *     value would otherwise silently win);
- *   - a required option that is missing is named with its range.
+ *   - a required option that is missing is named with its range;
+ *   - an unknown option is named with the nearest known one, if one is
+ *     near ("did you mean --key-file?");
+ *   - "--version" prints the program's name and tempo's version (exit 0);
+ *   - an old spelling in the command's alias table reads as the option it
+ *     was renamed to, and is not shown in --help (docs/TOOLS.md keeps the
+ *     one vocabulary every program speaks).
  *
  * Values land in the caller's struct at the spec's offset (offsetof), so a
  * table is a static const array and the struct holds the defaults set
@@ -43,6 +49,8 @@ typedef enum option_kind {
 /* Spec flags. */
 #define OPTION_REQUIRED 1u /* must be given */
 #define OPTION_REPEAT 2u   /* may be given more than once (CUSTOM only) */
+#define OPTION_HIDDEN 4u   /* read, but not shown in --help (an old spelling
+                              that is more than a rename) */
 
 /* OPTION_CUSTOM: read `value` into `field`, the caller's struct at the
  * spec's offset (offset 0 gives the whole struct, for an option that fills
@@ -66,6 +74,12 @@ typedef struct option_spec {
     option_parse_fn parse; /* CUSTOM only */
 } option_spec;
 
+/* An old spelling of an option, kept working after a rename. */
+typedef struct option_alias {
+    const char *old_name; /* without the dashes */
+    const char *name;     /* the option's name now, in the spec table */
+} option_alias;
+
 typedef struct option_command {
     const char *program;   /* "tempo-arena" */
     const char *synopsis;  /* what it does, one or more lines */
@@ -75,12 +89,14 @@ typedef struct option_command {
     /* Prints more help after the epilogue, for lists known only at run time
      * (the library's link profiles); may be NULL. */
     void (*more_help)(FILE *f);
+    const option_alias *aliases; /* old spellings; may be NULL */
+    int alias_count;
 } option_command;
 
 /* What options_parse found. */
 typedef enum option_status {
     OPTIONS_OK = 0,    /* *out filled; run */
-    OPTIONS_HELP = 1,  /* --help printed on stdout; exit 0 */
+    OPTIONS_HELP = 1,  /* --help or --version printed on stdout; exit 0 */
     OPTIONS_USAGE = 2  /* an error was printed on stderr; exit 2 */
 } option_status;
 
@@ -90,8 +106,25 @@ option_status options_parse(const option_command *cmd, int argc, char **argv, vo
                             uint64_t *given);
 
 /* Whether the option `name` (without dashes) is set in a given mask from
- * options_parse. False for a name the table does not hold. */
+ * options_parse (given under its name or an old spelling). False for a
+ * name the table does not hold. */
 bool options_given(const option_command *cmd, uint64_t given, const char *name);
+
+/* For OPTION_CUSTOM parsers: a list of players "I[,J...]", each below
+ * max, none twice, added to *mask. False with why filled otherwise. */
+bool options_player_list(const char *value, int max, uint32_t *mask, char *why, size_t why_size);
+
+/* For OPTION_CUSTOM parsers: an input delay "D" in 0..max frames, or
+ * "auto" (*automatic set, *delay untouched). False with why filled. */
+bool options_input_delay(const char *value, int max, int *delay, bool *automatic, char *why,
+                         size_t why_size);
+
+/* For OPTION_CUSTOM: a link profile of the library's simnet (tempo/
+ * simnet.h) by name; stores the name (const char *). The error lists the
+ * names. */
+bool options_parse_profile(void *field, const char *value, char *why, size_t why_size);
+/* For more_help: the profiles' names, one line. */
+void options_list_profiles(FILE *f);
 
 /* Write the generated usage to f. */
 void options_usage(const option_command *cmd, FILE *f);

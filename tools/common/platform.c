@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * platform.c — clock, sleep, socket wait, Ctrl-C, name lookup, TCP and
- * running a program, for the programs (platform.h), once for POSIX and
- * once for Windows (which cannot run a program: platform_run says so).
+ * platform.c — clock, sleep, socket wait, Ctrl-C, name lookup, a quiet
+ * stderr, TCP and running a program, for the programs (platform.h), once
+ * for POSIX and once for Windows (which cannot run a program: platform_run
+ * says so).
  *
  * Invariant: every #ifdef _WIN32 of tools/ and examples/ is in this file;
  * the two halves keep the same behaviour, stated in platform.h.
@@ -18,6 +19,8 @@
 #include <winsock2.h>
 #include <ws2tcpip.h>
 #include <windows.h>
+#include <fcntl.h>
+#include <io.h>
 #else
 #include <arpa/inet.h>
 #include <errno.h>
@@ -488,3 +491,52 @@ int platform_run(char *const argv[], const char *input, size_t n, int timeout_ms
     return -1;
 }
 #endif
+bool platform_resolve_port(const char *text, const char *whose, tempo_address *out, char *why,
+                           size_t why_size)
+{
+    if (!platform_resolve(text, TEMPO_ADDRESS_NONE, out, why, why_size))
+        return false;
+    if (out->port == 0) {
+        snprintf(why, why_size, "port 0: want the %s's port, 1..65535", whose);
+        return false;
+    }
+    return true;
+}
+
+/* ---- a quiet stderr ------------------------------------------------------- */
+
+#ifdef _WIN32
+#define NULL_DEVICE "NUL"
+#define dup _dup
+#define dup2 _dup2
+#define close _close
+#define open _open
+#define fileno _fileno
+#else
+#define NULL_DEVICE "/dev/null"
+#endif
+
+int platform_stderr_mute(void)
+{
+    fflush(stderr);
+    int saved = dup(fileno(stderr));
+    int quiet = open(NULL_DEVICE, O_WRONLY);
+    if (saved < 0 || quiet < 0 || dup2(quiet, fileno(stderr)) < 0) {
+        if (quiet >= 0)
+            close(quiet);
+        if (saved >= 0)
+            close(saved);
+        return -1;
+    }
+    close(quiet);
+    return saved;
+}
+
+void platform_stderr_unmute(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stderr);
+    dup2(saved, fileno(stderr));
+    close(saved);
+}

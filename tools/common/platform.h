@@ -54,6 +54,18 @@ void platform_on_interrupt(void (*handler)(int));
 bool platform_resolve(const char *text, int family, tempo_address *out, char *why,
                       size_t why_size);
 
+/* platform_resolve of "host:port" in any family, refusing port 0 ("port 0:
+ * want the <whose>'s port, 1..65535"): the address of another machine. */
+bool platform_resolve_port(const char *text, const char *whose, tempo_address *out, char *why,
+                           size_t why_size);
+
+/* Send this process's stderr nowhere until platform_stderr_unmute(the
+ * value returned): for a library that prints, on a path we report better
+ * ourselves, lines we cannot stop (ALSA without a sound card). Returns -1
+ * (and changes nothing) if it cannot. */
+int platform_stderr_mute(void);
+void platform_stderr_unmute(int saved);
+
 /* ---- TCP, for HTTP to the local services a game server talks to ---------
  * (tools/common/http_conn.c). Every call returns at once; none raises
  * SIGPIPE. On failure the reason goes into why[0..why_size). */

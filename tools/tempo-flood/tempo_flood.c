@@ -151,7 +151,7 @@ static const option_spec flood_specs[] = {
      .max = 1000000, .help = "datagrams per second", .flags = OPTION_REQUIRED},
     {.name = "seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(seconds), .min = 1,
      .max = 3600, .help = "how long to send", .flags = OPTION_REQUIRED},
-    {.name = "seed", .kind = OPTION_U64, .value = "N", .offset = FIELD(seed), .min = 0, .max = 0,
+    {.name = "seed", .kind = OPTION_U64, .value = "S", .offset = FIELD(seed), .min = 0, .max = 0,
      .range = "0..2^64-1", .help = "sizes, bytes and kinds; default 1"},
     {.name = "min-size", .kind = OPTION_INT, .value = "A", .offset = FIELD(min_size), .min = 1,
      .max = TEMPO_MAX_DATAGRAM, .help = "smallest random datagram, default 1"},

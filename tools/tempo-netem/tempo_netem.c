@@ -79,40 +79,20 @@ static bool parse_forward(void *field, const char *value, char *why, size_t why_
     return true;
 }
 
-static bool parse_profile(void *field, const char *value, char *why, size_t why_size)
-{
-    tempo_link_params p;
-    if (tempo_link_profile(value, &p) == TEMPO_OK) {
-        *(const char **)field = value;
-        return true;
-    }
-    size_t len = (size_t)snprintf(why, why_size, "unknown profile, want one of");
-    for (const char *const *n = tempo_link_profile_names(); *n && len < why_size; n++)
-        len += (size_t)snprintf(why + len, why_size - len, " %s", *n);
-    return false;
-}
-
-static void list_profiles(FILE *f)
-{
-    fprintf(f, "profiles (docs/SIMNET.md has their numbers):\n ");
-    for (const char *const *n = tempo_link_profile_names(); *n; n++)
-        fprintf(f, " %s", *n);
-    fprintf(f, "\n");
-}
 
 #define FIELD(f) offsetof(options, f)
 static const option_spec netem_specs[] = {
-    {.name = "listen", .kind = OPTION_CUSTOM, .value = "ADDR", .offset = FIELD(listen),
-     .parse = parse_address, .range = "HOST:PORT; port 0: any",
+    {.name = "listen", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .offset = FIELD(listen),
+     .parse = parse_address, .range = "HOST a name, a.b.c.d or [v6]; port 0: any",
      .help = "where clients send", .flags = OPTION_REQUIRED},
-    {.name = "forward", .kind = OPTION_CUSTOM, .value = "ADDR", .offset = FIELD(forward),
-     .parse = parse_forward, .range = "HOST:PORT",
+    {.name = "forward", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .offset = FIELD(forward),
+     .parse = parse_forward, .range = "HOST a name, a.b.c.d or [v6]",
      .help = "the server datagrams go to", .flags = OPTION_REQUIRED},
-    {.name = "up", .kind = OPTION_CUSTOM, .value = "ADDR", .offset = FIELD(up),
-     .parse = parse_address, .range = "HOST:PORT",
+    {.name = "up", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .offset = FIELD(up),
+     .parse = parse_address, .range = "HOST a name, a.b.c.d or [v6]",
      .help = "bind the socket facing the server here;\ndefault: any port"},
     {.name = "profile", .kind = OPTION_CUSTOM, .value = "NAME", .offset = FIELD(profile),
-     .parse = parse_profile, .range = "a profile listed below",
+     .parse = options_parse_profile, .range = "a profile listed below",
      .help = "the link to start from, default perfect"},
     {.name = "delay", .kind = OPTION_REAL, .value = "MS", .offset = FIELD(delay_ms),
      .real_min = 0, .real_max = 10000, .help = "one-way latency, milliseconds"},
@@ -151,7 +131,7 @@ static const option_command netem_command = {
                 "  tempo-netem --listen localhost:7101 --forward localhost:7001 \\\n"
                 "              --delay 80 --jitter 10 --loss 2\n"
                 "exit: 0 stopped by Ctrl-C or SIGTERM, 1 error, 2 usage\n",
-    .more_help = list_profiles,
+    .more_help = options_list_profiles,
 };
 
 /* Append one field to the link's name: " with " before the first, ", "

@@ -26,12 +26,12 @@ run() { # MODE I: one relay-load run, its line in $work/rows
             > "$work/sdk.log" 2>&1 &
         sdk_pid=$!
         sleep 2
-        AGONES_SDK_HTTP_PORT=$port "$load" --relay "$relay" --agones --port $udp --matches 125 \
+        AGONES_SDK_HTTP_PORT=$port "$load" --relay-program "$relay" --agones --port $udp --matches 125 \
             --players 8 --seconds 10 --warmup-seconds 4 > "$work/$1.$2" 2>&1
         kill $sdk_pid
         wait $sdk_pid 2>/dev/null
     else
-        "$load" --relay "$relay" --port $udp --matches 125 --players 8 --seconds 10 \
+        "$load" --relay-program "$relay" --port $udp --matches 125 --players 8 --seconds 10 \
             --warmup-seconds 4 > "$work/$1.$2" 2>&1
     fi
     us=$(sed -n 's/.*per datagram handled (in + out) \([0-9.]*\) us.*/\1/p' "$work/$1.$2")

@@ -71,7 +71,7 @@ typedef struct options {
 
 #define FIELD(f) offsetof(options, f)
 static const option_spec load_specs[] = {
-    {.name = "relay", .kind = OPTION_TEXT, .value = "PATH", .offset = FIELD(relay),
+    {.name = "relay-program", .kind = OPTION_TEXT, .value = "PATH", .offset = FIELD(relay),
      .help = "the tempo-relay program, default ./tempo-relay"},
     {.name = "port", .kind = OPTION_INT, .value = "P", .offset = FIELD(port), .min = 1,
      .max = 65535, .help = "the relay's port, default 40123"},
@@ -95,6 +95,9 @@ static const option_spec load_specs[] = {
      .help = "match 1's player 0 also sends hostile datagrams"},
 };
 
+/* --relay names a relay's address elsewhere (docs/TOOLS.md) */
+static const option_alias load_aliases[] = {{"relay", "relay-program"}};
+
 static const option_command load_command = {
     .program = "relay-load",
     .synopsis = "  Members without a game against tempo-relay on loopback; reports\n"
@@ -103,6 +106,8 @@ static const option_command load_command = {
     .count = (int)(sizeof load_specs / sizeof load_specs[0]),
     .epilogue = "example:\n  relay-load --matches 125 --players 8 --seconds 20\n"
                 "exit: 0 done, 1 error, 2 usage\n",
+    .aliases = load_aliases,
+    .alias_count = (int)(sizeof load_aliases / sizeof load_aliases[0]),
 };
 
 #define FPS 60

@@ -18,7 +18,7 @@ work=$(mktemp -d)
 udp=$((44000 + $$ % 1000))
 i=1
 while [ $i -le "$runs" ]; do
-    "$load" --relay "$relay" --port $udp --matches 125 --players 8 --seconds 10 \
+    "$load" --relay-program "$relay" --port $udp --matches 125 --players 8 --seconds 10 \
         --warmup-seconds 4 > "$work/run.$i" 2>&1
     i=$((i + 1))
 done

@@ -3,11 +3,10 @@
  * tempo_relay.c — the relay as a program: one UDP socket, a tempo_relay,
  * the clock read here (the library reads none), stats on stdout.
  *
- *   tempo-relay --port P [--private-key-file F] [--protocol-id ID]
+ *   tempo-relay --port P [--key-file F] [--protocol-id ID]
  *               [--max-matches N] [--max-members N] [--tolerance-ms T]
- *               [--stats-seconds S] [--duration-seconds D] [--bind ADDR]
- *               [--no-batch] [--agones | --no-agones] [--drain-seconds S]
- *               [--idle-seconds S]
+ *               [--stats-seconds S] [--seconds D] [--bind ADDR] [--no-batch]
+ *               [--agones | --no-agones] [--drain-seconds S] [--idle-seconds S]
  *
  * Without a key file it is an unsealed relay (LAN play and tests); with
  * one, members need tokens made with that key (tempo-token, or the game's
@@ -30,6 +29,7 @@
  *
  * Exit codes: 0 done, 1 runtime error, 2 usage error.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "agones.h"
+#include "keyfile.h"
 #include "options.h"
 #include "platform.h"
 #include "relay_host.h"
@@ -48,7 +49,7 @@ typedef struct options {
     int port;
     const char *key_file, *bind;
     uint64_t protocol_id;
-    int max_matches, max_members, tolerance_ms, stats_seconds, duration_seconds;
+    int max_matches, max_members, tolerance_ms, stats_seconds, seconds;
     bool no_batch;
     bool agones, no_agones;
     int drain_seconds, idle_seconds;
@@ -59,11 +60,13 @@ static const option_spec relay_specs[] = {
     {.name = "port", .kind = OPTION_INT, .value = "P", .offset = FIELD(port), .min = 1,
      .max = 65535, .flags = OPTION_REQUIRED, .help = "the UDP port members connect to"},
     {.name = "bind", .kind = OPTION_TEXT, .value = "ADDR", .offset = FIELD(bind),
-     .help = "the address to bind, default 0.0.0.0 (tokens\nmust name the address members use)"},
-    {.name = "private-key-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(key_file),
-     .help = "the backend's 32-byte private key: members need\ntokens; without it nothing is sealed"},
+     .help = "the address to bind, default 0.0.0.0; with a key,\ntokens must name ADDR:P "
+             "(tempo-token --connect)"},
+    {.name = "key-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(key_file),
+     .help = "the backend's private key (tempo-token --new-key):\nmembers need tokens made "
+             "with it; without one\nnothing is sealed"},
     {.name = "protocol-id", .kind = OPTION_U64, .value = "ID", .offset = FIELD(protocol_id),
-     .range = "1..2^64-1", .help = "the game's protocol id (with a key only)"},
+     .range = "1..2^64-1", .help = "the game's protocol id, default 1 (with a key only)"},
     {.name = "max-matches", .kind = OPTION_INT, .value = "N", .offset = FIELD(max_matches),
      .min = 1, .max = 65536, .help = "matches at once, default 256"},
     {.name = "max-members", .kind = OPTION_INT, .value = "N", .offset = FIELD(max_members),
@@ -74,9 +77,8 @@ static const option_spec relay_specs[] = {
      .help = "one system call per datagram sent (Linux batches\nthem with sendmmsg by default)"},
     {.name = "stats-seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(stats_seconds),
      .min = 1, .max = 3600, .help = "between stats lines, default 5"},
-    {.name = "duration-seconds", .kind = OPTION_INT, .value = "D",
-     .offset = FIELD(duration_seconds), .min = 1, .max = 86400 * 365,
-     .help = "stop after D seconds (default: at Ctrl-C)"},
+    {.name = "seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(seconds), .min = 1,
+     .max = 86400 * 365, .help = "stop after S seconds (default: at Ctrl-C)"},
     AGONES_OPTION_SPECS(FIELD(agones), FIELD(no_agones), FIELD(drain_seconds), ""),
     {.name = "idle-seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(idle_seconds),
      .min = 1, .max = 86400,
@@ -84,14 +86,21 @@ static const option_spec relay_specs[] = {
              "seconds goes back to Ready, default 60"},
 };
 
+static const option_alias relay_aliases[] = {{"private-key-file", "key-file"},
+                                             {"duration-seconds", "seconds"}};
+
 static const option_command relay_command = {
     .program = "tempo-relay",
     .synopsis = "  Relay rollback matches: members send their inputs here, the relay\n"
                 "  times the frames and sends every member every frame (docs/RELAY.md).",
     .specs = relay_specs,
     .count = (int)(sizeof relay_specs / sizeof relay_specs[0]),
-    .epilogue = "example:\n  tempo-relay --port 40000 --max-matches 125\n"
+    .epilogue = "examples:\n  tempo-relay --port 40000 --max-matches 125\n"
+                "  tempo-relay --port 40000 --key-file backend.key --bind 127.0.0.1\n"
+                "members: tempo-arena --relay HOST:40000 (docs/RELAY.md)\n"
                 "exit: 0 done, 1 error, 2 usage\n",
+    .aliases = relay_aliases,
+    .alias_count = (int)(sizeof relay_aliases / sizeof relay_aliases[0]),
 };
 
 static volatile sig_atomic_t signals;
@@ -104,19 +113,11 @@ static void on_signal(int sig)
 
 static bool read_key(const char *path, uint8_t key[TEMPO_KEY_SIZE])
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "tempo-relay: cannot open key file %s\n", path);
-        return false;
-    }
-    size_t n = fread(key, 1, TEMPO_KEY_SIZE, f);
-    int extra = fgetc(f);
-    fclose(f);
-    if (n != TEMPO_KEY_SIZE || extra != EOF) {
-        fprintf(stderr, "tempo-relay: key file %s is not exactly 32 bytes\n", path);
-        return false;
-    }
-    return true;
+    char why[128];
+    if (key_read_file(path, key, why, sizeof why))
+        return true;
+    fprintf(stderr, "tempo-relay: --key-file %s: %s\n", path, why);
+    return false;
 }
 
 /* How late the loop ran (see the top comment). */
@@ -192,7 +193,7 @@ int main(int argc, char **argv)
         cfg.has_private_key = true;
         cfg.protocol_id = options_given(&relay_command, given, "protocol-id") ? o.protocol_id : 1;
     } else if (options_given(&relay_command, given, "protocol-id")) {
-        options_error(&relay_command, "--protocol-id needs --private-key-file");
+        options_error(&relay_command, "--protocol-id needs --key-file");
         return 2;
     }
     relay_host_config hc = {"tempo-relay", false, 0, o.drain_seconds, o.idle_seconds,
@@ -225,7 +226,14 @@ int main(int argc, char **argv)
     tempo_udp *u = NULL;
     int rc = tempo_udp_open_ex(&bind, &uo, NULL, &u);
     if (rc != TEMPO_OK) {
-        fprintf(stderr, "tempo-relay: cannot open UDP %s: %s\n", spec, tempo_strerror(rc));
+        int e = errno;
+        fprintf(stderr, "tempo-relay: cannot bind UDP %s: %s%s\n", spec,
+                rc == TEMPO_E_TRANSPORT ? strerror(e) : tempo_strerror(rc),
+                rc == TEMPO_E_TRANSPORT && e == EADDRINUSE
+                    ? " (another program holds the port: pick another --port)"
+                : rc == TEMPO_E_TRANSPORT && e == EADDRNOTAVAIL
+                    ? " (no interface of this machine has that address: see --bind)"
+                    : "");
         return 1;
     }
     tempo_transport tr = tempo_udp_transport(u);
@@ -253,7 +261,7 @@ int main(int argc, char **argv)
 
     uint64_t start = platform_now_us(), cpu0 = platform_cpu_us();
     uint64_t next_stats = start + (uint64_t)o.stats_seconds * 1000000u;
-    uint64_t end = o.duration_seconds ? start + (uint64_t)o.duration_seconds * 1000000u : 0;
+    uint64_t end = o.seconds ? start + (uint64_t)o.seconds * 1000000u : 0;
     int fd = tempo_udp_fd(u);
     lateness late;
     memset(&late, 0, sizeof late);

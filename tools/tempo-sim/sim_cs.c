@@ -508,7 +508,7 @@ static void cs_send_input(cs_match *mt, cs_machine *m, uint8_t *in)
 {
     in[mt->game_in] = (uint8_t)(m->seq & 0xFF);
     in[mt->game_in + 1] = (uint8_t)(m->seq >> 8);
-    tempo_client_add_local_input(m->c, m->player, in);
+    tempo_client_add_local_input(m->c, m->player, in, (size_t)mt->in_size);
 }
 
 /* The bot's input for this tick, with its change count behind it. A change

@@ -205,16 +205,17 @@ static void cs_cell(FILE *f, double v, const char *fmt)
     }
 }
 
-static void cs_table(cs_page *pg)
+/* Two tables, so each fits a 1280 px window: what the players saw, then
+ * the timing and the bytes behind it. */
+static void cs_table(cs_page *pg, const sim_cs_verdict *agree)
 {
     FILE *f = pg->f;
     const sim_cs_result *r = pg->r;
-    fputs("<h3>Per client</h3>\n<div class=\"wide\"><table>\n<tr><th>client</th><th>input to response<br>mean "
-          "(ticks)</th><th>max</th><th>snap-backs</th><th>after 3 s</th><th>visible<br>corrections<br>/min</th>"
-          "<th>visible<br>mean</th><th>max</th><th>library<br>corrections<br>/min</th><th>library<br>mean</th>"
-          "<th>max</th><th>resimulated<br>ticks</th><th>late inputs<br>/min</th><th>after 3 s<br>/min</th>"
-          "<th>lead mean<br>(ticks)</th><th>true lead<br>mean</th><th>dilation max<br>(%)</th><th>jumps after<br>1 s</th>"
-          "<th>up<br>(B/s)</th><th>down<br>(B/s)</th><th>snapshot<br>(bytes)</th><th>agrees</th></tr>\n", f);
+    fputs("<h3>Per client: what the players saw</h3>\n<div class=\"wide\"><table>\n<tr><th>client</th>"
+          "<th>input to response<br>mean (ticks)</th><th>max</th><th>snap-backs</th><th>after 3 s</th>"
+          "<th>visible<br>corrections<br>/min</th><th>visible<br>mean</th><th>max</th><th>library<br>"
+          "corrections<br>/min</th><th>library<br>mean</th><th>max</th><th>resimulated<br>ticks</th>"
+          "<th>agrees</th></tr>\n", f);
     for (int i = 0; i < r->clients; i++) {
         const sim_cs_client_result *c = &r->c[i];
         fprintf(f, "<tr><td>%d</td>", i);
@@ -228,6 +229,22 @@ static void cs_table(cs_page *pg)
         cs_cell(f, c->correction_mean, "%.2f");
         cs_cell(f, c->correction_max, "%.1f");
         fprintf(f, "<td>%llu</td>", (unsigned long long)c->resim_frames);
+        fprintf(f, "<td>%s</td></tr>\n", !c->compared ? "&#8211;" : c->agrees ? "yes" : "no");
+    }
+    fputs("</table></div>\n", f);
+    /* the agreement verdict belongs to this table's last column, not a chart */
+    fprintf(f, "<p class=\"verdict %s\"><b>agreement %s:</b> ", cs_class[agree->kind], cs_word[agree->kind]);
+    sim_svg_escape(f, agree->numbers);
+    fputs(". <b>Good:</b> ", f);
+    sim_svg_escape(f, agree->good);
+    fputs("</p>\n", f);
+    fputs("<h3>Per client: timing and bytes</h3>\n<div class=\"wide\"><table>\n<tr><th>client</th>"
+          "<th>late inputs<br>/min</th><th>after 3 s<br>/min</th><th>lead mean<br>(ticks)</th>"
+          "<th>true lead<br>mean</th><th>dilation max<br>(%)</th><th>jumps after<br>1 s</th>"
+          "<th>up<br>(B/s)</th><th>down<br>(B/s)</th><th>snapshot<br>(bytes)</th></tr>\n", f);
+    for (int i = 0; i < r->clients; i++) {
+        const sim_cs_client_result *c = &r->c[i];
+        fprintf(f, "<tr><td>%d</td>", i);
         cs_cell(f, c->late_per_min, "%.2f");
         cs_cell(f, c->late_after_per_min, "%.2f");
         cs_cell(f, c->lead_mean, "%.2f");
@@ -237,7 +254,7 @@ static void cs_table(cs_page *pg)
         cs_cell(f, c->up_bytes_per_s, "%.0f");
         cs_cell(f, c->down_bytes_per_s, "%.0f");
         cs_cell(f, c->snapshot_bytes, "%.0f");
-        fprintf(f, "<td>%s</td></tr>\n", !c->compared ? "&#8211;" : c->agrees ? "yes" : "no");
+        fputs("</tr>\n", f);
     }
     fputs("</table></div>\n", f);
 }
@@ -292,7 +309,7 @@ int sim_cs_html_write(const sim_options *o, const sim_cs_result *r, const sim_cs
     fprintf(f, "</p>\n<p>Sizes of corrections in %s. Visible corrections are measured from outside: the state "
                "a client showed against the state it holds for that moment once a snapshot is in place; a "
                "snap-back is one that moved its own piece.</p>\n", r->game ? r->game->correction_unit : "");
-    cs_table(pg);
+    cs_table(pg, &v[SIM_CS_VERDICT_AGREE]);
     fputs("<h3>Verdicts</h3>\n<ul>\n", f);
     for (int k = 0; k < SIM_CS_VERDICTS; k++) {
         fprintf(f, "<li><b>%s</b>: %s &#8211; ", names[k], cs_word[v[k].kind]);
@@ -311,7 +328,7 @@ int sim_cs_html_write(const sim_options *o, const sim_cs_result *r, const sim_cs
              &v[SIM_CS_VERDICT_DILATION], tl->dilation, "%", 1.0, r->max_dilation * 100.0, "bound", false, true);
     cs_chart(pg, "chart-corrections", "Corrections per second",
              "Snapshots whose state differed from what the client had predicted of their tick (the client's "
-             "own count).", &v[SIM_CS_VERDICT_AGREE],
+             "own count); with replay a correction is the server's truth taken in, not a snap-back.", NULL,
              tl->corrections, "per second", 1.0, 0.0, NULL, false, false);
     cs_chart(pg, "chart-late", "Late inputs per second at the server",
              "Ticks the server ran before a client's input for them arrived (it played the last one).",

@@ -210,6 +210,12 @@ static tempo_result create_turns(ls_match *mt, ls_machine *m)
         c.max_turn_ms = mt->w->turn_ms > c.max_turn_ms ? mt->w->turn_ms : c.max_turn_ms;
     }
     c.random_seed = mix(o->seed * 137 + (uint64_t)m->index);
+    if (!o->input_delay_auto && o->input_delay >= 2 && o->input_delay <= TEMPO_LOCKSTEP_MAX_DELAY)
+        c.execution_delay = o->input_delay; /* turns: more buys slow machines time */
+    if (mt->w->via_relay) {
+        tempo_address ra = sim_relay_addr();
+        return tempo_lockstep_create_relay_member(&c, &m->counted, &ra, NULL, &m->ls);
+    }
     tempo_result r = tempo_lockstep_create(&c, &m->counted, &m->ls);
     for (int p = 0; p < o->players && r == TEMPO_OK; p++)
         if (p != m->index) {
@@ -282,7 +288,7 @@ static bool setup(ls_match *mt)
             return false;
         }
     }
-    if (mt->w->kind == SIM_LS_RELAY) {
+    if (mt->w->kind == SIM_LS_RELAY || mt->w->via_relay) {
         if (!sim_relay_node_create(&mt->relay, mt->net, o, ls_addr, mt->n))
             return false;
         mt->has_relay = true;
@@ -734,6 +740,11 @@ static void measure(ls_match *mt, sim_ls_result *r)
     r->switches_agree = true;
     if (mt->w->kind == SIM_LS_TURNS)
         r->switches_agree = switches_agree(mt, &r->switches);
+    tempo_lockstep_stats ls;
+    if (mt->w->via_relay && tempo_lockstep_get_stats(m0->ls, &ls) == TEMPO_OK) {
+        r->lists = (uint64_t)m0->done * (uint64_t)mt->n;
+        r->lists_substituted = ls.lists_substituted;
+    }
     if (mt->has_relay) {
         tempo_relay_stats rs;
         if (tempo_relay_get_stats(mt->relay.relay, &rs) == TEMPO_OK && r->match_s > 0) {

@@ -7,6 +7,7 @@
  *   frame lockstep   p2p rollback sessions in a mesh with no prediction
  *                    (max-prediction 0) and an input delay
  *   turns            the turn-based lockstep object, fixed or adaptive turns
+ *                    in a mesh, or fixed turns through one tempo relay
  *   relay            rollback sessions through one tempo relay
  *   rollback mesh    rollback sessions, p2p
  *
@@ -55,6 +56,7 @@ typedef struct sim_ls_way {
     sim_ls_kind kind;
     uint32_t turn_ms;      /* SIM_LS_TURNS: the first (fixed: every) turn's length */
     bool adaptive;         /* SIM_LS_TURNS: the host adapts it */
+    bool via_relay;        /* SIM_LS_TURNS: through the relay (turn_ms fixed), not a mesh */
     char label[32];
 } sim_ls_way;
 
@@ -85,7 +87,9 @@ typedef struct sim_ls_result {
     double match_s;             /* virtual seconds until every machine played the match */
     sim_ls_group others, slow_group; /* every machine but the slow one; the slow one (if any) */
     double up_kbps[SIM_MAX_MACHINES], down_kbps[SIM_MAX_MACHINES]; /* payload, kilobits a second */
-    double relay_up_kbps, relay_down_kbps; /* the relay's own, SIM_LS_RELAY */
+    double relay_up_kbps, relay_down_kbps; /* the relay's own, when there is one */
+    uint64_t lists, lists_substituted; /* turns through the relay: lists machine 0 executed,
+                                          and those the relay substituted (late for its deadline) */
     /* turn lengths, machine 0's turns (frames: 1000/60 ms) */
     double turn_min_ms, turn_mean_ms, turn_max_ms;
     int switches;               /* turn-length changes */
@@ -107,7 +111,8 @@ uint32_t sim_ls_turn_ms(const sim_options *o);
  * message on stderr if it cannot be set up. Free r->series after. */
 int sim_ls_run(const sim_options *o, const sim_ls_way *w, sim_ls_result *r);
 
-/* --lockstep-turns MS|adaptive: one match with the lockstep object. */
+/* --lockstep-turns MS|adaptive: one match with the lockstep object (with
+ * --topology relay: fixed turns through the relay). */
 int sim_lockstep(const sim_options *o);
 /* --compare lockstep: the four ways side by side (sim_lockstep_compare.c). */
 int sim_lockstep_compare(const sim_options *o);

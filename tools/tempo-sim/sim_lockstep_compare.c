@@ -95,9 +95,16 @@ static void print_notes(FILE *f, const sim_ls_result *r)
     for (int i = 0; i < r->machines; i++)
         fprintf(f, " %d%s %.1f/%.1f", i, i == r->slow ? " (slow)" : "", r->up_kbps[i], r->down_kbps[i]);
     fprintf(f, "\n");
-    if (r->way.kind == SIM_LS_RELAY)
+    if (r->way.kind == SIM_LS_RELAY || r->way.via_relay)
         fprintf(f, "  %s: the relay sent %.1f kb/s and received %.1f kb/s\n", r->way.label, r->relay_up_kbps,
                 r->relay_down_kbps);
+    if (r->way.via_relay)
+        fprintf(f, "  %s: %" PRIu64 " of %" PRIu64 " lists executed were the relay's substitutes for lists late "
+                   "for its deadline%s\n", r->way.label, r->lists_substituted, r->lists,
+                r->lists_substituted * 10 > r->lists ? " (a longer --input-delay, in turns, gives them time)" : "");
+    if (r->way.via_relay && r->others.finals + r->slow_group.finals == 0)
+        fprintf(f, "  %s: no command of any machine executed as given: every list was late, so the latency columns time nothing\n",
+                r->way.label);
     if (r->way.kind == SIM_LS_TURNS)
         fprintf(f, "  %s: %d turn-length switches, %s on every machine\n", r->way.label, r->switches,
                 r->switches_agree ? "at the same turns" : "NOT at the same turns");
@@ -285,7 +292,8 @@ static void turns_label(sim_ls_way *w)
     if (w->adaptive)
         snprintf(w->label, sizeof w->label, "adaptive turns");
     else
-        snprintf(w->label, sizeof w->label, "%" PRIu32 " ms turns", w->turn_ms);
+        snprintf(w->label, sizeof w->label, "%" PRIu32 " ms turns%s", w->turn_ms,
+                 w->via_relay ? " (relay)" : "");
 }
 
 int sim_lockstep(const sim_options *o)
@@ -293,13 +301,14 @@ int sim_lockstep(const sim_options *o)
     int code = check_options(o);
     if (code != SIM_EXIT_OK)
         return code;
-    if (o->topology == 1) {
-        fprintf(stderr, "tempo-sim: the lockstep object talks peer to peer; a relay plays rollback matches "
-                        "(--compare lockstep shows both)\n");
+    if (o->topology == 1 && o->lockstep_adaptive) {
+        fprintf(stderr, "tempo-sim: --lockstep-turns adaptive: through a relay turns keep one length; "
+                        "give it in ms (10..2000)\n");
         return SIM_EXIT_USAGE;
     }
     sim_ls_way w;
     memset(&w, 0, sizeof w);
+    w.via_relay = o->topology == 1;
     w.adaptive = o->lockstep_adaptive;
     w.turn_ms = (uint32_t)o->lockstep_turns;
     turns_label(&w);

@@ -146,14 +146,30 @@ static void print_check(const sim_result *r, bool passed, const char *why)
         printf("soak checks: FAILED - %s\n", why);
 }
 
+/* "4 players", "8 players on 4 machines", "... and a spectator". */
+static void who_plays(const sim_options *o, char *buf, size_t size)
+{
+    int machines = sim_match_peers(o);
+    int n = snprintf(buf, size, "%d player%s", o->players, o->players == 1 ? "" : "s");
+    if (machines != o->players && n > 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n, " on %d machine%s", machines, machines == 1 ? "" : "s");
+    if (o->spectators > 0 && n > 0 && (size_t)n < size) {
+        if (o->spectators == 1)
+            snprintf(buf + n, size - (size_t)n, " and a spectator");
+        else
+            snprintf(buf + n, size - (size_t)n, " and %d spectators", o->spectators);
+    }
+}
+
 static bool write_report(const sim_options *o, const sim_result *r, const sim_timeline *tl)
 {
-    char title[96], scenario[768];
+    char title[160], who[64], scenario[768];
     int links_overridden = o->num_links;
-    snprintf(title, sizeof title, "%d peers, %s%s, %.0f s", sim_match_peers(o), o->profile,
+    who_plays(o, who, sizeof who);
+    snprintf(title, sizeof title, "%s, %s%s, %.0f s", who, o->profile,
              links_overridden ? " + per-link profiles" : "", o->frames / 60.0);
     if (links_overridden == 1)
-        snprintf(title, sizeof title, "%d peers, %s + %s%s, %.0f s", sim_match_peers(o), o->profile,
+        snprintf(title, sizeof title, "%s, %s + %s%s, %.0f s", who, o->profile,
                  o->links[0].profile[0] ? o->links[0].profile : "a custom link",
                  o->links[0].custom && o->links[0].profile[0] ? " (changed)" : "", o->frames / 60.0);
     sim_describe(o, scenario, sizeof scenario);
@@ -167,6 +183,13 @@ static bool write_report(const sim_options *o, const sim_result *r, const sim_ti
     meta.match_s = r->match_s;         /* the figure the terminal prints, not the last sample's time */
     meta.converged = r->converged;
     meta.desyncs = r->desyncs;
+    meta.has_checks = true;
+    for (int i = 0; i < r->nmach; i++) {
+        meta.checks_made += r->peer[i].desync_checks;
+        meta.checks_passed += r->peer[i].desync_checks_passed;
+    }
+    meta.players = sim_match_peers(o);
+    meta.spectators = o->spectators;
     char why[200];
     meta.hostile = r->security.num_actors == 0 ? 0 : sim_security_failed(o, r, why, sizeof why) ? 2 : 1;
     int rc = sim_report_write(tl, &meta, o->report_path);

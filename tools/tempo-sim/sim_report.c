@@ -797,6 +797,38 @@ static void sim_peer_table(const sim_report *r)
     fputs("</table></div>\n", f);
 }
 
+
+/* " · 3 events (input delay changed 3 times), marked on the charts": what
+ * the markers are, by kind, so the count explains itself. */
+static void sim_report_events(const sim_report *r)
+{
+    static const char *const what[SIM_MARK_INPUT_DELAY + 1] = {
+        [SIM_MARK_HICCUP] = "a machine froze or its clock jumped",
+        [SIM_MARK_BLACKOUT_START] = "a link went dark",
+        [SIM_MARK_DISCONNECT] = "a machine was dropped",
+        [SIM_MARK_DESYNC] = "a desync check failed",
+        [SIM_MARK_INPUT_DELAY] = "input delay changed",
+    };
+    int by_kind[SIM_MARK_INPUT_DELAY + 1] = {0}, events = 0;
+    for (int i = 0; i < r->num_marks; i++)
+        if (r->marks[i].kind != SIM_MARK_DESYNC_CHECK && r->marks[i].kind != SIM_MARK_BLACKOUT_END) {
+            by_kind[r->marks[i].kind]++;
+            events++;
+        }
+    fprintf(r->f, " &#183; %d event%s", events, events == 1 ? "" : "s");
+    if (events == 0)
+        return;
+    const char *sep = " (";
+    for (int k = 0; k <= SIM_MARK_INPUT_DELAY; k++)
+        if (by_kind[k] > 0 && what[k] != NULL) {
+            fprintf(r->f, "%s%s", sep, what[k]);
+            if (by_kind[k] > 1)
+                fprintf(r->f, " %d times", by_kind[k]);
+            sep = "; ";
+        }
+    fputs("), marked on the charts", r->f);
+}
+
 static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
 {
     FILE *f = r->f;
@@ -832,18 +864,25 @@ static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
     }
     fputs("</div>\n", f);
 
-    int spectators = 0, events = 0;
+    int spectators = 0;
     for (int q = 0; q < r->peers; q++)
         spectators += r->t->is_spectator[q] ? 1 : 0;
-    for (int i = 0; i < r->num_marks; i++)
-        events += r->marks[i].kind != SIM_MARK_DESYNC_CHECK;
-    fprintf(f, "<p class=\"facts\">%d peer%s (%d player machine%s, %d spectator%s) &#183; "
-            "%.1f s of match time &#183; %d samples, one every %.0f ms &#183; %d event%s &#183; "
-            "%llu desync check%s passed</p>\n",
-            r->peers, r->peers == 1 ? "" : "s", r->peers - spectators, r->peers - spectators == 1 ? "" : "s",
-            spectators, spectators == 1 ? "" : "s", r->match_s, r->count, r->dt * 1000.0,
-            events, events == 1 ? "" : "s",
-            (unsigned long long)r->checks, r->checks == 1 ? "" : "s");
+    int machines = meta != NULL && meta->players > 0 ? meta->players : r->peers - spectators;
+    if (meta != NULL && meta->players > 0)
+        spectators = meta->spectators;
+    fprintf(f, "<p class=\"facts\">%d player machine%s", machines, machines == 1 ? "" : "s");
+    if (spectators > 0)
+        fprintf(f, " and %d spectator%s", spectators, spectators == 1 ? "" : "s");
+    fprintf(f, " &#183; %.1f s of match time &#183; %d samples, one every %.0f ms", r->match_s, r->count,
+            r->dt * 1000.0);
+    sim_report_events(r);
+    if (meta != NULL && meta->has_checks)
+        fprintf(f, " &#183; %llu desync check%s made, %llu passed</p>\n",
+                (unsigned long long)meta->checks_made, meta->checks_made == 1 ? "" : "s",
+                (unsigned long long)meta->checks_passed);
+    else
+        fprintf(f, " &#183; %llu desync check%s passed</p>\n", (unsigned long long)r->checks,
+                r->checks == 1 ? "" : "s");
     if (meta != NULL && meta->summary_html != NULL) {
         fputs("<h3>Per peer</h3>\n<div class=\"summary wide\">\n", f);
         fputs(meta->summary_html, f);       /* prepared HTML, trusted as is */

@@ -67,7 +67,7 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
                       .cli_arg = "S", .group = MATCH,
                       .help = "seed of the bots, the board and the network"},
     [SIM_SET_FRAMES] = {"frames", "--frames", "duration", SIM_KIND_DURATION, FIELD(frames), .min = 1,
-                        .max = 100000000, .cli_arg = "F", .file_arg = "F | F frames | SECONDSs", .group = MATCH,
+                        .max = 100000000, .cli_arg = "N", .file_arg = "F | F frames | SECONDSs", .group = MATCH,
                         .help = "frames to play (60 a second)"},
     [SIM_SET_MODE] = {"mode", "--mode", "mode", SIM_KIND_ENUM, FIELD(role), .names = role_names,
                       .values = role_values, .cli_arg = "M", .group = CS,
@@ -79,7 +79,7 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
                       .values = game_values, .cli_arg = "G", .group = CS,
                       .help = "client-server: the game (auto: Pong up to 8 clients, else walkers)"},
     [SIM_SET_RECONCILE] = {"reconcile", "--reconcile", "reconcile", SIM_KIND_ENUM, FIELD(reconcile),
-                           .names = reconcile_names, .values = reconcile_values, .cli_arg = "R", .group = CS,
+                           .names = reconcile_names, .values = reconcile_values, .cli_arg = "MODE", .group = CS,
                            .help = "client-server: what clients do with a snapshot"},
     [SIM_SET_PLAYERS] = {"players", "--players", "players", SIM_KIND_INT, FIELD(players), .min = 1,
                          .max = TEMPO_MAX_PLAYERS, .cli_arg = "N", .group = MATCH,
@@ -631,7 +631,8 @@ void sim_settings_help(FILE *f)
             if (!strcmp(sim_settings[j].group, g))
                 help_row(f, &sim_settings[j], &d);
     }
-    fputs("\nMachines are numbered 0.. : the players' peers, then the spectators (at most 9).\n"
+    fputs("  --version                  print tempo-sim's version and exit\n"
+          "\nMachines are numbered 0.. : the players' peers, then the spectators (at most 9).\n"
           "exit codes: 0 converged without desync, 2 usage error (a scenario file: FILE:LINE: ...),\n"
           "            3 desync, mismatch, no convergence or a failed soak check\n",
           f);

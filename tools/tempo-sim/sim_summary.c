@@ -104,6 +104,11 @@ void sim_describe(const sim_options *o, char *buf, size_t size)
 
 /* ---- the table ---------------------------------------------------------------- */
 
+/* What a spectator's row means, under the table (terminal and report). */
+#define SIM_SPECTATOR_NOTE                                                                        \
+    "a spectator plays only confirmed frames, about a round trip behind the players: its waiting\n" \
+    "ticks are the ticks it had no new confirmed frame to show, its checks compare with its host."
+
 /* One row's cells as text; spectators and dropped peers show what applies. */
 typedef struct row_text {
     char name[40], delay[16], rollbacks[16], depth[16], mispredicted[16], stalls[16],
@@ -181,6 +186,8 @@ void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
                "warm-up; frame advantage: the library's own estimate; mispredicted frames: (player, frame)\n"
                "pairs first simulated with an input that proved wrong.\n",
             SIM_WARMUP_US / 1000000u);
+    if (r->nmach > r->npeers)
+        fprintf(f, "%s\n", SIM_SPECTATOR_NOTE);
     for (int i = r->npeers; i < r->nmach; i++) /* a spectator is not waited for: say if it fell off */
         if (!r->peer[i].dropped && r->peer[i].final_frame + 60 < o->frames)
             fprintf(f, "note: spectator %d played only %" PRId32 " of %d frames\n", i - r->npeers,
@@ -232,6 +239,8 @@ char *sim_summary_html(const sim_options *o, const sim_result *r)
                 t.advantage, t.rtt, t.bytes, t.checks);
     }
     fputs("</table>\n", f);
+    if (r->nmach > r->npeers)
+        fprintf(f, "<p class=\"note\">%s</p>\n", SIM_SPECTATOR_NOTE);
     sim_security_html(f, o, r);
     for (int i = 0; i < r->nmach; i++)
         if (r->peer[i].diff_line[0] != '\0') {

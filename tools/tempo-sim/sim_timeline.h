@@ -65,7 +65,7 @@ typedef struct sim_timeline {
 
 /* Summary lines shown at the top of the report. */
 typedef struct sim_report_meta {
-    const char *title;        /* e.g. "4 peers, transatlantic + mobile, 60 s" */
+    const char *title;        /* e.g. "4 players and a spectator, transatlantic + mobile, 60 s" */
     const char *scenario;     /* the scenario in text (may be NULL) */
     const char *command;      /* the command line that produced it */
     /* A prepared HTML table of per-peer figures (may be NULL). When given,
@@ -77,6 +77,14 @@ typedef struct sim_report_meta {
     /* Hostile traffic: 0 none in the match, 1 all of it refused, 2 some got
      * in or it disturbed the match (a badge; the table is in summary_html). */
     int hostile;
+    /* Desync checks made and passed, as the terminal counts them (every
+     * machine's, the drain's included); has_checks false: counted from the
+     * timeline's markers instead. */
+    bool has_checks;
+    uint64_t checks_made, checks_passed;
+    /* Players and spectators, for the line under the title; players 0:
+     * counted from the timeline (every peer that is not a spectator). */
+    int players, spectators;
 } sim_report_meta;
 
 /* Allocate every series for `peers` peers and `capacity` samples (values NAN).

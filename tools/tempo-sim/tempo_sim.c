@@ -124,7 +124,7 @@ static int bad(const sim_setting *s, const char *val)
     char msg[320];
     sim_setting_error(s, val, msg, sizeof msg);
     fprintf(stderr, "tempo-sim: %s\n", msg);
-    fprintf(stderr, "tempo-sim: --help lists every option with its range\n");
+    fprintf(stderr, "run 'tempo-sim --help' for the options\n");
     return SIM_EXIT_USAGE;
 }
 
@@ -160,8 +160,8 @@ static int option(sim_options *o, const char *a, const char *v, bool *used, bool
 {
     const sim_setting *s = sim_setting_by_option(a);
     if (!s) {
-        fprintf(stderr, "tempo-sim: unknown option '%s'\n", a);
-        fprintf(stderr, "tempo-sim: --help lists every option\n");
+        fprintf(stderr, "tempo-sim: unknown option %s\n", a);
+        fprintf(stderr, "run 'tempo-sim --help' for the options\n");
         return SIM_EXIT_USAGE;
     }
     sim_setting_id id = (sim_setting_id)(s - sim_settings);
@@ -194,7 +194,7 @@ static int option(sim_options *o, const char *a, const char *v, bool *used, bool
         char msg[320];
         if (!sim_setting_parse(s, v, o, msg, sizeof msg)) {
             fprintf(stderr, "tempo-sim: %s\n", msg);
-            fprintf(stderr, "tempo-sim: --help lists every option with its range\n");
+            fprintf(stderr, "run 'tempo-sim --help' for the options\n");
             return SIM_EXIT_USAGE;
         }
         break;
@@ -263,11 +263,17 @@ int main(int argc, char **argv)
     char command[1024] = "tempo-sim";
     bool delay_given = false, custom = false;
     after_options after = RUN;
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             sim_settings_help(stdout);
             return SIM_EXIT_OK;
         }
+        if (!strcmp(argv[i], "--version")) {
+            printf("tempo-sim (tempo %d.%d.%d)\n", TEMPO_VERSION_MAJOR, TEMPO_VERSION_MINOR,
+                   TEMPO_VERSION_PATCH);
+            return SIM_EXIT_OK;
+        }
+    }
     const char *scenario;
     if (!find_scenario(argc, argv, &scenario))
         return SIM_EXIT_USAGE;
