@@ -825,7 +825,6 @@ int main(int argc, char **argv)
         report_events(s, &o, &news);
         bots.anchor |= news.rejoined;
         news.rejoined = 0;
-        bool running = news.running;
         if (news.dropped) { /* its frames from here are its own: no final line of the match */
             fprintf(stderr, "tempo-arena: dropped from the match at frame %" PRId32 "; no final line\n",
                     news.dropped_frame);
