@@ -180,7 +180,7 @@ static bool write_report(const sim_options *o, const sim_ls_result *rows, int n)
         return false;
     static const char *const colours[LS_WAYS] = {"#888", "#d62728", "#1f77b4", "#2ca02c", "#9467bd"};
     fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tempo-sim: lockstep</title>"
-               "<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em}</style>"
+               "<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em;font-size:12px;white-space:pre-wrap}</style>"
                "</head><body>\n<h1>tempo-sim: lockstep, %d players</h1>\n<p>", o->players);
     sim_svg_escape(f, o->command ? o->command : "");
     fprintf(f, "</p>\n<pre>");
