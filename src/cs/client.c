@@ -86,12 +86,7 @@ static bool config_valid(const tempo_client_config *c)
 
 void cs_client_push_event(tempo_client *c, const tempo_client_event *ev)
 {
-    if (c->ev_count == CS_CLIENT_EVENTS) {
-        c->ev_head = (c->ev_head + 1) % CS_CLIENT_EVENTS;
-        c->ev_count--;
-    }
-    c->events[(c->ev_head + c->ev_count) % CS_CLIENT_EVENTS] = *ev;
-    c->ev_count++;
+    c->events[event_ring_push(&c->ev)] = *ev;
 }
 
 void tempo_client_destroy(tempo_client *c)
@@ -187,6 +182,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
     tc.min_margin_ticks = cfg->min_margin_ticks;
     tc.max_margin_ticks = cfg->max_margin_ticks;
     cs_ticksync_init(&c->ts, &tc);
+    event_ring_init(&c->ev, CS_CLIENT_EVENTS);
     c->state = TEMPO_CLIENT_CONNECTING;
     c->st.server_frame = -1;
     c->st.unauthenticated = !cfg->has_token;
@@ -624,11 +620,12 @@ tempo_result tempo_client_disconnect(tempo_client *c)
 
 int tempo_client_poll_event(tempo_client *c, tempo_client_event *ev)
 {
-    if (c == NULL || ev == NULL || c->ev_count == 0)
+    if (c == NULL || ev == NULL)
         return 0;
-    *ev = c->events[c->ev_head];
-    c->ev_head = (c->ev_head + 1) % CS_CLIENT_EVENTS;
-    c->ev_count--;
+    int i = event_ring_pop(&c->ev);
+    if (i < 0)
+        return 0;
+    *ev = c->events[i];
     return 1;
 }
 

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/event_ring.h"
 #include "cs/channel.h"
 #include "cs/server_input.h"
 #include "cs/snapshot.h"
@@ -54,7 +55,7 @@
 #include "wire/delta.h"
 #include "wire/fragment.h"
 
-#define EVENT_RING 256
+#define EVENTS 256
 #define RECV_PER_POLL 4096   /* datagrams taken in one poll at most */
 #define ACCEPT_RETRY_US 100000u
 #define BYE_COPIES 3
@@ -130,8 +131,8 @@ struct tempo_server {
     uint8_t dgram[TEMPO_MAX_DATAGRAM];
     uint8_t recv[TEMPO_MAX_DATAGRAM + 1];
 
-    tempo_server_event events[EVENT_RING];
-    int ev_head, ev_count;
+    tempo_server_event events[EVENTS];
+    event_ring ev;               /* which of events[] are held, oldest first */
     tempo_server_stats st;
 };
 
@@ -183,12 +184,7 @@ static bool config_valid(const tempo_server_config *c)
 
 static void push_event(tempo_server *s, const tempo_server_event *ev)
 {
-    if (s->ev_count == EVENT_RING) { /* the oldest goes */
-        s->ev_head = (s->ev_head + 1) % EVENT_RING;
-        s->ev_count--;
-    }
-    s->events[(s->ev_head + s->ev_count) % EVENT_RING] = *ev;
-    s->ev_count++;
+    s->events[event_ring_push(&s->ev)] = *ev;
 }
 
 /* A cookie key: from the seed when one is given (tests, replays), else
@@ -273,6 +269,7 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     }
     cs_history_init(&s->hist, cfg->snapshot_history, s->state_cap, hist);
     s->newest_sent = -1;
+    event_ring_init(&s->ev, EVENTS);
 
     uint8_t key[TEMPO_KEY_SIZE];
     /* seeded: the same keys every run; else the address adds a little */
@@ -805,11 +802,12 @@ tempo_result tempo_server_submit_state(tempo_server *s, int32_t frame, const voi
 
 int tempo_server_poll_event(tempo_server *s, tempo_server_event *ev)
 {
-    if (s == NULL || ev == NULL || s->ev_count == 0)
+    if (s == NULL || ev == NULL)
         return 0;
-    *ev = s->events[s->ev_head];
-    s->ev_head = (s->ev_head + 1) % EVENT_RING;
-    s->ev_count--;
+    int i = event_ring_pop(&s->ev);
+    if (i < 0)
+        return 0;
+    *ev = s->events[i];
     return 1;
 }
 
