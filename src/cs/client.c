@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cs/client_impl.h"
+#include "net/link_stats.h"
 #include "wire/cs_msg.h"
 #include "wire/delta.h"
 
@@ -639,10 +640,10 @@ tempo_result tempo_client_get_stats(const tempo_client *c, tempo_client_stats *o
     out->margin_ticks = cs_ticksync_margin(&c->ts);
     out->dilation = c->started ? cs_ticksync_dilation(&c->ts) : 0.0;
     if (c->channel_up) {
-        const net_link *l = &c->ch.link;
-        out->rtt_ms = (double)link_rtt_us(l) / 1000.0;
-        out->jitter_ms = (double)link_jitter_us(l) / 1000.0;
-        out->loss = link_loss_in(l);
+        const net_link_stats ls = link_stats(&c->ch.link);
+        out->rtt_ms = ls.rtt_ms;
+        out->jitter_ms = ls.jitter_ms;
+        out->loss = ls.loss_in;
     }
     if (c->started && c->newest >= 0) {
         double since = (double)(c->now_us - c->newest_us) / (double)c->tick_us;

@@ -50,6 +50,7 @@
 #include "cs/server_input.h"
 #include "cs/snapshot.h"
 #include "net/gate.h"
+#include "net/link_stats.h"
 #include "net/sequence.h"
 #include "wire/cs_msg.h"
 #include "wire/delta.h"
@@ -817,9 +818,7 @@ tempo_result tempo_server_get_stats(const tempo_server *s, tempo_server_stats *o
         return TEMPO_E_INVALID_ARG;
     *out = s->st;
     out->frame = s->frame;
-    out->handshake_refused = 0;
-    for (int r = 0; r < CONNECT_REFUSAL_COUNT_; r++)
-        out->handshake_refused += s->gate.stats.refused[r];
+    out->handshake_refused = gate_server_refused(&s->gate);
     return TEMPO_OK;
 }
 
@@ -837,13 +836,13 @@ tempo_result tempo_server_get_client_stats(const tempo_server *s, int client,
     out->last_input_tick = -1;
     if (!c->used)
         return TEMPO_OK;
-    const net_link *l = &c->ch.link;
+    const net_link_stats ls = link_stats(&c->ch.link);
     out->client_id = c->sealed ? c->client_id : 0;
     out->slots = c->slots;
     out->address = c->ch.to;
-    out->rtt_ms = (double)link_rtt_us(l) / 1000.0;
-    out->jitter_ms = (double)link_jitter_us(l) / 1000.0;
-    out->loss = link_loss_in(l);
+    out->rtt_ms = ls.rtt_ms;
+    out->jitter_ms = ls.jitter_ms;
+    out->loss = ls.loss_in;
     out->earliness_ticks = c->earliness;
     out->late_inputs = c->late_inputs;
     out->inputs_dropped = c->inputs_dropped;
@@ -852,10 +851,10 @@ tempo_result tempo_server_get_client_stats(const tempo_server *s, int client,
     out->snapshots_sent = c->snapshots_sent;
     out->snapshot_bytes = c->snapshot_bytes;
     out->full_snapshots = c->full_snapshots;
-    out->bytes_sent = l->bytes_sent;
-    out->bytes_received = l->bytes_received;
-    out->packets_sent = l->packets_sent;
-    out->packets_received = l->packets_received;
+    out->bytes_sent = ls.bytes_sent;
+    out->bytes_received = ls.bytes_received;
+    out->packets_sent = ls.packets_sent;
+    out->packets_received = ls.packets_received;
     return TEMPO_OK;
 }
 

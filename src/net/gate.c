@@ -66,6 +66,14 @@ int gate_server_init(gate_server *g, const gate_server_config *cfg,
     return TEMPO_OK;
 }
 
+uint64_t gate_server_refused(const gate_server *g)
+{
+    uint64_t n = 0;
+    for (int r = 0; r < CONNECT_REFUSAL_COUNT_; r++)
+        n += g->stats.refused[r];
+    return n;
+}
+
 void gate_server_rotate(gate_server *g, const uint8_t cookie_key[TEMPO_KEY_SIZE])
 {
     memcpy(g->previous_key, g->cookie_key, TEMPO_KEY_SIZE);

@@ -36,6 +36,7 @@
 
 #include "relay/relay.h"
 
+#include "net/link_stats.h"
 #include "net/sequence.h"
 
 void tempo_relay_config_default(tempo_relay_config *cfg)
@@ -243,18 +244,6 @@ void relay_send_to(tempo_relay *r, relay_member *e, uint8_t type, size_t body)
         r->st.send_errors++;
 }
 
-static relay_acks acks_of(const relay_member *e)
-{
-    relay_acks a = {0, 0};
-    uint64_t ack;
-    uint32_t bits;
-    if (link_ack_out(&e->link, &ack, &bits)) {
-        a.ack = (uint16_t)ack;
-        a.bits = bits;
-    }
-    return a;
-}
-
 static void send_welcome(tempo_relay *r, relay_member *e, bool refused)
 {
     size_t n = relay_welcome_write(r->out + PACKET_HEADER_SIZE, e->match >= 0 ? e->slots : 0,
@@ -271,7 +260,7 @@ static void send_frames(tempo_relay *r, relay_member *e)
     }
     relay_frames_msg f;
     memset(&f, 0, sizeof f);
-    f.acks = acks_of(e);
+    f.acks = relay_acks_of(&e->link);
     f.clock = relay_match_clock(m, r->now_us);
     f.flags = m->start_decided ? RELAY_FLAG_STARTED : 0;
     if (!m->start_decided)
@@ -487,8 +476,6 @@ static void on_stranger(tempo_relay *r, const tempo_address *from, size_t size)
                 guard_end(r, g); /* a new connection from its address */
             admit(r, &a);
         }
-    } else {
-        r->st.handshake_refused++;
     }
     seal_wipe(&a, sizeof a);
 }
@@ -549,9 +536,7 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
         r->st.dropped_not_owned++; /* inputs for players it does not have */
         return;
     }
-    uint64_t ack = packet_sequence_recover(in.acks.ack, link_next_seq(&e->link) - 1);
-    if (e->link.packets_sent > 0)
-        (void)link_on_ack(&e->link, r->now_us, ack, in.acks.bits);
+    relay_acks_take(&e->link, r->now_us, &in.acks);
     if (in.frames_held > m->finalized) {
         r->st.dropped_malformed++; /* it cannot hold frames not finalized */
         return;
@@ -741,9 +726,7 @@ tempo_result tempo_relay_get_stats(const tempo_relay *r, tempo_relay_stats *out)
     if (!r || !out)
         return TEMPO_E_INVALID_ARG;
     *out = r->st;
-    out->handshake_refused = 0;
-    for (int i = 0; i < CONNECT_REFUSAL_COUNT_; i++)
-        out->handshake_refused += r->gate.stats.refused[i];
+    out->handshake_refused = gate_server_refused(&r->gate);
     return TEMPO_OK;
 }
 
@@ -770,6 +753,6 @@ tempo_result tempo_relay_get_member_stats(const tempo_relay *r, uint64_t match_i
         return TEMPO_E_PLAYER;
     const relay_member *e = &r->members[r->matches[i].member_of[player]];
     *out = e->st;
-    out->rtt_ms = (double)link_rtt_us(&e->link) / 1000.0;
+    out->rtt_ms = link_stats(&e->link).rtt_ms;
     return TEMPO_OK;
 }

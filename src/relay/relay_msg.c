@@ -145,6 +145,24 @@ size_t relay_welcome_write(uint8_t *body, uint8_t slots, bool refused)
     return 2;
 }
 
+relay_acks relay_acks_of(const net_link *l)
+{
+    relay_acks a = {0, 0};
+    uint64_t ack;
+    uint32_t bits;
+    if (link_ack_out(l, &ack, &bits)) {
+        a.ack = (uint16_t)ack;
+        a.bits = bits;
+    }
+    return a;
+}
+
+void relay_acks_take(net_link *l, uint64_t now, const relay_acks *a)
+{
+    if (l->packets_sent > 0)
+        (void)link_on_ack(l, now, packet_sequence_recover(a->ack, link_next_seq(l) - 1), a->bits);
+}
+
 static void acks_put(uint8_t *p, const relay_acks *a)
 {
     put16(p, a->ack);
