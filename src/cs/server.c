@@ -47,9 +47,11 @@
 #include "base/common.h"
 #include "base/event_ring.h"
 #include "cs/channel.h"
+#include "cs/config.h"
 #include "cs/server_input.h"
 #include "cs/snapshot.h"
 #include "net/gate.h"
+#include "net/intake.h"
 #include "net/link_stats.h"
 #include "net/sequence.h"
 #include "wire/cs_msg.h"
@@ -157,28 +159,19 @@ void tempo_server_config_default(tempo_server_config *cfg)
 
 static bool config_valid(const tempo_server_config *c)
 {
-    if (c->num_players < 1 || c->num_players > TEMPO_CS_MAX_PLAYERS)
-        return false;
-    if (c->input_size < 1 || c->input_size > TEMPO_MAX_INPUT_SIZE)
+    if (!cs_config_common_ok(c->num_players, c->input_size, c->frames_per_second, c->arena,
+                             c->arena_size, c->max_state_size, c->disconnect_timeout_ms,
+                             &c->allocator))
         return false;
     if (c->max_clients < 1 || c->max_clients > TEMPO_CS_MAX_CLIENTS || c->max_clients > c->num_players)
         return false;
     if (c->max_slots_per_client < 1 || c->max_slots_per_client > c->num_players)
         return false;
-    if (c->frames_per_second < 1 || c->frames_per_second > 1000)
-        return false;
     if (c->snapshot_interval < 1 || c->snapshot_interval > 60)
-        return false;
-    if (c->arena != NULL ? (c->arena_size < 1 || c->arena_size > TEMPO_CS_MAX_STATE)
-                         : (c->max_state_size < 1 || c->max_state_size > TEMPO_CS_MAX_STATE))
         return false;
     if (c->snapshot_history < 2 || c->snapshot_history > CS_HISTORY_MAX)
         return false;
     if (c->input_window < 1 || c->input_window > 128)
-        return false;
-    if (c->disconnect_timeout_ms < 100 || c->disconnect_timeout_ms > 600000)
-        return false;
-    if ((c->allocator.alloc == NULL) != (c->allocator.free == NULL))
         return false;
     return true;
 }
@@ -234,9 +227,7 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
         return TEMPO_E_NO_MEMORY;
     s->cfg = *cfg;
     s->tr = *transport;
-    s->log.fn = cfg->log;
-    s->log.ctx = cfg->log_ctx;
-    s->log.level = cfg->log_level;
+    s->log = tempo__logger(cfg->log, cfg->log_ctx, cfg->log_level);
     s->tick_us = 1000000u / (uint64_t)cfg->frames_per_second;
     s->state_cap = cfg->arena != NULL ? cfg->arena_size : cfg->max_state_size;
     const tempo_allocator *a = &s->cfg.allocator;
@@ -277,15 +268,9 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     tempo_rng_seed(&s->rng, cfg->random_seed != 0 ? cfg->random_seed : (uint64_t)(uintptr_t)s,
                    0x636f6f6b6965ull);
     draw_key(s, key);
-    gate_server_config gc;
-    memset(&gc, 0, sizeof gc);
-    gc.protocol_id = cfg->protocol_id;
-    gc.has_private_key = cfg->has_private_key;
-    memcpy(gc.private_key, cfg->private_key, TEMPO_KEY_SIZE);
-    gc.self = cfg->self;
-    int r = gate_server_init(&s->gate, &gc, key);
+    int r = gate_server_open(&s->gate, cfg->protocol_id, cfg->has_private_key, cfg->private_key,
+                             &cfg->self, key);
     seal_wipe(key, sizeof key);
-    seal_wipe(&gc, sizeof gc);
     if (r != TEMPO_OK) {
         tempo_server_destroy(s);
         return r == TEMPO_E_UNSUPPORTED ? TEMPO_E_UNSUPPORTED : TEMPO_E_INVALID_ARG;
@@ -594,6 +579,12 @@ static void on_datagram(tempo_server *s, const tempo_address *from, uint8_t *dat
         s->st.dropped_unknown++;
 }
 
+static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
+{
+    on_datagram(ctx, from, data, size);
+    return true;
+}
+
 /* ---- snapshots --------------------------------------------------------- */
 
 static void send_snapshot(tempo_server *s, int ci, const uint8_t *state, size_t n)
@@ -684,14 +675,7 @@ tempo_result tempo_server_poll(tempo_server *s, uint64_t now_us)
         return TEMPO_E_INVALID_ARG;
     if (now_us > s->now_us)
         s->now_us = now_us;
-    for (int k = 0; k < RECV_PER_POLL; k++) {
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int n = s->tr.recv(s->tr.ctx, &from, s->recv, sizeof s->recv);
-        if (n <= 0)
-            break;
-        on_datagram(s, &from, s->recv, (size_t)n);
-    }
+    (void)net_intake(&s->tr, s->recv, sizeof s->recv, RECV_PER_POLL, take, s);
     for (int i = 0; i < s->cfg.max_clients; i++) {
         cs_client *c = &s->clients[i];
         if (!c->used)

@@ -36,6 +36,7 @@
 
 #include "relay/relay.h"
 
+#include "net/intake.h"
 #include "net/link_stats.h"
 #include "net/sequence.h"
 
@@ -85,14 +86,8 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
     r->cfg = *cfg;
     r->alloc = cfg->allocator;
     r->transport = *transport;
-    gate_server_config gc;
-    memset(&gc, 0, sizeof gc);
-    gc.protocol_id = cfg->protocol_id;
-    gc.has_private_key = cfg->has_private_key;
-    memcpy(gc.private_key, cfg->private_key, TEMPO_KEY_SIZE);
-    gc.self = cfg->self;
-    int g = gate_server_init(&r->gate, &gc, cfg->cookie_key);
-    seal_wipe(&gc, sizeof gc);
+    int g = gate_server_open(&r->gate, cfg->protocol_id, cfg->has_private_key, cfg->private_key,
+                             &cfg->self, cfg->cookie_key);
     if (g != TEMPO_OK) {
         tempo__free(&r->alloc, r);
         return (tempo_result)g;
@@ -632,6 +627,13 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
     }
 }
 
+static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
+{
+    (void)data; /* the relay's own buffer, which on_datagram reads */
+    on_datagram(ctx, from, size);
+    return true;
+}
+
 /* ---- the update ---------------------------------------------------------------- */
 
 tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
@@ -644,17 +646,8 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
     /* A bounded batch: frames due go out after each, so a backlog (a
      * flood, a stall of this process) is read over several updates, each
      * at its own time, and never holds the frames back for long. */
-    bool drained = false;
-    for (int i = 0; i < RELAY_RECV_MAX && !drained; i++) {
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int got = r->transport.recv(r->transport.ctx, &from, r->buf, sizeof r->buf);
-        if (got <= 0)
-            drained = true;
-        else
-            on_datagram(r, &from, (size_t)got);
-    }
-    if (drained)
+    if (net_intake(&r->transport, r->buf, sizeof r->buf, RELAY_RECV_MAX, take, r) ==
+        NET_INTAKE_DRAINED)
         r->backlog_since_us = 0;
     else if (r->backlog_since_us == 0)
         r->backlog_since_us = r->now_us ? r->now_us : 1;
