@@ -601,9 +601,8 @@ tempo_result tempo_client_disconnect(tempo_client *c)
     if (c->state != TEMPO_CLIENT_CONNECTED)
         return TEMPO_E_STATE;
     uint8_t body[CS_MSG_PREFIX_SIZE];
-    cs_msg_prefix p = cs_channel_prefix(&c->ch);
-    cs_msg_put_prefix(body, &p);
-    for (int k = 0; k < 3; k++)
+    cs_channel_bye_body(&c->ch, body);
+    for (int k = 0; k < CS_BYE_COPIES; k++)
         send_body(c, CS_MSG_BYE, body, sizeof body);
     c->state = TEMPO_CLIENT_DISCONNECTED;
     return TEMPO_OK;

@@ -61,7 +61,6 @@
 #define EVENTS 256
 #define RECV_PER_POLL 4096   /* datagrams taken in one poll at most */
 #define ACCEPT_RETRY_US 100000u
-#define BYE_COPIES 3
 #define COOKIE_ROTATE_US 60000000u /* a new cookie key each minute (cookies live 10 s) */
 #define DELTA_CACHE 4        /* deltas of one snapshot kept for clients sharing a baseline */
 
@@ -325,9 +324,8 @@ static void drop_client(tempo_server *s, int i, bool timed_out, bool say_bye)
     cs_client *c = &s->clients[i];
     if (say_bye) {
         uint8_t body[CS_MSG_PREFIX_SIZE];
-        cs_msg_prefix p = cs_channel_prefix(&c->ch);
-        cs_msg_put_prefix(body, &p);
-        for (int k = 0; k < BYE_COPIES; k++)
+        cs_channel_bye_body(&c->ch, body);
+        for (int k = 0; k < CS_BYE_COPIES; k++)
             send_body(s, c, CS_MSG_BYE, body, sizeof body);
     }
     for (int p = 0; p < s->cfg.num_players; p++)
