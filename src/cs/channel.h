@@ -52,6 +52,16 @@ typedef enum cs_rx {
     CS_RX_HELD           /* a sequence implausibly far ahead: held, its body not used */
 } cs_rx;
 
+/* Count a refusal (any cs_rx but CS_RX_OK) in st, the client's or the
+ * server's public statistics, which name these counters alike: SESSION,
+ * REPLAY, HELD and FORGED their own, anything else dropped_malformed. */
+#define CS_RX_COUNT(st, rx)                                                                   \
+    (++*((rx) == CS_RX_SESSION  ? &(st).dropped_session                                      \
+         : (rx) == CS_RX_REPLAY ? &(st).dropped_replay                                       \
+         : (rx) == CS_RX_HELD   ? &(st).held_jumps                                           \
+         : (rx) == CS_RX_FORGED ? &(st).dropped_forged                                       \
+                                : &(st).dropped_malformed))
+
 /* Start a channel at now to `to`. keys: NULL (plain) or ready keys
  * (copied). timeout_us: silence before the link times out. */
 void cs_channel_init(cs_channel *ch, uint64_t now, const tempo_address *to, uint32_t session_id,

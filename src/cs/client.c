@@ -400,23 +400,8 @@ static void on_datagram(tempo_client *c, const tempo_address *from, uint8_t *dat
         c->channel_up = true;
         c->ch.link.send_seq = c->gate.next_sequence;
     }
-    switch (rx) {
-    case CS_RX_OK:
-        break;
-    case CS_RX_SESSION:
-        c->st.dropped_session++;
-        return;
-    case CS_RX_REPLAY:
-        c->st.dropped_replay++;
-        return;
-    case CS_RX_HELD:
-        c->st.held_jumps++;
-        return;
-    case CS_RX_FORGED:
-        c->st.dropped_forged++;
-        return;
-    default:
-        c->st.dropped_malformed++;
+    if (rx != CS_RX_OK) {
+        (void)CS_RX_COUNT(c->st, rx);
         return;
     }
     if (frag) {

@@ -546,23 +546,9 @@ static void on_datagram(tempo_server *s, const tempo_address *from, uint8_t *dat
     size_t n;
     uint8_t type;
     bool frag;
-    switch (cs_channel_receive(&c->ch, s->now_us, data, size, &body, &n, &type, &frag)) {
-    case CS_RX_OK:
-        break;
-    case CS_RX_SESSION:
-        s->st.dropped_session++;
-        return;
-    case CS_RX_REPLAY:
-        s->st.dropped_replay++;
-        return;
-    case CS_RX_HELD:
-        s->st.held_jumps++;
-        return;
-    case CS_RX_FORGED:
-        s->st.dropped_forged++;
-        return;
-    default:
-        s->st.dropped_malformed++;
+    cs_rx rx = cs_channel_receive(&c->ch, s->now_us, data, size, &body, &n, &type, &frag);
+    if (rx != CS_RX_OK) {
+        (void)CS_RX_COUNT(s->st, rx);
         return;
     }
     if (frag) { /* clients never fragment */
