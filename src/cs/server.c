@@ -356,15 +356,6 @@ static void drop_client(tempo_server *s, int i, bool timed_out, bool say_bye)
     seal_wipe(key, sizeof key);
 }
 
-/* Two keys compared in constant time. */
-static bool same_key(const uint8_t *a, const uint8_t *b)
-{
-    uint8_t d = 0;
-    for (int i = 0; i < SEAL_KEY_SIZE; i++)
-        d |= (uint8_t)(a[i] ^ b[i]);
-    return d == 0;
-}
-
 /* Whether record c still guards a closed connection at now. */
 static bool guards(const cs_client *c, uint64_t now) { return c->closed && now < c->closed_until_us; }
 
@@ -375,7 +366,7 @@ static void admit(tempo_server *s, gate_admit *ad)
     for (int i = 0; i < s->cfg.max_clients; i++) {
         cs_client *c = &s->clients[i];
         if (ad->sealed && guards(c, s->now_us) && tempo_address_equal(&c->closed_addr, &ad->address) &&
-            same_key(c->closed_key, ad->keys.recv_key)) {
+            seal_key_equal(c->closed_key, ad->keys.recv_key)) {
             s->st.dropped_replay++; /* a copy of a closed connection's response */
             return;
         }

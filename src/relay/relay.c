@@ -355,15 +355,6 @@ static void guard_end(tempo_relay *r, int index)
     r->free_member = index;
 }
 
-/* Two keys compared in constant time. */
-static bool same_key(const uint8_t *a, const uint8_t *b)
-{
-    uint8_t d = 0;
-    for (int i = 0; i < SEAL_KEY_SIZE; i++)
-        d |= (uint8_t)(a[i] ^ b[i]);
-    return d == 0;
-}
-
 /* Put member e in the match join names: false (counted) if it cannot be. */
 static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
 {
@@ -464,7 +455,7 @@ static void on_stranger(tempo_relay *r, const tempo_address *from, size_t size)
             r->st.send_errors++;
     } else if (o == GATE_ADMIT) {
         int g = table_find(r, &a.address);
-        if (g >= 0 && a.sealed && same_key(r->members[g].keys.recv_key, a.keys.recv_key)) {
+        if (g >= 0 && a.sealed && seal_key_equal(r->members[g].keys.recv_key, a.keys.recv_key)) {
             r->st.dropped_replay++; /* a copy of a gone member's response */
         } else {
             if (g >= 0)
