@@ -39,6 +39,7 @@
 #include "net/intake.h"
 #include "net/link_stats.h"
 #include "net/sequence.h"
+#include "wire/bytes.h"
 
 void tempo_relay_config_default(tempo_relay_config *cfg)
 {
@@ -58,10 +59,7 @@ void tempo_relay_config_default(tempo_relay_config *cfg)
 
 static bool config_ok(const tempo_relay_config *c)
 {
-    bool key = false;
-    for (int i = 0; i < TEMPO_KEY_SIZE; i++)
-        key |= c->cookie_key[i] != 0;
-    return key && c->max_matches >= 1 && c->max_matches <= 65536 && c->max_members >= 1 &&
+    return !wire_all_zero(c->cookie_key, TEMPO_KEY_SIZE) && c->max_matches >= 1 && c->max_matches <= 65536 && c->max_members >= 1 &&
            c->max_members <= 262144 && c->max_frame_bytes >= 1 &&
            c->max_frame_bytes <= TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE &&
            c->max_turn_matches >= 0 && c->max_turn_matches <= 65536 &&
