@@ -116,6 +116,28 @@ static bool plain_ok(const uint8_t *data)
     return (data[0] & 8u) == 0 && data[5] == 0 && data[6] == 0;
 }
 
+/* What every message after the request shares: the mode bit the reader
+ * expects, the exact size of that mode, then for a plain message its
+ * sequence bits 0 (*sequence 0), for a sealed one the full sequence, its
+ * top bit saying it came from the server (from_server) or not. The body
+ * is the caller's. */
+static connect_refusal frame_read(const uint8_t *data, size_t size, bool sealed,
+                                  size_t plain_size, size_t sealed_size, bool from_server,
+                                  uint64_t *sequence)
+{
+    if ((data[0] & 8u) != (sealed ? 8u : 0u))
+        return CONNECT_WRONG_MODE;
+    if (size != (sealed ? sealed_size : plain_size))
+        return CONNECT_MALFORMED;
+    if (!sealed) {
+        if (!plain_ok(data))
+            return CONNECT_MALFORMED;
+        *sequence = 0;
+        return CONNECT_OK;
+    }
+    return sequence_ok(data, from_server, sequence) ? CONNECT_OK : CONNECT_MALFORMED;
+}
+
 /* Encrypt buf[ad..size) in place, buf[0..ad) associated data, the tag to
  * buf[size..size + 16); the nonce from the sequence at byte 8. */
 static int seal_at(const uint8_t *key, uint8_t direction, uint8_t *buf, size_t ad, size_t size)
@@ -334,21 +356,17 @@ connect_refusal connect_challenge_read(const uint8_t *data, size_t size, const u
                                        uint64_t *sequence, uint64_t *client_id, uint8_t *cookie)
 {
     bool sealed = key != NULL;
-    if ((data[0] & 8u) != (sealed ? 8u : 0u))
-        return CONNECT_WRONG_MODE;
-    if (size != (sealed ? CONNECT_CHALLENGE_SEALED_SIZE : CONNECT_CHALLENGE_PLAIN_SIZE))
-        return CONNECT_MALFORMED;
+    uint64_t seq;
+    connect_refusal why = frame_read(data, size, sealed, CONNECT_CHALLENGE_PLAIN_SIZE,
+                                     CONNECT_CHALLENGE_SEALED_SIZE, true, &seq);
+    if (why != CONNECT_OK)
+        return why;
     if (!sealed) {
-        if (!plain_ok(data))
-            return CONNECT_MALFORMED;
         *sequence = 0;
         *client_id = wire_get64(data + PACKET_HEADER_SIZE);
         memcpy(cookie, data + PACKET_HEADER_SIZE + 8, COOKIE_PLAIN_SIZE);
         return CONNECT_OK;
     }
-    uint64_t seq;
-    if (!sequence_ok(data, true, &seq))
-        return CONNECT_MALFORMED;
     uint8_t plain[8 + COOKIE_SEALED_SIZE];
     if (!open_at(key, SEAL_DIRECTION_HIGH, data, CONNECT_SEALED_AD, size, plain))
         return CONNECT_FORGED;
@@ -382,21 +400,11 @@ int connect_response_write(uint8_t *buf, size_t cap, uint64_t protocol_id, const
 connect_refusal connect_response_read(const uint8_t *data, size_t size, bool sealed,
                                       const uint8_t **cookie, uint64_t *sequence)
 {
-    if ((data[0] & 8u) != (sealed ? 8u : 0u))
-        return CONNECT_WRONG_MODE;
-    if (size != (sealed ? CONNECT_RESPONSE_SEALED_SIZE : CONNECT_RESPONSE_PLAIN_SIZE))
-        return CONNECT_MALFORMED;
-    if (!sealed) {
-        if (!plain_ok(data))
-            return CONNECT_MALFORMED;
-        *sequence = 0;
-        *cookie = data + PACKET_HEADER_SIZE;
-        return CONNECT_OK;
-    }
-    if (!sequence_ok(data, false, sequence))
-        return CONNECT_MALFORMED;
-    *cookie = data + CONNECT_SEALED_AD;
-    return CONNECT_OK;
+    connect_refusal why = frame_read(data, size, sealed, CONNECT_RESPONSE_PLAIN_SIZE,
+                                     CONNECT_RESPONSE_SEALED_SIZE, false, sequence);
+    if (why == CONNECT_OK)
+        *cookie = data + (sealed ? CONNECT_SEALED_AD : PACKET_HEADER_SIZE);
+    return why;
 }
 
 bool connect_response_verify(const uint8_t *data, size_t size, const uint8_t *key)
@@ -448,20 +456,13 @@ connect_refusal connect_denied_read(const uint8_t *data, size_t size, const uint
                                     uint64_t *sequence, uint64_t *client_id)
 {
     bool sealed = key != NULL;
-    if ((data[0] & 8u) != (sealed ? 8u : 0u))
-        return CONNECT_WRONG_MODE;
-    if (size != (sealed ? CONNECT_DENIED_SEALED_SIZE : CONNECT_DENIED_PLAIN_SIZE))
-        return CONNECT_MALFORMED;
-    *client_id = 0;
-    if (!sealed) {
-        if (!plain_ok(data))
-            return CONNECT_MALFORMED;
-        *sequence = 0;
-        *client_id = wire_get64(data + PACKET_HEADER_SIZE);
+    connect_refusal why = frame_read(data, size, sealed, CONNECT_DENIED_PLAIN_SIZE,
+                                     CONNECT_DENIED_SEALED_SIZE, true, sequence);
+    if (why != CONNECT_OK)
+        return why;
+    *client_id = sealed ? 0 : wire_get64(data + PACKET_HEADER_SIZE);
+    if (!sealed)
         return CONNECT_OK;
-    }
-    if (!sequence_ok(data, true, sequence))
-        return CONNECT_MALFORMED;
     return open_at(key, SEAL_DIRECTION_HIGH, data, CONNECT_SEALED_AD, size, NULL)
                ? CONNECT_OK
                : CONNECT_FORGED;
