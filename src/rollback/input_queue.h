@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "base/common.h"
-#include "tempo/session.h"
+#include "tempo/config.h"
 
 #define IQ_NO_FRAME INT32_MAX
 

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "base/common.h"
-#include "tempo/session.h"
+#include "tempo/config.h"
 #include "rollback/input_log.h"
 #include "rollback/input_queue.h"
 
