@@ -4,10 +4,11 @@
  * (backend.h): it checks every argument, owns the config, the rollback
  * engine, the session clock, the event queue and the statistics, fixes the
  * players when play starts, and dispatches each call through the session's
- * ops table. The backends (local.c, synctest.c, p2p.c, spectator.c,
- * replay_play.c) decide
- * how inputs arrive and how a tick is planned; the rollback decisions
- * themselves live in rollback/sync.c.
+ * ops table. The backends decide how inputs arrive and how a tick is
+ * planned; the rollback decisions themselves live in rollback/sync.c. The
+ * facade names only its own two kinds (local.c, synctest.c): every other
+ * role's public constructor calls session_create with its ops table, so
+ * nothing here depends on a role.
  *
  * Every public entry validates its arguments and returns a tempo_result; no
  * caller mistake reaches an assert. The facade calls backends only through
@@ -18,8 +19,6 @@
 #include <string.h>
 
 #include "session/session_match.h"
-#include "tempo/relay.h"
-#include "tempo/replay.h"
 #include "wire/seal.h"
 
 tempo_result session_validate_config(const tempo_config *cfg)
@@ -142,8 +141,8 @@ static void host_planned(void *ctx, const tempo_tick *t)
 
 /* ---- creation ------------------------------------------------------------ */
 
-static tempo_result create(const tempo_config *cfg, const session_backend_ops *ops,
-                           int check_distance, const session_args *args, tempo_session **out)
+tempo_result session_create(const tempo_config *cfg, const session_backend_ops *ops,
+                            int check_distance, const session_args *args, tempo_session **out)
 {
     if (!out)
         return TEMPO_E_INVALID_ARG;
@@ -183,64 +182,20 @@ static tempo_result create(const tempo_config *cfg, const session_backend_ops *o
     return TEMPO_OK;
 }
 
+void *session_backend_of(const tempo_session *s, const session_backend_ops *ops)
+{
+    return s && s->ops == ops ? s->backend : NULL;
+}
+
 tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out)
 {
     session_args args = {NULL, NULL, NULL, NULL};
-    return create(cfg, &session_local_ops, 0, &args, out);
+    return session_create(cfg, &session_local_ops, 0, &args, out);
 }
 
-static bool network_args_ok(const tempo_config *cfg, const tempo_transport *tr)
+bool session_network_args_ok(const tempo_config *cfg, const tempo_transport *tr)
 {
     return cfg && tr && tr->send && tr->recv && cfg->session_id != 0 && cfg->start_frame == 0;
-}
-
-tempo_result tempo_session_create_p2p(const tempo_config *cfg, const tempo_transport *transport,
-                                      tempo_session **out)
-{
-    if (!network_args_ok(cfg, transport)) {
-        if (out)
-            *out = NULL;
-        return TEMPO_E_INVALID_ARG;
-    }
-    session_args args = {transport, NULL, NULL, NULL};
-    return create(cfg, &session_p2p_ops, 0, &args, out);
-}
-
-tempo_result tempo_session_create_spectator(const tempo_config *cfg,
-                                            const tempo_transport *transport,
-                                            const tempo_address *host, tempo_session **out)
-{
-    if (!network_args_ok(cfg, transport) || !host || host->family == TEMPO_ADDRESS_NONE) {
-        if (out)
-            *out = NULL;
-        return TEMPO_E_INVALID_ARG;
-    }
-    session_args args = {transport, host, NULL, NULL};
-    return create(cfg, &session_spectator_ops, 0, &args, out);
-}
-
-tempo_result tempo_session_create_relay_member(const tempo_config *cfg,
-                                               const tempo_transport *transport,
-                                               const tempo_address *relay_address,
-                                               const uint8_t *token, tempo_session **out)
-{
-    if (!network_args_ok(cfg, transport) || !relay_address ||
-        relay_address->family == TEMPO_ADDRESS_NONE) {
-        if (out)
-            *out = NULL;
-        return TEMPO_E_INVALID_ARG;
-    }
-    session_args args = {transport, relay_address, NULL, token};
-    return create(cfg, &session_relay_member_ops, 0, &args, out);
-}
-
-tempo_result tempo_session_relay_info(const tempo_session *s, tempo_relay_member_info *out)
-{
-    if (!s || !out)
-        return TEMPO_E_INVALID_ARG;
-    if (s->ops != &session_relay_member_ops)
-        return TEMPO_E_UNSUPPORTED;
-    return relay_member_info(s->backend, out);
 }
 
 tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_distance,
@@ -252,43 +207,7 @@ tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_di
         return TEMPO_E_INVALID_ARG;
     }
     session_args args = {NULL, NULL, NULL, NULL};
-    return create(cfg, &session_synctest_ops, check_distance, &args, out);
-}
-
-tempo_result tempo_session_create_replay(const tempo_config *cfg, tempo_replay *replay,
-                                         tempo_session **out)
-{
-    if (out)
-        *out = NULL;
-    tempo_replay_settings st;
-    if (!cfg || !out || tempo_replay_get_settings(replay, &st) != TEMPO_OK)
-        return TEMPO_E_INVALID_ARG;
-    if (cfg->num_players != st.num_players || cfg->input_size != st.input_size ||
-        cfg->start_frame != st.start_frame || cfg->desync_interval != st.desync_interval)
-        return TEMPO_E_FOREIGN;
-    session_args args = {NULL, NULL, replay, NULL};
-    return create(cfg, &session_replay_ops, 0, &args, out);
-}
-
-tempo_result tempo_session_replay_seek(tempo_session *s, int32_t frame, const void **state,
-                                       size_t *size, int32_t *state_frame)
-{
-    if (!s)
-        return TEMPO_E_INVALID_ARG;
-    if (s->ops != &session_replay_ops)
-        return TEMPO_E_UNSUPPORTED;
-    if (s->sync.arena && s->sync.next_req < s->sync.nreqs)
-        return TEMPO_E_STATE;
-    return replay_play_seek(s->backend, frame, state, size, state_frame);
-}
-
-tempo_result tempo_session_replay_set_speed(tempo_session *s, int speed_q8)
-{
-    if (!s)
-        return TEMPO_E_INVALID_ARG;
-    if (s->ops != &session_replay_ops)
-        return TEMPO_E_UNSUPPORTED;
-    return replay_play_set_speed(s->backend, speed_q8);
+    return session_create(cfg, &session_synctest_ops, check_distance, &args, out);
 }
 
 void tempo_session_destroy(tempo_session *s)
