@@ -29,6 +29,7 @@ function rank(l) {
     if (l == "interp" || l == "replay") return 4
     if (l == "cs" || l == "relay") return 5
     if (l == "session") return 6
+    if (l == "p2p" || l == "lockstep" || l == "member" || l == "playback") return 7
     return -1
 }
 function bad(msg) { print msg; errors++ }

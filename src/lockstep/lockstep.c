@@ -20,7 +20,7 @@
  * The datagrams both ways are lockstep_net.c's (its opening comment says
  * how a datagram is received).
  */
-#include "session/lockstep.h"
+#include "lockstep/lockstep.h"
 
 #include <string.h>
 

@@ -6,8 +6,8 @@
  * schedule and the game's side; lockstep_net.c the datagrams both ways.
  * The invariants are in lockstep.c's opening comment.
  */
-#ifndef TEMPO_SESSION_LOCKSTEP_H
-#define TEMPO_SESSION_LOCKSTEP_H
+#ifndef TEMPO_LOCKSTEP_LOCKSTEP_H
+#define TEMPO_LOCKSTEP_LOCKSTEP_H
 
 #include "tempo/lockstep.h"
 
@@ -198,4 +198,4 @@ void lockstep_relay_poll(tempo_lockstep *ls);
 void lockstep_relay_send(tempo_lockstep *ls);
 /* Tell the relay we leave. */
 void lockstep_relay_leave(tempo_lockstep *ls);
-#endif /* TEMPO_SESSION_LOCKSTEP_H */
+#endif /* TEMPO_LOCKSTEP_LOCKSTEP_H */

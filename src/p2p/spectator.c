@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "session/network.h"
+#include "p2p/network.h"
 
 static tempo_result spectator_create(const session_host *host, const session_args *args, void **out)
 {

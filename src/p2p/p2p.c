@@ -26,7 +26,7 @@
  * Time sync decides once per tick, at the first poll after an advance, so
  * tempo_session_will_stall can answer before input is sampled.
  */
-#include "session/network.h"
+#include "p2p/network.h"
 
 #include <string.h>
 

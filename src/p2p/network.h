@@ -25,16 +25,16 @@
  * the session_host (backend.h). Internal: not installed. All state is
  * preallocated at create.
  */
-#ifndef TEMPO_SESSION_NETWORK_H
-#define TEMPO_SESSION_NETWORK_H
+#ifndef TEMPO_P2P_NETWORK_H
+#define TEMPO_P2P_NETWORK_H
 
 #include "wire/codec.h"
 #include "wire/seal.h"
 #include "wire/replay_window.h"
 #include "net/link.h"
 #include "session/backend.h"
-#include "session/p2p_diff.h"
-#include "session/p2p_rejoin.h"
+#include "p2p/p2p_diff.h"
+#include "p2p/p2p_rejoin.h"
 #include "timing/timesync.h"
 
 #define P2P_MAX_PEERS TEMPO_MAX_PLAYERS
@@ -377,4 +377,4 @@ bool p2p_own_sum(const tempo_p2p *n, int32_t frame, uint64_t *sum);
 /* Peer `peer` is lost: the comparisons still owed with it are missed. */
 void p2p_forget_sums(tempo_p2p *n, int peer);
 
-#endif /* TEMPO_SESSION_NETWORK_H */
+#endif /* TEMPO_P2P_NETWORK_H */
