@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "net/intake.h"
 #include "net/sequence.h"
 #include "wire/packet.h"
 
@@ -464,16 +465,17 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
         dispatch(ls, player, &ls->msg);
 }
 
+static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
+{
+    (void)data; /* ls->dgram, which on_datagram reads */
+    on_datagram(ctx, from, size);
+    return true;
+}
+
 void lockstep_receive_all(tempo_lockstep *ls)
 {
-    for (int i = 0; i < LS_RECV_BUDGET; i++) { /* bounded: a flood cannot hold the tick */
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int got = ls->tr.recv(ls->tr.ctx, &from, ls->dgram, sizeof ls->dgram);
-        if (got <= 0)
-            break;
-        on_datagram(ls, &from, (size_t)got);
-    }
+    /* bounded: a flood cannot hold the tick */
+    (void)net_intake(&ls->tr, ls->dgram, sizeof ls->dgram, LS_RECV_BUDGET, take, ls);
 }
 
 /* ---- links and the poll's sending ------------------------------------------------------ */
