@@ -21,6 +21,10 @@
 # needs on top of that: the mingw-w64 cross compiler and Wine (wine64). The
 # default run never installs them: they are large and only that target uses
 # them.
+#
+# `sh scripts/bootstrap.sh wasm` checks what `make wasm` and the browser test
+# need: Emscripten (emcc, Debian's offline toolchain) and Chromium. The
+# default run installs Chromium already; Emscripten only comes with this one.
 set -eu
 target=${1:-}
 
@@ -46,8 +50,14 @@ if [ "$target" = windows ]; then
     [ -f /usr/include/xxhash.h ] || need xxhash # the cross build copies it
 fi
 
+if [ "$target" = wasm ]; then
+    command -v emcc >/dev/null 2>&1 || need emscripten
+    command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
+        command -v google-chrome >/dev/null 2>&1 || need chromium
+fi
+
 PROBE='int main(void){return 0;}'
-[ "$target" = windows ] || {
+[ "$target" = windows ] || [ "$target" = wasm ] || {
 command -v cmake >/dev/null 2>&1 || need cmake
 command -v make >/dev/null 2>&1 || need make
 cc_ok cc || cc_ok gcc || need cc
@@ -118,6 +128,8 @@ pkg() { # pkg MANAGER NEED
     pacman:mingw-w64) echo mingw-w64-gcc ;;
     *:mingw-w64) echo mingw-w64 ;;
     apt:wine64) echo wine64 ;;
+    brew:emscripten) echo emscripten ;;
+    *:emscripten) echo emscripten ;;
     *:wine64) echo wine ;;
     esac
 }

@@ -6,13 +6,16 @@
  *               --frames F [--seed S] [--input-delay D|auto] ...
  *   tempo-arena --players N --player I[,J...] --relay HOST:PORT
  *               [--token-file F | --match ID] --frames F ...
+ *   tempo-arena ... --relay ws://HOST:PORT[/path] ...
  *
  * (tempo-arena --help lists every option; docs/DEMO.md shows matches.)
  * Every player is either local (--player) or at a peer address (--peer;
  * players sharing an address share a machine); or, through a relay
  * (--relay, docs/RELAY.md), every player not local is at the relay, which
  * times the frames: a member session, sealed with the token a backend
- * minted (tempo-token --match), or in the clear in match --match. The
+ * minted (tempo-token --match), or in the clear in match --match; with a
+ * ws:// address it reaches the relay over a WebSocket (tempo-relay
+ * --ws-port), as a browser member does (docs/BROWSER.md). The
  * program opens one UDP
  * socket of the peers' family (IPv4 or IPv6), ticks at 60 Hz of the real
  * clock, feeds its bots' inputs to a tempo p2p session, runs the arena in
@@ -47,6 +50,7 @@
 #include "tempo/secure.h"
 #include "tempo/udp.h"
 #include "tokenfile.h"
+#include "ws_client.h"
 
 #define MAX_INPUT_DELAY 8      /* the default prediction window */
 #define FRAME_US 16667u        /* 60 Hz */
@@ -61,6 +65,9 @@ typedef struct arena_cli {
     int port;
     tempo_address relay;                   /* --relay: the relay's address */
     bool has_relay;
+    bool ws;                               /* --relay ws://...: over a WebSocket */
+    char ws_host[128], ws_path[128];       /*   its Host and path */
+    ws_client *ws_conn;                    /*   the connection, once made */
     const char *token_file;                /* --token-file: a relay member's token */
     uint64_t match;                        /* --match: an unsealed relay match's id */
     int frames;
@@ -116,7 +123,14 @@ static bool parse_peer(void *out, const char *value, char *why, size_t why_size)
 static bool parse_relay(void *out, const char *value, char *why, size_t why_size)
 {
     arena_cli *o = out;
-    o->has_relay = platform_resolve_port(value, "relay", &o->relay, why, why_size);
+    o->ws = strncmp(value, "ws://", 5) == 0;
+    if (o->ws && !ws_url_split(value, o->ws_host, sizeof o->ws_host, o->ws_path,
+                               sizeof o->ws_path)) {
+        snprintf(why, why_size, "want ws://HOST:PORT[/path]");
+        return false;
+    }
+    o->has_relay = platform_resolve_port(o->ws ? o->ws_host : value, "relay", &o->relay, why,
+                                         why_size);
     return o->has_relay;
 }
 
@@ -148,7 +162,9 @@ static bool read_token(const arena_cli *o, uint8_t token[TEMPO_TOKEN_SIZE])
     if (!token_read_file("tempo-arena", o->token_file, token))
         return false;
     char why[192];
-    if (!token_check(token, &o->relay, NULL, (uint64_t)time(NULL), why, sizeof why))
+    /* over a WebSocket the relay's address is its TCP one, not the token's */
+    if (!token_check(token, o->ws ? NULL : &o->relay, NULL, (uint64_t)time(NULL), why,
+                     sizeof why))
         fprintf(stderr, "tempo-arena: warning: --token-file %s: %s; the relay will refuse it\n",
                 o->token_file, why);
     return true;
@@ -184,7 +200,8 @@ static const option_spec arena_specs[] = {
     {.name = "relay", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .parse = parse_relay,
      .range = "HOST a name, a.b.c.d or [v6]",
      .help = "play through the tempo-relay at HOST:PORT instead\nof with --peer: every "
-             "player not this machine's\nis at the relay (docs/RELAY.md)"},
+             "player not this machine's\nis at the relay (docs/RELAY.md); ws://HOST:PORT:\n"
+             "over a WebSocket, as a browser (tempo-relay\n--ws-port, docs/BROWSER.md)"},
     {.name = "token-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(token_file),
      .help = "--relay: join sealed with this token (tempo-token\n--match ID --players N "
              "--player I --out F)"},
@@ -539,6 +556,11 @@ static void relay_unfinished(tempo_session *s, const tempo_udp *udp, const arena
     tempo_session_state state = TEMPO_SESSION_ENDED;
     tempo_session_get_state(s, &state);
     bool heard = tempo_udp_get_stats(udp, &us) == TEMPO_OK && us.received > 0;
+    if (o->ws_conn) {
+        ws_client_stats ws;
+        ws_client_get_stats(o->ws_conn, &ws);
+        heard = ws.datagrams_in > 0;
+    }
     bool connected = tempo_session_relay_info(s, &mi) == TEMPO_OK && mi.connected;
     if (!heard)
         snprintf(buf, size, "no answer from the relay at %s (is tempo-relay running there? %s)",
@@ -749,6 +771,16 @@ int main(int argc, char **argv)
     memcpy(cfg.match_key, o.key, sizeof cfg.match_key);
     tempo_wipe(o.key, sizeof o.key); /* the session holds its own copy */
     tempo_transport tr = tempo_udp_transport(udp);
+    if (o.ws) {
+        o.ws_conn = ws_client_connect(&o.relay, o.ws_host, o.ws_path, NULL,
+                                      (uint32_t)o.connect_timeout_s * 1000u, why, sizeof why);
+        if (!o.ws_conn) {
+            fprintf(stderr, "tempo-arena: --relay ws://%s%s: %s\n", o.ws_host, o.ws_path, why);
+            tempo_udp_close(udp);
+            return 1;
+        }
+        tr = ws_client_transport(o.ws_conn, &o.relay);
+    }
     tempo_session *s;
     tempo_result cr;
     if (o.has_relay) {
@@ -926,6 +958,7 @@ int main(int argc, char **argv)
     }
     tempo_session_destroy(s);
     tempo_udp_close(udp);
+    ws_client_close(o.ws_conn);
     if (o.record && !arena_record_close(&rec, !failed)) {
         fprintf(stderr, "tempo-arena: writing the replay %s failed\n", o.record);
         failed = true;
