@@ -80,7 +80,7 @@ typedef struct ws_server_stats {
     uint64_t handshake_timeouts, frame_timeouts, idle_timeouts;
     uint64_t unmasked, oversize, control_fragmented, bad_frames;
     uint64_t closes_received, closed_by_peer, pings;
-    uint64_t datagrams_in, datagrams_out, bytes_in, bytes_out;
+    uint64_t datagrams_in, datagrams_out, bytes_in, bytes_out; /* out: queued, dropped ones too */
     uint64_t out_dropped;           /* oldest unsent datagrams dropped, queues full */
     uint64_t send_unknown;          /* sends to a connection gone or not open */
 } ws_server_stats;
