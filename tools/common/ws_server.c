@@ -427,7 +427,9 @@ static const char *content_type(const char *path)
 }
 
 /* A plain GET: one file directly in page_dir ("/" is index.html), its
- * name of letters, digits, '.', '-', '_' not starting with '.'. */
+ * name of letters, digits, '.', '-', '_' not starting with '.'. The page
+ * is sent cross-origin isolated (COOP and COEP), which gives its clock
+ * the fine grain its timings of tempo's work need. */
 static void serve_page(ws_server *s, ws_conn *c, const ws_request *rq, uint64_t now_us)
 {
     char name[WS_PATH_MAX + 16];
@@ -458,10 +460,11 @@ static void serve_page(ws_server *s, ws_conn *c, const ws_request *rq, uint64_t 
         http_answer(s, c, "404 Not Found", now_us);
         return;
     }
-    char head[256];
+    char head[384];
     int len = snprintf(head, sizeof head,
                        "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %lld\r\n"
-                       "Cache-Control: no-cache\r\nConnection: close\r\n\r\n",
+                       "Cache-Control: no-cache\r\nCross-Origin-Opener-Policy: same-origin\r\n"
+                       "Cross-Origin-Embedder-Policy: require-corp\r\nConnection: close\r\n\r\n",
                        content_type(name), (long long)sb.st_size);
     queue_raw(s, c, head, (size_t)len);
     c->page_fd = fd;
