@@ -9,6 +9,7 @@ TEST_DIR    ?= build/test
 ASAN_DIR    ?= build/asan
 FUZZ_DIR    ?= build/fuzz
 WINDOWS_DIR ?= build/windows
+WASM_DIR    ?= build/wasm
 FUZZ_SECONDS ?= 60
 SOAK_COUNT  ?= 2000
 ATTACK_COUNT ?= 1000000
@@ -35,7 +36,7 @@ define run_tests
 endef
 SHELL := /bin/bash
 
-.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak attack flood bootstrap release dist clean \
+.PHONY: all run test test-gcc test-asan test-windows wasm bench fuzz soak attack flood bootstrap release dist clean \
         docs-check docs-screenshots
 
 all: release
@@ -75,6 +76,13 @@ test-asan:
 test-windows:
 	@if [ "$(BOOTSTRAP)" != 0 ]; then sh scripts/bootstrap.sh windows; fi
 	@sh scripts/test-windows.sh $(WINDOWS_DIR) $(JOBS)
+
+# WebAssembly: the library, the arena and its page in $(WASM_DIR)/page
+# (docs/BROWSER.md), with Emscripten, which the bootstrap's "wasm" target
+# installs (Debian's emscripten, offline) together with Chromium.
+wasm:
+	@if [ "$(BOOTSTRAP)" != 0 ]; then sh scripts/bootstrap.sh wasm; fi
+	@sh scripts/build-wasm.sh $(WASM_DIR) $(JOBS)
 
 # Every figure block of README.md and docs/*.md re-made by the command
 # named above it and compared (docs/ARCHITECTURE.md, "Figures in the

@@ -701,6 +701,21 @@ static int play_replay(const arena_cli *o)
     return 0;
 }
 
+static int by_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted in place); 0 for none. */
+static unsigned median_u32(uint32_t *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof v[0], by_u32);
+    return v[n / 2];
+}
+
 /* One line on stderr at the end: what the session refused, by counter
  * (tempo_session_stats), and what the socket saw (tempo_udp_stats). */
 static void print_drops(tempo_session *s, const tempo_udp *udp)
@@ -847,6 +862,8 @@ int main(int argc, char **argv)
     uint64_t final_checksum = 0;
     bool have_final = false, failed = false;
     arena_news news = {0};
+    uint64_t work_us = 0, work_ticks = 0; /* tempo's own work while the match runs */
+    static uint32_t tick_work[1 << 15];   /* per tick, the first 32768, for the median */
     tempo_relay_member_info mi;
     memset(&mi, 0, sizeof mi);
     for (;;) {
@@ -854,6 +871,7 @@ int main(int argc, char **argv)
         next += FRAME_US;
         uint64_t now = platform_now_us();
         tempo_session_poll(s, now);
+        uint64_t work = platform_now_us() - now; /* tempo's own work this tick */
         report_events(s, &o, &news);
         bots.anchor |= news.rejoined;
         news.rejoined = 0;
@@ -907,22 +925,35 @@ int main(int argc, char **argv)
                 fprintf(stderr, "tempo-arena: waiting (%d of %d s): %s\n",
                         (int)((now - start) / 1000000u), o.connect_timeout_s, why);
         }
+        uint64_t w0 = platform_now_us();
         if (!tempo_session_will_stall(s))
             for (int p = 0; p < o.players; p++)
                 if (o.local >> p & 1u)
                     tempo_session_add_local_input(s, p, bots.next[p], ARENA_INPUT_SIZE);
         tempo_tick tick;
         tempo_session_advance(s, &tick);
+        work += platform_now_us() - w0;
         if (!bots_after_tick(&bots, &o, &tick)) {
             fprintf(stderr, "tempo-arena: a bot's input landed on another frame than its own\n");
             failed = true;
             break;
         }
         const tempo_request *r;
-        while (tempo_session_next(s, &r) > 0) {
+        for (;;) {
+            w0 = platform_now_us();
+            int more = tempo_session_next(s, &r);
+            work += platform_now_us() - w0;
+            if (more <= 0)
+                break;
             arena_step(&game, r->inputs, r->status);
             if (r->frame == o.frames - 1) /* state F, as last (re)computed */
                 final_checksum = arena_checksum(&game);
+        }
+        if (news.running) {
+            work_us += work;
+            if (work_ticks < sizeof tick_work / sizeof tick_work[0])
+                tick_work[work_ticks] = (uint32_t)work;
+            work_ticks++;
         }
         if (o.record && !arena_record_tick(&rec, s, o.frames)) {
             fprintf(stderr, "tempo-arena: writing the replay %s failed\n", o.record);
@@ -953,8 +984,10 @@ int main(int argc, char **argv)
             subs += mi.substituted[p];
         fprintf(stderr, "tempo-arena: relay: %" PRId32 " frames taken, %" PRIu64
                         " inputs substituted (%" PRIu64 " of ours), rtt %.1f ms, stalls %" PRIu64
-                        ", skipped %" PRIu64 "\n",
-                mi.finalized, subs, mi.overridden, mi.rtt_ms, mi.stalls, mi.skipped);
+                        ", skipped %" PRIu64 ", tempo %.1f us per tick (median %u)\n",
+                mi.finalized, subs, mi.overridden, mi.rtt_ms, mi.stalls, mi.skipped,
+                work_ticks ? (double)work_us / (double)work_ticks : 0.0,
+                median_u32(tick_work, work_ticks < 32768 ? (size_t)work_ticks : 32768));
     }
     tempo_session_destroy(s);
     tempo_udp_close(udp);

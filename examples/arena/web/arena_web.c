@@ -21,6 +21,7 @@
 #include <emscripten.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -54,8 +55,9 @@ static struct web {
     uint64_t final_checksum;
     int last_rollback, max_rollback;
     uint32_t waiting;
-    double tempo_ms, step_ms;       /* summed over the ticks */
+    double tempo_ms, step_ms, js_ms; /* summed over the ticks */
     uint32_t ticks;
+    float tick_us[1 << 15];         /* tempo's work per tick, the first 32768 */
     char final_line[96];
     char why[160];
     int32_t view[VIEW_SIZE];
@@ -131,7 +133,7 @@ EMSCRIPTEN_KEEPALIVE int web_tick(double now_ms)
         }
         return w.status;
     }
-    double t0 = emscripten_get_now(), step = 0;
+    double t0 = emscripten_get_now(), step = 0, js0 = tempo_ws_spent_ms();
     tempo_session_poll(w.s, now);
     take_events();
     tempo_session_state state = TEMPO_SESSION_RUNNING;
@@ -178,6 +180,9 @@ EMSCRIPTEN_KEEPALIVE int web_tick(double now_ms)
     if (w.status == WEB_RUNNING || w.status == WEB_DONE) {
         w.tempo_ms += spent - step;
         w.step_ms += step;
+        w.js_ms += tempo_ws_spent_ms() - js0;
+        if (w.ticks < sizeof w.tick_us / sizeof w.tick_us[0])
+            w.tick_us[w.ticks] = (float)((spent - step) * 1000.0);
         w.ticks++;
     }
     return w.status;
@@ -193,9 +198,24 @@ EMSCRIPTEN_KEEPALIVE const char *web_why(void)
     return w.why;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
 EMSCRIPTEN_KEEPALIVE double web_cost_us(int which)
 {
-    return w.ticks ? (which ? w.step_ms : w.tempo_ms) * 1000.0 / w.ticks : 0.0;
+    if (!w.ticks)
+        return 0.0;
+    if (which != 2)
+        return (which == 0 ? w.tempo_ms : which == 1 ? w.step_ms : w.js_ms) * 1000.0 / w.ticks;
+    static float sorted[sizeof w.tick_us / sizeof w.tick_us[0]];
+    uint32_t n = w.ticks < sizeof sorted / sizeof sorted[0] ? w.ticks
+                                                           : sizeof sorted / sizeof sorted[0];
+    memcpy(sorted, w.tick_us, n * sizeof sorted[0]);
+    qsort(sorted, n, sizeof sorted[0], by_value);
+    return sorted[n / 2];
 }
 
 EMSCRIPTEN_KEEPALIVE const int32_t *web_view(void)

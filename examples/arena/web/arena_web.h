@@ -35,7 +35,9 @@ const char *web_why(void);
 
 /* Microseconds per tick of tempo's own work (which = 0: poll, input,
  * advance and taking the requests, the game's steps left out) or of the
- * game's steps (which = 1), averaged over the ticks since the match ran. */
+ * game's steps (which = 1), averaged over the ticks since the match ran;
+ * which = 2: the median tick of tempo's work (of the first 32768); which
+ * = 3: the part of tempo's work spent in the browser's WebSocket calls. */
 double web_cost_us(int which);
 
 /* The picture and the overlay as int32s, owned by the module, valid until

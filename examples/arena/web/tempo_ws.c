@@ -20,6 +20,12 @@ EM_JS(int, tempo_ws_js_recv, (uint8_t *buf, int capacity), {
 /* clang-format on */
 
 static tempo_address ws_peer;
+static double ws_spent_ms; /* inside the JavaScript half, summed */
+
+double tempo_ws_spent_ms(void)
+{
+    return ws_spent_ms;
+}
 
 static int ws_send(void *ctx, const tempo_address *to, const uint8_t *data, size_t size)
 {
@@ -27,13 +33,18 @@ static int ws_send(void *ctx, const tempo_address *to, const uint8_t *data, size
     (void)to; /* one peer: the relay at the socket's other end */
     if (!data || size == 0 || size > TEMPO_MAX_DATAGRAM)
         return TEMPO_E_INVALID_ARG;
-    return tempo_ws_js_send(data, (int)size) < 0 ? TEMPO_E_TRANSPORT : 0;
+    double t0 = emscripten_get_now();
+    int r = tempo_ws_js_send(data, (int)size);
+    ws_spent_ms += emscripten_get_now() - t0;
+    return r < 0 ? TEMPO_E_TRANSPORT : 0;
 }
 
 static int ws_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
 {
     (void)ctx;
+    double t0 = emscripten_get_now();
     int n = tempo_ws_js_recv(buf, (int)capacity);
+    ws_spent_ms += emscripten_get_now() - t0;
     if (n > 0)
         *from = ws_peer;
     return n < 0 ? TEMPO_E_TRANSPORT : n;

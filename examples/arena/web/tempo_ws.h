@@ -35,6 +35,11 @@ extern "C" {
  * so a relay member session created with the same address hears it. */
 tempo_transport tempo_ws_transport(const tempo_address *peer);
 
+/* Milliseconds spent in the JavaScript half (WebSocket.send, taking
+ * messages from the queue) since the page loaded: the browser's share of
+ * what a tick costs. */
+double tempo_ws_spent_ms(void);
+
 #ifdef __cplusplus
 }
 #endif
