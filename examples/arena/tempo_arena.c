@@ -863,6 +863,8 @@ int main(int argc, char **argv)
     bool have_final = false, failed = false;
     arena_news news = {0};
     uint64_t work_us = 0, work_ticks = 0; /* tempo's own work while the match runs */
+    uint64_t rollbacks = 0, waits = 0;    /* ticks that rolled back, that waited */
+    int deepest = 0;
     static uint32_t tick_work[1 << 15];   /* per tick, the first 32768, for the median */
     tempo_relay_member_info mi;
     memset(&mi, 0, sizeof mi);
@@ -949,6 +951,11 @@ int main(int argc, char **argv)
             if (r->frame == o.frames - 1) /* state F, as last (re)computed */
                 final_checksum = arena_checksum(&game);
         }
+        if (news.running && !have_final) {
+            rollbacks += tick.rollback_depth > 0;
+            deepest = tick.rollback_depth > deepest ? tick.rollback_depth : deepest;
+            waits += tick.status == TEMPO_TICK_WAITING;
+        }
         if (news.running) {
             work_us += work;
             if (work_ticks < sizeof tick_work / sizeof tick_work[0])
@@ -984,8 +991,10 @@ int main(int argc, char **argv)
             subs += mi.substituted[p];
         fprintf(stderr, "tempo-arena: relay: %" PRId32 " frames taken, %" PRIu64
                         " inputs substituted (%" PRIu64 " of ours), rtt %.1f ms, stalls %" PRIu64
-                        ", skipped %" PRIu64 ", tempo %.1f us per tick (median %u)\n",
-                mi.finalized, subs, mi.overridden, mi.rtt_ms, mi.stalls, mi.skipped,
+                        ", skipped %" PRIu64 ", rollbacks %" PRIu64 " (deepest %d), waits %" PRIu64
+                        ", tempo %.1f us per tick (median %u)\n",
+                mi.finalized, subs, mi.overridden, mi.rtt_ms, mi.stalls, mi.skipped, rollbacks,
+                deepest, waits,
                 work_ticks ? (double)work_us / (double)work_ticks : 0.0,
                 median_u32(tick_work, work_ticks < 32768 ? (size_t)work_ticks : 32768));
     }

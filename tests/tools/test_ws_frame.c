@@ -154,7 +154,7 @@ static void test_bad_handshakes_are_refused(void **state)
     const char *page = "GET /index.html?bot=3 HTTP/1.1\r\nHost: x\r\n\r\n";
     assert_int_equal(ws_request_parse((const uint8_t *)page, strlen(page), 2048, &rq),
                      WS_REQ_PLAIN_GET);
-    assert_string_equal(rq.path, "/index.html?bot=3");
+    assert_string_equal(rq.path, "/index.html"); /* the query is the page's */
     /* a head that does not end within the limit */
     char big[600];
     memset(big, 'a', sizeof big);

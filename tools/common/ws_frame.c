@@ -194,12 +194,17 @@ ws_request_result ws_request_parse(const uint8_t *buf, size_t n, size_t max_head
     size_t ps = i;
     while (i < end && buf[i] != ' ' && buf[i] != '\r')
         i++;
-    size_t plen = i - ps;
-    if (plen == 0 || plen > WS_PATH_MAX || buf[ps] != '/')
+    if (i == ps || buf[ps] != '/')
         return WS_REQ_BAD;
     for (size_t k = ps; k < i; k++)
         if (buf[k] < 0x21 || buf[k] > 0x7e)
             return WS_REQ_BAD;
+    /* the path is kept, the query after it is not (a page reads its own) */
+    size_t plen = 0;
+    while (ps + plen < i && buf[ps + plen] != '?')
+        plen++;
+    if (plen > WS_PATH_MAX)
+        return WS_REQ_BAD;
     memcpy(out->path, buf + ps, plen);
     static const char version[] = " HTTP/1.1\r\n";
     if (end - i < sizeof version - 1 || memcmp(buf + i, version, sizeof version - 1) != 0)

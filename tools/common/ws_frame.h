@@ -35,7 +35,7 @@ extern "C" {
 #define WS_KEY_TEXT 24    /* a Sec-WebSocket-Key: 16 bytes in base64 */
 #define WS_ACCEPT_TEXT 28 /* a Sec-WebSocket-Accept: 20 bytes in base64 */
 #define WS_ORIGIN_MAX 128 /* the longest Origin kept (a longer one is refused) */
-#define WS_PATH_MAX 128   /* the longest request path kept (longer: refused) */
+#define WS_PATH_MAX 128   /* the longest request path, query aside (longer: refused) */
 #define WS_HEADER_MAX 14  /* the longest frame header: 2 + 8 length + 4 mask */
 
 /* The opcodes (RFC 6455 5.2). */
@@ -82,7 +82,7 @@ typedef enum ws_request_result {
 } ws_request_result;
 
 typedef struct ws_request {
-    char path[WS_PATH_MAX + 1];     /* the request target, NUL-terminated */
+    char path[WS_PATH_MAX + 1];     /* the request target up to its '?', NUL-terminated */
     char key[WS_KEY_TEXT + 1];      /* Sec-WebSocket-Key (UPGRADE only) */
     char origin[WS_ORIGIN_MAX + 1]; /* Origin, "" when absent */
     bool has_origin;

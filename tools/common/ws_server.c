@@ -352,19 +352,22 @@ static bool queue_raw(ws_server *s, ws_conn *c, const void *data, size_t n)
     return true;
 }
 
-static void queue_control(ws_server *s, ws_conn *c, uint8_t op, const uint8_t *payload, size_t n)
+/* A control frame; a queue too full of frames that must go for one more
+ * (a peer that pings and never reads) ends the connection. */
+static void queue_control(ws_server *s, ws_conn *c, uint8_t op, const uint8_t *payload, size_t n,
+                          uint64_t now_us)
 {
     uint8_t frame[WS_HEADER_MAX + 125];
     size_t len = ws_frame_write(frame, sizeof frame, op, payload, n, NULL);
     if (len && !queue_raw(s, c, frame, len))
-        begin_closing(c, c->closing_us ? c->closing_us : c->last_in_us);
+        begin_closing(c, now_us);
 }
 
 static void close_with(ws_server *s, ws_conn *c, uint16_t code, uint64_t now_us)
 {
     uint8_t p[2] = {(uint8_t)(code >> 8), (uint8_t)code};
     if (c->state == C_OPEN)
-        queue_control(s, c, WS_OP_CLOSE, p, 2);
+        queue_control(s, c, WS_OP_CLOSE, p, 2, now_us);
     begin_closing(c, now_us);
 }
 
@@ -634,11 +637,11 @@ static int conn_next(ws_server *s, ws_conn *c, uint8_t *buf, size_t cap, uint64_
             }
         } else if (f.opcode == WS_OP_PING) {
             s->st.pings++;
-            queue_control(s, c, WS_OP_PONG, payload, f.payload_size);
+            queue_control(s, c, WS_OP_PONG, payload, f.payload_size, now_us);
         } else if (f.opcode == WS_OP_CLOSE) {
             s->st.closes_received++;
             /* answer with its code (RFC 6455 5.5.1), or a plain close */
-            queue_control(s, c, WS_OP_CLOSE, payload, f.payload_size >= 2 ? 2 : 0);
+            queue_control(s, c, WS_OP_CLOSE, payload, f.payload_size >= 2 ? 2 : 0, now_us);
             begin_closing(c, now_us);
         }
         memmove(c->in, c->in + r, c->in_len - (size_t)r);

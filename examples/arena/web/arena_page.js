@@ -22,8 +22,8 @@ let started = false, finished = false, next = 0, api = null, lastStatus = -1;
 var Module = {
   onRuntimeInitialized() {
     api = {
-      start: Module.cwrap("web_start", "number",
-                          ["number", "number", "number", "number", "number", "number", "number", "number"]),
+      start: Module.cwrap("web_start", "number", ["number", "number", "number", "number", "number",
+                                                  "number", "number", "number", "number", "number"]),
       tick: Module.cwrap("web_tick", "number", ["number"]),
       keys: Module.cwrap("web_keys", null, ["number", "number", "number"]),
       view: Module.cwrap("web_view", "number", []),
@@ -50,10 +50,22 @@ function join() {
   const val = (k) => document.getElementById("f-" + k).value.trim();
   const bot = val("bot");
   const seed = bot !== "" ? Number(bot) : Number(params.get("seed") || 1);
+  // #token=HEX: the 800 bytes tempo-token wrote, for a sealed relay; in
+  // the fragment, which the browser never sends to the server
+  const hex = (new URLSearchParams(location.hash.slice(1)).get("token") || "")
+    .replace(/[^0-9a-fA-F]/g, "");
+  let token = 0, tokenSize = 0;
+  if (hex.length) {
+    tokenSize = hex.length >> 1;
+    token = Module._malloc(tokenSize);
+    for (let i = 0; i < tokenSize; i++) Module.HEAPU8[token + i] = parseInt(hex.substr(2 * i, 2), 16);
+  }
   Module.tempoSocket = new TempoSocket(val("relay"));
   const rc = api.start(Number(val("players")), Number(val("player")), Number(val("match")),
                        Number(val("frames")), seed, bot !== "" ? 1 : 0,
-                       Number(params.get("delay") || 0), Math.floor(Math.random() * 2 ** 52));
+                       Number(params.get("delay") || 0), Math.floor(Math.random() * 2 ** 52),
+                       token, tokenSize);
+  if (token) { Module.HEAPU8.fill(0, token, token + tokenSize); Module._free(token); }
   if (rc !== 0) { say("why", api.why()); return; }
   started = true;
   next = performance.now();

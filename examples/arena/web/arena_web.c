@@ -28,6 +28,7 @@
 #include "arena_web.h"
 #include "bot.h"
 #include "tempo/relay.h"
+#include "tempo/secure.h"
 #include "tempo_ws.h"
 
 enum { WEB_CONNECTING = 0, WEB_RUNNING = 1, WEB_DONE = 2, WEB_FAILED = 3 };
@@ -64,12 +65,16 @@ static struct web {
 } w;
 
 EMSCRIPTEN_KEEPALIVE int web_start(int players, int player, double match, int frames, double seed,
-                                   int use_bot, int input_delay, double nonce)
+                                   int use_bot, int input_delay, double nonce,
+                                   const uint8_t *token, int token_size)
 {
     memset(&w, 0, sizeof w);
     if (players < 2 || players > ARENA_MAX_PLAYERS || player < 0 || player >= players ||
-        frames < 1 || match < 1 || match > 4294967295.0) {
-        snprintf(w.why, sizeof w.why, "players 2..8, player below players, match 1..2^32-1");
+        frames < 1 || match < 1 || match > 4294967295.0 ||
+        (token_size != 0 && token_size != TEMPO_TOKEN_SIZE)) {
+        snprintf(w.why, sizeof w.why, "players 2..8, player below players, match 1..2^32-1, "
+                                      "a token of %d bytes",
+                 TEMPO_TOKEN_SIZE);
         return TEMPO_E_INVALID_ARG;
     }
     w.players = players;
@@ -91,9 +96,12 @@ EMSCRIPTEN_KEEPALIVE int web_start(int players, int player, double match, int fr
     tempo_address relay;
     tempo_address_opaque(&relay, (const uint8_t *)"relay", 5, 0);
     tempo_transport tr = tempo_ws_transport(&relay);
-    tempo_result r = tempo_session_create_relay_member(&cfg, &tr, &relay, NULL, &w.s);
+    tempo_result r = tempo_session_create_relay_member(&cfg, &tr, &relay,
+                                                       token_size ? token : NULL, &w.s);
     if (r != TEMPO_OK) {
-        snprintf(w.why, sizeof w.why, "cannot create the session: %s", tempo_strerror(r));
+        snprintf(w.why, sizeof w.why, "cannot create the session: %s%s", tempo_strerror(r),
+                 r == TEMPO_E_UNSUPPORTED ? " (this page was built without libsodium: no token)"
+                                          : "");
         return r;
     }
     tempo_session_add_local_player(w.s, player);

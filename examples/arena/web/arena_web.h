@@ -9,15 +9,19 @@
 #include <stdint.h>
 
 /* Start a relay member of `players` (2..8) with local player `player`
- * (below players) in match `match` (1..2^32-1; unsealed: a browser build
- * has no libsodium), playing until frame `frames` (>= 1) is confirmed.
+ * (below players), playing until frame `frames` (>= 1) is confirmed. With
+ * a token (token_size TEMPO_TOKEN_SIZE, copied; tempo-token or the game's
+ * backend made it) the member joins the token's match sealed, as a native
+ * one does (a page built without libsodium cannot: TEMPO_E_UNSUPPORTED);
+ * with none (token NULL, token_size 0) it joins match `match`
+ * (1..2^32-1) of an unsealed relay.
  * seed: the board's and the bots'; use_bot: the bot flies the player (else
  * the keyboard, web_keys); input_delay: 0..8 frames; nonce: random, for
  * the handshake. Returns 0, or a negative tempo_result (TEMPO_E_INVALID_ARG
  * for a value out of range, or what session creation returned), the
  * reason in web_why. */
 int web_start(int players, int player, double match, int frames, double seed, int use_bot,
-              int input_delay, double nonce);
+              int input_delay, double nonce, const uint8_t *token, int token_size);
 
 /* The keyboard's input for the local player: angle 0..255, magnitude
  * 0..255, buttons (ARENA_FIRE_*, ARENA_CHARGE). */
