@@ -627,7 +627,7 @@ int main(int argc, char **argv)
     b.on = false;
     kill(pid, SIGINT);
     /* relay its lines; keep the last (the final stats), and the WebSocket one */
-    char line[2048], final[2048] = "", final_ws[512] = "";
+    char line[2048], final[2048] = "", final_ws[2048] = "";
     FILE *rf = fdopen(out_pipe[0], "r");
     while (rf != NULL && fgets(line, sizeof line, rf) != NULL) {
         fputs(line, stdout);

@@ -6,7 +6,8 @@
 //
 // On the end of the match it prints the final line on the console and in
 // #final ("final frame=F checksum=C", as tempo-arena does), then the cost
-// line ("cost tempo_us_per_tick=<mean> median=<median tick> step_us_per_tick=...
+// line ("cost tempo_us_per_tick=<mean> median=<median tick> in_websocket=<mean
+// inside WebSocket calls> median_without_websocket=... step_us_per_tick=...
 // ticks=..."); with
 // ?shot=1 also the canvas as "shot data:image/png;base64,...".
 "use strict";
@@ -94,6 +95,7 @@ function status(st) {
     console.log(line);
     console.log("cost tempo_us_per_tick=" + api.cost(0).toFixed(2) + " median=" +
                 api.cost(2).toFixed(2) + " in_websocket=" + api.cost(3).toFixed(2) +
+                " median_without_websocket=" + api.cost(4).toFixed(2) +
                 " step_us_per_tick=" +
                 api.cost(1).toFixed(2) + " ticks=" + view()[11] + " isolated=" + self.crossOriginIsolated);
     if (params.get("shot")) { drawNow(); console.log("shot " + document.getElementById("view").toDataURL()); }

@@ -59,6 +59,7 @@ static struct web {
     double tempo_ms, step_ms, js_ms; /* summed over the ticks */
     uint32_t ticks;
     float tick_us[1 << 15];         /* tempo's work per tick, the first 32768 */
+    float own_us[1 << 15];          /*   less its time in the browser's WebSocket calls */
     char final_line[96];
     char why[160];
     int32_t view[VIEW_SIZE];
@@ -189,8 +190,10 @@ EMSCRIPTEN_KEEPALIVE int web_tick(double now_ms)
         w.tempo_ms += spent - step;
         w.step_ms += step;
         w.js_ms += tempo_ws_spent_ms() - js0;
-        if (w.ticks < sizeof w.tick_us / sizeof w.tick_us[0])
+        if (w.ticks < sizeof w.tick_us / sizeof w.tick_us[0]) {
             w.tick_us[w.ticks] = (float)((spent - step) * 1000.0);
+            w.own_us[w.ticks] = (float)((spent - step - (tempo_ws_spent_ms() - js0)) * 1000.0);
+        }
         w.ticks++;
     }
     return w.status;
@@ -216,12 +219,12 @@ EMSCRIPTEN_KEEPALIVE double web_cost_us(int which)
 {
     if (!w.ticks)
         return 0.0;
-    if (which != 2)
+    if (which != 2 && which != 4)
         return (which == 0 ? w.tempo_ms : which == 1 ? w.step_ms : w.js_ms) * 1000.0 / w.ticks;
     static float sorted[sizeof w.tick_us / sizeof w.tick_us[0]];
     uint32_t n = w.ticks < sizeof sorted / sizeof sorted[0] ? w.ticks
                                                            : sizeof sorted / sizeof sorted[0];
-    memcpy(sorted, w.tick_us, n * sizeof sorted[0]);
+    memcpy(sorted, which == 2 ? w.tick_us : w.own_us, n * sizeof sorted[0]);
     qsort(sorted, n, sizeof sorted[0], by_value);
     return sorted[n / 2];
 }

@@ -41,7 +41,8 @@ const char *web_why(void);
  * advance and taking the requests, the game's steps left out) or of the
  * game's steps (which = 1), averaged over the ticks since the match ran;
  * which = 2: the median tick of tempo's work (of the first 32768); which
- * = 3: the part of tempo's work spent in the browser's WebSocket calls. */
+ * = 3: the part of tempo's work spent in the browser's WebSocket calls
+ * (mean); which = 4: the median tick of tempo's work without them. */
 double web_cost_us(int which);
 
 /* The picture and the overlay as int32s, owned by the module, valid until
