@@ -14,7 +14,10 @@ dir=$4
 rm -rf "$dir"
 mkdir -p "$dir"
 fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-port=$((38000 + ($$ % 2000) * 2))
+# ports of our own, clear of parallel runs (tests/support/ports.sh)
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+port=$ports
 frames=240
 
 "$token" --key-file "$dir/backend.key" --new-key > /dev/null || fail "tempo-token --new-key"

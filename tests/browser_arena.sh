@@ -36,7 +36,10 @@ pids=""
 cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -n 20 "$f" | cut -c1-300; }; done; exit 1; }
-port=$((36000 + ($$ % 2000) * 2))
+# ports of our own, clear of parallel runs (tests/support/ports.sh)
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+port=$ports
 sealed=""
 if [ "$token" != - ] && [ -x "$token" ] && grep -q "sealing on" "$page/build.txt" 2>/dev/null; then
     "$token" --key-file "$dir/backend.key" --new-key > /dev/null || fail "tempo-token --new-key"
