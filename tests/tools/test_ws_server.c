@@ -391,6 +391,25 @@ static void test_a_full_queue_loses_its_oldest_datagrams(void **state)
         assert_int_equal(n, 1);
         assert_int_equal(buf[0], want);
     }
+    /* a pong at the head must go: the datagrams behind it make the room */
+    send_frame(fd, WS_OP_PING, "p", 1, true);
+    for (int k = 0; k < 500 && st.pings == 0; k++) {
+        ws_server_poll(s, T0); /* read, and no flush */
+        assert_int_equal(ws_server_recv(s, &to, buf, sizeof buf), 0);
+        ws_server_get_stats(s, &st);
+        nap();
+    }
+    assert_int_equal(st.pings, 1);
+    for (uint8_t i = 0; i < 20; i++)
+        assert_int_equal(ws_server_send(s, &to, &i, 1), 0);
+    ws_server_get_stats(s, &st);
+    assert_int_equal(st.out_dropped, 12 + 13);
+    size_t n;
+    assert_int_equal(client_frame(s, T0, fd, buf, &n), WS_OP_PONG);
+    for (uint8_t want = 13; want < 20; want++) {
+        assert_int_equal(client_frame(s, T0, fd, buf, &n), WS_OP_BINARY);
+        assert_int_equal(buf[0], want);
+    }
     close(fd);
     ws_server_close(s);
 }

@@ -313,7 +313,8 @@ static int client_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capa
     ws_client *c = ctx;
     for (;;) {
         ws_frame f;
-        long r = c->st.closed ? 0 : ws_frame_parse(c->in, c->in_len, false, 65535, &f);
+        long r = c->st.closed ? 0
+                              : ws_frame_parse(c->in, c->in_len, false, TEMPO_MAX_DATAGRAM, &f);
         if (r < 0) {
             c->st.refused_frames++;
             c->st.closed = true;

@@ -315,6 +315,11 @@ static uint8_t *slot_push(ws_server *s, ws_conn *c, uint8_t kind)
 static bool slot_drop_oldest(ws_server *s, ws_conn *c)
 {
     int q = s->cfg.queue_datagrams;
+    if (c->out_off == 0 && c->out_kind[c->head]) { /* the usual case: the head goes */
+        c->head = (c->head + 1) % q;
+        c->count--;
+        return true;
+    }
     for (int k = c->out_off ? 1 : 0; k < c->count; k++) {
         int at = (c->head + k) % q;
         if (!c->out_kind[at])
