@@ -180,7 +180,8 @@ function drawNow() {
   const lines = [
     ["tempo over WebSocket", "#dedcd2"],
     ["", ""],
-    ["state    " + names[v[0]], v[0] === 3 ? "#f04646" : "#dedcd2"],
+    ["state    " + (started ? names[v[0]] : "not joined"),
+     v[0] === 3 ? "#f04646" : "#dedcd2"],
     ["frame    " + v[1], "#dedcd2"],
     ["confirm  " + v[2], "#dedcd2"],
     ["ping     " + (v[3] / 10).toFixed(1) + " ms", "#dedcd2"],
