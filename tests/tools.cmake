@@ -84,6 +84,22 @@ if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_relay.sh $<TARGET_FILE:tempo-arena>
               $<TARGET_FILE:tempo-relay> ${ARENA_RELAY_TOKEN} ${CMAKE_CURRENT_BINARY_DIR}/arena_relay)
     set_tests_properties(arena_relay PROPERTIES TIMEOUT 120)
+    # A WebSocket member (the browser's path) and two UDP members, sealed.
+    if(TARGET tempo-token AND TEMPO_HAVE_SODIUM)
+      add_test(NAME arena_ws
+        COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_ws.sh $<TARGET_FILE:tempo-arena>
+                $<TARGET_FILE:tempo-relay> $<TARGET_FILE:tempo-token> ${CMAKE_CURRENT_BINARY_DIR}/arena_ws)
+      set_tests_properties(arena_ws PROPERTIES TIMEOUT 120)
+    endif()
+    # The page in headless Chromium against two native members (make wasm
+    # builds the page; exit 77 = no page or no Chromium = skip).
+    set(TEMPO_WASM_PAGE ${PROJECT_SOURCE_DIR}/build/wasm/page CACHE PATH
+        "the page make wasm built, for the browser test")
+    add_test(NAME browser_arena
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/browser_arena.sh $<TARGET_FILE:tempo-arena>
+              $<TARGET_FILE:tempo-relay> ${ARENA_RELAY_TOKEN} ${TEMPO_WASM_PAGE}
+              ${CMAKE_CURRENT_BINARY_DIR}/browser_arena)
+    set_tests_properties(browser_arena PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77)
   endif()
   # --record on both peers of a real match, --replay of each file.
   add_test(NAME arena_replay
