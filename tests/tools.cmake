@@ -134,7 +134,13 @@ if(TARGET tempo-sim AND NOT WIN32)
   add_test(NAME sim_scenario
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_scenario.sh $<TARGET_FILE:tempo-sim>
             ${PROJECT_SOURCE_DIR}/scenarios ${CMAKE_CURRENT_BINARY_DIR}/sim_scenario)
-  set_tests_properties(sim_scenario PROPERTIES TIMEOUT 300)
+  # the sanitizers run several times slower: they get twice the time
+  if(TEMPO_SANITIZE)
+    set(TEMPO_SIM_TIMEOUT 600)
+  else()
+    set(TEMPO_SIM_TIMEOUT 300)
+  endif()
+  set_tests_properties(sim_scenario PROPERTIES TIMEOUT ${TEMPO_SIM_TIMEOUT})
   # Under the sanitizers (several times slower) 20 of the 50: their purpose
   # there is memory errors, and `make soak` runs thousands.
   if(TEMPO_SANITIZE)
@@ -143,7 +149,7 @@ if(TARGET tempo-sim AND NOT WIN32)
     set(TEMPO_SIM_SOAK_COUNT 50)
   endif()
   add_test(NAME sim_soak COMMAND tempo-sim --soak ${TEMPO_SIM_SOAK_COUNT} --seed 100000 --quiet)
-  set_tests_properties(sim_soak PROPERTIES TIMEOUT 300)
+  set_tests_properties(sim_soak PROPERTIES TIMEOUT ${TEMPO_SIM_TIMEOUT})
 endif()
 
 # 20,000 forged, mutated and replayed datagrams at a sealed match (tempo-sim
@@ -160,8 +166,8 @@ if(TARGET tempo-sim AND TEMPO_HAVE_SODIUM AND NOT WIN32)
   # --compare interpolation | reckoning | lagcomp (tests/sim_view.sh).
   add_test(NAME sim_view COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_view.sh $<TARGET_FILE:tempo-sim>
            ${CMAKE_CURRENT_BINARY_DIR}/sim_view)
-  set_tests_properties(sim_view PROPERTIES TIMEOUT 300)
-  set_tests_properties(sim_attack PROPERTIES TIMEOUT 300)
+  set_tests_properties(sim_view PROPERTIES TIMEOUT ${TEMPO_SIM_TIMEOUT})
+  set_tests_properties(sim_attack PROPERTIES TIMEOUT ${TEMPO_SIM_TIMEOUT})
 endif()
 
 # tempo-sim's settings table: documented ranges, each setting accepted at
