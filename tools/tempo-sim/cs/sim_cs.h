@@ -208,8 +208,7 @@ const char *sim_cs_reconcile_name(tempo_reconcile_mode m);
  * the same match, for 1, 2 and 4 clients unless --clients names a count;
  * prints the table, writes the JSON; returns the exit code. */
 int sim_cs_compare(const sim_options *o);
-/* The HTML report; 0 on success. */
-int sim_cs_html_write(const sim_options *o, const sim_cs_result *r, const sim_cs_timeline *tl,
-                      const char *path);
+/* The HTML report page on f; false if it could not be made. */
+bool sim_cs_html_page(FILE *f, const sim_options *o, const sim_cs_result *r, const sim_cs_timeline *tl);
 
 #endif /* TEMPO_SIM_CS_H */

@@ -42,8 +42,18 @@ static int client_counts(const sim_options *o, int *counts)
     return CMP_COUNTS;
 }
 
-static void print_table(const sim_options *base, const sim_cs_result *rows, int n)
+/* What the writer's callbacks read (report/sim_out.h). */
+typedef struct cmp_out {
+    const sim_options *base;
+    const sim_cs_result *rows;
+    int n;
+} cmp_out;
+
+static void cmp_text(FILE *f, const void *ctx)
 {
+    const sim_options *base = ((const cmp_out *)ctx)->base;
+    const sim_cs_result *rows = ((const cmp_out *)ctx)->rows;
+    int n = ((const cmp_out *)ctx)->n;
     char desc[256];
     sim_cs_describe(base, &rows[n - 1], desc, sizeof desc);
     char *cut = strstr(desc, ", reconcile");
@@ -53,73 +63,72 @@ static void print_table(const sim_options *base, const sim_cs_result *rows, int 
     for (int k = 0; n > CMP_MODES && k < 2 && strstr(rest, ", "); k++)
         rest = strstr(rest, ", ") + 2;
     if (n > CMP_MODES)
-        printf("tempo-sim --compare reconciliation: 1, 2 and 4 clients (Pong; walkers for one), %s\n\n", rest);
+        fprintf(f, "tempo-sim --compare reconciliation: 1, 2 and 4 clients (Pong; walkers for one), %s\n\n", rest);
     else
-        printf("tempo-sim --compare reconciliation: %s\n\n", desc);
-    printf("| clients | game | reconcile | input-to-response ticks (mean) | (max) | visible corrections/min "
-           "| own piece /min | own mean | own max | others /min | others mean | others max | after 3 s (own) "
-           "| library corrections/min | resimulated ticks | clients agree with the server |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        fprintf(f, "tempo-sim --compare reconciliation: %s\n\n", desc);
+    static const char *const columns[] = {
+        "clients", "game", "reconcile", "input-to-response ticks (mean)", "(max)", "visible corrections/min",
+        "own piece /min", "own mean", "own max", "others /min", "others mean", "others max", "after 3 s (own)",
+        "library corrections/min", "resimulated ticks", "clients agree with the server"};
+    sim_out_table_head(f, columns, 16);
     for (int k = 0; k < n; k++) {
         const sim_cs_result *r = &rows[k];
-        printf("| %d | %s | %s | %.2f | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.1f | %" PRIu64
-               " | %.1f | %" PRIu64 " | %d of %d |\n",
-               r->clients, r->game ? r->game->name : "?", sim_cs_reconcile_name(modes[k % CMP_MODES]),
-               r->response_mean, r->response_max, r->visible_per_min, r->own_per_min, r->own_mean, r->own_max,
-               r->others_per_min, r->others_mean, r->others_max, r->snapbacks_after, r->corrections_per_min,
-               r->resim_frames, r->agree, r->clients);
+        fprintf(f, "| %d | %s | %s | %.2f | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.1f | %" PRIu64
+                " | %.1f | %" PRIu64 " | %d of %d |\n",
+                r->clients, r->game ? r->game->name : "?", sim_cs_reconcile_name(modes[k % CMP_MODES]),
+                r->response_mean, r->response_max, r->visible_per_min, r->own_per_min, r->own_mean, r->own_max,
+                r->others_per_min, r->others_mean, r->others_max, r->snapbacks_after, r->corrections_per_min,
+                r->resim_frames, r->agree, r->clients);
     }
-    printf("\nSame seed and network in every row of a client count. Visible corrections: the state shown against "
-           "the same moment once a snapshot is in place, measured from outside; own piece: those that moved the "
-           "client's own paddle or walker (snap-backs), others: those that moved anything else (other players, "
-           "the ball); one may be both. Sizes in the game's units (Pong: px; walkers: field units). Per-minute "
-           "figures are means over the clients, counts totals.\n");
+    fprintf(f, "\nSame seed and network in every row of a client count. Visible corrections: the state shown against "
+            "the same moment once a snapshot is in place, measured from outside; own piece: those that moved the "
+            "client's own paddle or walker (snap-backs), others: those that moved anything else (other players, "
+            "the ball); one may be both. Sizes in the game's units (Pong: px; walkers: field units). Per-minute "
+            "figures are means over the clients, counts totals.\n");
     for (int k = 0; k < n; k++)
         if (rows[k].problem[0])
-            printf("problem (%d clients, %s): %s\n", rows[k].clients, sim_cs_reconcile_name(modes[k % CMP_MODES]),
-                   rows[k].problem);
+            fprintf(f, "problem (%d clients, %s): %s\n", rows[k].clients, sim_cs_reconcile_name(modes[k % CMP_MODES]),
+                    rows[k].problem);
 }
 
-static bool write_json(const sim_options *base, const sim_cs_result *rows, int n)
+static void cmp_json(sim_json *j, const void *ctx)
 {
-    sim_json j;
-    if (!sim_json_open(&j, base->json_path))
-        return false;
-    sim_json_string(&j, "mode", "client-server");
-    sim_json_string(&j, "compare", "reconciliation");
-    sim_json_string(&j, "profile", base->profile);
-    sim_json_int(&j, "frames", base->frames);
-    sim_json_uint(&j, "seed", base->seed);
-    sim_json_begin_array(&j, "rows");
+    const sim_options *base = ((const cmp_out *)ctx)->base;
+    const sim_cs_result *rows = ((const cmp_out *)ctx)->rows;
+    int n = ((const cmp_out *)ctx)->n;
+    sim_json_string(j, "mode", "client-server");
+    sim_json_string(j, "compare", "reconciliation");
+    sim_json_string(j, "profile", base->profile);
+    sim_json_int(j, "frames", base->frames);
+    sim_json_uint(j, "seed", base->seed);
+    sim_json_begin_array(j, "rows");
     for (int k = 0; k < n; k++) {
         const sim_cs_result *r = &rows[k];
-        sim_json_begin_object(&j, NULL);
-        sim_json_int(&j, "clients", r->clients);
-        sim_json_string(&j, "game", r->game ? r->game->name : "");
-        sim_json_string(&j, "reconcile", sim_cs_reconcile_name(modes[k % CMP_MODES]));
-        sim_json_double(&j, "response_mean_ticks", r->response_mean);
-        sim_json_int(&j, "response_max_ticks", r->response_max);
-        sim_json_uint(&j, "visible_corrections", r->visible);
-        sim_json_double(&j, "visible_corrections_per_min", r->visible_per_min);
-        sim_json_double(&j, "visible_correction_mean", r->visible_mean);
-        sim_json_double(&j, "visible_correction_max", r->visible_max);
-        sim_json_uint(&j, "own_corrections", r->snapbacks);
-        sim_json_double(&j, "own_corrections_per_min", r->own_per_min);
-        sim_json_double(&j, "own_correction_mean", r->own_mean);
-        sim_json_double(&j, "own_correction_max", r->own_max);
-        sim_json_uint(&j, "own_corrections_after_3s", r->snapbacks_after);
-        sim_json_uint(&j, "other_corrections", r->others);
-        sim_json_double(&j, "other_corrections_per_min", r->others_per_min);
-        sim_json_double(&j, "other_correction_mean", r->others_mean);
-        sim_json_double(&j, "other_correction_max", r->others_max);
-        sim_json_double(&j, "library_corrections_per_min", r->corrections_per_min);
-        sim_json_uint(&j, "resimulated_ticks", r->resim_frames);
-        sim_json_int(&j, "clients_agreeing", r->agree);
-        sim_json_end_object(&j);
+        sim_json_begin_object(j, NULL);
+        sim_json_int(j, "clients", r->clients);
+        sim_json_string(j, "game", r->game ? r->game->name : "");
+        sim_json_string(j, "reconcile", sim_cs_reconcile_name(modes[k % CMP_MODES]));
+        sim_json_double(j, "response_mean_ticks", r->response_mean);
+        sim_json_int(j, "response_max_ticks", r->response_max);
+        sim_json_uint(j, "visible_corrections", r->visible);
+        sim_json_double(j, "visible_corrections_per_min", r->visible_per_min);
+        sim_json_double(j, "visible_correction_mean", r->visible_mean);
+        sim_json_double(j, "visible_correction_max", r->visible_max);
+        sim_json_uint(j, "own_corrections", r->snapbacks);
+        sim_json_double(j, "own_corrections_per_min", r->own_per_min);
+        sim_json_double(j, "own_correction_mean", r->own_mean);
+        sim_json_double(j, "own_correction_max", r->own_max);
+        sim_json_uint(j, "own_corrections_after_3s", r->snapbacks_after);
+        sim_json_uint(j, "other_corrections", r->others);
+        sim_json_double(j, "other_corrections_per_min", r->others_per_min);
+        sim_json_double(j, "other_correction_mean", r->others_mean);
+        sim_json_double(j, "other_correction_max", r->others_max);
+        sim_json_double(j, "library_corrections_per_min", r->corrections_per_min);
+        sim_json_uint(j, "resimulated_ticks", r->resim_frames);
+        sim_json_int(j, "clients_agreeing", r->agree);
+        sim_json_end_object(j);
     }
-    sim_json_end_array(&j);
-    sim_json_close(&j);
-    return true;
+    sim_json_end_array(j);
 }
 
 int sim_cs_compare(const sim_options *base)
@@ -146,13 +155,11 @@ int sim_cs_compare(const sim_options *base)
         if (!base->quiet)
             fprintf(stderr, "tempo-sim: %d clients, %s done\n", o.clients, sim_cs_reconcile_name(o.reconcile));
     }
-    if (!base->quiet)
-        print_table(base, rows, n);
-    int code = failed ? SIM_EXIT_MISMATCH : SIM_EXIT_OK;
-    if (base->json_path && !write_json(base, rows, n)) {
-        fprintf(stderr, "tempo-sim: cannot write %s\n", base->json_path);
-        code = SIM_EXIT_USAGE;
-    }
+    cmp_out c = {base, rows, n};
+    sim_out w = {&c, cmp_text, cmp_json, NULL, NULL};
+    int code = sim_out_write(base, &w);
+    if (code == SIM_EXIT_OK && failed)
+        code = SIM_EXIT_MISMATCH;
     free(rows);
     return code;
 }

@@ -257,18 +257,13 @@ static void cs_table(cs_page *pg, const sim_verdict *agree)
     fputs("</table></div>\n", f);
 }
 
-int sim_cs_html_write(const sim_options *o, const sim_cs_result *r, const sim_cs_timeline *tl, const char *path)
+bool sim_cs_html_page(FILE *f, const sim_options *o, const sim_cs_result *r, const sim_cs_timeline *tl)
 {
-    if (!tl || !path)
-        return -1;
+    if (!tl)
+        return false;
     cs_page *pg = calloc(1, sizeof *pg);
     if (!pg)
-        return -1;
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        free(pg);
-        return -1;
-    }
+        return false;
     pg->f = f;
     pg->r = r;
     pg->t = tl;
@@ -333,9 +328,6 @@ int sim_cs_html_write(const sim_options *o, const sim_cs_result *r, const sim_cs
              &v[SIM_CS_VERDICT_LATE], tl->late, "per second", 1.0, 0.0, NULL, false, false);
     cs_bandwidth(pg);
     fputs("<footer>Times are virtual match time. Written by tempo-sim.</footer>\n</main>\n</body>\n</html>\n", f);
-    int bad = ferror(f);
     free(pg);
-    if (fclose(f) != 0 || bad)
-        return -1;
-    return 0;
+    return true;
 }

@@ -319,6 +319,29 @@ void sim_cs_json(sim_json *j, const sim_options *o, const sim_cs_result *r)
 
 /* ---- the entry point ----------------------------------------------------------------------------- */
 
+/* What the writer's callbacks read (report/sim_out.h). */
+typedef struct cs_out {
+    const sim_options *o;
+    const sim_cs_result *r;
+    const sim_cs_timeline *tl;
+} cs_out;
+
+static void cs_text(FILE *f, const void *ctx)
+{
+    sim_cs_print(f, ((const cs_out *)ctx)->o, ((const cs_out *)ctx)->r);
+}
+
+static void cs_json(sim_json *j, const void *ctx)
+{
+    sim_cs_json(j, ((const cs_out *)ctx)->o, ((const cs_out *)ctx)->r);
+}
+
+static bool cs_html(FILE *f, const void *ctx)
+{
+    const cs_out *c = ctx;
+    return sim_cs_html_page(f, c->o, c->r, c->tl);
+}
+
 int sim_cs(const sim_options *o)
 {
     int code = cs_validate(o);
@@ -335,26 +358,9 @@ int sim_cs(const sim_options *o)
     }
     code = sim_cs_run(o, r, tl);
     if (code == SIM_EXIT_OK) {
-        if (!o->quiet)
-            sim_cs_print(stdout, o, r);
-        if (o->json_path) {
-            sim_json j;
-            if (sim_json_open(&j, o->json_path)) {
-                sim_cs_json(&j, o, r);
-                sim_json_close(&j);
-            } else {
-                fprintf(stderr, "tempo-sim: cannot write %s\n", o->json_path);
-                code = SIM_EXIT_USAGE;
-            }
-        }
-        if (o->report_path) {
-            if (sim_cs_html_write(o, r, tl, o->report_path) != 0) {
-                fprintf(stderr, "tempo-sim: cannot write %s\n", o->report_path);
-                code = SIM_EXIT_USAGE;
-            } else if (!o->quiet) {
-                printf("report: %s\n", o->report_path);
-            }
-        }
+        cs_out c = {o, r, tl};
+        sim_out w = {&c, cs_text, cs_json, cs_html, NULL};
+        code = sim_out_write(o, &w);
         if (code == SIM_EXIT_OK && r->problem[0])
             code = SIM_EXIT_MISMATCH;
         if (tl)

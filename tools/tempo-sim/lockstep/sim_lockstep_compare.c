@@ -156,50 +156,49 @@ static void json_row(sim_json *j, const sim_ls_result *r)
     sim_json_end_object(j);
 }
 
-static bool write_json(const sim_options *o, const sim_ls_result *rows, int n)
+/* What the writer's callbacks read (report/sim_out.h). */
+typedef struct ls_out {
+    const sim_options *o;
+    const sim_ls_result *rows;
+    int n;
+} ls_out;
+
+/* The table, its legend and each way's notes. */
+static void ls_text(FILE *f, const void *ctx)
 {
-    sim_json j;
-    if (!sim_json_open(&j, o->json_path))
-        return false;
-    sim_json_string(&j, "mode", "lockstep");
-    sim_json_uint(&j, "seed", o->seed);
-    sim_json_int(&j, "players", o->players);
-    sim_json_begin_array(&j, "ways");
-    for (int k = 0; k < n; k++)
-        json_row(&j, &rows[k]);
-    sim_json_end_array(&j);
-    sim_json_close(&j);
-    return true;
+    const ls_out *c = ctx;
+    print_header(f);
+    for (int k = 0; k < c->n; k++)
+        print_rows(f, &c->rows[k]);
+    print_legend(f);
+    for (int k = 0; k < c->n; k++)
+        print_notes(f, &c->rows[k]);
+}
+
+static void ls_json(sim_json *j, const void *ctx)
+{
+    const ls_out *c = ctx;
+    sim_json_string(j, "mode", "lockstep");
+    sim_json_uint(j, "seed", c->o->seed);
+    sim_json_int(j, "players", c->o->players);
+    sim_json_begin_array(j, "ways");
+    for (int k = 0; k < c->n; k++)
+        json_row(j, &c->rows[k]);
+    sim_json_end_array(j);
 }
 
 /* The report: the table, and the turn length of each way over time as one
  * SVG chart (frame-based ways are a flat line at 16.7 ms). */
-static bool write_report(const sim_options *o, const sim_ls_result *rows, int n)
+static bool ls_html(FILE *f, const void *ctx)
 {
-    FILE *f = fopen(o->report_path, "w");
-    if (!f)
-        return false;
+    const ls_out *c = ctx;
+    const sim_ls_result *rows = c->rows;
+    int n = c->n;
     static const char *const colours[LS_WAYS] = {"#888", "#d62728", "#1f77b4", "#2ca02c", "#9467bd"};
-    fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tempo-sim: lockstep</title>"
-               "<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em}</style>"
-               "</head><body>\n<h1>tempo-sim: lockstep, %d players</h1>\n<p>", o->players);
-    sim_svg_escape(f, o->command ? o->command : "");
-    fprintf(f, "</p>\n<pre>");
-    char *text = NULL;
-    size_t size = 0;
-    FILE *m = open_memstream(&text, &size);
-    if (m) {
-        print_header(m);
-        for (int k = 0; k < n; k++)
-            print_rows(m, &rows[k]);
-        print_legend(m);
-        for (int k = 0; k < n; k++)
-            print_notes(m, &rows[k]);
-        fclose(m);
-        sim_svg_escape(f, text);
-        free(text);
-    }
-    fprintf(f, "</pre>\n<h2>Turn length over time</h2>\n");
+    char title[64];
+    snprintf(title, sizeof title, "tempo-sim: lockstep, %d players", c->o->players);
+    sim_out_page_begin(f, title, c->o->command ? c->o->command : "", ls_text, ctx);
+    fprintf(f, "<h2>Turn length over time</h2>\n");
     double t_end = 1, hi = 50;
     for (int k = 0; k < n; k++) {
         if (rows[k].series_n * SIM_LS_SERIES_S > t_end)
@@ -229,31 +228,16 @@ static bool write_report(const sim_options *o, const sim_ls_result *rows, int n)
         sim_svg_escape(f, rows[k].way.label);
         fprintf(f, "</text>\n");
     }
-    fprintf(f, "</svg>\n</body></html>\n");
-    return fclose(f) == 0;
+    fputs("</svg>\n", f);
+    sim_out_page_end(f);
+    return true;
 }
 
 static int finish(const sim_options *o, sim_ls_result *rows, int n)
 {
-    int code = SIM_EXIT_OK;
-    if (!o->quiet) {
-        print_header(stdout);
-        for (int k = 0; k < n; k++)
-            print_rows(stdout, &rows[k]);
-        print_legend(stdout);
-        for (int k = 0; k < n; k++)
-            print_notes(stdout, &rows[k]);
-    }
-    if (o->json_path && !write_json(o, rows, n)) {
-        fprintf(stderr, "tempo-sim: cannot write %s\n", o->json_path);
-        code = SIM_EXIT_USAGE;
-    }
-    if (o->report_path && !write_report(o, rows, n)) {
-        fprintf(stderr, "tempo-sim: cannot write %s\n", o->report_path);
-        code = SIM_EXIT_USAGE;
-    } else if (o->report_path && !o->quiet) {
-        printf("report: %s\n", o->report_path);
-    }
+    ls_out c = {o, rows, n};
+    sim_out w = {&c, ls_text, ls_json, ls_html, NULL};
+    int code = sim_out_write(o, &w);
     for (int k = 0; k < n; k++) {
         if (code == SIM_EXIT_OK && (!rows[k].converged || !rows[k].switches_agree))
             code = SIM_EXIT_MISMATCH;

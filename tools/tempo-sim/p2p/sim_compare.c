@@ -169,9 +169,10 @@ static int slow_peer(const sim_options *o)
 
 static void print_topology(FILE *f, const sim_options *base, const compare_row *rows, int n)
 {
-    fprintf(f, "| topology | peer | waiting ticks | stall ticks | rollbacks/s | rollback depth mean / max "
-               "| mispredicted frames | frame skew | up bytes/s | down bytes/s |\n");
-    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|\n");
+    static const char *const columns[] = {"topology", "peer", "waiting ticks", "stall ticks", "rollbacks/s",
+                                          "rollback depth mean / max", "mispredicted frames", "frame skew",
+                                          "up bytes/s", "down bytes/s"};
+    sim_out_table_head(f, columns, 10);
     int slow = slow_peer(base);
     for (int k = 0; k < n; k++) {
         const sim_result *r = &rows[k].r;
@@ -215,11 +216,11 @@ static void print_table(FILE *f, const sim_options *base, const compare_row *row
         return;
     }
     bool profile_column = base->compare == SIM_COMPARE_INPUT_DELAY;
-    fprintf(f, "|%s %s | frame skew (mean abs, frames) | stall ticks | time-sync stalls | waiting ticks "
-               "| rollbacks | mean rollback depth | deepest rollback | mispredicted frames/s "
-               "| input delay used (mean) | converged |\n",
-            profile_column ? " profile |" : "", row_heading(base->compare, false));
-    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|%s\n", profile_column ? "---|" : "");
+    const char *columns[] = {"profile", row_heading(base->compare, false), "frame skew (mean abs, frames)",
+                             "stall ticks", "time-sync stalls", "waiting ticks", "rollbacks",
+                             "mean rollback depth", "deepest rollback", "mispredicted frames/s",
+                             "input delay used (mean)", "converged"};
+    sim_out_table_head(f, columns + !profile_column, 12 - !profile_column);
     for (int k = 0; k < n; k++) {
         const compare_row *w = &rows[k];
         if (profile_column)
@@ -261,60 +262,71 @@ static void json_peers(sim_json *j, const sim_result *r)
     sim_json_end_array(j);
 }
 
-static bool write_json(const sim_options *base, const compare_row *rows, int n)
+/* What the writer's callbacks read (report/sim_out.h). */
+typedef struct compare_out {
+    const sim_options *base;
+    const compare_row *rows;
+    int n;
+} compare_out;
+
+static void compare_text(FILE *f, const void *ctx)
 {
-    sim_json j;
-    if (!sim_json_open(&j, base->json_path))
-        return false;
+    const compare_out *c = ctx;
+    print_table(f, c->base, c->rows, c->n);
+}
+
+static void compare_json(sim_json *j, const void *ctx)
+{
+    const sim_options *base = ((const compare_out *)ctx)->base;
+    const compare_row *rows = ((const compare_out *)ctx)->rows;
+    int n = ((const compare_out *)ctx)->n;
     bool all_ok = true;
     uint64_t desyncs = 0;
     for (int k = 0; k < n; k++) {
         all_ok = all_ok && rows[k].r.converged;
         desyncs += rows[k].r.desyncs;
     }
-    sim_json_string(&j, "mode", "p2p");
-    sim_json_string(&j, "compare", compare_name(base->compare));
-    sim_json_string(&j, "profile", sweeps_profiles(base) ? "lan,broadband,transatlantic,mobile" : base->profile);
-    sim_json_int(&j, "players", base->players);
-    sim_json_int(&j, "frames", base->frames);
-    sim_json_uint(&j, "seed", base->seed);
-    sim_json_bool(&j, "converged", all_ok);
-    sim_json_uint(&j, "desyncs", desyncs);
-    sim_json_begin_array(&j, "rows");
+    sim_json_string(j, "mode", "p2p");
+    sim_json_string(j, "compare", compare_name(base->compare));
+    sim_json_string(j, "profile", sweeps_profiles(base) ? "lan,broadband,transatlantic,mobile" : base->profile);
+    sim_json_int(j, "players", base->players);
+    sim_json_int(j, "frames", base->frames);
+    sim_json_uint(j, "seed", base->seed);
+    sim_json_bool(j, "converged", all_ok);
+    sim_json_uint(j, "desyncs", desyncs);
+    sim_json_begin_array(j, "rows");
     for (int k = 0; k < n; k++) {
         const compare_row *w = &rows[k];
-        sim_json_begin_object(&j, NULL);
-        sim_json_string(&j, row_heading(base->compare, true), w->label);
-        sim_json_string(&j, "profile", w->o.profile);
-        sim_json_double(&j, "frame_skew_abs_mean", w->skew);
-        sim_json_uint(&j, "stall_ticks", w->stall_ticks);
-        sim_json_uint(&j, "timesync_stalls", w->timesync_stalls);
-        sim_json_uint(&j, "waiting_ticks", w->waiting_ticks);
-        sim_json_int(&j, "max_rollback_depth", w->max_depth);
-        sim_json_uint(&j, "rollbacks", w->rollbacks);
-        sim_json_double(&j, "rollback_depth_mean", w->depth_mean);
-        sim_json_double(&j, "mispredicted_frames_per_s", w->mispredicted_per_s);
-        sim_json_double(&j, "input_delay_mean", w->delay_mean);
-        sim_json_bool(&j, "converged", w->r.converged);
-        sim_json_uint(&j, "desyncs", w->r.desyncs);
+        sim_json_begin_object(j, NULL);
+        sim_json_string(j, row_heading(base->compare, true), w->label);
+        sim_json_string(j, "profile", w->o.profile);
+        sim_json_double(j, "frame_skew_abs_mean", w->skew);
+        sim_json_uint(j, "stall_ticks", w->stall_ticks);
+        sim_json_uint(j, "timesync_stalls", w->timesync_stalls);
+        sim_json_uint(j, "waiting_ticks", w->waiting_ticks);
+        sim_json_int(j, "max_rollback_depth", w->max_depth);
+        sim_json_uint(j, "rollbacks", w->rollbacks);
+        sim_json_double(j, "rollback_depth_mean", w->depth_mean);
+        sim_json_double(j, "mispredicted_frames_per_s", w->mispredicted_per_s);
+        sim_json_double(j, "input_delay_mean", w->delay_mean);
+        sim_json_bool(j, "converged", w->r.converged);
+        sim_json_uint(j, "desyncs", w->r.desyncs);
         if (base->compare == SIM_COMPARE_TOPOLOGY) {
-            json_peers(&j, &w->r);
-            sim_json_uint(&j, "relay_bytes_in", w->r.relay_bytes_in);
-            sim_json_uint(&j, "relay_bytes_out", w->r.relay_bytes_out);
+            json_peers(j, &w->r);
+            sim_json_uint(j, "relay_bytes_in", w->r.relay_bytes_in);
+            sim_json_uint(j, "relay_bytes_out", w->r.relay_bytes_out);
         }
-        sim_json_end_object(&j);
+        sim_json_end_object(j);
     }
-    sim_json_end_array(&j);
-    sim_json_begin_array(&j, "runs");
+    sim_json_end_array(j);
+    sim_json_begin_array(j, "runs");
     for (int k = 0; k < n; k++) {
-        sim_json_begin_object(&j, NULL);
-        sim_json_string(&j, "label", rows[k].label);
-        sim_json_match(&j, &rows[k].o, &rows[k].r);
-        sim_json_end_object(&j);
+        sim_json_begin_object(j, NULL);
+        sim_json_string(j, "label", rows[k].label);
+        sim_json_match(j, &rows[k].o, &rows[k].r);
+        sim_json_end_object(j);
     }
-    sim_json_end_array(&j);
-    sim_json_close(&j);
-    return true;
+    sim_json_end_array(j);
 }
 
 int sim_p2p_compare(const sim_options *o)
@@ -346,14 +358,13 @@ int sim_p2p_compare(const sim_options *o)
     }
     if (tty)
         fprintf(stderr, "\r%60s\r", "");
-    if (!o->quiet) {
-        print_table(stdout, o, rows, n);
+    compare_out c = {o, rows, n};
+    sim_out w = {&c, compare_text, compare_json, NULL, NULL};
+    int written = sim_out_write(o, &w);
+    if (!o->quiet)
         fprintf(stderr, "%d runs in %.2f s wall\n", n, sim_wall_seconds() - t0);
-    }
-    if (o->json_path && !write_json(o, rows, n)) {
-        fprintf(stderr, "tempo-sim: cannot write %s\n", o->json_path);
-        code = SIM_EXIT_USAGE;
-    }
+    if (written != SIM_EXIT_OK)
+        code = written;
     free(rows);
     return code;
 }

@@ -8,6 +8,7 @@
  * passed in that sample. A NAN, or a series that was never allocated, is an
  * empty field. Sample i is at t = i * interval_s.
  */
+#include "sim_out.h"
 #include "sim_timeline.h"
 
 #include <math.h>
@@ -37,13 +38,9 @@ static void sim_csv_field(FILE *f, const float *series, int i)
         fprintf(f, "%.6g", (double)series[i]);
 }
 
-int sim_csv_write(const sim_timeline *t, const char *path)
+bool sim_csv_rows(FILE *f, const void *timeline)
 {
-    if (t == NULL || path == NULL)
-        return -1;
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        return -1;
+    const sim_timeline *t = timeline;
     int peers = t->peers < 0 ? 0 : t->peers > SIM_MAX_PEERS ? SIM_MAX_PEERS : t->peers;
     int count = t->count < 0 ? 0 : t->count > t->capacity ? t->capacity : t->count;
 
@@ -81,8 +78,12 @@ int sim_csv_write(const sim_timeline *t, const char *path)
             fprintf(f, "%u", (unsigned)t->checks_passed[i]);
         fputc('\n', f);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
+    return true;
+}
+
+int sim_csv_write(const sim_timeline *t, const char *path)
+{
+    if (t == NULL || path == NULL)
         return -1;
-    return 0;
+    return sim_out_file(path, sim_csv_rows, t) ? 0 : -1;
 }

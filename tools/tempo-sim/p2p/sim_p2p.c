@@ -104,25 +104,33 @@ static void show_progress(void *ctx, int32_t done, int32_t total)
     }
 }
 
-/* ---- files --------------------------------------------------------------------------- */
+/* ---- outputs (report/sim_out.h) ------------------------------------------------------------ */
 
-static bool write_json(const sim_options *o, const sim_result *r, const char *check)
+/* What the writer's callbacks read: the run and the soak's verdict on it. */
+typedef struct p2p_out {
+    const sim_options *o;
+    const sim_result *r;
+    const sim_timeline *tl;
+    bool passed;
+    const char *why;
+} p2p_out;
+
+static void p2p_json(sim_json *j, const void *ctx)
 {
-    sim_json j;
-    if (!sim_json_open(&j, o->json_path))
-        return false;
-    sim_json_match(&j, o, r);
-    if (check[0])
-        sim_json_string(&j, "soak_check", check);
+    const p2p_out *c = ctx;
+    sim_json_match(j, c->o, c->r);
+    if (c->why[0])
+        sim_json_string(j, "soak_check", c->why);
     else
-        sim_json_null(&j, "soak_check");
-    sim_json_close(&j);
-    return true;
+        sim_json_null(j, "soak_check");
 }
 
-/* The soak's verdict on this run, in one line. */
-static void print_check(const sim_result *r, bool passed, const char *why)
+/* The summary, then the soak's verdict on this run in one line. */
+static void p2p_text(FILE *f, const void *ctx)
 {
+    const p2p_out *c = ctx;
+    const sim_result *r = c->r;
+    sim_print_summary(f, c->o, r);
     double wait = 0.0;
     for (int i = 0; i < r->npeers; i++)
         if (r->peer[i].longest_wait_s > wait && !r->peer[i].dropped && !r->peer[i].cut_off)
@@ -130,15 +138,20 @@ static void print_check(const sim_result *r, bool passed, const char *why)
     /* heal_s and heal_frame are both 0 when no fault began in the match:
      * then there is nothing to recover from, and no heal to speak of. */
     bool faulted = r->heal_s > 0.0 || r->heal_frame > 0;
-    if (passed && faulted)
-        printf("soak checks: passed (rollbacks within the window; network healed at %.1f s, frame %" PRId32
-               "; longest wait for a frame after it %.2f s; last frame %.1f s later)\n",
-               r->heal_s, r->heal_frame, wait, r->match_s - r->heal_s);
-    else if (passed)
-        printf("soak checks: passed (rollbacks within the window; no network fault during the match; "
-               "longest wait for a frame %.2f s)\n", wait);
+    if (c->passed && faulted)
+        fprintf(f, "soak checks: passed (rollbacks within the window; network healed at %.1f s, frame %" PRId32
+                   "; longest wait for a frame after it %.2f s; last frame %.1f s later)\n",
+                r->heal_s, r->heal_frame, wait, r->match_s - r->heal_s);
+    else if (c->passed)
+        fprintf(f, "soak checks: passed (rollbacks within the window; no network fault during the match; "
+                   "longest wait for a frame %.2f s)\n", wait);
     else
-        printf("soak checks: FAILED - %s\n", why);
+        fprintf(f, "soak checks: FAILED - %s\n", c->why);
+}
+
+static bool p2p_csv(FILE *f, const void *ctx)
+{
+    return sim_csv_rows(f, ((const p2p_out *)ctx)->tl);
 }
 
 /* "4 players", "8 players on 4 machines", "... and a spectator". */
@@ -156,8 +169,10 @@ static void who_plays(const sim_options *o, char *buf, size_t size)
     }
 }
 
-static bool write_report(const sim_options *o, const sim_result *r, const sim_timeline *tl)
+static bool p2p_html(FILE *f, const void *ctx)
 {
+    const sim_options *o = ((const p2p_out *)ctx)->o;
+    const sim_result *r = ((const p2p_out *)ctx)->r;
     char title[160], who[64], scenario[768];
     int links_overridden = o->num_links;
     who_plays(o, who, sizeof who);
@@ -187,9 +202,10 @@ static bool write_report(const sim_options *o, const sim_result *r, const sim_ti
     meta.spectators = o->spectators;
     char why[200];
     meta.hostile = r->security.num_actors == 0 ? 0 : sim_security_failed(o, r, why, sizeof why) ? 2 : 1;
-    int rc = sim_report_write(tl, &meta, o->report_path);
+    sim_report_ctx page = {((const p2p_out *)ctx)->tl, &meta};
+    bool ok = sim_report_page(f, &page);
     free(html);
-    return rc == 0;
+    return ok;
 }
 
 int sim_p2p(const sim_options *o)
@@ -209,26 +225,9 @@ int sim_p2p(const sim_options *o)
     }
     char why[256];
     bool passed = sim_soak_check(o, r, why, sizeof why);
-    if (!o->quiet) {
-        sim_print_summary(stdout, o, r);
-        print_check(r, passed, why);
-    }
-    if (o->json_path && !write_json(o, r, why)) {
-        fprintf(stderr, "tempo-sim: cannot write %s\n", o->json_path);
-        code = SIM_EXIT_USAGE;
-    }
-    if (o->report_path) {
-        if (!write_report(o, r, &tl)) {
-            fprintf(stderr, "tempo-sim: cannot write %s\n", o->report_path);
-            code = SIM_EXIT_USAGE;
-        } else if (!o->quiet) {
-            printf("report: %s\n", o->report_path);
-        }
-    }
-    if (o->csv_path && sim_csv_write(&tl, o->csv_path) != 0) {
-        fprintf(stderr, "tempo-sim: cannot write %s\n", o->csv_path);
-        code = SIM_EXIT_USAGE;
-    }
+    p2p_out c = {o, r, &tl, passed, why};
+    sim_out w = {&c, p2p_text, p2p_json, p2p_html, p2p_csv};
+    code = sim_out_write(o, &w);
     if (code == SIM_EXIT_OK && !passed)
         code = SIM_EXIT_MISMATCH;
     sim_timeline_free(&tl);

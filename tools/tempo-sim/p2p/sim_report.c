@@ -913,24 +913,18 @@ static void sim_page_head(const sim_report *r, const sim_report_meta *meta)
     fputs("</nav>\n", f);
 }
 
-int sim_report_write(const sim_timeline *t, const sim_report_meta *meta, const char *path)
+bool sim_report_page(FILE *f, const void *ctx)
 {
-    if (t == NULL || path == NULL)
-        return -1;
+    const sim_timeline *t = ((const sim_report_ctx *)ctx)->t;
+    const sim_report_meta *meta = ((const sim_report_ctx *)ctx)->meta;
     sim_report *r = malloc(sizeof *r);
     if (r == NULL)
-        return -1;
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        free(r);
-        return -1;
-    }
+        return false;
     sim_report_prepare(r, t, meta, f);
     r->smooth = malloc((size_t)(r->count > 0 ? r->count : 1) * sizeof *r->smooth);
     if (r->smooth == NULL) {
-        fclose(f);
         free(r);
-        return -1;
+        return false;
     }
     sim_page_head(r, meta);
     sim_chart_skew(r);
@@ -941,10 +935,15 @@ int sim_report_write(const sim_timeline *t, const sim_report_meta *meta, const c
     sim_chart_payload(r);
     fputs("<footer>Times are virtual match time. Hover a line or a marker for details. "
           "Written by tempo-sim.</footer>\n</main>\n</body>\n</html>\n", f);
-    int bad = ferror(f);
     free(r->smooth);
     free(r);
-    if (fclose(f) != 0 || bad)
+    return true;
+}
+
+int sim_report_write(const sim_timeline *t, const sim_report_meta *meta, const char *path)
+{
+    if (t == NULL || path == NULL)
         return -1;
-    return 0;
+    sim_report_ctx ctx = {t, meta};
+    return sim_out_file(path, sim_report_page, &ctx) ? 0 : -1;
 }

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sim_svg.h"
 
@@ -92,8 +93,17 @@ void sim_timeline_mark(sim_timeline *t, double t_s, int kind, int peer, const ch
  * from the network). Returns 0, or -1 if the file cannot be written. */
 int sim_report_write(const sim_timeline *t, const sim_report_meta *meta, const char *path);
 
+/* The report page on f (sim_out's html writer; ctx: a sim_report_ctx). */
+typedef struct sim_report_ctx {
+    const sim_timeline *t;
+    const sim_report_meta *meta;
+} sim_report_ctx;
+bool sim_report_page(FILE *f, const void *ctx);
+
 /* Write the timeline as CSV: one row per sample, one column per series.
- * Returns 0, or -1 if the file cannot be written. */
+ * Returns 0, or -1 if the file cannot be written. sim_csv_rows writes the
+ * same on f (sim_out's csv writer; ctx: the sim_timeline). */
 int sim_csv_write(const sim_timeline *t, const char *path);
+bool sim_csv_rows(FILE *f, const void *timeline);
 
 #endif /* TEMPO_SIM_TIMELINE_H */

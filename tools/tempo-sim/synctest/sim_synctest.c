@@ -16,6 +16,62 @@
 #include "sim_out.h"
 #include "sim.h"
 
+/* What the writer's callbacks read (report/sim_out.h). */
+typedef struct synctest_out {
+    const sim_options *o;
+    tempo_synctest_report rep;
+    tempo_session_stats st;
+    int32_t frames;
+    uint64_t final_checksum;
+    size_t state_size;
+    double secs;
+} synctest_out;
+
+static void synctest_text(FILE *f, const void *ctx)
+{
+    const synctest_out *c = ctx;
+    const sim_options *o = c->o;
+    const tempo_synctest_report rep = c->rep;
+    const tempo_session_stats st = c->st;
+    double secs = c->secs;
+    fprintf(f, "tempo-sim synctest: arena, %d players, %d frames, check distance %d, %s saving\n",
+            o->players, o->frames, o->check_distance,
+            o->save_policy == TEMPO_SAVE_SPARSE ? "sparse" : "every-frame");
+    fprintf(f, "  frames simulated    %" PRId32 " (+%" PRIu64 " resimulated in %" PRIu64 " rollbacks)\n",
+            c->frames, st.resim_frames, st.rollbacks);
+    fprintf(f, "  saves / loads       %" PRIu64 " / %" PRIu64 "  (state %zu bytes)\n", st.saves,
+            st.loads, c->state_size);
+    fprintf(f, "  checksums compared  %" PRIu64 "\n", rep.checks);
+    fprintf(f, "  mismatches          %" PRIu64 "\n", rep.mismatches);
+    if (rep.first_mismatch_frame >= 0)
+        fprintf(f, "  FIRST MISMATCH      frame %" PRId32 ": first %016" PRIx64 ", resimulated %016" PRIx64 "\n",
+                rep.first_mismatch_frame, rep.first_checksum, rep.resim_checksum);
+    else
+        fprintf(f, "  result              deterministic under rollback\n");
+    fprintf(f, "  final checksum      %016" PRIx64 "\n", c->final_checksum);
+    fprintf(f, "  wall time           %.3f s (%.0f simulated frames/s)\n", secs,
+            secs > 0 ? (double)(c->frames + (int64_t)st.resim_frames) / secs : 0.0);
+}
+
+static void synctest_json(sim_json *j, const void *ctx)
+{
+    const synctest_out *c = ctx;
+    const sim_options *o = c->o;
+    const tempo_synctest_report rep = c->rep;
+    const tempo_session_stats st = c->st;
+    sim_json_string(j, "mode", "synctest");
+    sim_json_int(j, "players", o->players);
+    sim_json_int(j, "frames", c->frames);
+    sim_json_int(j, "check_distance", o->check_distance);
+    sim_json_uint(j, "mismatches", rep.mismatches);
+    if (rep.first_mismatch_frame >= 0)
+        sim_json_int(j, "first_mismatch_frame", rep.first_mismatch_frame);
+    else
+        sim_json_null(j, "first_mismatch_frame");
+    sim_json_uint(j, "rollbacks", st.rollbacks);
+    sim_json_uint(j, "resim_frames", st.resim_frames);
+}
+
 int sim_synctest(const sim_options *o)
 {
     static arena_state game;
@@ -72,45 +128,11 @@ int sim_synctest(const sim_options *o)
     tempo_session_synctest_report(s, &rep);
     tempo_session_get_stats(s, &st);
 
-    if (!o->quiet) {
-        printf("tempo-sim synctest: arena, %d players, %d frames, check distance %d, %s saving\n",
-               o->players, o->frames, o->check_distance,
-               o->save_policy == TEMPO_SAVE_SPARSE ? "sparse" : "every-frame");
-        printf("  frames simulated    %" PRId32 " (+%" PRIu64 " resimulated in %" PRIu64 " rollbacks)\n",
-               tempo_session_frame(s), st.resim_frames, st.rollbacks);
-        printf("  saves / loads       %" PRIu64 " / %" PRIu64 "  (state %zu bytes)\n", st.saves,
-               st.loads, sizeof game);
-        printf("  checksums compared  %" PRIu64 "\n", rep.checks);
-        printf("  mismatches          %" PRIu64 "\n", rep.mismatches);
-        if (rep.first_mismatch_frame >= 0)
-            printf("  FIRST MISMATCH      frame %" PRId32 ": first %016" PRIx64 ", resimulated %016" PRIx64 "\n",
-                   rep.first_mismatch_frame, rep.first_checksum, rep.resim_checksum);
-        else
-            printf("  result              deterministic under rollback\n");
-        printf("  final checksum      %016" PRIx64 "\n", arena_checksum(&game));
-        printf("  wall time           %.3f s (%.0f simulated frames/s)\n", secs,
-               secs > 0 ? (double)(tempo_session_frame(s) + (int64_t)st.resim_frames) / secs : 0.0);
-    }
-    if (o->json_path) {
-        sim_json j;
-        if (!sim_json_open(&j, o->json_path)) {
-            fprintf(stderr, "tempo-sim: cannot write %s\n", o->json_path);
-            tempo_session_destroy(s);
-            return SIM_EXIT_USAGE;
-        }
-        sim_json_string(&j, "mode", "synctest");
-        sim_json_int(&j, "players", o->players);
-        sim_json_int(&j, "frames", tempo_session_frame(s));
-        sim_json_int(&j, "check_distance", o->check_distance);
-        sim_json_uint(&j, "mismatches", rep.mismatches);
-        if (rep.first_mismatch_frame >= 0)
-            sim_json_int(&j, "first_mismatch_frame", rep.first_mismatch_frame);
-        else
-            sim_json_null(&j, "first_mismatch_frame");
-        sim_json_uint(&j, "rollbacks", st.rollbacks);
-        sim_json_uint(&j, "resim_frames", st.resim_frames);
-        sim_json_close(&j);
-    }
+    synctest_out c = {o, rep, st, tempo_session_frame(s), arena_checksum(&game), sizeof game, secs};
+    sim_out w = {&c, synctest_text, synctest_json, NULL, NULL};
+    int code = sim_out_write(o, &w);
     tempo_session_destroy(s);
-    return mismatch || rep.mismatches ? SIM_EXIT_MISMATCH : SIM_EXIT_OK;
+    if (code == SIM_EXIT_OK && (mismatch || rep.mismatches))
+        code = SIM_EXIT_MISMATCH;
+    return code;
 }

@@ -686,9 +686,10 @@ static double mean_of(double sum, uint64_t n) { return n ? sum / (double)n : 0.0
 
 static void print_interp(FILE *f, const view_row *rows, int n, double seconds)
 {
-    fprintf(f, "| profile | playout delay | mean error (cm) | p99 error (cm) | max error (cm) | jumps/min "
-               "| underruns/min | extrapolating | behind the server (ms) | delay chosen (ms) | buffer on |\n");
-    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    static const char *const columns[] = {"profile", "playout delay", "mean error (cm)", "p99 error (cm)",
+                                          "max error (cm)", "jumps/min", "underruns/min", "extrapolating",
+                                          "behind the server (ms)", "delay chosen (ms)", "buffer on"};
+    sim_out_table_head(f, columns, 11);
     for (int k = 0; k < n; k++) {
         const view_row *r = &rows[k];
         fprintf(f, "| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f %% | %.1f | %.1f | %.0f %% |\n", r->profile,
@@ -708,9 +709,10 @@ static void print_interp(FILE *f, const view_row *rows, int n, double seconds)
 
 static void print_reckon(FILE *f, const view_row *rows, int n, double seconds)
 {
-    fprintf(f, "| reckoning | mean error now (cm) | p99 error now (cm) | max error now (cm) "
-               "| visual latency (ms) | mean error at equal visual latency (cm) | jumps/min |\n");
-    fprintf(f, "|---|---|---|---|---|---|---|\n");
+    static const char *const columns[] = {"reckoning", "mean error now (cm)", "p99 error now (cm)",
+                                          "max error now (cm)", "visual latency (ms)",
+                                          "mean error at equal visual latency (cm)", "jumps/min"};
+    sim_out_table_head(f, columns, 7);
     for (int k = 0; k < n; k++) {
         const view_row *r = &rows[k];
         fprintf(f, "| %s | %.1f | %.1f | %.1f | %.0f | %.1f | %.1f |\n", r->label,
@@ -726,8 +728,18 @@ static void print_reckon(FILE *f, const view_row *rows, int n, double seconds)
                "a render-to-render move longer than the bots' top speed allows (with 50%% slack).\n");
 }
 
-static void print_view(FILE *f, const sim_options *o, const view_row *rows, int n, double seconds)
+/* What the writer's callbacks read (report/sim_out.h). */
+typedef struct view_out {
+    const sim_options *o;
+    const view_row *rows;
+    int n;
+    double seconds;
+} view_out;
+
+static void view_text(FILE *f, const void *ctx)
 {
+    const view_out *c = ctx;
+    const sim_options *o = c->o;
     const char *profiles[V_PROFILES];
     int np = view_profiles(o, profiles);
     fprintf(f, "tempo-sim --compare %s: 8 bots (6 m/s, turning every 0.5-2 s), snapshots at 60 Hz, profile%s ",
@@ -736,69 +748,55 @@ static void print_view(FILE *f, const sim_options *o, const view_row *rows, int 
         fprintf(f, "%s%s", p ? ", " : "", profiles[p]);
     fprintf(f, ", %d frames, seed %" PRIu64 "\n\n", o->frames, o->seed);
     if (o->compare == SIM_COMPARE_INTERPOLATION)
-        print_interp(f, rows, n, seconds);
+        print_interp(f, c->rows, c->n, c->seconds);
     else
-        print_reckon(f, rows, n, seconds);
+        print_reckon(f, c->rows, c->n, c->seconds);
 }
 
-static void write_view_json(const sim_options *o, const view_row *rows, int n, double seconds)
+static void view_json(sim_json *j, const void *ctx)
 {
-    sim_json j;
-    if (!sim_json_open(&j, o->json_path)) {
-        fprintf(stderr, "tempo-sim: cannot write %s\n", o->json_path);
-        return;
+    const view_out *c = ctx;
+    const sim_options *o = c->o;
+    double seconds = c->seconds;
+    sim_json_string(j, "compare", view_name(o->compare));
+    sim_json_int(j, "frames", o->frames);
+    sim_json_uint(j, "seed", o->seed);
+    sim_json_begin_array(j, "rows");
+    for (int k = 0; k < c->n; k++) {
+        const view_row *r = &c->rows[k];
+        sim_json_begin_object(j, NULL);
+        sim_json_string(j, "variant", r->label);
+        sim_json_string(j, "profile", r->profile);
+        sim_json_double(j, "mean_error_m", mean_of(r->err_sum, r->samples));
+        sim_json_double(j, "p99_error_m", r->p99);
+        sim_json_double(j, "max_error_m", r->err_max);
+        sim_json_double(j, "mean_error_now_m", mean_of(r->now_sum, r->samples));
+        sim_json_double(j, "p99_error_now_m", r->now_p99);
+        sim_json_double(j, "visual_latency_ms", r->latency_ms);
+        sim_json_double(j, "error_at_equal_latency_m", r->shape_err);
+        sim_json_double(j, "jumps_per_min", per_min(r->jumps, seconds));
+        sim_json_double(j, "underruns_per_min", per_min(r->underruns, seconds));
+        sim_json_double(j, "extrapolating_s", (double)r->extrapolated_us / 1e6);
+        sim_json_double(j, "added_delay_ms", mean_of(r->delay_sum, r->renders) / 1000.0);
+        sim_json_double(j, "delay_chosen_ms", mean_of(r->policy_delay_sum, r->renders) / 1000.0);
+        sim_json_double(j, "buffer_on_share", r->renders ? (double)r->buffer_on / (double)r->renders : 0.0);
+        sim_json_end_object(j);
     }
-    sim_json_string(&j, "compare", view_name(o->compare));
-    sim_json_int(&j, "frames", o->frames);
-    sim_json_uint(&j, "seed", o->seed);
-    sim_json_begin_array(&j, "rows");
-    for (int k = 0; k < n; k++) {
-        const view_row *r = &rows[k];
-        sim_json_begin_object(&j, NULL);
-        sim_json_string(&j, "variant", r->label);
-        sim_json_string(&j, "profile", r->profile);
-        sim_json_double(&j, "mean_error_m", mean_of(r->err_sum, r->samples));
-        sim_json_double(&j, "p99_error_m", r->p99);
-        sim_json_double(&j, "max_error_m", r->err_max);
-        sim_json_double(&j, "mean_error_now_m", mean_of(r->now_sum, r->samples));
-        sim_json_double(&j, "p99_error_now_m", r->now_p99);
-        sim_json_double(&j, "visual_latency_ms", r->latency_ms);
-        sim_json_double(&j, "error_at_equal_latency_m", r->shape_err);
-        sim_json_double(&j, "jumps_per_min", per_min(r->jumps, seconds));
-        sim_json_double(&j, "underruns_per_min", per_min(r->underruns, seconds));
-        sim_json_double(&j, "extrapolating_s", (double)r->extrapolated_us / 1e6);
-        sim_json_double(&j, "added_delay_ms", mean_of(r->delay_sum, r->renders) / 1000.0);
-        sim_json_double(&j, "delay_chosen_ms", mean_of(r->policy_delay_sum, r->renders) / 1000.0);
-        sim_json_double(&j, "buffer_on_share", r->renders ? (double)r->buffer_on / (double)r->renders : 0.0);
-        sim_json_end_object(&j);
-    }
-    sim_json_end_array(&j);
-    sim_json_close(&j);
+    sim_json_end_array(j);
 }
 
 /* The HTML report: the table, then the error (and, for interpolation, the
  * added delay) over time, one line per row. */
-static void write_view_report(const sim_options *o, const view_row *rows, int n, double seconds)
+static bool view_html(FILE *f, const void *ctx)
 {
-    FILE *f = fopen(o->report_path, "w");
-    if (!f) {
-        fprintf(stderr, "tempo-sim: cannot write %s\n", o->report_path);
-        return;
-    }
-    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-               "<title>tempo-sim --compare %s</title><style>body{font:14px sans-serif;margin:24px}"
-               "pre{white-space:pre-wrap}</style></head><body>\n<h1>tempo-sim --compare %s</h1>\n<pre>",
-            view_name(o->compare), view_name(o->compare));
-    FILE *m = tmpfile();
-    if (m) {
-        print_view(m, o, rows, n, seconds);
-        rewind(m);
-        char line[2048];
-        while (fgets(line, sizeof line, m))
-            sim_svg_escape(f, line);
-        fclose(m);
-    }
-    fputs("</pre>\n", f);
+    const view_out *c = ctx;
+    const sim_options *o = c->o;
+    const view_row *rows = c->rows;
+    int n = c->n;
+    double seconds = c->seconds;
+    char title[64];
+    snprintf(title, sizeof title, "tempo-sim --compare %s", view_name(o->compare));
+    sim_out_page_begin(f, title, o->command, view_text, ctx);
     int count = (int)seconds;
     for (int chart = 0; count > 1 && chart < (o->compare == SIM_COMPARE_INTERPOLATION ? 2 : 1); chart++) {
         fprintf(f, "<h2>%s, per second</h2>\n<svg viewBox=\"0 0 900 260\" width=\"900\" height=\"260\">\n",
@@ -830,8 +828,8 @@ static void write_view_report(const sim_options *o, const view_row *rows, int n,
         }
         fputs("</p>\n", f);
     }
-    fputs("</body></html>\n", f);
-    fclose(f);
+    sim_out_page_end(f);
+    return true;
 }
 
 int sim_view_compare(const sim_options *o)
@@ -855,17 +853,17 @@ int sim_view_compare(const sim_options *o)
     bool ok = true;
     for (int k = 0; k < n && ok; k++)
         ok = run_view(o, &v[k], &rows[k]);
-    if (ok && !o->quiet)
-        print_view(stdout, o, rows, n, seconds);
-    if (ok && o->json_path)
-        write_view_json(o, rows, n, seconds);
-    if (ok && o->report_path)
-        write_view_report(o, rows, n, seconds);
+    int code = SIM_EXIT_OK;
+    if (ok) {
+        view_out c = {o, rows, n, seconds};
+        sim_out w = {&c, view_text, view_json, view_html, NULL};
+        code = sim_out_write(o, &w);
+    }
     for (int k = 0; k < n; k++)
         row_free(&rows[k]);
     if (!ok) {
         fprintf(stderr, "tempo-sim: out of memory\n");
         return SIM_EXIT_USAGE;
     }
-    return SIM_EXIT_OK;
+    return code;
 }

@@ -368,14 +368,25 @@ static bool run_lagcomp(const sim_options *o, lag_row *row)
 
 static double share(uint64_t part, uint64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
 
-static void print_lagcomp(FILE *f, const sim_options *o, const lag_row *rows, int n)
+/* What the writer's callbacks read (report/sim_out.h). */
+typedef struct lag_out {
+    const sim_options *o;
+    const lag_row *rows;
+    int n;
+} lag_out;
+
+static void lag_text(FILE *f, const void *ctx)
 {
+    const sim_options *o = ((const lag_out *)ctx)->o;
+    const lag_row *rows = ((const lag_out *)ctx)->rows;
+    int n = ((const lag_out *)ctx)->n;
     fprintf(f, "tempo-sim --compare lagcomp: 8 bots, one shooter interpolating them (adaptive), %d frames, seed "
                "%" PRIu64 ", links one way as listed with 3 ms jitter and 1%% loss, then the mobile profile\n\n",
             o->frames, o->seed);
-    fprintf(f, "| link | server | shots | hit on the shooter's screen | reached the server | confirmed "
-               "| missed hits | false hits | confirmed share | rewound off the view (ms, mean) |\n");
-    fprintf(f, "|---|---|---|---|---|---|---|---|---|---|\n");
+    static const char *const columns[] = {"link", "server", "shots", "hit on the shooter's screen",
+                                          "reached the server", "confirmed", "missed hits", "false hits",
+                                          "confirmed share", "rewound off the view (ms, mean)"};
+    sim_out_table_head(f, columns, 10);
     for (int k = 0; k < n; k++) {
         const lag_row *r = &rows[k];
         char off[16] = "-";
@@ -399,32 +410,36 @@ static void print_lagcomp(FILE *f, const sim_options *o, const lag_row *rows, in
             V_COVER_X0, V_COVER_X1);
 }
 
-static void write_lagcomp_json(const sim_options *o, const lag_row *rows, int n)
+static void lag_json(sim_json *j, const void *ctx)
 {
-    sim_json j;
-    if (!sim_json_open(&j, o->json_path)) {
-        fprintf(stderr, "tempo-sim: cannot write %s\n", o->json_path);
-        return;
-    }
-    sim_json_string(&j, "compare", "lagcomp");
-    sim_json_int(&j, "frames", o->frames);
-    sim_json_uint(&j, "seed", o->seed);
-    sim_json_begin_array(&j, "rows");
+    const sim_options *o = ((const lag_out *)ctx)->o;
+    const lag_row *rows = ((const lag_out *)ctx)->rows;
+    int n = ((const lag_out *)ctx)->n;
+    sim_json_string(j, "compare", "lagcomp");
+    sim_json_int(j, "frames", o->frames);
+    sim_json_uint(j, "seed", o->seed);
+    sim_json_begin_array(j, "rows");
     for (int k = 0; k < n; k++) {
         const lag_row *r = &rows[k];
-        sim_json_begin_object(&j, NULL);
-        sim_json_int(&j, "one_way_ms", r->one_way_ms);
-        sim_json_string(&j, "server", policy_names[r->policy]);
-        sim_json_uint(&j, "shots", r->shots);
-        sim_json_uint(&j, "hit_on_screen", r->on_screen);
-        sim_json_uint(&j, "reached_server", r->arrived);
-        sim_json_uint(&j, "confirmed", r->confirmed);
-        sim_json_uint(&j, "missed_hits", r->arrived - r->confirmed);
-        sim_json_uint(&j, "false_hits", r->false_hits);
-        sim_json_end_object(&j);
+        sim_json_begin_object(j, NULL);
+        sim_json_int(j, "one_way_ms", r->one_way_ms);
+        sim_json_string(j, "server", policy_names[r->policy]);
+        sim_json_uint(j, "shots", r->shots);
+        sim_json_uint(j, "hit_on_screen", r->on_screen);
+        sim_json_uint(j, "reached_server", r->arrived);
+        sim_json_uint(j, "confirmed", r->confirmed);
+        sim_json_uint(j, "missed_hits", r->arrived - r->confirmed);
+        sim_json_uint(j, "false_hits", r->false_hits);
+        sim_json_end_object(j);
     }
-    sim_json_end_array(&j);
-    sim_json_close(&j);
+    sim_json_end_array(j);
+}
+
+static bool lag_html(FILE *f, const void *ctx)
+{
+    sim_out_page_begin(f, "tempo-sim --compare lagcomp", ((const lag_out *)ctx)->o->command, lag_text, ctx);
+    sim_out_page_end(f);
+    return true;
 }
 
 int sim_view_lagcomp(const sim_options *o)
@@ -443,21 +458,7 @@ int sim_view_lagcomp(const sim_options *o)
             fprintf(stderr, "tempo-sim: out of memory\n");
             return SIM_EXIT_USAGE;
         }
-    if (!o->quiet)
-        print_lagcomp(stdout, o, rows, n);
-    if (o->json_path)
-        write_lagcomp_json(o, rows, n);
-    if (o->report_path) {
-        FILE *f = fopen(o->report_path, "w");
-        if (!f) {
-            fprintf(stderr, "tempo-sim: cannot write %s\n", o->report_path);
-            return SIM_EXIT_USAGE;
-        }
-        fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tempo-sim --compare "
-                   "lagcomp</title></head><body>\n<h1>tempo-sim --compare lagcomp</h1>\n<pre>");
-        print_lagcomp(f, o, rows, n);
-        fputs("</pre>\n</body></html>\n", f);
-        fclose(f);
-    }
-    return SIM_EXIT_OK;
+    lag_out c = {o, rows, n};
+    sim_out w = {&c, lag_text, lag_json, lag_html, NULL};
+    return sim_out_write(o, &w);
 }
