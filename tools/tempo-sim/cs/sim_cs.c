@@ -34,6 +34,7 @@
 
 #include "sim_cs.h"
 #include "sim_clock.h"
+#include "sim_net.h"
 #include "sim_svg.h"
 
 #define CS_RING 256     /* presented (tick, checksum) pairs kept per client */
@@ -243,44 +244,6 @@ static double cs_correction(void *ctx, const void *predicted, const void *correc
 
 /* ---- building the match ----------------------------------------------------------------------- */
 
-static bool cs_setup_net(cs_match *mt)
-{
-    const sim_options *o = mt->o;
-    tempo_simnet_config nc;
-    tempo_simnet_config_default(&nc);
-    nc.seed = o->seed;
-    nc.max_nodes = mt->clients + 1;
-    if (tempo_link_profile(o->profile, &nc.default_link) != TEMPO_OK || tempo_simnet_create(&nc, &mt->net) != TEMPO_OK)
-        return false;
-    return true;
-}
-
-static bool cs_setup_links(cs_match *mt)
-{
-    const sim_options *o = mt->o;
-    int machines = mt->clients + 1;
-    for (int k = 0; k < o->num_links; k++) {
-        const sim_link_override *l = &o->links[k];
-        for (int b = 0; b < machines; b++) {
-            if (b == l->a || (l->b >= 0 && b != l->b))
-                continue;
-            tempo_address x = cs_addr(l->a), y = cs_addr(b);
-            if (tempo_simnet_set_link(mt->net, &x, &y, &l->params) != TEMPO_OK ||
-                tempo_simnet_set_link(mt->net, &y, &x, &l->params) != TEMPO_OK)
-                return false;
-        }
-    }
-    for (int k = 0; k < o->num_blackouts; k++) {
-        const sim_blackout *b = &o->blackouts[k];
-        tempo_address x = cs_addr(b->a), y = cs_addr(b->b);
-        const tempo_address *other = b->b < 0 ? NULL : &y;
-        if (tempo_simnet_add_blackout(mt->net, &x, other, b->from_us, b->to_us) != TEMPO_OK ||
-            tempo_simnet_add_blackout(mt->net, other, &x, b->from_us, b->to_us) != TEMPO_OK)
-            return false;
-    }
-    return true;
-}
-
 static cs_machine *cs_new_machine(cs_match *mt, int i)
 {
     const sim_options *o = mt->o;
@@ -323,7 +286,7 @@ static bool cs_setup(cs_match *mt)
     mt->sums = calloc((size_t)mt->sums_len, sizeof *mt->sums);
     mt->last_frame = -1;
     mt->in_match = true;
-    if (!mt->scratch || !mt->sums || !cs_setup_net(mt))
+    if (!mt->scratch || !mt->sums || !sim_net_create(o, mt->clients + 1, &mt->net))
         return false;
     if (mt->arena_size > TEMPO_CS_MAX_STATE) {
         fprintf(stderr, "tempo-sim: %s's state with %d players is over %d bytes\n", mt->g->name, mt->clients,
@@ -392,7 +355,7 @@ static bool cs_setup(cs_match *mt)
     tempo_wipe(key, sizeof key);
     if (mt->sealed)
         tempo_server_set_token_time(mt->srv, CS_TOKEN_TIME);
-    if (!cs_setup_links(mt))
+    if (!sim_net_links(mt->net, o, mt->clients + 1, cs_addr) || !sim_net_blackouts(mt->net, o, cs_addr))
         return false;
     double seconds = (double)(o->frames + SIM_CS_SETTLE_TICKS) / 60.0 + 5.0;
     double interval = SIM_SAMPLE_S;

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "sim_lockstep.h"
+#include "sim_net.h"
 #include "sim_rts.h"
 #include "tempo/lockstep.h"
 
@@ -86,11 +87,6 @@ typedef struct ls_match {
     uint64_t vt, goal_us;
     int32_t goal_frames;
 } ls_match;
-
-static tempo_address ls_addr(int i)
-{
-    return tempo_address_ipv4(10, 0, 0, (uint8_t)(i + 1), 7000);
-}
 
 static int counted_send(void *ctx, const tempo_address *to, const uint8_t *data, size_t size)
 {
@@ -176,7 +172,7 @@ static tempo_result create_rollback(ls_match *mt, ls_machine *m)
         r = tempo_session_create_p2p(&c, &m->counted, &m->s);
         for (int p = 0; p < o->players && r == TEMPO_OK; p++)
             if (p != m->index) {
-                tempo_address a = ls_addr(p);
+                tempo_address a = sim_machine_addr(p);
                 r = tempo_session_add_remote_player(m->s, p, &a);
             }
     }
@@ -211,27 +207,10 @@ static tempo_result create_turns(ls_match *mt, ls_machine *m)
     tempo_result r = tempo_lockstep_create(&c, &m->counted, &m->ls);
     for (int p = 0; p < o->players && r == TEMPO_OK; p++)
         if (p != m->index) {
-            tempo_address a = ls_addr(p);
+            tempo_address a = sim_machine_addr(p);
             r = tempo_lockstep_add_peer(m->ls, p, &a);
         }
     return r;
-}
-
-static bool setup_links(ls_match *mt)
-{
-    const sim_options *o = mt->o;
-    for (int k = 0; k < o->num_links; k++) {
-        const sim_link_override *l = &o->links[k];
-        for (int b = 0; b < mt->n; b++) {
-            if (b == l->a || (l->b >= 0 && b != l->b) || l->a >= mt->n || l->b >= mt->n)
-                continue;
-            tempo_address x = ls_addr(l->a), y = ls_addr(b);
-            if (tempo_simnet_set_link(mt->net, &x, &y, &l->params) != TEMPO_OK ||
-                tempo_simnet_set_link(mt->net, &y, &x, &l->params) != TEMPO_OK)
-                return false;
-        }
-    }
-    return true;
 }
 
 static bool setup(ls_match *mt)
@@ -241,11 +220,7 @@ static bool setup(ls_match *mt)
     mt->slow = slow_machine(o);
     mt->goal_frames = o->frames;
     mt->goal_us = (uint64_t)o->frames * 1000000u / 60u;
-    tempo_simnet_config nc;
-    tempo_simnet_config_default(&nc);
-    nc.seed = o->seed;
-    if (tempo_link_profile(o->profile, &nc.default_link) != TEMPO_OK ||
-        tempo_simnet_create(&nc, &mt->net) != TEMPO_OK)
+    if (!sim_net_create(o, 0, &mt->net))
         return false;
     /* turns are 10 ms at the shortest */
     int32_t slots = (int32_t)(mt->goal_us / 10000u) + o->frames + 1024;
@@ -255,7 +230,7 @@ static bool setup(ls_match *mt)
             return false;
         mt->m[i] = m;
         m->index = i;
-        m->addr = ls_addr(i);
+        m->addr = sim_machine_addr(i);
         m->exec_hi = -1;
         m->turn_min_ms = INFINITY;
         m->sums_len = slots;
@@ -281,11 +256,11 @@ static bool setup(ls_match *mt)
         }
     }
     if (mt->w->kind == SIM_LS_RELAY || mt->w->via_relay) {
-        if (!sim_relay_node_create(&mt->relay, mt->net, o, ls_addr, mt->n))
+        if (!sim_relay_node_create(&mt->relay, mt->net, o, sim_machine_addr, mt->n))
             return false;
         mt->has_relay = true;
     }
-    return setup_links(mt);
+    return sim_net_links(mt->net, o, mt->n, sim_machine_addr);
 }
 
 static void teardown(ls_match *mt)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_net.h"
 #include "sim_relay.h"
 #include "sim_match.h"
 
@@ -34,11 +35,6 @@ int sim_match_peers(const sim_options *o)
         if (sim_player_peer(o, p) >= peers)
             peers = sim_player_peer(o, p) + 1;
     return peers;
-}
-
-static tempo_address machine_addr(int i)
-{
-    return tempo_address_ipv4(10, 0, 0, (uint8_t)(i + 1), 7000);
 }
 
 /* The session's transport: simnet's, counting what the machine sends while
@@ -94,39 +90,6 @@ static tempo_config match_config(const sim_options *o)
     return c;
 }
 
-static bool setup_links(sim_match *mt)
-{
-    const sim_options *o = mt->o;
-    for (int k = 0; k < o->num_links; k++) {
-        const sim_link_override *l = &o->links[k];
-        for (int b = 0; b < mt->nmach; b++) {
-            if (b == l->a || (l->b >= 0 && b != l->b))
-                continue;
-            tempo_address x = machine_addr(l->a), y = machine_addr(b);
-            if (tempo_simnet_set_link(mt->net, &x, &y, &l->params) != TEMPO_OK ||
-                tempo_simnet_set_link(mt->net, &y, &x, &l->params) != TEMPO_OK)
-                return false;
-        }
-    }
-    return true;
-}
-
-/* Blackouts are windows of simnet's, both directions; the run loop only
- * marks them as they pass (pass_blackouts). */
-static bool setup_blackouts(sim_match *mt)
-{
-    const sim_options *o = mt->o;
-    for (int k = 0; k < o->num_blackouts; k++) {
-        const sim_blackout *b = &o->blackouts[k];
-        tempo_address x = machine_addr(b->a), y = machine_addr(b->b);
-        const tempo_address *other = b->b < 0 ? NULL : &y;
-        if (tempo_simnet_add_blackout(mt->net, &x, other, b->from_us, b->to_us) != TEMPO_OK ||
-            tempo_simnet_add_blackout(mt->net, other, &x, b->from_us, b->to_us) != TEMPO_OK)
-            return false;
-    }
-    return true;
-}
-
 static tempo_result setup_session(sim_match *mt, sim_machine *m, const tempo_config *base)
 {
     const sim_options *o = mt->o;
@@ -136,7 +99,7 @@ static tempo_result setup_session(sim_match *mt, sim_machine *m, const tempo_con
     c.random_seed = sim_mix64(o->seed * 131 + (uint64_t)m->index);
     tempo_result r;
     if (m->spectator) {
-        tempo_address host = machine_addr(m->host);
+        tempo_address host = sim_machine_addr(m->host);
         c.spectator_number = m->host_slot; /* a sealed spectator names its keys by these */
         c.spectator_host_player = mt->mach[m->host]->first_player;
         return tempo_session_create_spectator(&c, &m->counted, &host, &m->s);
@@ -161,13 +124,13 @@ static tempo_result setup_session(sim_match *mt, sim_machine *m, const tempo_con
             if (r == TEMPO_OK && !o->input_delay_auto)
                 r = tempo_session_set_input_delay(m->s, p, o->input_delay);
         } else {
-            tempo_address a = machine_addr(host);
+            tempo_address a = sim_machine_addr(host);
             r = tempo_session_add_remote_player(m->s, p, &a);
         }
     }
     for (int k = 0; k < o->spectators && r == TEMPO_OK; k++)
         if (o->spectator_host[k] == m->index) {
-            tempo_address a = machine_addr(mt->npeers + k);
+            tempo_address a = sim_machine_addr(mt->npeers + k);
             r = tempo_session_add_spectator(m->s, &a);
         }
     return r;
@@ -208,7 +171,7 @@ static bool setup_machine(sim_match *mt, int i, const tempo_config *base)
         for (int j = 0; j < k; j++)
             m->host_slot += o->spectator_host[j] == m->host;
     }
-    m->addr = machine_addr(i);
+    m->addr = sim_machine_addr(i);
     m->delay = -1;
     if (tempo_simnet_add_node(mt->net, &m->addr, &m->net) != TEMPO_OK)
         return false;
@@ -267,11 +230,7 @@ static bool setup(sim_match *mt)
     mt->nmach = mt->npeers + o->spectators;
     mt->in_match = true;
     mt->warm_vt = UINT64_MAX;
-    tempo_simnet_config nc;
-    tempo_simnet_config_default(&nc);
-    nc.seed = o->seed;
-    if (tempo_link_profile(o->profile, &nc.default_link) != TEMPO_OK ||
-        tempo_simnet_create(&nc, &mt->net) != TEMPO_OK)
+    if (!sim_net_create(o, 0, &mt->net))
         return false;
     tempo_config base = match_config(o);
     mt->disconnect_timeout_ms = base.disconnect_timeout_ms;
@@ -284,9 +243,10 @@ static bool setup(sim_match *mt)
     for (int i = 0; i < mt->nmach; i++)
         if (!setup_machine(mt, i, &base))
             return false;
-    if (mt->relay && !sim_relay_node_create(mt->relay, mt->net, o, machine_addr, mt->nmach))
+    if (mt->relay && !sim_relay_node_create(mt->relay, mt->net, o, sim_machine_addr, mt->nmach))
         return false;
-    if (!setup_links(mt) || !setup_blackouts(mt))
+    /* blackouts are simnet's windows; the run loop only marks them as they pass */
+    if (!sim_net_links(mt->net, o, mt->nmach, sim_machine_addr) || !sim_net_blackouts(mt->net, o, sim_machine_addr))
         return false;
     /* Room for a match four times slower than real time plus the drain;
      * samples past the end are not taken. A very long match is sampled
