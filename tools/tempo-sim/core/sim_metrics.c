@@ -46,6 +46,11 @@ double sim_per_min(double count, double seconds)
     return seconds > 0 ? count * 60.0 / seconds : 0.0;
 }
 
+double sim_per_min_vt(uint64_t count, uint64_t from_vt, uint64_t to_vt)
+{
+    return to_vt > from_vt ? (double)count * 60e6 / (double)(to_vt - from_vt) : 0.0;
+}
+
 double sim_kbps(uint64_t bytes, double seconds)
 {
     return seconds > 0 ? (double)bytes * 8.0 / 1000.0 / seconds : 0.0;

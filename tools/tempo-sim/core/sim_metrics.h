@@ -45,6 +45,9 @@ double sim_mean(double sum, uint64_t n, double empty);
 double sim_per_s(double count, double seconds);
 /* count a minute over `seconds`; 0 for an empty span. */
 double sim_per_min(double count, double seconds);
+/* count a minute over the virtual time from_vt..to_vt (microseconds); 0
+ * for an empty span. */
+double sim_per_min_vt(uint64_t count, uint64_t from_vt, uint64_t to_vt);
 /* bytes over `seconds` as kilobits a second (1000 bits); 0 for an empty span. */
 double sim_kbps(uint64_t bytes, double seconds);
 /* part of whole, percent (not rounded); 0 when whole is 0. */

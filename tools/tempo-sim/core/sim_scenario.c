@@ -59,17 +59,6 @@ double *sim_link_key_double(tempo_link_params *p, const sim_link_key *k)
 
 /* ---- numbers and units ----------------------------------------------------------- */
 
-static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-    errno = 0;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* A decimal with the given suffix ("" for none); false on anything else. */
 static bool parse_suffixed(const char *s, const char *suffix, double *out)
 {
@@ -108,7 +97,7 @@ static bool parse_span(const char *s, uint64_t max_us, uint64_t *us)
 static bool parse_moment(const char *s, int64_t max_frames, int64_t *frame)
 {
     double v;
-    if (parse_int(s, 0, max_frames, frame))
+    if (sim_setting_read_int(s, 0, max_frames, frame))
         return true;
     if (!parse_suffixed(s, "s", &v) || v * 60.0 > (double)max_frames)
         return false;
@@ -157,7 +146,7 @@ static bool fail(parser *ps, int line, const char *fmt, ...)
 static bool machine(parser *ps, const char *s, int *out)
 {
     int64_t v = 0;
-    if (!parse_int(s, 0, SIM_MAX_MACHINES - 1, &v))
+    if (!sim_setting_read_int(s, 0, SIM_MAX_MACHINES - 1, &v))
         return fail(ps, ps->line, "'%s' is not a machine number (0..%d)", s, SIM_MAX_MACHINES - 1);
     *out = (int)v;
     return true;
@@ -219,7 +208,7 @@ static bool d_peer(parser *ps, int argc, char **argv)
     int64_t q = 0, p = 0;
     if (argc < 4 || strcmp(argv[2], "players") != 0)
         return fail(ps, ps->line, "expected: peer P players A B ...");
-    if (!parse_int(argv[1], 0, TEMPO_MAX_PLAYERS - 1, &q))
+    if (!sim_setting_read_int(argv[1], 0, TEMPO_MAX_PLAYERS - 1, &q))
         return fail(ps, ps->line, "bad peer number '%s' (0..%d)", argv[1], TEMPO_MAX_PLAYERS - 1);
     if (ps->split_line)
         return fail(ps, ps->line, "local-per-peer (line %d) and peer lines both split the players", ps->split_line);
@@ -231,7 +220,7 @@ static bool d_peer(parser *ps, int argc, char **argv)
         return fail(ps, ps->line, "peer %d was already given on line %d", (int)q, ps->peer_line[q]);
     ps->peer_line[q] = ps->line;
     for (int k = 3; k < argc; k++) {
-        if (!parse_int(argv[k], 0, TEMPO_MAX_PLAYERS - 1, &p))
+        if (!sim_setting_read_int(argv[k], 0, TEMPO_MAX_PLAYERS - 1, &p))
             return fail(ps, ps->line, "bad player number '%s' (0..%d)", argv[k], TEMPO_MAX_PLAYERS - 1);
         if (o->player_peer[p] >= 0)
             return fail(ps, ps->line, "player %d is already hosted by peer %d", (int)p, o->player_peer[p]);
@@ -247,7 +236,7 @@ static bool d_spectator(parser *ps, int argc, char **argv)
     int64_t q = 0;
     if (argc != 3 || strcmp(argv[1], "watches") != 0)
         return fail(ps, ps->line, "expected: spectator watches PEER");
-    if (!parse_int(argv[2], 0, TEMPO_MAX_PLAYERS - 1, &q))
+    if (!sim_setting_read_int(argv[2], 0, TEMPO_MAX_PLAYERS - 1, &q))
         return fail(ps, ps->line, "bad peer number '%s'", argv[2]);
     if (ps->o->spectators >= SIM_MAX_MACHINES - 2)
         return fail(ps, ps->line, "too many spectators (at most %d machines)", SIM_MAX_MACHINES);
@@ -282,7 +271,7 @@ static bool link_param(parser *ps, const char *kv, tempo_link_params *p)
                 return fail(ps, ps->line, "bad value in '%s' (a probability, 0..1)", kv);
             *sim_link_key_double(p, key) = d;
         } else {
-            if (!parse_int(v, 0, UINT32_MAX, &i))
+            if (!sim_setting_read_int(v, 0, UINT32_MAX, &i))
                 return fail(ps, ps->line, "bad value in '%s' (a whole number)", kv);
             *sim_link_key_u32(p, key) = (uint32_t)i;
         }

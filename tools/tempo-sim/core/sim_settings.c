@@ -324,7 +324,7 @@ static int64_t load_int(const sim_options *o, const sim_setting *s)
 
 /* ---- reading values --------------------------------------------------------------------- */
 
-static bool read_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+bool sim_setting_read_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     errno = 0;
     char *end;
@@ -351,7 +351,7 @@ static bool read_double(const char *s, double *out)
  * rounded to the nearest frame). */
 static bool read_frames(const char *s, int64_t max, int64_t *frame)
 {
-    if (read_int(s, 0, max, frame))
+    if (sim_setting_read_int(s, 0, max, frame))
         return true;
     size_t n = strlen(s);
     char num[40];
@@ -389,7 +389,7 @@ bool sim_setting_parse(const sim_setting *s, const char *text, sim_options *o, c
             store_int(o, s, 0);
             return true;
         }
-        ok = read_int(text, s->min, s->max, &i);
+        ok = sim_setting_read_int(text, s->min, s->max, &i);
         if (ok && s->keyword) {
             bool no = false;
             memcpy((char *)o + s->keyword_offset, &no, sizeof no);

@@ -154,6 +154,10 @@ bool sim_setting_check_double(const sim_setting *s, double v);
  * outside the range, which means "not set" (0 or -1) and is not written. */
 bool sim_setting_format(const sim_setting *s, const sim_options *o, char *buf, size_t size);
 
+/* A whole decimal number in lo..hi and nothing after it, into *out; false
+ * on anything else (the one integer reader of options and scenario files). */
+bool sim_setting_read_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
 /* The shortest decimal that reads back as exactly v. */
 void sim_format_double(double v, char *buf, size_t size);
 

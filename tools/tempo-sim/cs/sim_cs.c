@@ -68,13 +68,11 @@ typedef struct cs_machine {
     uint16_t seq;               /* its bot's changes so far */
     cs_pending pend[CS_PENDING];
     int pend_head, pend_n;
-    uint64_t changes, resp_n, resp_sum, snapbacks, snapbacks_after;
-    uint64_t vis_n;             /* visible corrections */
-    double vis_sum, vis_max;
-    double own_sum, own_max;    /* sizes of those that moved its own piece (snapbacks) */
-    uint64_t oth_n;             /* those that moved anything else */
-    double oth_sum, oth_max;
-    int resp_max;
+    uint64_t changes, snapbacks_after;
+    sim_stat resp;              /* input-to-response, ticks */
+    sim_stat vis;               /* visible corrections, by size */
+    sim_stat own;               /* those that moved its own piece (the snap-backs) */
+    sim_stat oth;               /* those that moved anything else */
     int32_t label;              /* the tick its presented state belongs to, -1 none */
     struct {
         int32_t label;
@@ -504,10 +502,7 @@ static void cs_client_presented(cs_match *mt, cs_machine *m)
     while (m->pend_n > 0 && !cs_seq_before(seen, m->pend[m->pend_head].seq)) {
         uint64_t took = m->ticks - m->pend[m->pend_head].tick;
         if (mt->in_match) {
-            m->resp_n++;
-            m->resp_sum += took;
-            if ((int)took > m->resp_max)
-                m->resp_max = (int)took;
+            sim_stat_add(&m->resp, (double)took);
         }
         m->pend_head = (m->pend_head + 1) % CS_PENDING;
         m->pend_n--;
@@ -534,21 +529,15 @@ static void cs_visible_correction(cs_match *mt, cs_machine *m)
         return;
     const uint8_t *before = m->before + mt->hdr, *now = m->arena + mt->hdr;
     double d = mt->g->correction(before, now, mt->clients, -1);
-    m->vis_n++;
-    m->vis_sum += d;
-    m->vis_max = d > m->vis_max ? d : m->vis_max;
+    sim_stat_add(&m->vis, d);
     double own = m->player >= 0 ? mt->g->player_distance(before, now, m->player) : 0.0;
     if (own > 0.0) {
-        m->snapbacks++;
+        sim_stat_add(&m->own, own);
         m->snapbacks_after += mt->vt >= mt->settle_vt;
-        m->own_sum += own;
-        m->own_max = own > m->own_max ? own : m->own_max;
     }
     double other = mt->g->correction(before, now, mt->clients, m->player);
     if (other > 0.0) {
-        m->oth_n++;
-        m->oth_sum += other;
-        m->oth_max = other > m->oth_max ? other : m->oth_max;
+        sim_stat_add(&m->oth, other);
     }
 }
 
@@ -735,11 +724,6 @@ static void cs_run(cs_match *mt)
 
 /* ---- results ---------------------------------------------------------------------------------------- */
 
-static double cs_per_min(uint64_t n, uint64_t from_vt, uint64_t to_vt)
-{
-    return to_vt > from_vt ? (double)n * 60e6 / (double)(to_vt - from_vt) : 0.0;
-}
-
 static void cs_client_result(const cs_match *mt, const cs_machine *m, sim_cs_client_result *c)
 {
     memset(c, 0, sizeof *c);
@@ -747,35 +731,35 @@ static void cs_client_result(const cs_match *mt, const cs_machine *m, sim_cs_cli
     c->lost = m->lost;
     c->connect_s = (double)m->connect_vt / 1e6;
     c->changes = m->changes;
-    c->responses = m->resp_n;
-    c->response_mean = m->resp_n ? (double)m->resp_sum / (double)m->resp_n : NAN;
-    c->response_max = m->resp_max;
-    c->snapbacks = m->snapbacks;
+    c->responses = m->resp.n;
+    c->response_mean = sim_stat_mean(&m->resp, NAN);
+    c->response_max = (int)m->resp.max;
+    c->snapbacks = m->own.n;
     c->snapbacks_after = m->snapbacks_after;
     if (!m->connected)
         return;
     uint64_t from = m->connect_vt, to = mt->match_end_vt;
-    c->visible = m->vis_n;
-    c->visible_per_min = cs_per_min(m->vis_n, from, to);
-    c->visible_mean = m->vis_n ? m->vis_sum / (double)m->vis_n : 0.0;
-    c->visible_max = m->vis_max;
-    c->own_per_min = cs_per_min(m->snapbacks, from, to);
-    c->own_mean = m->snapbacks ? m->own_sum / (double)m->snapbacks : 0.0;
-    c->own_max = m->own_max;
-    c->others = m->oth_n;
-    c->others_per_min = cs_per_min(m->oth_n, from, to);
-    c->others_mean = m->oth_n ? m->oth_sum / (double)m->oth_n : 0.0;
-    c->others_max = m->oth_max;
+    c->visible = m->vis.n;
+    c->visible_per_min = sim_per_min_vt(m->vis.n, from, to);
+    c->visible_mean = sim_stat_mean(&m->vis, 0.0);
+    c->visible_max = m->vis.max;
+    c->own_per_min = sim_per_min_vt(m->own.n, from, to);
+    c->own_mean = sim_stat_mean(&m->own, 0.0);
+    c->own_max = m->own.max;
+    c->others = m->oth.n;
+    c->others_per_min = sim_per_min_vt(m->oth.n, from, to);
+    c->others_mean = sim_stat_mean(&m->oth, 0.0);
+    c->others_max = m->oth.max;
     c->corrections = m->end.corrections;
-    c->corrections_per_min = cs_per_min(m->end.corrections, from, to);
-    c->correction_mean = m->end.corrections ? m->end.correction_sum / (double)m->end.corrections : 0.0;
+    c->corrections_per_min = sim_per_min_vt(m->end.corrections, from, to);
+    c->correction_mean = sim_mean(m->end.correction_sum, m->end.corrections, 0.0);
     c->correction_max = m->end.correction_max;
     c->resim_frames = m->end.resim_frames;
     c->stall_ticks = m->end.stall_ticks;
     c->late_inputs = m->srv_end.late_inputs;
     c->late_after = m->srv_end.late_inputs - m->late_settle;
-    c->late_per_min = cs_per_min(c->late_inputs, from, to);
-    c->late_after_per_min = cs_per_min(c->late_after, from > mt->settle_vt ? from : mt->settle_vt, to);
+    c->late_per_min = sim_per_min_vt(c->late_inputs, from, to);
+    c->late_after_per_min = sim_per_min_vt(c->late_after, from > mt->settle_vt ? from : mt->settle_vt, to);
     c->lead_mean = m->lead_n ? m->lead_sum / (double)m->lead_n : NAN;
     c->lead_min = m->lead_n ? m->lead_min : NAN;
     c->lead_max = m->lead_n ? m->lead_max : NAN;
@@ -806,15 +790,14 @@ static void cs_client_result(const cs_match *mt, const cs_machine *m, sim_cs_cli
 
 static void cs_totals(const cs_match *mt, sim_cs_result *out)
 {
-    double resp_sum = 0, corr_sum = 0, vis_sum = 0, own_sum = 0, oth_sum = 0;
-    uint64_t resp_n = 0;
+    double corr_sum = 0, vis_sum = 0, own_sum = 0, oth_sum = 0;
+    sim_stat resp = {0};
     int n = out->clients;
     for (int i = 0; i < n; i++) {
         const sim_cs_client_result *c = &out->c[i];
         const cs_machine *m = mt->m[i + 1];
         out->connected += c->connected;
-        resp_sum += (double)m->resp_sum;
-        resp_n += m->resp_n;
+        sim_stat_merge(&resp, &m->resp);
         out->response_max = c->response_max > out->response_max ? c->response_max : out->response_max;
         out->snapbacks += c->snapbacks;
         out->snapbacks_after += c->snapbacks_after;
@@ -843,7 +826,7 @@ static void cs_totals(const cs_match *mt, sim_cs_result *out)
         out->snapshot_bytes += c->snapshot_bytes / n;
         out->agree += c->compared && c->agrees;
     }
-    out->response_mean = resp_n ? resp_sum / (double)resp_n : NAN;
+    out->response_mean = sim_stat_mean(&resp, NAN);
     out->correction_mean = out->corrections ? corr_sum / (double)out->corrections : 0.0;
     out->visible_mean = out->visible ? vis_sum / (double)out->visible : 0.0;
     out->own_mean = out->snapbacks ? own_sum / (double)out->snapbacks : 0.0;

@@ -253,10 +253,7 @@ void sim_cs_json(sim_json *j, const sim_options *o, const sim_cs_result *r)
     sim_json_bool(j, "optimised_build", false);
 #endif
     cs_json_totals(j, r);
-    if (r->problem[0])
-        sim_json_string(j, "problem", r->problem);
-    else
-        sim_json_null(j, "problem");
+    sim_json_text(j, "problem", r->problem);
     sim_verdict v[SIM_CS_VERDICTS];
     sim_cs_judge(r, v);
     static const char *const keys[SIM_CS_VERDICTS] = {"late_inputs", "dilation", "snaps", "agreement"};

@@ -64,14 +64,13 @@ typedef struct ls_machine {
     int32_t sums_len, done;        /* done: turns (frames) executed */
     uint64_t bytes_up, bytes_down;
     uint64_t waits, waits_slow;
-    double lat_sum, lat_max;
-    uint64_t lat_n;
+    sim_stat shown;                /* own commands' latency to their first execution, ms */
     /* per frame (rollback ways): the own command first executed in it and
      * the one in its latest execution (full sequence numbers, -1: none) */
     int32_t *frame_first, *frame_now;
     int32_t final_hi;              /* frames below it are final and counted */
-    double final_sum, final_max;
-    uint64_t final_n, lost;
+    sim_stat final;                /* own commands' latency to their final turn (frame), ms */
+    uint64_t lost;
     double turn_sum_ms, turn_min_ms, turn_max_ms;
     uint64_t turns;
 } ls_machine;
@@ -302,10 +301,7 @@ static int32_t own_command_executed(ls_match *mt, ls_machine *m, uint32_t seq, i
     if (full - m->executed_seq >= LS_SEQ_RING || full >= m->created_n)
         return -1;
     double ms = (double)(mt->vt - m->created[full % LS_SEQ_RING]) / 1000.0;
-    m->lat_sum += ms;
-    m->lat_n++;
-    if (ms > m->lat_max)
-        m->lat_max = ms;
+    sim_stat_add(&m->shown, ms);
     m->executed_seq = full + 1;
     return (int32_t)full;
 }
@@ -314,10 +310,7 @@ static int32_t own_command_executed(ls_match *mt, ls_machine *m, uint32_t seq, i
 static void own_command_final(ls_match *mt, ls_machine *m, int32_t full)
 {
     double ms = (double)(mt->vt - m->created[(uint32_t)full % LS_SEQ_RING]) / 1000.0;
-    m->final_sum += ms;
-    m->final_n++;
-    if (ms > m->final_max)
-        m->final_max = ms;
+    sim_stat_add(&m->final, ms);
 }
 
 /* Rollback ways: frames newly confirmed are final with the commands their
@@ -666,7 +659,7 @@ static bool switches_agree(ls_match *mt, int *switches)
 /* The group's figures: machines in it (the slow one or every other). */
 static void measure_group(const ls_match *mt, const sim_ls_result *r, bool slow, sim_ls_group *g)
 {
-    double shown_sum = 0, final_sum = 0;
+    sim_stat shown = {0}, final = {0};
     for (int i = 0; i < mt->n; i++) {
         const ls_machine *m = mt->m[i];
         if ((i == mt->slow) != slow)
@@ -674,28 +667,26 @@ static void measure_group(const ls_match *mt, const sim_ls_result *r, bool slow,
         g->machines++;
         g->waits += m->waits;
         g->waits_slow += m->waits_slow;
-        shown_sum += m->lat_sum;
-        g->shown += m->lat_n;
-        final_sum += m->final_sum;
-        g->finals += m->final_n;
+        sim_stat_merge(&shown, &m->shown);
+        sim_stat_merge(&final, &m->final);
         g->lost += m->lost;
-        if (m->lat_max > g->shown_max_ms)
-            g->shown_max_ms = m->lat_max;
-        if (m->final_max > g->final_max_ms)
-            g->final_max_ms = m->final_max;
     }
-    double minutes = r->match_s / 60.0;
+    double minutes = r->match_s / 60.0; /* freezes a minute per machine of the group */
     g->waits_per_min = minutes > 0 && g->machines ? (double)g->waits / g->machines / minutes : 0;
-    g->shown_mean_ms = g->shown ? shown_sum / (double)g->shown : 0;
-    g->final_mean_ms = g->finals ? final_sum / (double)g->finals : 0;
+    g->shown = shown.n;
+    g->finals = final.n;
+    g->shown_mean_ms = sim_stat_mean(&shown, 0);
+    g->shown_max_ms = shown.max;
+    g->final_mean_ms = sim_stat_mean(&final, 0);
+    g->final_max_ms = final.max;
 }
 
 static void measure(ls_match *mt, sim_ls_result *r)
 {
     for (int i = 0; i < mt->n; i++) {
         const ls_machine *m = mt->m[i];
-        r->up_kbps[i] = r->match_s > 0 ? (double)m->bytes_up * 8.0 / 1000.0 / r->match_s : 0;
-        r->down_kbps[i] = r->match_s > 0 ? (double)m->bytes_down * 8.0 / 1000.0 / r->match_s : 0;
+        r->up_kbps[i] = sim_kbps(m->bytes_up, r->match_s);
+        r->down_kbps[i] = sim_kbps(m->bytes_down, r->match_s);
     }
     measure_group(mt, r, false, &r->others);
     if (mt->slow >= 0)
@@ -703,7 +694,7 @@ static void measure(ls_match *mt, sim_ls_result *r)
     const ls_machine *m0 = mt->m[0];
     r->turn_min_ms = m0->turns ? m0->turn_min_ms : 0;
     r->turn_max_ms = m0->turn_max_ms;
-    r->turn_mean_ms = m0->turns ? m0->turn_sum_ms / (double)m0->turns : 0;
+    r->turn_mean_ms = sim_mean(m0->turn_sum_ms, m0->turns, 0);
     r->switches_agree = true;
     if (mt->w->kind == SIM_LS_TURNS)
         r->switches_agree = switches_agree(mt, &r->switches);
@@ -715,8 +706,8 @@ static void measure(ls_match *mt, sim_ls_result *r)
     if (mt->has_relay) {
         tempo_relay_stats rs;
         if (tempo_relay_get_stats(mt->relay.relay, &rs) == TEMPO_OK && r->match_s > 0) {
-            r->relay_up_kbps = (double)rs.bytes_out * 8.0 / 1000.0 / r->match_s;
-            r->relay_down_kbps = (double)rs.bytes_in * 8.0 / 1000.0 / r->match_s;
+            r->relay_up_kbps = sim_kbps(rs.bytes_out, r->match_s);
+            r->relay_down_kbps = sim_kbps(rs.bytes_in, r->match_s);
         }
     }
 }

@@ -15,6 +15,7 @@
 #define TEMPO_SIM_LOCKSTEP_H
 
 #include "sim.h"
+#include "sim_metrics.h"
 #include "sim_relay.h"
 
 /* ---- sim_lockstep.c: the RTS-style match ---------------------------------- */

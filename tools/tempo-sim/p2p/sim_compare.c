@@ -151,10 +151,10 @@ static void summarize(compare_row *row)
         depth_sum += p->rollback_depth_mean * (double)p->rollbacks;
         mispredicted += (double)p->mispredicted_frames;
     }
-    row->skew = n_skew ? skew / n_skew : NAN;
-    row->delay_mean = n ? delay / n : NAN;
-    row->depth_mean = row->rollbacks ? depth_sum / (double)row->rollbacks : 0.0;
-    row->mispredicted_per_s = r->match_s > 0 ? mispredicted / r->match_s : 0.0;
+    row->skew = sim_mean(skew, (uint64_t)n_skew, NAN);
+    row->delay_mean = sim_mean(delay, (uint64_t)n, NAN);
+    row->depth_mean = sim_mean(depth_sum, row->rollbacks, 0.0);
+    row->mispredicted_per_s = sim_per_s(mispredicted, r->match_s);
 }
 
 /* The slow machine of a topology comparison: the first with a link line
@@ -183,7 +183,7 @@ static void print_topology(FILE *f, const sim_options *base, const compare_row *
             fprintf(f, "| %s | %d%s | %" PRIu64 " | %" PRIu64 " | %.2f | %.2f / %d | %" PRIu64
                        " | %.3f | %.0f | %.0f |\n",
                     rows[k].label, i, i == slow ? " (slow)" : p->dropped ? " (dropped)" : "", p->waiting_ticks,
-                    p->stall_ticks, p->match_seconds > 0 ? (double)p->rollbacks / p->match_seconds : 0.0,
+                    p->stall_ticks, sim_per_s((double)p->rollbacks, p->match_seconds),
                     p->rollback_depth_mean, p->max_rollback_depth, p->mispredicted_frames,
                     p->frame_skew_abs_mean, p->payload_bytes_per_s, p->payload_in_bytes_per_s);
         }

@@ -23,6 +23,7 @@
 #include "bot.h"
 #include "sim.h"
 #include "sim_clock.h"
+#include "sim_metrics.h"
 #include "sim_out.h"
 #include "sim_hostile.h"
 #include "sim_timeline.h"

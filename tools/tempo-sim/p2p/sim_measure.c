@@ -309,8 +309,6 @@ bool sim_measure_checks_settled(const sim_match *mt)
 
 /* ---- results ----------------------------------------------------------------------------- */
 
-static double mean(double sum, uint64_t n) { return n ? sum / (double)n : NAN; }
-
 void sim_measure_finish(sim_match *mt, sim_result *out)
 {
     for (int i = 0; i < mt->nmach; i++) {
@@ -333,20 +331,20 @@ void sim_measure_finish(sim_match *mt, sim_result *out)
         p->waiting_ticks = mm->waiting_ticks;
         p->timesync_stalls = st.timesync_stalls;
         p->max_rollback_depth = mm->max_rollback_depth;
-        p->rollback_depth_mean = mm->rollbacks ? (double)mm->rollback_depth_sum / (double)mm->rollbacks : 0.0;
+        p->rollback_depth_mean = sim_mean((double)mm->rollback_depth_sum, mm->rollbacks, 0.0);
         p->mispredicted_frames = mm->mispredicted_frames;
         p->lib_mispredicted_frames = st.mispredicted_frames;
         p->input_delay_final = m->delay > 0 ? m->delay : 0;
-        p->input_delay_mean = mm->running_ticks ? mm->delay_sum / (double)mm->running_ticks : 0.0;
-        p->rtt_ms_mean = mean(mm->rtt_sum, mm->rtt_n);
+        p->input_delay_mean = sim_mean(mm->delay_sum, mm->running_ticks, 0.0);
+        p->rtt_ms_mean = sim_mean(mm->rtt_sum, mm->rtt_n, NAN);
         p->bytes_sent = mm->bytes_sent;
         p->packets_sent = mm->packets_sent;
         uint64_t end = mm->end_vt ? mm->end_vt : mt->vt;
         p->match_seconds = end > m->clock.start_us ? (double)(end - m->clock.start_us) / 1e6 : 0.0;
-        p->payload_bytes_per_s = p->match_seconds > 0 ? (double)mm->bytes_sent / p->match_seconds : 0.0;
-        p->payload_in_bytes_per_s = p->match_seconds > 0 ? (double)mm->bytes_received / p->match_seconds : 0.0;
+        p->payload_bytes_per_s = sim_per_s((double)mm->bytes_sent, p->match_seconds);
+        p->payload_in_bytes_per_s = sim_per_s((double)mm->bytes_received, p->match_seconds);
         p->frame_skew_abs_mean = m->spectator || mm->skew_time <= 0 ? NAN : mm->skew_integral / mm->skew_time;
-        p->frame_advantage_mean = mean(mm->advantage_sum, mm->advantage_n);
+        p->frame_advantage_mean = sim_mean(mm->advantage_sum, mm->advantage_n, NAN);
         p->desync_checks = st.desync_checks;
         p->desync_checks_passed = st.desync_checks > mm->failed_checks ? st.desync_checks - mm->failed_checks : 0;
         p->desync_checks_expected = sim_measure_expected_checks(mt, i);

@@ -119,10 +119,7 @@ static void p2p_json(sim_json *j, const void *ctx)
 {
     const p2p_out *c = ctx;
     sim_json_match(j, c->o, c->r);
-    if (c->why[0])
-        sim_json_string(j, "soak_check", c->why);
-    else
-        sim_json_null(j, "soak_check");
+    sim_json_text(j, "soak_check", c->why);
 }
 
 /* The summary, then the soak's verdict on this run in one line. */

@@ -240,14 +240,6 @@ char *sim_summary_html(const sim_options *o, const sim_result *r)
 
 /* ---- JSON ---------------------------------------------------------------------------- */
 
-static void json_frame_or_null(sim_json *j, const char *key, int32_t frame)
-{
-    if (frame >= 0)
-        sim_json_int(j, key, frame);
-    else
-        sim_json_null(j, key);
-}
-
 static void json_peer(sim_json *j, const sim_result *r, int i)
 {
     const sim_peer_result *p = &r->peer[i];
@@ -276,13 +268,10 @@ static void json_peer(sim_json *j, const sim_result *r, int i)
     sim_json_uint(j, "timesync_stalls", p->timesync_stalls);
     sim_json_uint(j, "desync_checks", p->desync_checks);
     sim_json_uint(j, "desync_checks_passed", p->desync_checks_passed);
-    if (p->desync_checks_expected >= 0)
-        sim_json_int(j, "desync_checks_expected", p->desync_checks_expected);
-    else
-        sim_json_null(j, "desync_checks_expected");
+    sim_json_index(j, "desync_checks_expected", p->desync_checks_expected);
     sim_json_uint(j, "desync_checks_missed", p->desync_checks_missed);
     sim_json_uint(j, "desyncs", p->desyncs);
-    json_frame_or_null(j, "first_desync_frame", p->first_desync_frame);
+    sim_json_index(j, "first_desync_frame", p->first_desync_frame);
     sim_json_int(j, "final_frame", p->final_frame);
     sim_json_int(j, "confirmed_frame", p->confirmed_frame);
     sim_json_double(j, "match_seconds", p->match_seconds);
@@ -317,11 +306,8 @@ void sim_json_match(sim_json *j, const sim_options *o, const sim_result *r)
     sim_json_int(j, "desync_interval", o->desync_interval);
     sim_json_bool(j, "finished", r->finished);
     sim_json_int(j, "compared_states", r->compared_states);
-    json_frame_or_null(j, "first_divergent_state", r->first_divergent_state);
-    if (r->problem[0])
-        sim_json_string(j, "problem", r->problem);
-    else
-        sim_json_null(j, "problem");
+    sim_json_index(j, "first_divergent_state", r->first_divergent_state);
+    sim_json_text(j, "problem", r->problem);
     sim_json_double(j, "virtual_seconds", r->virtual_s);
     sim_json_double(j, "match_seconds", r->match_s);
     sim_json_double(j, "wall_seconds", r->wall_s);

@@ -119,10 +119,18 @@ void sim_json_null(sim_json *j, const char *key)
     fputs("null", j->f);
 }
 
-void sim_json_frame(sim_json *j, const char *key, int64_t frame)
+void sim_json_index(sim_json *j, const char *key, int64_t v)
 {
-    if (frame >= 0)
-        sim_json_int(j, key, frame);
+    if (v >= 0)
+        sim_json_int(j, key, v);
+    else
+        sim_json_null(j, key);
+}
+
+void sim_json_text(sim_json *j, const char *key, const char *s)
+{
+    if (s[0])
+        sim_json_string(j, key, s);
     else
         sim_json_null(j, key);
 }

@@ -48,8 +48,10 @@ void sim_json_double(sim_json *j, const char *key, double v);
 void sim_json_bool(sim_json *j, const char *key, bool v);
 void sim_json_string(sim_json *j, const char *key, const char *v);
 void sim_json_null(sim_json *j, const char *key);
-/* A frame number, or null when it is negative (none). */
-void sim_json_frame(sim_json *j, const char *key, int64_t frame);
+/* A frame, turn or count, or null when it is negative (none). */
+void sim_json_index(sim_json *j, const char *key, int64_t v);
+/* A text, or null when it is empty (no problem, no failed check). */
+void sim_json_text(sim_json *j, const char *key, const char *s);
 
 /* ---- what a mode writes ------------------------------------------------------------ */
 

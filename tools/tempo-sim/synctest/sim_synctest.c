@@ -64,10 +64,7 @@ static void synctest_json(sim_json *j, const void *ctx)
     sim_json_int(j, "frames", c->frames);
     sim_json_int(j, "check_distance", o->check_distance);
     sim_json_uint(j, "mismatches", rep.mismatches);
-    if (rep.first_mismatch_frame >= 0)
-        sim_json_int(j, "first_mismatch_frame", rep.first_mismatch_frame);
-    else
-        sim_json_null(j, "first_mismatch_frame");
+    sim_json_index(j, "first_mismatch_frame", rep.first_mismatch_frame);
     sim_json_uint(j, "rollbacks", st.rollbacks);
     sim_json_uint(j, "resim_frames", st.resim_frames);
 }

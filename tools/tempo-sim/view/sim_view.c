@@ -320,13 +320,15 @@ typedef struct view_row {
     char label[48];
     const char *profile;
     /* error against the reference time: the render time (interpolation) or now */
-    double err_sum, err_max, p99;
+    sim_stat err;
+    double p99;
     double *errs;                  /* every sample, for the 99th percentile */
     /* error against the truth now, and at the row's visual latency */
-    double now_sum, now_max, now_p99;
+    sim_stat now;
+    double now_p99;
     double *nows;
     double latency_ms, shape_err;
-    uint64_t samples, renders, jumps;
+    uint64_t samples, renders, jumps; /* samples: err.n (= now.n), the errs and nows held */
     double delay_sum;              /* server time minus render time, summed over renders */
     double policy_delay_sum;       /* interpolation: the policy's delay_us, summed */
     uint64_t buffer_on;            /* renders with the playout buffer on */
@@ -457,12 +459,8 @@ static void measure_render(const view_world *w, view_client *c, view_row *row, c
         double err = hypot(p->drawn[i][0] - tr[0], p->drawn[i][1] - tr[1]);
         double now = hypot(p->drawn[i][0] - tn[0], p->drawn[i][1] - tn[1]);
         double move = c->has_last ? hypot(p->drawn[i][0] - c->last[i][0], p->drawn[i][1] - c->last[i][1]) : 0.0;
-        row->err_sum += err;
-        row->now_sum += now;
-        if (err > row->err_max)
-            row->err_max = err;
-        if (now > row->now_max)
-            row->now_max = now;
+        sim_stat_add(&row->err, err);
+        sim_stat_add(&row->now, now);
         row->errs[row->samples] = err;
         row->nows[row->samples] = now;
         row->samples++;
@@ -680,10 +678,6 @@ static int view_variants(const sim_options *o, view_variant *v, view_row *rows)
 
 static const char *view_name(sim_compare k) { return k == SIM_COMPARE_INTERPOLATION ? "interpolation" : "reckoning"; }
 
-static double per_min(uint64_t count, double seconds) { return seconds > 0 ? (double)count * 60.0 / seconds : 0; }
-
-static double mean_of(double sum, uint64_t n) { return n ? sum / (double)n : 0.0; }
-
 static void print_interp(FILE *f, const view_row *rows, int n, double seconds)
 {
     static const char *const columns[] = {"profile", "playout delay", "mean error (cm)", "p99 error (cm)",
@@ -693,10 +687,10 @@ static void print_interp(FILE *f, const view_row *rows, int n, double seconds)
     for (int k = 0; k < n; k++) {
         const view_row *r = &rows[k];
         fprintf(f, "| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f %% | %.1f | %.1f | %.0f %% |\n", r->profile,
-                r->label, mean_of(r->err_sum, r->samples) * 100, r->p99 * 100, r->err_max * 100,
-                per_min(r->jumps, seconds), per_min(r->underruns, seconds),
+                r->label, sim_stat_mean(&r->err, 0.0) * 100, r->p99 * 100, r->err.max * 100,
+                sim_per_min(r->jumps, seconds), sim_per_min(r->underruns, seconds),
                 seconds > 0 ? (double)r->extrapolated_us / 1e6 / seconds * 100.0 : 0.0,
-                mean_of(r->delay_sum, r->renders) / 1000.0, mean_of(r->policy_delay_sum, r->renders) / 1000.0,
+                sim_mean(r->delay_sum, r->renders, 0.0) / 1000.0, sim_mean(r->policy_delay_sum, r->renders, 0.0) / 1000.0,
                 r->renders ? 100.0 * (double)r->buffer_on / (double)r->renders : 0.0);
     }
     fprintf(f, "\nError: distance between what the client draws and the server's true position at the render "
@@ -716,8 +710,8 @@ static void print_reckon(FILE *f, const view_row *rows, int n, double seconds)
     for (int k = 0; k < n; k++) {
         const view_row *r = &rows[k];
         fprintf(f, "| %s | %.1f | %.1f | %.1f | %.0f | %.1f | %.1f |\n", r->label,
-                mean_of(r->now_sum, r->samples) * 100, r->now_p99 * 100, r->now_max * 100, r->latency_ms,
-                r->shape_err * 100, per_min(r->jumps, seconds));
+                sim_stat_mean(&r->now, 0.0) * 100, r->now_p99 * 100, r->now.max * 100, r->latency_ms,
+                r->shape_err * 100, sim_per_min(r->jumps, seconds));
     }
     fprintf(f, "\nError now: distance between what the client draws and the server's true position at the "
                "moment of drawing, over every bot and rendered frame. Visual latency: the shift L that makes "
@@ -767,18 +761,18 @@ static void view_json(sim_json *j, const void *ctx)
         sim_json_begin_object(j, NULL);
         sim_json_string(j, "variant", r->label);
         sim_json_string(j, "profile", r->profile);
-        sim_json_double(j, "mean_error_m", mean_of(r->err_sum, r->samples));
+        sim_json_double(j, "mean_error_m", sim_stat_mean(&r->err, 0.0));
         sim_json_double(j, "p99_error_m", r->p99);
-        sim_json_double(j, "max_error_m", r->err_max);
-        sim_json_double(j, "mean_error_now_m", mean_of(r->now_sum, r->samples));
+        sim_json_double(j, "max_error_m", r->err.max);
+        sim_json_double(j, "mean_error_now_m", sim_stat_mean(&r->now, 0.0));
         sim_json_double(j, "p99_error_now_m", r->now_p99);
         sim_json_double(j, "visual_latency_ms", r->latency_ms);
         sim_json_double(j, "error_at_equal_latency_m", r->shape_err);
-        sim_json_double(j, "jumps_per_min", per_min(r->jumps, seconds));
-        sim_json_double(j, "underruns_per_min", per_min(r->underruns, seconds));
+        sim_json_double(j, "jumps_per_min", sim_per_min(r->jumps, seconds));
+        sim_json_double(j, "underruns_per_min", sim_per_min(r->underruns, seconds));
         sim_json_double(j, "extrapolating_s", (double)r->extrapolated_us / 1e6);
-        sim_json_double(j, "added_delay_ms", mean_of(r->delay_sum, r->renders) / 1000.0);
-        sim_json_double(j, "delay_chosen_ms", mean_of(r->policy_delay_sum, r->renders) / 1000.0);
+        sim_json_double(j, "added_delay_ms", sim_mean(r->delay_sum, r->renders, 0.0) / 1000.0);
+        sim_json_double(j, "delay_chosen_ms", sim_mean(r->policy_delay_sum, r->renders, 0.0) / 1000.0);
         sim_json_double(j, "buffer_on_share", r->renders ? (double)r->buffer_on / (double)r->renders : 0.0);
         sim_json_end_object(j);
     }

@@ -18,6 +18,7 @@
 #define TEMPO_SIM_VIEW_H
 
 #include "sim.h"
+#include "sim_metrics.h"
 
 #define V_BOTS 8
 #define V_TICK_US 16667u

@@ -366,8 +366,6 @@ static bool run_lagcomp(const sim_options *o, lag_row *row)
     return ok;
 }
 
-static double share(uint64_t part, uint64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
-
 /* What the writer's callbacks read (report/sim_out.h). */
 typedef struct lag_out {
     const sim_options *o;
@@ -398,7 +396,7 @@ static void lag_text(FILE *f, const void *ctx)
         fprintf(f, "| %s | %s | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64
                    " | %.1f %% | %s |\n",
                 link, policy_names[r->policy], r->shots, r->on_screen, r->arrived, r->confirmed,
-                r->arrived - r->confirmed, r->false_hits, share(r->confirmed, r->arrived), off);
+                r->arrived - r->confirmed, r->false_hits, sim_pct(r->confirmed, r->arrived), off);
     }
     fprintf(f, "\nMissed hits: shots that hit on the shooter's screen and reached the server, not confirmed. "
                "False hits: confirmed while the target was, on the server at that moment, already behind the "
