@@ -110,7 +110,8 @@ static void unknown_key(const uint8_t *data, size_t size)
         abort();
     static uint8_t buf[TEMPO_MAX_DATAGRAM + 64];
     size_t n = size < sizeof buf ? size : sizeof buf;
-    memcpy(buf, data, n);
+    if (n > 0) /* an empty input may come as NULL */
+        memcpy(buf, data, n);
     uint64_t seq = n >= PACKET_HEADER_SIZE ? recover(buf, h >> 24) : 0;
     tempo_drop_reason why = TEMPO_DROP_REASON_COUNT_;
     int rc = seal_open(&k, seq, buf, n, &why);

@@ -14,7 +14,8 @@
 # checksum; libsodium seals datagrams and connect tokens; clang with its
 # sanitizer runtime builds the ASan+UBSan test run and the fuzzers; SDL2
 # builds the demo window (optional for the library); Chromium renders the
-# simulator's report headless in a test (skipped without it).
+# simulator's report headless in a test (skipped without it); Python's
+# jsonschema and yaml check deploy/'s manifests against Agones' schemas.
 #
 # `sh scripts/bootstrap.sh windows` checks instead what `make test-windows`
 # needs on top of that: the mingw-w64 cross compiler and Wine (wine64). The
@@ -67,6 +68,10 @@ have_pc sdl2 || need sdl2
 # a headless browser renders the simulator's report in a test
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
     command -v google-chrome >/dev/null 2>&1 || need chromium
+# deploy/'s Agones manifests are checked against Agones' schemas in a test
+PY_CHECK='import jsonschema, yaml'
+{ python3 -c "$PY_CHECK" 2>/dev/null || /usr/bin/python3 -c "$PY_CHECK" 2>/dev/null; } ||
+    need jsonschema
 }
 
 [ -z "$missing" ] && exit 0
@@ -103,6 +108,11 @@ pkg() { # pkg MANAGER NEED
     *:sdl2) echo sdl2 ;;
     brew:chromium) ;; # a cask, not a formula: the render test skips without it
     *:chromium) echo chromium ;;
+    apt:jsonschema) echo "python3-jsonschema python3-yaml" ;;
+    dnf:jsonschema) echo "python3-jsonschema python3-pyyaml" ;;
+    pacman:jsonschema) echo "python-jsonschema python-yaml" ;;
+    apk:jsonschema) echo "py3-jsonschema py3-yaml" ;;
+    brew:jsonschema) ;; # pip's, not a formula: the manifest test skips without it
     apt:mingw-w64) echo "mingw-w64 gcc-mingw-w64-x86-64" ;;
     dnf:mingw-w64) echo mingw64-gcc ;;
     pacman:mingw-w64) echo mingw-w64-gcc ;;

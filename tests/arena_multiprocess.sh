@@ -129,6 +129,22 @@ if run_pair wrongkey 0 127.0.0.1 "--key $key --connect-timeout 2" \
 fi
 grep -q "did not start within 2 s" "$dir/wrongkey-0.err" || fail "a wrong key did not stop the start"
 echo "  $(grep "did not start" "$dir/wrongkey-0.err")"
+# ... and each says why: the other's datagrams do not authenticate.
+grep -q "datagrams from 127.0.0.1:$((base - 1)) fail authentication: different match key?" \
+    "$dir/wrongkey-0.err" || fail "a wrong key was not named as the cause"
+grep -q "datagrams from 127.0.0.1:$((base - 2)) fail authentication: different match key?" \
+    "$dir/wrongkey-1.err" || fail "a wrong key was not named as the cause on the other side"
+echo "  $(grep "fail authentication" "$dir/wrongkey-0.err" | head -n 1)"
+echo "a key on one side only:"
+if run_pair onekey 0 127.0.0.1 "--key $key --connect-timeout 2" "--connect-timeout 2" > /dev/null; then
+    fail "a sealed and an open peer played"
+fi
+grep -q "datagrams from 127.0.0.1:$((base - 1)) are not sealed" "$dir/onekey-0.err" ||
+    fail "the sealed peer did not say the other's datagrams are plain"
+grep -q "datagrams from 127.0.0.1:$((base - 2)) are sealed" "$dir/onekey-1.err" ||
+    fail "the open peer did not say the other's datagrams are sealed"
+echo "  $(grep "are not sealed" "$dir/onekey-0.err" | head -n 1)"
+echo "  $(grep "are sealed" "$dir/onekey-1.err" | head -n 1)"
 
 echo "2 peers over IPv6 loopback:"
 if v6=$(run_pair v6 0 "[::1]"); then

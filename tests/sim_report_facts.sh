@@ -5,7 +5,8 @@
 # counts the desync checks the terminal counts, names its machines as
 # players and a spectator in the title and the line under it, says what its
 # events are and what a spectator's row means, and a verdict that weighs two
-# rules says which one misses.
+# rules says which one misses; a match with several kinds of events
+# (scenarios/mobile-bursts.scenario) names each kind, and the kinds add up.
 # usage: sim_report_facts.sh <tempo-sim> <work dir>
 set -u
 sim=$1
@@ -32,6 +33,18 @@ grep -q "^4 player machines and 1 spectator · " "$dir/text.txt" ||
     fail "the line under the title: $(grep 'match time' "$dir/text.txt" | head -n 1)"
 grep -q "· 1 event (a machine froze or its clock jumped), marked on the charts" "$dir/text.txt" ||
     fail "the events are not named: $(grep -o '[0-9]* events[^·]*' "$dir/text.txt" | head -n 1)"
+# events: a match that has some names each kind, and the kinds add up
+# (a kind without a count happened once)
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$sim" --scenario "$root/scenarios/mobile-bursts.scenario" --report "$dir/ev.html" > "$dir/ev.txt" 2>&1 ||
+    fail "the mobile-bursts scenario exited $?"
+events=$(sed 's/<[^>]*>/\n/g' "$dir/ev.html" | sed 's/&#183;/·/g' | grep -o '[0-9]* events ([^)]*), marked on the charts' | head -n 1)
+[ -n "$events" ] || fail "the events are not named: $(sed 's/<[^>]*>/\n/g' "$dir/ev.html" | grep -o '[0-9]* events[^&]*' | head -n 1)"
+n=${events%% *}
+sum=$(echo "$events" | sed 's/^[0-9]* events (//; s/), marked on the charts$//' | tr ';' '\n' |
+      awk '{ if (match($0, /[0-9]+ times?$/)) { split(substr($0, RSTART), a, " "); s += a[1] } else s += 1 } END { print s + 0 }')
+[ "$n" -gt 0 ] && [ "$sum" = "$n" ] || fail "the named events add up to $sum, not $n: $events"
+echo "  events: $events"
 grep -q "a spectator plays only confirmed frames" "$dir/out.txt" || fail "the terminal does not explain the spectator's row"
 grep -q "a spectator plays only confirmed frames" "$dir/text.txt" || fail "the report does not explain the spectator's row"
 echo "  title: $title"

@@ -100,6 +100,11 @@ if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_rejoin.sh $<TARGET_FILE:tempo-arena>
             ${CMAKE_CURRENT_BINARY_DIR}/arena_rejoin)
   set_tests_properties(arena_rejoin PROPERTIES TIMEOUT 120)
+  # One of three sealed peers stopped past the timeout: it comes back by itself.
+  add_test(NAME arena_pause
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_pause.sh $<TARGET_FILE:tempo-arena>
+            ${CMAKE_CURRENT_BINARY_DIR}/arena_pause)
+  set_tests_properties(arena_pause PROPERTIES TIMEOUT 60)
 endif()
 
 # tempo-flood's command line and accounting (the flood of a real match is
@@ -233,6 +238,41 @@ if(TARGET tempo-sim AND NOT WIN32)
   add_test(NAME sim_lockstep COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_lockstep.sh $<TARGET_FILE:tempo-sim>
            ${CMAKE_CURRENT_BINARY_DIR}/sim_lockstep)
   set_tests_properties(sim_lockstep PROPERTIES TIMEOUT 120)
+endif()
+
+# tempo-relay, tempo-pong --server and tempo-hitscan --server as Agones game
+# servers against Agones' own SDK server in local mode, and Edgegap's
+# self-stop against a local listener (tests/agones.sh). relay-member plays a match through the relay;
+# agones-probe reads the SDK server's record and stands in for the URL.
+# Exit 77 = no SDK server = skip (edgegap needs none and always runs).
+if(TARGET tempo-relay AND TARGET tempo-pong AND TARGET tempo-hitscan AND NOT WIN32)
+  add_executable(relay-member tools/relay_member.c)
+  target_include_directories(relay-member PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)
+  target_link_libraries(relay-member PRIVATE tempo_static tempo_tool_common)
+  target_compile_definitions(relay-member PRIVATE _POSIX_C_SOURCE=200809L)
+  tempo_target_flags(relay-member)
+  add_executable(agones-probe tools/agones_probe.c)
+  target_link_libraries(agones-probe PRIVATE tempo_tool_common)
+  target_compile_definitions(agones-probe PRIVATE _POSIX_C_SOURCE=200809L)
+  tempo_target_flags(agones-probe)
+  foreach(case relay_lifecycle relay_drain relay_late relay_restart pong hitscan edgegap)
+    add_test(NAME agones_${case}
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/agones.sh ${case} $<TARGET_FILE:tempo-relay>
+              $<TARGET_FILE:tempo-pong> $<TARGET_FILE:tempo-hitscan> $<TARGET_FILE:relay-member>
+              $<TARGET_FILE:agones-probe>
+              ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/agones_${case})
+    set_tests_properties(agones_${case} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+  endforeach()
+endif()
+
+# deploy/'s Agones manifests against the schemas of Agones' CRDs kept in
+# deploy/schemas, strictly: a misspelled field fails (tests/deploy_manifests.sh).
+# Exit 77 = no python3 with jsonschema and yaml = skip.
+if(NOT WIN32)
+  add_test(NAME deploy_manifests
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/deploy_manifests.sh ${PROJECT_SOURCE_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/deploy_manifests)
+  set_tests_properties(deploy_manifests PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
 endif()
 
 # Every program's --help against the one vocabulary of docs/TOOLS.md

@@ -373,9 +373,37 @@ static bool first_at_address(const arena_cli *o, int p)
     return (o->remote >> p & 1u) != 0;
 }
 
+/* What the events said that the loop acts on. */
+typedef struct arena_news {
+    bool running;              /* RUNNING came */
+    bool dropped;              /* the others dropped this machine and it does not come back */
+    int32_t dropped_frame;
+    uint32_t rejoined;         /* bit p: local player p plays again from a rejoin frame */
+} arena_news;
+
+static const char *const dropped_how[] = {
+    [TEMPO_DROPPED_REFUSED] = "a peer refused it",
+    [TEMPO_DROPPED_PAUSED] = "it was paused past the disconnect timeout",
+    [TEMPO_DROPPED_CUT_OFF] = "its network went: every peer fell silent at once",
+};
+
+/* One line about datagrams that fail to authenticate, naming the likely cause. */
+static void report_auth(const tempo_event *ev)
+{
+    char addr[TEMPO_ADDRESS_STRLEN];
+    tempo_address_format(&ev->u.auth_failed.address, addr, sizeof addr);
+    const char *what = ev->u.auth_failed.kind == TEMPO_AUTH_PLAIN
+                           ? "are not sealed: no --key-file there?"
+                       : ev->u.auth_failed.kind == TEMPO_AUTH_SEALED
+                           ? "are sealed: a --key-file there, none here?"
+                           : "fail authentication: different match key?";
+    fprintf(stderr, "tempo-arena: datagrams from %s %s\n", addr, what);
+}
+
 /* Print what happened: the handshake, silences and desyncs always (unless
- * --quiet), time sync and waiting with --verbose. Sets *running on RUNNING. */
-static void report_events(tempo_session *s, const arena_cli *o, bool *running)
+ * --quiet), time sync and waiting with --verbose; note in *news what the
+ * loop must act on. */
+static void report_events(tempo_session *s, const arena_cli *o, arena_news *news)
 {
     tempo_event ev;
     char who[96] = "the session";
@@ -386,7 +414,18 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
     }
     while (tempo_session_poll_event(s, &ev) > 0) {
         if (ev.kind == TEMPO_EVENT_RUNNING)
-            *running = true;
+            news->running = true;
+        if (ev.kind == TEMPO_EVENT_REJOINED && ev.player >= 0 && (o->local >> ev.player & 1u))
+            news->rejoined |= o->local;
+        if (ev.kind == TEMPO_EVENT_DROPPED && !ev.u.dropped.rejoining) {
+            news->dropped = true;
+            news->dropped_frame = ev.u.dropped.frame;
+        }
+        if (ev.kind == TEMPO_EVENT_AUTH_FAILED) {
+            if (!o->quiet)
+                report_auth(&ev);
+            continue;
+        }
         if (ev.player >= 0 && ev.player < o->players && (o->remote >> ev.player & 1u))
             describe(o, ev.player, who, sizeof who);
         bool chatty = ev.kind == TEMPO_EVENT_WAITING || ev.kind == TEMPO_EVENT_WAITING_OVER ||
@@ -421,6 +460,15 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
                     ev.u.rejoined.frame);
             break;
         case TEMPO_EVENT_REJOIN_STATE: /* arena mode: tempo moves the state itself */
+        case TEMPO_EVENT_AUTH_FAILED:  /* printed above */
+            break;
+        case TEMPO_EVENT_DROPPED:
+            fprintf(stderr, ": the others dropped this machine at frame %" PRId32 " (%s); what it "
+                            "played alone is not the match; %s",
+                    ev.u.dropped.frame, dropped_how[ev.u.dropped.reason],
+                    ev.u.dropped.rejoining ? "it comes back by itself" : "no --rejoin-window: it stays out");
+            if (ev.u.dropped.rejoining && o->has_key)
+                fprintf(stderr, " at key epoch %" PRIu32, ev.u.dropped.epoch);
             break;
         case TEMPO_EVENT_DESYNC:
             fprintf(stderr, ": frame %" PRId32 " checksum %016" PRIx64 " here, %016" PRIx64
@@ -453,9 +501,11 @@ static void report_events(tempo_session *s, const arena_cli *o, bool *running)
 }
 
 /* The machines that have not finished the handshake, as one line
- * ("no answer from player 1 at ...; handshake unfinished with ..."). */
-static void unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t size)
+ * ("no answer from player 1 at ...; handshake unfinished with ..."); true
+ * if datagrams from one of them failed to authenticate. */
+static bool unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t size)
 {
+    bool auth = false;
     size_t len = 0;
     buf[0] = '\0';
     for (int p = 0; p < o->players && len < size; p++) {
@@ -464,13 +514,17 @@ static void unfinished(tempo_session *s, const arena_cli *o, char *buf, size_t s
             st.synchronized)
             continue;
         char who[96];
-        int n = snprintf(buf + len, size - len, "%s%s %s", len ? "; " : "",
-                         st.packets_received ? "handshake unfinished with" : "no answer from",
+        const char *what = st.auth_failures     ? "datagrams that fail authentication from"
+                           : st.packets_received ? "handshake unfinished with"
+                                                 : "no answer from";
+        int n = snprintf(buf + len, size - len, "%s%s %s", len ? "; " : "", what,
                          describe(o, p, who, sizeof who));
         len += n > 0 ? (size_t)n : 0;
+        auth = auth || st.auth_failures > 0;
     }
     if (!buf[0])
         snprintf(buf, size, "every peer answered; waiting for them all to be ready");
+    return auth;
 }
 
 /* Through a relay: where the start stands, as one line. udp: the socket,
@@ -517,6 +571,7 @@ static void relay_unfinished(tempo_session *s, const tempo_udp *udp, const arena
  * untouched. */
 typedef struct arena_bots {
     arena_bot bot[ARENA_MAX_PLAYERS];
+    uint32_t anchor; /* bit p: the next input taken starts p's count there (a rejoin) */
     uint8_t next[ARENA_MAX_PLAYERS][ARENA_INPUT_SIZE]; /* offered until taken */
     int32_t frame[ARENA_MAX_PLAYERS];                  /* the frame next[p] is for */
 } arena_bots;
@@ -542,10 +597,11 @@ static bool bots_after_tick(arena_bots *b, const arena_cli *o, const tempo_tick 
 {
     for (int p = 0; p < o->players; p++)
         if ((o->local >> p & 1u) && (tick->inputs_taken >> p & 1u)) {
-            if (o->rejoin && b->frame[p] == 0) /* back in a match: it plays from here */
+            if ((o->rejoin && b->frame[p] == 0) || (b->anchor >> p & 1u)) /* back in a match */
                 b->frame[p] = tick->input_frame[p];
             if (o->has_relay && tick->input_frame[p] > b->frame[p])
                 b->frame[p] = tick->input_frame[p];
+            b->anchor &= ~(1u << p);
             if (tick->input_frame[p] != b->frame[p])
                 return false;
             arena_bot_next(&b->bot[p], b->next[p]);
@@ -757,7 +813,8 @@ int main(int argc, char **argv)
         connect_deadline = deadline;
     uint64_t next = start, next_note = start + WAITING_NOTE_US, linger_until = 0;
     uint64_t final_checksum = 0;
-    bool have_final = false, running = false, failed = false;
+    bool have_final = false, failed = false;
+    arena_news news = {0};
     tempo_relay_member_info mi;
     memset(&mi, 0, sizeof mi);
     for (;;) {
@@ -765,28 +822,40 @@ int main(int argc, char **argv)
         next += FRAME_US;
         uint64_t now = platform_now_us();
         tempo_session_poll(s, now);
-        report_events(s, &o, &running);
+        report_events(s, &o, &news);
+        bots.anchor |= news.rejoined;
+        news.rejoined = 0;
+        if (news.dropped) { /* its frames from here are its own: no final line of the match */
+            fprintf(stderr, "tempo-arena: dropped from the match at frame %" PRId32 "; no final line\n",
+                    news.dropped_frame);
+            failed = true;
+            break;
+        }
         if (have_final) { /* done: keep answering, stop simulating */
             if (now >= linger_until)
                 break;
             continue;
         }
         tempo_session_state state = TEMPO_SESSION_RUNNING;
-        if (o.has_relay && !running && tempo_session_get_state(s, &state) == TEMPO_OK &&
+        if (o.has_relay && !news.running && tempo_session_get_state(s, &state) == TEMPO_OK &&
             state == TEMPO_SESSION_ENDED) {
             relay_unfinished(s, udp, &o, why, sizeof why);
             fprintf(stderr, "tempo-arena: %s\n", why);
             failed = true;
             break;
         }
-        if (!running && now >= connect_deadline) {
-            if (o.has_relay)
+        if (!news.running && now >= connect_deadline) {
+            if (o.has_relay) {
                 relay_unfinished(s, udp, &o, why, sizeof why);
-            else
-                unfinished(s, &o, why, sizeof why);
-            fprintf(stderr, "tempo-arena: the match did not start within %d s: %s%s\n",
-                    (int)((connect_deadline - start) / 1000000u), why,
-                    o.has_relay ? "" : " (is tempo-arena running there, with the same --players?)");
+                fprintf(stderr, "tempo-arena: the match did not start within %d s: %s\n",
+                        (int)((connect_deadline - start) / 1000000u), why);
+            } else {
+                bool auth = unfinished(s, &o, why, sizeof why);
+                fprintf(stderr, "tempo-arena: the match did not start within %d s: %s (%s)\n",
+                        (int)((connect_deadline - start) / 1000000u), why,
+                        auth ? "the same match key on every machine?"
+                             : "is tempo-arena running there, with the same --players?");
+            }
             failed = true;
             break;
         }
@@ -796,12 +865,12 @@ int main(int argc, char **argv)
             failed = true;
             break;
         }
-        if (!running && now >= next_note) {
+        if (!news.running && now >= next_note) {
             next_note += WAITING_NOTE_US;
             if (o.has_relay)
                 relay_unfinished(s, udp, &o, why, sizeof why);
             else
-                unfinished(s, &o, why, sizeof why);
+                (void)unfinished(s, &o, why, sizeof why);
             if (!o.quiet)
                 fprintf(stderr, "tempo-arena: waiting (%d of %d s): %s\n",
                         (int)((now - start) / 1000000u), o.connect_timeout_s, why);

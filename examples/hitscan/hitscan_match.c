@@ -43,40 +43,51 @@ bool hs_match_start(hs_match *m, const hs_match_config *cfg)
     m->saddr = addr_of(1, 4000);
     tempo_simnet_add_node(m->net, &m->saddr, &m->st);
     hs_init(&m->sg, cfg->clients);
-    tempo_server_config sc;
-    tempo_server_config_default(&sc);
-    sc.num_players = cfg->clients;
-    sc.max_clients = cfg->clients;
-    sc.input_size = HS_INPUT_SIZE;
-    sc.max_state_size = sizeof(hs_state);
-    sc.random_seed = cfg->seed + 1;
-    if (tempo_server_create(&sc, &m->st, &m->server) != TEMPO_OK)
+    if (!hs_server_start(&m->server, &m->st, cfg->clients, cfg->seed))
         return false;
     if (cfg->lagcomp && hs_lagcomp_create(&m->judge.lc) != TEMPO_OK)
         return false;
     for (int k = 0; k < cfg->clients; k++) {
         hs_client *c = &m->cl[k];
         c->addr = addr_of(10 + k, 5000);
-        c->me = -1;
-        c->rng = (uint32_t)(cfg->seed * 2654435761u) + (uint32_t)k * 40503u + 1u;
         tempo_simnet_add_node(m->net, &c->addr, &c->t);
-        tempo_client_config cc;
-        tempo_client_config_default(&cc);
-        cc.num_players = cfg->clients;
-        cc.input_size = HS_INPUT_SIZE;
-        cc.max_state_size = sizeof(hs_state);
-        cc.random_seed = cfg->seed * 31 + (uint64_t)k + 7;
-        tempo_interp_config ic;
-        tempo_interp_config_default(&ic);
-        tempo_smooth_config mc;
-        tempo_smooth_config_default(&mc);
-        mc.dims = 2;
-        if (tempo_client_create(&cc, &c->t, &m->saddr, &c->c) != TEMPO_OK ||
-            tempo_interp_create(&ic, &c->ip) != TEMPO_OK || tempo_smooth_init(&c->smooth, &mc) != TEMPO_OK)
+        if (!hs_client_start(c, cfg->clients, cfg->seed, k, &m->saddr))
             return false;
         c->next_us = 20000u * (uint64_t)k; /* the clients start a little apart */
     }
     return true;
+}
+
+bool hs_client_start(hs_client *c, int ships, uint64_t seed, int k, const tempo_address *server)
+{
+    c->me = -1;
+    c->rng = (uint32_t)(seed * 2654435761u) + (uint32_t)k * 40503u + 1u;
+    tempo_client_config cc;
+    tempo_client_config_default(&cc);
+    cc.num_players = ships;
+    cc.input_size = HS_INPUT_SIZE;
+    cc.max_state_size = sizeof(hs_state);
+    cc.random_seed = seed * 31 + (uint64_t)k + 7;
+    tempo_interp_config ic;
+    tempo_interp_config_default(&ic);
+    tempo_smooth_config mc;
+    tempo_smooth_config_default(&mc);
+    mc.dims = 2;
+    return tempo_client_create(&cc, &c->t, server, &c->c) == TEMPO_OK &&
+           tempo_interp_create(&ic, &c->ip) == TEMPO_OK &&
+           tempo_smooth_init(&c->smooth, &mc) == TEMPO_OK;
+}
+
+bool hs_server_start(tempo_server **out, const tempo_transport *t, int ships, uint64_t seed)
+{
+    tempo_server_config sc;
+    tempo_server_config_default(&sc);
+    sc.num_players = ships;
+    sc.max_clients = ships;
+    sc.input_size = HS_INPUT_SIZE;
+    sc.max_state_size = sizeof(hs_state);
+    sc.random_seed = seed + 1;
+    return tempo_server_create(&sc, t, out) == TEMPO_OK;
 }
 
 void hs_match_stop(hs_match *m)
@@ -91,20 +102,20 @@ void hs_match_stop(hs_match *m)
     memset(m, 0, sizeof *m);
 }
 
-static void server_tick(hs_match *m)
+void hs_server_tick(tempo_server *server, hs_state *g, hs_judge *judge, uint64_t now)
 {
-    tempo_server_poll(m->server, m->now);
+    tempo_server_poll(server, now);
     tempo_server_event ev;
-    while (tempo_server_poll_event(m->server, &ev))
+    while (tempo_server_poll_event(server, &ev))
         ;
     tempo_server_tick t;
-    if (tempo_server_advance(m->server, &t) != TEMPO_OK || t.num_requests < 1)
+    if (tempo_server_advance(server, &t) != TEMPO_OK || t.num_requests < 1)
         return;
-    hs_step(&m->sg, t.requests[0].inputs, t.requests[0].status, &m->judge);
-    if (m->judge.lc)
-        hs_record(m->judge.lc, &m->sg);
+    hs_step(g, t.requests[0].inputs, t.requests[0].status, judge);
+    if (judge->lc)
+        hs_record(judge->lc, g);
     if (t.snapshot_due)
-        tempo_server_submit_state(m->server, t.frame, &m->sg, sizeof m->sg);
+        tempo_server_submit_state(server, t.frame, g, sizeof *g);
 }
 
 static uint32_t next_rand(hs_client *c)
@@ -175,9 +186,9 @@ static void bot_input(hs_client *c, hs_input *in)
     in->claim_target = best;
 }
 
-static void client_tick(hs_match *m, hs_client *c)
+void hs_client_tick(hs_client *c, uint64_t now)
 {
-    tempo_client_poll(c->c, m->now);
+    tempo_client_poll(c->c, now);
     tempo_client_event ev;
     while (tempo_client_poll_event(c->c, &ev))
         if (ev.kind == TEMPO_CLIENT_EVENT_CONNECTED)
@@ -186,7 +197,7 @@ static void client_tick(hs_match *m, hs_client *c)
                     c->me = p;
                     break;
                 }
-    tempo_interp_sample_at(c->ip, m->now, &c->view);
+    tempo_interp_sample_at(c->ip, now, &c->view);
     draw_positions(c);
     if (c->me >= 0) {
         hs_input in;
@@ -224,7 +235,7 @@ static void client_tick(hs_match *m, hs_client *c)
             int h = r->frame % HS_SNAPS;
             c->snaps[h] = c->g;
             uint32_t evicted;
-            tempo_interp_push(c->ip, r->frame, m->now, (uint32_t)h, &evicted);
+            tempo_interp_push(c->ip, r->frame, now, (uint32_t)h, &evicted);
             continue;
         }
         if (r->kind != TEMPO_REQUEST_ADVANCE)
@@ -257,9 +268,9 @@ void hs_match_run(hs_match *m, uint64_t until_us)
         m->now = next;
         tempo_simnet_set_time(m->net, m->now);
         if (who) {
-            client_tick(m, who);
+            hs_client_tick(who, m->now);
         } else {
-            server_tick(m);
+            hs_server_tick(m->server, &m->sg, &m->judge, m->now);
             m->next_server_us += TICK_US;
         }
     }

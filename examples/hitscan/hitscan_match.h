@@ -56,6 +56,19 @@ typedef struct hs_match {
     hs_client cl[HS_MAX_SHIPS];
 } hs_match;
 
+/* The server of a match of `ships` over transport t (its ctx must outlive
+ * it): false if tempo refuses. */
+bool hs_server_start(tempo_server **out, const tempo_transport *t, int ships, uint64_t seed);
+/* One server tick at now: network, the ADVANCE stepped on g (shots judged
+ * by judge), the snapshot submitted when due. */
+void hs_server_tick(tempo_server *server, hs_state *g, hs_judge *judge, uint64_t now);
+/* Client k of a match of `ships` (a bot unless human_on), talking through
+ * c->t (set first) to the server at `server`: false if tempo refuses. */
+bool hs_client_start(hs_client *c, int ships, uint64_t seed, int k, const tempo_address *server);
+/* One client tick at now: network, the bot's (or human's) input, the plan
+ * carried out, the others drawn; adds the tick's length to c->next_us. */
+void hs_client_tick(hs_client *c, uint64_t now);
+
 /* Set up the server and the clients. False (with a message on stderr) on
  * failure. */
 bool hs_match_start(hs_match *m, const hs_match_config *cfg);

@@ -6,18 +6,27 @@
  *
  *   tempo-hitscan [--clients N] [--profile P] [--seconds S] [--seed S]
  *                 [--no-lagcomp] [--compare]
+ *   tempo-hitscan --server --port P [--clients N] [--seconds S]
+ *                 [--agones | --no-agones] [--drain-seconds S]
+ *   tempo-hitscan --client --connect HOST:PORT [--clients N] [--seconds S]
  *
  * --compare plays the same match twice, with and without lag
- * compensation, and prints both rows.
+ * compensation, and prints both rows. --server and --client play the
+ * match over UDP, one process per machine (hitscan_net.h); the server is
+ * a game server under Agones (--agones, the default when
+ * AGONES_SDK_HTTP_PORT is set) or Edgegap (docs/DEPLOY.md).
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hitscan_match.h"
+#include "agones.h"
+#include "hitscan_net.h"
 #include "options.h"
+#include "platform.h"
 
 typedef struct hs_cli {
     int clients;
@@ -26,7 +35,21 @@ typedef struct hs_cli {
     uint64_t seed;
     bool no_lagcomp;
     bool compare;
+    bool server, client, agones, no_agones;
+    int port, drain_seconds;
+    tempo_address connect;
+    bool has_connect;
 } hs_cli;
+
+static bool parse_connect(void *field, const char *value, char *why, size_t why_size)
+{
+    hs_cli *o = field;
+    o->has_connect = platform_resolve(value, TEMPO_ADDRESS_IPV4, &o->connect, why, why_size) &&
+                     o->connect.port != 0;
+    if (!o->has_connect && o->connect.port == 0)
+        snprintf(why, why_size, "want host:port with a port 1..65535");
+    return o->has_connect;
+}
 
 #define FIELD(f) offsetof(hs_cli, f)
 static const option_spec specs[] = {
@@ -43,7 +66,17 @@ static const option_spec specs[] = {
      .help = "the server judges shots against the present"},
     {.name = "compare", .kind = OPTION_FLAG, .offset = FIELD(compare),
      .help = "the same match with and without lag compensation"},
+    {.name = "server", .kind = OPTION_FLAG, .offset = FIELD(server),
+     .help = "serve one match over UDP on --port (real time)"},
+    {.name = "client", .kind = OPTION_FLAG, .offset = FIELD(client),
+     .help = "a bot playing against the server at --connect"},
+    {.name = "port", .kind = OPTION_INT, .value = "P", .offset = FIELD(port), .min = 1,
+     .max = 65535, .help = "server: its UDP port"},
+    {.name = "connect", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .parse = parse_connect,
+     .range = "an IPv4 host and port", .help = "client: the server"},
+    AGONES_OPTION_SPECS(FIELD(agones), FIELD(no_agones), FIELD(drain_seconds), "server: "),
 };
+
 static const option_command command = {
     .program = "tempo-hitscan",
     .synopsis = "  A client-server shooter on a simulated network: predicted own ship,\n"
@@ -54,6 +87,44 @@ static const option_command command = {
                 "exit: 0 done, 1 error, 2 usage\n",
     .more_help = options_list_profiles,
 };
+
+static volatile sig_atomic_t signals;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    signals = signals + 1;
+}
+
+/* --server or --client: the match over UDP. */
+static int run_net(const hs_cli *o, uint64_t given)
+{
+    static const char *const sim_only[] = {"profile", "compare", "no-lagcomp"};
+    for (size_t i = 0; i < sizeof sim_only / sizeof sim_only[0]; i++)
+        if (options_given(&command, given, sim_only[i]))
+            return options_error(&command, "--%s: only without --server and --client",
+                                 sim_only[i]);
+    if (o->server && o->client)
+        return options_error(&command, "--server or --client, not both");
+    if (o->server && o->port == 0)
+        return options_error(&command, "--server needs --port P");
+    if (o->client && !o->has_connect)
+        return options_error(&command, "--client needs --connect HOST:PORT");
+    hs_net_options no;
+    memset(&no, 0, sizeof no);
+    no.ships = o->clients;
+    no.port = o->port;
+    no.connect = o->connect;
+    no.seconds = o->seconds;
+    no.seed = o->seed;
+    no.lagcomp = true;
+    no.host = (match_host_config){"tempo-hitscan", false, 0, o->drain_seconds};
+    if (!agones_choose(o->agones, o->no_agones, "tempo-hitscan", &no.host.agones,
+                       &no.host.agones_port))
+        return 2;
+    platform_on_interrupt(on_signal);
+    return o->server ? hs_net_serve(&no, &signals) : hs_net_play(&no, &signals);
+}
 
 typedef struct row {
     bool lagcomp;
@@ -111,10 +182,19 @@ static void print_row(const row *r)
 
 int main(int argc, char **argv)
 {
-    hs_cli o = {.clients = 4, .profile = "transatlantic", .seconds = 60, .seed = 1};
-    option_status st = options_parse(&command, argc, argv, &o, NULL);
+    hs_cli o = {.clients = 4, .profile = "transatlantic", .seconds = 60, .seed = 1,
+                .drain_seconds = 600};
+    uint64_t given = 0;
+    option_status st = options_parse(&command, argc, argv, &o, &given);
     if (st != OPTIONS_OK)
         return st == OPTIONS_HELP ? 0 : 2;
+    if (o.server || o.client)
+        return run_net(&o, given);
+    static const char *const net_only[] = {"port", "connect", "agones", "no-agones",
+                                           "drain-seconds"};
+    for (size_t i = 0; i < sizeof net_only / sizeof net_only[0]; i++)
+        if (options_given(&command, given, net_only[i]))
+            return options_error(&command, "--%s: only with --server or --client", net_only[i]);
     printf("tempo-hitscan: %d clients, %s links, %d s, seed %" PRIu64 "\n\n", o.clients, o.profile,
            o.seconds, o.seed);
     printf("| server judges | shots | hits on the shooter's screen | target already down | confirmed "

@@ -78,6 +78,8 @@ typedef struct pong_options {
     int timeout_s;                /* client with --frames: give up when not done after this long */
     bool quiet;
     bool verbose;
+    bool agones, no_agones;       /* server: an Agones game server, or not (docs/DEPLOY.md) */
+    int drain_seconds;            /* server under Agones: a signal lets the match run on */
     /* tempo-pong-sdl only */
     const char *screenshot;       /* BMP of the last picture */
 } pong_options;
@@ -112,6 +114,8 @@ typedef struct pong_server {
     int32_t tick;             /* ticks run; `game` is the state of this tick */
     int32_t final_tick;       /* > 0: the match ends at this tick, and `game`
                                  stays its state while ticks go on */
+    const char *refuse;       /* non-NULL: clients that connect are dropped, this
+                                 logged as the reason (not allocated yet) */
 } pong_server;
 
 /* Open the UDP port o->port and start the server on it
@@ -130,6 +134,10 @@ bool pong_server_start(pong_server *ps, const pong_options *o, const char *progr
  * quiet), the ADVANCE of the next tick, carried out unless the match is
  * over (the state of final_tick is in `game`). */
 void pong_server_tick(pong_server *ps, uint64_t now_us);
+
+/* Before the match: the network only (no tick runs), clients that
+ * connect while `refuse` is set dropped. */
+void pong_server_wait(pong_server *ps, uint64_t now_us);
 
 /* Whether every connected client acknowledged a snapshot of `tick` or a
  * later one. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agones.h"
 #include "options.h"
 #include "platform.h"
 
@@ -124,6 +125,7 @@ static const option_spec headless_specs[] = {
      .help = "also print tick sync jumps"},
     {.name = "quiet", .kind = OPTION_FLAG, .offset = FIELD(quiet),
      .help = "print only errors, the final line and the stats"},
+    AGONES_OPTION_SPECS(FIELD(agones), FIELD(no_agones), FIELD(drain_seconds), "server: "),
 };
 
 static const option_alias headless_aliases[] = {{"private-key-file", "key-file"}};
@@ -211,6 +213,7 @@ pong_options_result pong_options_parse(pong_program program, int argc, char **ar
     o->seed = 1;
     o->connect_timeout_s = 10;
     o->reconcile = TEMPO_RECONCILE_REPLAY;
+    o->drain_seconds = 600;
     const option_command *c = program == PONG_PROGRAM_SDL ? &sdl_command : &headless_command;
     uint64_t given = 0;
     option_status st = options_parse(c, argc, argv, o, &given);
@@ -254,8 +257,12 @@ pong_options_result pong_options_parse(pong_program program, int argc, char **ar
         !only_for(c, given, "reconcile", client, "--client") ||
         !only_for(c, given, "connect-timeout", client, "--client") ||
         !only_for(c, given, "timeout", client, "--client") ||
-        !only_for(c, given, "port", !o->local, "--server and --client"))
+        !only_for(c, given, "port", !o->local, "--server and --client") ||
+        !only_for(c, given, "agones", server, "--server") ||
+        !only_for(c, given, "no-agones", server, "--server") ||
+        !only_for(c, given, "drain-seconds", server, "--server"))
         return PONG_OPTIONS_USAGE;
+
     if (server && o->port == 0) {
         options_error(c, "--server needs --port P, its UDP port (1..65535)");
         return PONG_OPTIONS_USAGE;

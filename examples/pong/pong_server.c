@@ -97,7 +97,13 @@ static void report_events(pong_server *ps)
 {
     tempo_server_event ev;
     while (tempo_server_poll_event(ps->server, &ev)) {
-        if (ps->quiet)
+        if (ev.kind == TEMPO_SERVER_CLIENT_CONNECTED && ps->refuse) {
+            tempo_server_kick(ps->server, ev.client);
+            fprintf(stderr, "%s: client %d (id %" PRIu64 ") refused: %s\n", ps->program, ev.client,
+                    ev.client_id, ps->refuse);
+            continue;
+        }
+        if (ps->quiet || ps->refuse) /* a refused client's leaving is no news */
             continue;
         int player = -1;
         for (int p = 0; p < PONG_MAX_PLAYERS; p++)
@@ -138,6 +144,13 @@ void pong_server_tick(pong_server *ps, uint64_t now_us)
             pong_step(&ps->game, r->inputs, r->status);
     }
     ps->tick = tick.frame + 1;
+}
+
+void pong_server_wait(pong_server *ps, uint64_t now_us)
+{
+    if (ps->sealed)
+        tempo_server_set_token_time(ps->server, (uint64_t)time(NULL));
+    poll_network(ps, now_us);
 }
 
 bool pong_server_all_acked(const pong_server *ps, int32_t tick)

@@ -4,6 +4,7 @@
  * process per machine, headless.
  *
  *   tempo-pong --server --port P [--players N] [--frames N] [--private-key-file F]
+ *              [--agones | --no-agones] [--drain-seconds S]
  *   tempo-pong --client --connect HOST:PORT [--bot] [--frames N] [--token-file F]
  *              [--reconcile replay|none|dumb]
  *   tempo-pong --local [--frames N]
@@ -24,13 +25,19 @@
  * --frames they play until Ctrl-C (a client: until the server goes) and
  * print the newest state they have. --local runs bots on every paddle
  * with no network, as fast as it computes. Progress goes to
- * stderr. Exit codes: 0 done, 1 runtime error or timeout, 2 usage error.
+ * stderr. Under Agones (--agones, the default when AGONES_SDK_HTTP_PORT is
+ * set) or Edgegap the server hosts one match (match_host.h,
+ * docs/DEPLOY.md): Ready, Allocated, the match, Shutdown; without
+ * --frames its match ends when its players have gone.
+ * Exit codes: 0 done, 1 runtime error or timeout, 2 usage error.
  */
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "agones.h"
+#include "match_host.h"
 #include "platform.h"
 #include "pong_app.h"
 
@@ -44,7 +51,7 @@ static volatile sig_atomic_t interrupted;
 static void on_interrupt(int sig)
 {
     (void)sig;
-    interrupted = 1;
+    interrupted = interrupted + 1; /* counted: a hosted server drains on the first */
 }
 
 static void print_final(int32_t tick, uint64_t checksum)
@@ -74,35 +81,83 @@ static int run_local(const pong_options *o)
     return 0;
 }
 
+/* Whether the match must stop now: a signal, or for a hosted server
+ * (match_host.h) a second one, the drain bound, a Shutdown. */
+static bool must_stop(match_host *host, bool hosted, sig_atomic_t *handled, uint64_t now)
+{
+    if (interrupted != *handled) {
+        *handled = interrupted;
+        match_host_signal(host, now);
+    }
+    match_host_update(host, now);
+    return hosted ? match_host_cut(host, now) : interrupted != 0;
+}
+
 static int run_server(const pong_options *o)
 {
+    match_host_config hc = {PROGRAM, false, 0, o->drain_seconds};
+    if (!agones_choose(o->agones, o->no_agones, PROGRAM, &hc.agones, &hc.agones_port))
+        return 2;
     static pong_server ps;
     if (!pong_server_open(&ps, o, PROGRAM))
         return 1;
+    match_host host;
+    if (!match_host_start(&host, &hc)) {
+        pong_server_close(&ps);
+        return 1;
+    }
+    bool hosted = hc.agones || host.has_eg;
+    sig_atomic_t handled = 0;
     uint64_t next = platform_now_us();
-    while (!interrupted && (o->frames == 0 || ps.tick < o->frames)) {
+    /* Under Agones no tick runs before the allocation: players who come
+     * are refused, with the reason in the log. */
+    while ((ps.refuse = match_host_refusal(&host)) != NULL) {
+        platform_sleep_until_us(next);
+        uint64_t now = platform_now_us();
+        next = now + TICK_US;
+        must_stop(&host, hosted, &handled, now);
+        if (match_host_quit(&host)) {
+            match_host_end(&host, now);
+            match_host_close(&host);
+            pong_server_close(&ps);
+            return 0;
+        }
+        pong_server_wait(&ps, now);
+    }
+    bool had_clients = false;
+    while (o->frames == 0 || ps.tick < o->frames) {
         platform_sleep_until_us(next);
         uint64_t now = platform_now_us();
         if (now > next + MAX_BEHIND_US)
             next = now; /* a long hitch: carry on from now rather than race */
         next += TICK_US;
+        if (must_stop(&host, hosted, &handled, now))
+            break;
         pong_server_tick(&ps, now);
+        /* hosted without --frames: the match ends when its players have gone */
+        tempo_server_stats st;
+        tempo_server_get_stats(ps.server, &st);
+        had_clients = had_clients || st.clients > 0;
+        if (hosted && o->frames == 0 && had_clients && st.clients == 0)
+            break;
     }
     print_final(ps.tick, pong_checksum(&ps.game));
     /* The match is over; tick on (the state stays that of the final tick)
      * until every client has acknowledged a snapshot of it. */
     if (o->frames > 0) {
         uint64_t until = platform_now_us() + LINGER_US;
-        while (!interrupted && !pong_server_all_acked(&ps, o->frames)) {
+        while (!pong_server_all_acked(&ps, o->frames)) {
             platform_sleep_until_us(next);
             uint64_t now = platform_now_us();
-            if (now >= until)
+            if (now >= until || must_stop(&host, hosted, &handled, now))
                 break;
             next += TICK_US;
             pong_server_tick(&ps, now);
         }
     }
     pong_server_print_stats(&ps, stdout);
+    match_host_end(&host, platform_now_us());
+    match_host_close(&host);
     pong_server_close(&ps);
     return 0;
 }

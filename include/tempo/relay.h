@@ -164,6 +164,15 @@ TEMPO_API void tempo_relay_destroy(tempo_relay *r);
  * TEMPO_E_INVALID_ARG. */
 TEMPO_API tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_seconds);
 
+/* Stop (refuse true) or resume opening matches, to drain a relay before
+ * it stops (tempo-relay on SIGTERM under Agones): while refused, a member
+ * whose match the relay does not hold is denied (counted in `denied`, and
+ * told, as when the relay is full); the matches already open go on, and a
+ * member may still join one that has not started. How many matches and
+ * members remain is in tempo_relay_get_stats. Returns TEMPO_OK, or
+ * TEMPO_E_INVALID_ARG for a NULL relay. */
+TEMPO_API tempo_result tempo_relay_refuse_matches(tempo_relay *r, bool refuse);
+
 /* The relay's counters since create. Every datagram refused is counted in
  * exactly one dropped_* field or handshake_refused. */
 typedef struct tempo_relay_stats {

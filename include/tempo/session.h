@@ -220,7 +220,14 @@ typedef struct tempo_config {
      * it a confirmed state (arena mode) and every peer takes its inputs
      * again from a frame the sender picks (TEMPO_EVENT_REJOINED). In a
      * keyed session the machine comes back under fresh pair keys (see
-     * rejoin_epoch). 0 (the default): off. Otherwise 1000..3600000. */
+     * rejoin_epoch). A new process at a live peer's address (it restarted
+     * before the timeout) is recognised and taken back the same way. And
+     * this machine, if the others drop it (it was paused past the
+     * timeout, cut off, or started into a match that runs without it),
+     * says so (TEMPO_EVENT_DROPPED) and comes back by itself as with
+     * `rejoin`. The buffers that needs (a 64 KiB reassembly slot, and
+     * without an arena a 64 KiB state buffer) are made at create.
+     * 0 (the default): off. Otherwise 1000..3600000. */
     uint32_t rejoin_window_ms;
     /* This machine comes into a running match instead of starting one
      * (its peers need rejoin_window_ms > 0). A p2p session
@@ -240,8 +247,10 @@ typedef struct tempo_config {
      * the next...; a machine keeps the count, or the matchmaker hands it
      * out). Its pair keys are derived anew for the epoch, so nothing it
      * seals reuses a nonce of its earlier life (docs/SECURITY.md, "Rejoin
-     * and key epochs"). The peers try the 4 epochs above the one they know.
-     * Ignored otherwise; default 0. */
+     * and key epochs"). The peers try the 4 epochs above the one they know;
+     * a peer that knows this machine at the epoch given refuses it and the
+     * machine moves to the next one by itself (an older epoch than its
+     * last gets no answer). Ignored otherwise; default 0. */
     uint32_t rejoin_epoch;
     /* Spectator side: frames kept in hand before playing (a jitter buffer),
      * 0..600, default 3; and most frames played in one tick to catch up,
@@ -404,11 +413,14 @@ TEMPO_API int tempo_session_input_delay(const tempo_session *s, int player);
  *   - a step forward longer than disconnect_notify_ms (the machine slept, a
  *     debugger stopped it, a load held the loop) counts as this machine's
  *     own pause: one frame of time passes, the datagrams that waited are
- *     heard first, and the pause adds nothing to any peer's silence; round
- *     trips begun before it are not measured. If the machine really
- *     stopped, the others saw the silence: if it outlasted their
- *     disconnect_timeout_ms, they dropped this machine, and it drops them
- *     when their silence (counted without the pause) reaches its timeout;
+ *     heard first, and the pause adds nothing to the silence of a peer
+ *     heard within disconnect_notify_ms after it (one nothing came from
+ *     was silent through the pause too: the pause is added to its
+ *     silence); round trips begun before it are not measured. If the
+ *     machine really stopped, the others saw the silence: if it outlasted
+ *     their disconnect_timeout_ms, they dropped this machine, and it
+ *     learns so (TEMPO_EVENT_DROPPED) when they refuse it or when their
+ *     silence reaches its timeout;
  *   - a step back counts as no time passing: the poll does its usual work
  *     and later steps are measured from the new value;
  * both are counted in tempo_session_stats.clock_jumps. Polls further apart
@@ -640,8 +652,33 @@ typedef enum tempo_event_kind {
                                        handshake_timeout_ms: it is dropped */
     TEMPO_EVENT_DESYNC_DIFF,        /* two states of a desync frame compared: u.diff */
     TEMPO_EVENT_REJOINED,           /* a dropped machine's players play again: u.rejoined */
-    TEMPO_EVENT_REJOIN_STATE        /* without an arena: a state to give or to load: u.rejoin_state */
+    TEMPO_EVENT_REJOIN_STATE,       /* without an arena: a state to give or to load: u.rejoin_state */
+    TEMPO_EVENT_DROPPED,            /* the others dropped this machine: u.dropped */
+    TEMPO_EVENT_AUTH_FAILED         /* datagrams from an endpoint's address do not
+                                       authenticate: u.auth_failed */
 } tempo_event_kind;
+
+/* How a machine learned that the others dropped it (u.dropped.reason). */
+typedef enum tempo_dropped_reason {
+    /* A peer refused it: its traffic reached a peer that had dropped this
+     * machine, or its handshake reached a match that runs without it. */
+    TEMPO_DROPPED_REFUSED = 1,
+    /* Every peer was lost after this machine's own pause (a leap of the
+     * time it polls with: a stopped process, a debugger), and none was
+     * heard since: they timed it out while it was away. */
+    TEMPO_DROPPED_PAUSED = 2,
+    /* Two or more peers were lost by silence at once (within
+     * disconnect_notify_ms of each other): this machine's network went. */
+    TEMPO_DROPPED_CUT_OFF = 3
+} tempo_dropped_reason;
+
+/* What failed to authenticate (u.auth_failed.kind). */
+typedef enum tempo_auth_failure {
+    TEMPO_AUTH_FORGED = 1, /* sealed datagrams whose tag does not verify: another match key,
+                              a machine whose keys are another key epoch's, or forgeries */
+    TEMPO_AUTH_PLAIN = 2,  /* plain datagrams at a session with a match key: it has none */
+    TEMPO_AUTH_SEALED = 3  /* sealed datagrams at a session without a match key: it has one */
+} tempo_auth_failure;
 
 /* One run of bytes that differ between two states. */
 typedef struct tempo_diff_range {
@@ -700,6 +737,33 @@ typedef struct tempo_event {
          * state of `frame` (size bytes) came: load it from
          * tempo_session_rejoin_state before the next advance. */
         struct { int32_t frame; size_t size; int slot; bool wanted; } rejoin_state;
+        /* DROPPED (player -1): the other machines dropped this one (reason
+         * says how it knows), so what it ran alone and runs from `frame`
+         * (its frame then) is not the match. Raised once per drop.
+         * rejoining: it comes back by itself (this session has
+         * rejoin_window_ms > 0; keyed, at key epoch `epoch`, the one above
+         * its own, which the others know it at): it is SYNCHRONIZING until a peer sent it a
+         * state, then TEMPO_EVENT_REJOINED, as with cfg.rejoin. Otherwise
+         * the session is ENDED: its frames are its own. */
+        struct {
+            int32_t frame;
+            tempo_dropped_reason reason;
+            bool rejoining;
+            uint32_t epoch;
+        } dropped;
+        /* AUTH_FAILED: datagrams from `address`, the machine of `player`
+         * (-1: a spectator, or a spectator session's host), failed to
+         * authenticate: `datagrams` of them since the last such event
+         * about it (tempo_endpoint_stats.auth_failures counts all). Raised
+         * at the first and then at most every 5 s while more come; not
+         * while this machine comes back into a match and its handshake
+         * with that one is unfinished (its earlier life's traffic fails
+         * under the new keys) for the first disconnect_timeout_ms. */
+        struct {
+            tempo_address address;
+            uint64_t datagrams;
+            tempo_auth_failure kind;
+        } auth_failed;
     } u;
 } tempo_event;
 
@@ -797,6 +861,22 @@ typedef struct tempo_session_stats {
     uint64_t rejoins_refused;
     uint64_t rejoin_states_sent;
     uint64_t rejoin_frames_fast_forwarded;
+    /* Restarts (rejoin_window_ms > 0; docs/NETWORK.md, "A process that
+     * restarts"). restarts: new processes recognised at a live peer's
+     * address, which proved it by answering our probes while the earlier
+     * process stayed silent: the earlier one was dropped at once.
+     * restarts_unproven: handshakes that looked like a new process's but
+     * never proved it within disconnect_timeout_ms (forged, replayed, or
+     * the earlier process kept sending). refusals_sent: REJOIN_REFUSED
+     * sent to machines dropped here that still spoke as if in the match.
+     * dropped_early: datagrams other than the handshake (a leave and a
+     * refusal excepted) from a machine whose handshake with this one is
+     * not finished: not used (a peer still talking to this machine's
+     * earlier life, or one that finished its side first). */
+    uint64_t restarts;
+    uint64_t restarts_unproven;
+    uint64_t refusals_sent;
+    uint64_t dropped_early;
 } tempo_session_stats;
 
 /* What one remote endpoint (a peer machine or a spectator) looks like from
@@ -817,6 +897,11 @@ typedef struct tempo_endpoint_stats {
     int32_t acked_frame;      /* next frame of ours it asked for */
     uint64_t held_jumps;      /* datagrams "from" it far ahead of its sequence, held unused
                                  (docs/SECURITY.md 9.1) */
+    /* Datagrams from its address that failed to authenticate (another
+     * match key, a key on one side only, forgeries): see
+     * TEMPO_EVENT_AUTH_FAILED. Part of stats.dropped_forged, except sealed
+     * ones at a session without a key, which count in dropped_malformed. */
+    uint64_t auth_failures;
 } tempo_endpoint_stats;
 
 /* Stats of the endpoint hosting remote player `player`.
@@ -1044,7 +1129,7 @@ TEMPO_API int tempo_session_desync_diff_line(const tempo_session *s, int index, 
 
 /* The name of an event kind, lowercase without the prefix: "connected",
  * "synchronizing", ..., "waiting_over", "timesync", "input_delay", "handshake_failed",
- * "desync_diff", "rejoined", "rejoin_state"; "unknown"
+ * "desync_diff", "rejoined", "rejoin_state", "dropped", "auth_failed"; "unknown"
  * for a value that is no tempo_event_kind. Static storage, never NULL. */
 TEMPO_API const char *tempo_event_name(tempo_event_kind kind);
 

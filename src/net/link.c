@@ -89,6 +89,13 @@ void link_init(net_link *l, const link_config *cfg, uint64_t now)
 
 uint64_t link_next_seq(const net_link *l) { return l->send_seq; }
 
+void link_start_at(net_link *l, uint64_t seq)
+{
+    TEMPO_ASSERT(l->packets_sent == 0);
+    l->send_seq = seq;
+    l->judge_next = seq;
+}
+
 static void judge(net_link *l, uint64_t seq)
 {
     link_sent *e = &l->sent[seq % LINK_SENT_RING];
@@ -165,6 +172,8 @@ bool link_on_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits)
 static void heard(net_link *l, uint64_t now)
 {
     l->heard = true;
+    l->leap_us = 0; /* the network carried it on while we were away */
+    l->unheard_us = 0;
     if (now > l->last_recv_us)
         l->last_recv_us = now;
     if (l->interrupted) {
@@ -281,6 +290,8 @@ link_rx link_on_datagram(net_link *l, uint64_t now, uint64_t seq, size_t bytes)
      * neighbour confirms it. */
     if (rx != LINK_RX_DUPLICATE && rx != LINK_RX_JUMP)
         heard(l, now);
+    if (rx == LINK_RX_NEWEST && now > l->newest_us)
+        l->newest_us = now;
     return rx;
 }
 
@@ -298,6 +309,12 @@ bool link_ack_out(const net_link *l, uint64_t *ack, uint32_t *bits)
 uint64_t link_silence_us(const net_link *l, uint64_t now)
 {
     uint64_t since = l->heard ? l->last_recv_us : l->start_us;
+    return (now > since ? now - since : 0) + l->unheard_us;
+}
+
+uint64_t link_stalled_us(const net_link *l, uint64_t now)
+{
+    uint64_t since = l->recv_any ? l->newest_us : l->start_us;
     return now > since ? now - since : 0;
 }
 
@@ -354,6 +371,12 @@ unsigned link_update(net_link *l, uint64_t now)
         l->resumed_pending = false;
         ev |= LINK_EV_RESUMED;
     }
+    if (l->leap_us != 0 && now - l->leap_at_us >= l->cfg.notify_us) {
+        /* Nothing of its was waiting when we woke, nor came since: it was
+         * silent through our pause too, and that counts. */
+        l->unheard_us += l->leap_us;
+        l->leap_us = 0;
+    }
     uint64_t silence = link_silence_us(l, now);
     if (silence >= l->cfg.timeout_us) {
         l->state = LINK_CLOSED;
@@ -366,10 +389,12 @@ unsigned link_update(net_link *l, uint64_t now)
     return ev;
 }
 
-void link_on_clock_jump(net_link *l, uint64_t now)
+void link_on_clock_jump(net_link *l, uint64_t now, uint64_t unseen_us)
 {
     l->epoch_us = now;
     l->has_transit = false; /* arrival times across the leap say nothing */
+    l->leap_us = unseen_us;
+    l->leap_at_us = now;
 }
 
 void link_close(net_link *l)

@@ -95,6 +95,10 @@ struct net_link {
     bool interrupted;
     bool resumed_pending;       /* heard while interrupted; reported by link_update */
     uint64_t last_recv_us;
+    uint64_t newest_us;         /* when its newest sequence last moved on */
+    uint64_t leap_us;           /* our own pause not counted as its silence, unless ... */
+    uint64_t leap_at_us;        /* ... nothing of its comes within notify_us after */
+    uint64_t unheard_us;        /* pauses of ours it was silent through, added to its silence */
     uint64_t last_send_us;
 
     /* our sequences and the remote's acks of them */
@@ -160,6 +164,9 @@ void link_init(net_link *l, const link_config *cfg, uint64_t now);
 
 /* The sequence the next datagram we send will carry. */
 uint64_t link_next_seq(const net_link *l);
+/* The next datagram carries `seq` (from a fresh link only): a link that
+ * goes on numbering where another one under the same keys stopped. */
+void link_start_at(net_link *l, uint64_t seq);
 /* A datagram of `bytes` carrying link_next_seq went out at `now`. Returns its
  * sequence; the next one follows. */
 uint64_t link_on_sent(net_link *l, uint64_t now, size_t bytes);
@@ -188,11 +195,19 @@ unsigned link_update(net_link *l, uint64_t now);
 /* True if a datagram may go now: always, unless it has been silent for
  * quiet_us; then at most one per quiet_send_us. */
 bool link_may_send(const net_link *l, uint64_t now);
-/* Microseconds since we last heard from it (since the start if never). */
+/* Microseconds since we last heard from it (since the start if never),
+ * our own pauses it was silent through included (link_on_clock_jump). */
 uint64_t link_silence_us(const net_link *l, uint64_t now);
+/* Microseconds since its sequence last moved on (since the start if
+ * never): copies and stragglers behind the newest do not count. */
+uint64_t link_stalled_us(const net_link *l, uint64_t now);
 /* Our clock leapt (the caller paused): measurements begun before `now` give
- * no round trip. */
-void link_on_clock_jump(net_link *l, uint64_t now);
+ * no round trip. `unseen_us`: the pause, which the caller's clock did not
+ * count as time. If the network carried the remote on meanwhile, its
+ * datagrams were waiting for us and come within notify_us; if nothing of
+ * its comes by then, it was silent through our pause as well, and the
+ * pause is added to its silence. */
+void link_on_clock_jump(net_link *l, uint64_t now, uint64_t unseen_us);
 /* Close the link (the remote said it leaves). Later datagrams are ignored. */
 void link_close(net_link *l);
 

@@ -397,7 +397,7 @@ static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
             if ((j->slots & (1u << p)) && m->member_of[p] >= 0)
                 return false; /* somebody has that player */
     } else {
-        mi = relay_match_open(r, j);
+        mi = r->refuse_matches ? -1 : relay_match_open(r, j);
         if (mi < 0)
             return false;
     }
@@ -723,6 +723,14 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
         if (r->now_us - e->last_send_us >= RELAY_RESEND_US)
             send_frames(r, e);
     }
+    return TEMPO_OK;
+}
+
+tempo_result tempo_relay_refuse_matches(tempo_relay *r, bool refuse)
+{
+    if (!r)
+        return TEMPO_E_INVALID_ARG;
+    r->refuse_matches = refuse;
     return TEMPO_OK;
 }
 

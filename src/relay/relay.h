@@ -113,6 +113,7 @@ struct tempo_relay {
     gate_server gate;
     link_config link_cfg;
     uint64_t now_us, now_seconds;
+    bool refuse_matches;        /* draining: no match is opened */
     uint64_t backlog_since_us;  /* datagrams have waited unread since then (0: none) */
     bool swept;
     uint64_t last_sweep_us;     /* the last sweep over every member */

@@ -21,6 +21,7 @@ typedef struct session_clock {
     uint64_t resumed_us; /* session time of the last jump: round trips begun
                             before it measure nothing */
     uint64_t jumps;      /* steps back and leaps forward */
+    uint64_t leap_us;    /* of the last jump, the caller's time not counted (0: a step back) */
 } session_clock;
 
 /* Move the clock by the caller's step to now_us. A leap is a step forward

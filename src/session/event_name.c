@@ -26,6 +26,8 @@ const char *tempo_event_name(tempo_event_kind kind)
     case TEMPO_EVENT_DESYNC_DIFF: return "desync_diff";
     case TEMPO_EVENT_REJOINED: return "rejoined";
     case TEMPO_EVENT_REJOIN_STATE: return "rejoin_state";
+    case TEMPO_EVENT_DROPPED: return "dropped";
+    case TEMPO_EVENT_AUTH_FAILED: return "auth_failed";
     }
     return "unknown";
 }

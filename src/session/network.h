@@ -12,6 +12,10 @@
  * p2p_agree.c   agreeing on a dropped player's last frame; desync checks
  * p2p_diff.c    desync diffs: the states of a desync frame exchanged, compared
  * p2p_rejoin.c  a dropped machine coming back by state transfer
+ * p2p_restart.c a new process at a peer's address, told from its earlier
+ *               one before that one is dropped
+ * p2p_dropped.c a machine dropped from a running match: refused by the
+ *               others, learning it was dropped, coming back by itself
  * spectator.c   the spectator backend's ops: create, the tick, the state
  *
  * Everything about a remote machine that is not about players or frames
@@ -38,7 +42,7 @@
 #define P2P_PENDING_SUMS 32     /* peers' checksums waiting for ours */
 #define P2P_SUMS_PER_TICK 4     /* CHECKSUM datagrams per peer per tick, at most */
 #define P2P_SUM_RESEND_US 100000u /* unacknowledged checksums go again after this, or the RTO if longer */
-#define P2P_KEEPALIVE_US 100000u
+#define P2P_KEEPALIVE_US 100000u /* an INPUT (its ack) goes at least this often */
 /* Largest step ahead in a peer's sequence taken as its newest: half the
  * replay window, so the datagrams still in flight behind the newest stay
  * inside the window. A longer gap (over 2 s of loss at 60 datagrams a second)
@@ -46,6 +50,18 @@
 #define P2P_SEQ_JUMP (REPLAY_WINDOW / 2)
 
 enum { DROP_NONE = 0, DROP_PENDING = 1, DROP_FINAL = 2 };
+
+/* How a remote machine was lost here (p2p_peer.lost_how). */
+enum {
+    P2P_LOST_DROPPED = 0, /* we dropped it: news of its drop, a watchdog, the game, a restart */
+    P2P_LOST_TIMEOUT = 1, /* silent for the timeout, or its handshake timed out */
+    P2P_LOST_LEFT = 2,    /* it said it leaves (DISCONNECT) */
+    P2P_LOST_REFUSED = 3  /* it refused us: it had dropped this machine (REJOIN_REFUSED) */
+};
+/* A dropped machine's traffic is answered with REJOIN_REFUSED at most this often. */
+#define P2P_REFUSE_US 250000u
+/* AUTH_FAILED about one machine at most this often. */
+#define P2P_AUTH_EVENT_US 5000000u
 
 typedef enum p2p_role {
     P2P_ROLE_PEER = 1,      /* hosts players */
@@ -66,6 +82,8 @@ typedef struct p2p_peer {
     int32_t remote_frame;      /* its current frame, as last said */
     int32_t remote_lag;        /* frames of ours it was predicting, as last said */
     int32_t sent_ack;          /* the ack we last sent it */
+    bool input_sent;           /* an INPUT (INPUT_ACK) went to it ... */
+    uint64_t input_sent_us;    /* ... last at this time */
 
     /* our checksums to it, resent until acknowledged (0: no frame yet) */
     int32_t sum_acked;         /* it holds every check frame of ours up to this */
@@ -78,10 +96,19 @@ typedef struct p2p_peer {
     uint8_t gossip_mask;
     int32_t gossip_have[TEMPO_MAX_PLAYERS];
 
+    /* It sent an INPUT: its process runs the match, and sends no
+     * handshake again (a SYNC_REQUEST from its address is a new process's). */
+    bool ran;
     /* A dropped machine whose link a fresh handshake revived: it gets no
      * inputs until it runs again (its first INPUT). */
     bool rejoining;
     uint32_t epoch;            /* its key epoch (wire/keys.h): 0 until it rejoins */
+    uint8_t lost_how;          /* P2P_LOST_*, once lost */
+    uint64_t lost_at_us;       /* when it was lost here */
+    uint64_t refused_us;       /* when we last refused its traffic (0: never) */
+    /* datagrams from its address that failed to authenticate, and the
+     * count and time of the last AUTH_FAILED event about them */
+    uint64_t auth_failures, auth_reported, auth_event_us;
 
     tempo_replay replay;       /* its sequences we accepted (wire/replay.h) */
     net_link link;             /* set up at the session's first poll */
@@ -95,6 +122,20 @@ typedef struct p2p_peer {
 static inline bool p2p_synced(const p2p_peer *p) { return p->link.hs.complete; }
 /* Lost: timed out, left, or dropped by us. */
 static inline bool p2p_lost(const p2p_peer *p) { return link_closed(&p->link); }
+
+/* A new process at a live peer's address (p2p_restart.c): a link of its
+ * own, numbered from where the last one at that key epoch stopped (0 at
+ * first), that probes it with handshake requests. Taken over as the
+ * peer's link when the peer is revived. */
+typedef struct p2p_successor {
+    bool active;               /* probing it now */
+    bool used;                 /* a successor ran before: link.send_seq is where it stopped */
+    uint32_t epoch;            /* keyed: the key epoch its handshake opened under */
+    uint64_t since_us;         /* when it was first heard */
+    net_link link;
+    tempo_replay replay;
+    wire_keys keys;            /* keyed: the pair keys at that epoch */
+} p2p_successor;
 
 typedef struct p2p_pending_sum {
     int32_t frame; /* -1: empty */
@@ -119,6 +160,8 @@ typedef struct p2p_counts {
     uint64_t send_errors;
     uint64_t desync_checks_missed, checksums_ignored;
     uint64_t acks_ignored, claims_ignored;
+    uint64_t dropped_early;          /* not the handshake, from a machine not yet synchronized */
+    uint64_t restarts, restarts_unproven;
 } p2p_counts;
 
 typedef struct tempo_p2p {
@@ -171,6 +214,7 @@ typedef struct tempo_p2p {
     int desync_head;
     p2p_diff diff;                   /* desync diffs (p2p_diff.c) */
     p2p_rejoin rejoin;               /* rejoin by state transfer (p2p_rejoin.c) */
+    p2p_successor next[P2P_MAX_PEERS]; /* new processes at peers' addresses (p2p_restart.c) */
 
     uint64_t drops[TEMPO_DROP_REASON_COUNT_];
     p2p_counts count;
@@ -216,12 +260,41 @@ bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *
 /* Send the datagram in n->buf (size bytes, header and body, sequence seq
  * from link_next_seq), sealed in a keyed session; as p2p_send. */
 bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size);
-/* Drop e and its players (it left, or we give up on it); nothing if lost. */
+/* Drop e and its players (we give up on it); nothing if lost. */
 void p2p_lose_peer(tempo_p2p *n, p2p_peer *e);
+/* The same, saying how it was lost (P2P_LOST_*). */
+void p2p_lose_peer_as(tempo_p2p *n, p2p_peer *e, uint8_t how);
+/* Start every link afresh at the session's time (the first poll, or a
+ * machine coming back by itself): keys derived at this machine's key
+ * epoch, handshakes from the first round. */
+void p2p_start_links(tempo_p2p *n);
 void p2p_event(tempo_p2p *n, tempo_event_kind kind, int player);
 int p2p_first_player(uint32_t mask);
 /* Fill the public stats of e, from its link and its rollback fields. */
 void p2p_peer_stats(const p2p_peer *e, tempo_endpoint_stats *out);
+
+/* Send the datagram in n->buf (size bytes, header and body, sequence seq
+ * from link_next_seq(l)) to `to` over link l, sealed with `keys` in a
+ * keyed session; l counts it. As p2p_send. */
+bool p2p_send_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
+                 uint64_t seq, size_t size);
+/* Encode msg after a header with l's next sequence and send it as
+ * p2p_send_on does. */
+bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
+                     tempo_msg *msg, const tempo_codec_ctx *ctx);
+/* A SYNC_REQUEST or SYNC_REPLY of ours carrying `nonce`, into m. */
+void p2p_fill_sync(const tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce);
+/* What only the game can check in a SYNC message from e. */
+bool p2p_sync_fits(const tempo_p2p *n, const p2p_peer *e, const tempo_msg_sync *y);
+/* Keyed: the datagram in n->buf (header read into *v, size bytes) opens
+ * under `keys`, its sequence recovered against `newest`; opened in a copy,
+ * so n->buf stays as it came. */
+bool p2p_opens(const tempo_p2p *n, const wire_keys *keys, const tempo_packet_view *v, size_t size,
+               uint64_t newest);
+/* Decode the body of the datagram in n->buf (header read into *v) into
+ * n->msg: TEMPO_OK, or the reason it was dropped. */
+tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
+                             const uint8_t *body, size_t body_size);
 
 /* The match runs from now on (RUNNING event, the first automatic delay). */
 void p2p_start_running(tempo_p2p *n);
@@ -232,6 +305,47 @@ bool p2p_link_keys(const tempo_p2p *n, const p2p_peer *e, wire_keys *out);
 
 /* The input delay the local players use now (the largest). */
 int p2p_local_delay(const tempo_p2p *n);
+
+/* ---- p2p_restart.c ---- */
+/* A datagram from live peer `peer` (header read into *v, size bytes in
+ * n->buf) that may be a new process's at its address: true if it was
+ * taken (or dropped and counted) here, false if it goes the usual way.
+ * n->buf is left as it came when false. */
+bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
+/* Each poll: probe the new processes; the earlier one of a peer whose new
+ * process answered is lost once its own sequence stopped for
+ * disconnect_notify_ms; a lost peer's new process is taken back once
+ * rejoin allows it. */
+void p2p_restart_poll(tempo_p2p *n);
+/* Lost peer `peer` is revived at key epoch `epoch`: its link, window and
+ * keys become those of the new process that answered at that epoch.
+ * False if there is none (the caller starts a fresh link). */
+bool p2p_restart_adopt(tempo_p2p *n, int peer, uint32_t epoch);
+/* Where a fresh link to peer `peer` at key epoch `epoch` starts numbering
+ * (*floor: past what a new process's link sent under the same keys);
+ * false in a keyed session if a successor already probed a newer epoch
+ * (its keys may not start again). */
+bool p2p_restart_seq_floor(const tempo_p2p *n, int peer, uint32_t epoch, uint64_t *floor);
+/* Forget every new process (the session starts its links again). */
+void p2p_restart_clear(tempo_p2p *n);
+
+/* ---- p2p_dropped.c ---- */
+/* A datagram from lost peer `peer` that rejoin did not take (header in *v,
+ * size bytes in n->buf): if it is its earlier life's (authentic game
+ * traffic, or keyed a handshake at a key epoch already used), answer with
+ * REJOIN_REFUSED, at most every P2P_REFUSE_US. */
+void p2p_dropped_refuse_lost(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
+/* An INPUT from e at its frame `sender_frame`: true if e is a revived
+ * machine none of whose players is back and it runs from a frame before
+ * their drop (a process started again without rejoining plays a match of
+ * its own from frame 0): it is refused, and the INPUT must not be used. */
+bool p2p_dropped_runs_alone(tempo_p2p *n, p2p_peer *e, int32_t sender_frame);
+/* A REJOIN_REFUSED from e (peer: its index, -1 for a spectator). */
+void p2p_dropped_on_refused(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_rejoin_refused *m);
+/* A peer machine was lost: if none is left, decide whether this machine
+ * was the one dropped (refused, every peer lost after its own pause, or
+ * two or more lost at once) and say so; with rejoin it comes back. */
+void p2p_dropped_check(tempo_p2p *n);
 
 /* ---- p2p_input.c ---- */
 /* The frame end every local player has an input for (what we can send). */

@@ -152,8 +152,7 @@ static uint32_t self_identity(const tempo_p2p *n)
 {
     if (n->spectating)
         return keys_identity_of_spectator((uint32_t)n->cfg->spectator_number);
-    return keys_identity_at_epoch(keys_identity_of_players(n->local_mask),
-                                  n->cfg->rejoin ? n->cfg->rejoin_epoch : 0u);
+    return keys_identity_at_epoch(keys_identity_of_players(n->local_mask), n->rejoin.epoch);
 }
 
 static uint32_t peer_identity(const tempo_p2p *n, const p2p_peer *e, int spec)
@@ -201,8 +200,9 @@ static void wipe_keys(tempo_p2p *n)
 
 /* The link of every machine starts at the first poll, so silence counts
  * from the moment the game starts polling, not from when it was declared. */
-static void start_links(tempo_p2p *n)
+void p2p_start_links(tempo_p2p *n)
 {
+    n->rejoin.returning_us = n->clock->now_us;
     if (n->keyed)
         derive_keys(n);
     link_config lc;
@@ -288,44 +288,56 @@ static tempo_result p2p_add_spectator(void *b, const tempo_address *addr)
 
 /* ---- sending ------------------------------------------------------------- */
 
-bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
+bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
+                     tempo_msg *msg, const tempo_codec_ctx *ctx)
 {
-    if (n->keyed && !e->keys.ready)
+    if (n->keyed && !keys->ready)
         return false;
     /* A sealed datagram's body leaves room for the tag. */
     int body = tempo_codec_encode_body(msg, ctx, n->buf + PACKET_HEADER_SIZE,
                                        n->keyed ? PACKET_MAX_SEALED_BODY : PACKET_MAX_BODY);
-    uint64_t seq = link_next_seq(&e->link);
+    uint64_t seq = link_next_seq(l);
     tempo_packet_header h = {n->cfg->session_id, (uint16_t)seq, msg->type, false, false};
     if (body < 0 || packet_write(&h, n->buf, PACKET_HEADER_SIZE) != PACKET_HEADER_SIZE) {
         tempo__log(&n->sync->log, TEMPO_LOG_ERROR, "tempo: cannot encode message type %d: %s",
                    msg->type, tempo_strerror(body < 0 ? body : TEMPO_E_INVALID_ARG));
         return false;
     }
-    return p2p_send_datagram(n, e, seq, PACKET_HEADER_SIZE + (size_t)body);
+    return p2p_send_on(n, l, keys, to, seq, PACKET_HEADER_SIZE + (size_t)body);
 }
 
-bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size)
+bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
 {
-    if (n->keyed && !e->keys.ready)
+    return p2p_send_msg_on(n, &e->link, &e->keys, &e->addr, msg, ctx);
+}
+
+bool p2p_send_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
+                 uint64_t seq, size_t size)
+{
+    if (n->keyed && !keys->ready)
         return false;
     if (n->keyed) {
-        int sealed = seal_datagram(&e->keys, seq, n->buf, size, sizeof n->buf);
+        int sealed = seal_datagram(keys, seq, n->buf, size, sizeof n->buf);
         if (sealed < 0) { /* the body was sized to leave room: not expected */
             n->count.send_errors++;
             return false;
         }
         size = (size_t)sealed;
     }
-    link_on_sent(&e->link, n->clock->now_us, size);
-    if (n->transport.send(n->transport.ctx, &e->addr, n->buf, size) < 0) {
+    link_on_sent(l, n->clock->now_us, size);
+    if (n->transport.send(n->transport.ctx, to, n->buf, size) < 0) {
         n->count.send_errors++;
         return false;
     }
     return true;
 }
 
-static void fill_sync(tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce)
+bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size)
+{
+    return p2p_send_on(n, &e->link, &e->keys, &e->addr, seq, size);
+}
+
+void p2p_fill_sync(const tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce)
 {
     memset(&m->u.sync, 0, sizeof m->u.sync);
     m->type = type;
@@ -364,7 +376,7 @@ static void handshake(tempo_p2p *n, p2p_peer *e)
     if (!link_handshake_due(&e->link, n->clock->now_us))
         return;
     uint32_t nonce = link_handshake_request(&e->link, n->clock->now_us, &n->rng);
-    fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REQUEST, nonce);
+    p2p_fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REQUEST, nonce);
     p2p_send(n, e, &n->msg, NULL);
 }
 
@@ -376,16 +388,44 @@ static void drop(tempo_p2p *n, tempo_drop_reason why)
     n->count.dropped_malformed++;
 }
 
+/* Datagrams from e's address that do not authenticate: counted for it, and
+ * the game told (rate-limited): a different match key, or a key on one
+ * side only, looks like a missing peer otherwise. Quiet while this machine
+ * comes back and has not finished its handshake with e: e may still be
+ * talking to its earlier life, under keys the return changed. */
+static void auth_failed(tempo_p2p *n, p2p_peer *e, tempo_auth_failure kind)
+{
+    e->auth_failures++;
+    uint64_t now = n->clock->now_us;
+    uint64_t timeout = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
+    if (n->rejoin.returning && !n->rejoin.loaded && !p2p_synced(e) &&
+        now - n->rejoin.returning_us < timeout)
+        return;
+    if (e->auth_event_us != 0 && now - e->auth_event_us < P2P_AUTH_EVENT_US)
+        return;
+    tempo_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = TEMPO_EVENT_AUTH_FAILED;
+    ev.player = e->role == P2P_ROLE_PEER ? p2p_first_player(e->players) : -1;
+    ev.u.auth_failed.address = e->addr;
+    ev.u.auth_failed.datagrams = e->auth_failures - e->auth_reported;
+    ev.u.auth_failed.kind = kind;
+    e->auth_reported = e->auth_failures;
+    e->auth_event_us = now ? now : 1;
+    p2p_push_event(n, &ev);
+}
+
 /* Not authenticated: counted apart, and nothing else of it is used. */
-static void forged(tempo_p2p *n)
+static void forged(tempo_p2p *n, p2p_peer *e, tempo_auth_failure kind)
 {
     n->drops[TEMPO_DROP_FORGED]++;
     n->count.dropped_forged++;
+    auth_failed(n, e, kind);
 }
 
 /* What only the game can check in a SYNC message; the configuration hash is
  * the link's to compare. */
-static bool sync_fits(tempo_p2p *n, const p2p_peer *e, const tempo_msg_sync *y)
+bool p2p_sync_fits(const tempo_p2p *n, const p2p_peer *e, const tempo_msg_sync *y)
 {
     if (y->num_players != n->cfg->num_players || y->input_size != n->cfg->input_size)
         return false;
@@ -407,7 +447,7 @@ static void settings_differ(tempo_p2p *n)
 static void on_sync(tempo_p2p *n, p2p_peer *e, const tempo_msg *m)
 {
     const tempo_msg_sync *y = &m->u.sync;
-    if (!sync_fits(n, e, y)) {
+    if (!p2p_sync_fits(n, e, y)) {
         settings_differ(n);
         return;
     }
@@ -421,7 +461,7 @@ static void on_sync(tempo_p2p *n, p2p_peer *e, const tempo_msg *m)
     case LINK_SYNC_IGNORED: /* a repeat, or not ours */
         return;
     case LINK_SYNC_ANSWER:
-        fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REPLY, y->nonce);
+        p2p_fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REPLY, y->nonce);
         p2p_send(n, e, &n->msg, NULL);
         return;
     case LINK_SYNC_ROUND:
@@ -467,7 +507,7 @@ static void on_message(tempo_p2p *n, p2p_peer *e, int peer, tempo_msg *m, bool f
         p2p_on_checksum(n, e, peer, &m->u.checksum);
         break;
     case TEMPO_MSG_DISCONNECT:
-        p2p_lose_peer(n, e);
+        p2p_lose_peer_as(n, e, P2P_LOST_LEFT);
         break;
     case TEMPO_MSG_QUALITY:
         if (peer >= 0 && e->role == P2P_ROLE_PEER)
@@ -485,9 +525,40 @@ static void on_message(tempo_p2p *n, p2p_peer *e, int peer, tempo_msg *m, bool f
     case TEMPO_MSG_REJOIN_FRAME:
         p2p_rejoin_on_frame(n, peer, &m->u.rejoin_frame);
         break;
+    case TEMPO_MSG_REJOIN_REFUSED:
+        p2p_dropped_on_refused(n, e, peer, &m->u.rejoin_refused);
+        break;
     case TEMPO_MSG_TYPE_COUNT_:
         break;
     }
+}
+
+bool p2p_opens(const tempo_p2p *n, const wire_keys *keys, const tempo_packet_view *v, size_t size,
+               uint64_t newest)
+{
+    uint8_t copy[TEMPO_MAX_DATAGRAM];
+    memcpy(copy, n->buf, size);
+    uint64_t seq = packet_sequence_recover(v->h.sequence, newest);
+    bool ok = keys->ready && seal_open(keys, seq, copy, size, NULL) >= 0;
+    seal_wipe(copy, sizeof copy);
+    return ok;
+}
+
+tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
+                             const uint8_t *body, size_t body_size)
+{
+    tempo_codec_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.input_size = n->cfg->input_size;
+    ctx.num_players = n->cfg->num_players;
+    ctx.frame_hint = p2p_wanted(n, e);
+    ctx.reference = p2p_reference;
+    ctx.reference_ctx = n;
+    tempo_drop_reason why = TEMPO_DROP_NONE;
+    if (tempo_codec_decode_body(v->h.type, body, body_size, &ctx, &n->msg, &why) != TEMPO_OK &&
+        why == TEMPO_DROP_NONE)
+        why = TEMPO_DROP_BAD_VALUE;
+    return why;
 }
 
 static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
@@ -522,14 +593,21 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
     }
     /* A lost machine speaks again: a fresh handshake within the rejoin
      * window revives its link (p2p_rejoin.c); anything else is ignored. */
-    if (p2p_lost(e) && (peer < 0 || !p2p_rejoin_revive(n, peer, &v, size)))
+    if (p2p_lost(e) && (peer < 0 || !p2p_rejoin_revive(n, peer, &v, size))) {
+        if (peer >= 0) /* its earlier life still talking: tell it it was dropped */
+            p2p_dropped_refuse_lost(n, peer, &v, size);
+        return;
+    }
+    /* A new process at a live peer's address (p2p_restart.c). */
+    if (peer >= 0 && !p2p_lost(e) && p2p_restart_take(n, peer, &v, size))
         return;
     if (v.h.sealed && !n->keyed) { /* nothing to open it with */
         drop(n, TEMPO_DROP_SEALED);
+        auth_failed(n, e, TEMPO_AUTH_SEALED);
         return;
     }
     if (!v.h.sealed && n->keyed) { /* a keyed match sends nothing in the clear */
-        forged(n);
+        forged(n, e, TEMPO_AUTH_PLAIN);
         return;
     }
     uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
@@ -544,10 +622,24 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         /* Before a byte of the body is read: a refusal moves nothing. */
         int opened = seal_open(&e->keys, seq, n->buf, size, &why);
         if (opened < 0) {
-            forged(n);
+            forged(n, e, TEMPO_AUTH_FORGED);
             return;
         }
         body_size = (size_t)opened - PACKET_HEADER_SIZE;
+    }
+    /* Until our handshake with it is complete, only the handshake (and a
+     * leave) is taken from a machine: anything else belongs to a
+     * conversation this process was never part of (a peer still talking to
+     * our earlier life, before it learns we restarted), and recording it
+     * would set the window's place from that conversation's sequences. A
+     * leave or a refusal is used without being recorded. */
+    if (!p2p_synced(e) && v.h.type != TEMPO_MSG_SYNC_REQUEST && v.h.type != TEMPO_MSG_SYNC_REPLY) {
+        if ((v.h.type == TEMPO_MSG_DISCONNECT || v.h.type == TEMPO_MSG_REJOIN_REFUSED) && !v.h.fragment &&
+            p2p_decode(n, e, &v, n->buf + v.body, body_size) == TEMPO_DROP_NONE)
+            on_message(n, e, peer, &n->msg, false);
+        else
+            n->count.dropped_early++;
+        return;
     }
     const uint8_t *body = n->buf + v.body;
     bool partial = false;
@@ -561,15 +653,7 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         }
         partial = got == 0;
     }
-    tempo_codec_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.input_size = n->cfg->input_size;
-    ctx.num_players = n->cfg->num_players;
-    ctx.frame_hint = p2p_wanted(n, e);
-    ctx.reference = p2p_reference;
-    ctx.reference_ctx = n;
-    if (!partial && tempo_codec_decode_body(v.h.type, body, body_size, &ctx, &n->msg, &why) !=
-                        TEMPO_OK) {
+    if (!partial && (why = p2p_decode(n, e, &v, body, body_size)) != TEMPO_DROP_NONE) {
         drop(n, why);
         return;
     }
@@ -611,10 +695,16 @@ static void receive_all(tempo_p2p *n)
 
 /* What losing e means once its link is closed: its players are dropped (by
  * agreement), or a spectator's host is gone. */
-static void peer_lost(tempo_p2p *n, p2p_peer *e)
+static void peer_lost(tempo_p2p *n, p2p_peer *e, uint8_t how)
 {
-    seal_keys_wipe(&e->keys); /* nothing more goes to it or comes from it */
     bool is_peer = e >= n->peers && e < n->peers + P2P_MAX_PEERS;
+    e->lost_how = how;
+    e->lost_at_us = n->clock->now_us;
+    /* Nothing more goes to it or comes from it; a peer machine's keys stay
+     * while it may come back, to tell its earlier life it was dropped
+     * (p2p_dropped.c): rejoin wipes them when its window ends. */
+    if (!is_peer || e->role != P2P_ROLE_PEER || !n->rejoin.serving)
+        seal_keys_wipe(&e->keys);
     if (is_peer) { /* its checksums are moot; it may come back */
         p2p_forget_sums(n, (int)(e - n->peers));
         p2p_rejoin_on_lost(n, (int)(e - n->peers));
@@ -629,6 +719,7 @@ static void peer_lost(tempo_p2p *n, p2p_peer *e)
         for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
             if (e->players & (1u << p))
                 p2p_begin_drop(n, p);
+        p2p_dropped_check(n); /* everyone gone: were we the one dropped? */
     } else {
         tempo_event ev;
         memset(&ev, 0, sizeof ev);
@@ -639,12 +730,17 @@ static void peer_lost(tempo_p2p *n, p2p_peer *e)
     }
 }
 
-void p2p_lose_peer(tempo_p2p *n, p2p_peer *e)
+void p2p_lose_peer_as(tempo_p2p *n, p2p_peer *e, uint8_t how)
 {
     if (p2p_lost(e))
         return;
     link_close(&e->link);
-    peer_lost(n, e);
+    peer_lost(n, e, how);
+}
+
+void p2p_lose_peer(tempo_p2p *n, p2p_peer *e)
+{
+    p2p_lose_peer_as(n, e, P2P_LOST_DROPPED);
 }
 
 /* The link's liveness events, as the game sees them. */
@@ -653,13 +749,13 @@ static void liveness(tempo_p2p *n, p2p_peer *e, unsigned ev_bits)
     int player = p2p_first_player(e->players);
     if (ev_bits & LINK_EV_HANDSHAKE_FAILED) { /* the link closed: nothing more goes to it */
         p2p_event(n, TEMPO_EVENT_HANDSHAKE_FAILED, player);
-        peer_lost(n, e);
+        peer_lost(n, e, P2P_LOST_TIMEOUT);
         return;
     }
     if (ev_bits & LINK_EV_RESUMED)
         p2p_event(n, TEMPO_EVENT_RESUMED, player);
     if (ev_bits & LINK_EV_TIMED_OUT) {
-        peer_lost(n, e);
+        peer_lost(n, e, P2P_LOST_TIMEOUT);
     } else if (ev_bits & LINK_EV_INTERRUPTED) {
         uint64_t silence = link_silence_us(&e->link, n->clock->now_us);
         uint64_t timeout = e->link.cfg.timeout_us;
@@ -867,14 +963,14 @@ void p2p_poll(void *b)
         for (int p = 0; p < n->cfg->num_players; p++)
             if (n->sync->kind[p] == SYNC_LOCAL)
                 n->local_mask |= 1u << p;
-        start_links(n);
+        p2p_start_links(n);
     }
     if (n->clock->jumps != n->clock_jumps) {
         /* this machine paused: round trips begun before now measure the pause */
         n->clock_jumps = n->clock->jumps;
         for (int i = 0; i < n->npeers + n->nspecs; i++)
             link_on_clock_jump(i < n->npeers ? &n->peers[i].link : &n->specs[i - n->npeers].link,
-                               n->clock->now_us);
+                               n->clock->now_us, n->clock->leap_us);
     }
     if (n->left) {
         if (n->leave_repeats > 0) {
@@ -893,6 +989,7 @@ void p2p_poll(void *b)
     p2p_try_finalize(n);
     check_running(n);
     p2p_rejoin_poll(n);
+    p2p_restart_poll(n);
     if (n->running && !n->decided && !n->spectating) {
         n->stall_next = timesync_decide(&n->ts, n->sync->frame);
         n->decided = true;
@@ -1002,6 +1099,7 @@ void p2p_peer_stats(const p2p_peer *e, tempo_endpoint_stats *out)
     out->players = e->players;
     out->remote_frame_lag = e->remote_lag;
     out->acked_frame = e->remote_ack;
+    out->auth_failures = e->auth_failures;
 }
 
 /* Remote players stop where the peers agree (p2p_agree.c): the
@@ -1025,8 +1123,8 @@ tempo_session_state p2p_state(const void *b)
     for (int i = 0; i < n->npeers; i++)
         if (!p2p_lost(&n->peers[i]))
             anyone = true;
-    if (!anyone)
-        return TEMPO_SESSION_ENDED;
+    if (!anyone || (n->rejoin.dropped && !n->rejoin.returning))
+        return TEMPO_SESSION_ENDED; /* alone, or dropped by the others and not coming back */
     return n->running ? TEMPO_SESSION_RUNNING : TEMPO_SESSION_SYNCHRONIZING;
 }
 
@@ -1059,6 +1157,10 @@ void p2p_stats(const void *b, tempo_session_stats *out)
     out->rejoins_refused = n->rejoin.refused;
     out->rejoin_states_sent = n->rejoin.states_sent;
     out->rejoin_frames_fast_forwarded = n->rejoin.fast_forwarded;
+    out->restarts = n->count.restarts;
+    out->restarts_unproven = n->count.restarts_unproven;
+    out->refusals_sent = n->rejoin.refusals_sent;
+    out->dropped_early = n->count.dropped_early;
 }
 
 tempo_result p2p_player_stats(const void *b, int player, tempo_endpoint_stats *out)

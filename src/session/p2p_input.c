@@ -103,10 +103,23 @@ static void build_input(tempo_p2p *n, tempo_msg *m, uint32_t mask, int32_t start
     p2p_fill_gossip(n, in, from_log);
 }
 
+/* An INPUT (INPUT_ACK from a spectator) is due with news, and in any case
+ * P2P_KEEPALIVE_US after the last one: its ack then goes again, so one
+ * lost ack is replaced even while other messages (checksums, pings) keep
+ * the link busy. */
 static bool due(const tempo_p2p *n, const p2p_peer *e, bool keepalive_only, bool news)
 {
-    bool quiet = n->clock->now_us - e->link.last_send_us >= P2P_KEEPALIVE_US || e->link.packets_sent == 0;
+    bool quiet = !e->input_sent || n->clock->now_us - e->input_sent_us >= P2P_KEEPALIVE_US;
     return keepalive_only ? quiet : (news || quiet);
+}
+
+static bool send_input(tempo_p2p *n, p2p_peer *e, const tempo_codec_ctx *ctx)
+{
+    if (!p2p_send(n, e, &n->msg, ctx))
+        return false;
+    e->input_sent = true;
+    e->input_sent_us = n->clock->now_us;
+    return true;
 }
 
 void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
@@ -121,7 +134,7 @@ void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
         n->msg.type = TEMPO_MSG_INPUT_ACK;
         n->msg.u.input_ack.ack = ack;
         n->msg.u.input_ack.sender_frame = n->sync->frame;
-        if (p2p_send(n, h, &n->msg, &ctx))
+        if (send_input(n, h, &ctx))
             h->sent_ack = ack;
         return;
     }
@@ -141,7 +154,7 @@ void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
         if (!due(n, e, keepalive_only, count > 0 || ack != e->sent_ack))
             continue;
         build_input(n, &n->msg, count > 0 ? n->local_mask : 0, start, count, ack, false);
-        if (p2p_send(n, e, &n->msg, &ctx))
+        if (send_input(n, e, &ctx))
             e->sent_ack = ack;
     }
 }
@@ -166,7 +179,11 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
         return; /* spectators only acknowledge */
     if (p2p_rejoin_waiting(n))
         return; /* a rejoining machine takes inputs once its state came */
+    if (p2p_dropped_runs_alone(n, e, m->sender_frame))
+        return; /* a match of its own from before its drop: refused */
     e->rejoining = false; /* a rejoined machine runs: inputs go to it again */
+    if (e->role == P2P_ROLE_PEER)
+        e->ran = true;
     uint32_t allowed = e->players;
     if (e->role == P2P_ROLE_PEER) /* relays of dropped players come from anyone */
         for (int x = 0; x < n->cfg->num_players; x++)
@@ -256,6 +273,6 @@ void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
         if (!due(n, e, keepalive_only, count > 0))
             continue;
         build_input(n, &n->msg, count > 0 ? all : 0, start, count, 0, true);
-        p2p_send(n, e, &n->msg, &ctx);
+        (void)send_input(n, e, &ctx);
     }
 }

@@ -68,17 +68,22 @@ tempo_result p2p_rejoin_open(tempo_p2p *n)
     j->asked_peer = -1;
     const tempo_config *c = n->cfg;
     j->serving = c->rejoin_window_ms > 0 && !n->spectating;
+    j->returning = c->rejoin;
+    j->epoch = c->rejoin ? c->rejoin_epoch : 0u;
+    /* A peer of a match that takes machines back may have to come back
+     * itself (dropped while paused, cut off): what that needs is made now. */
+    j->can_return = c->rejoin || j->serving;
     if (j->serving) {
         j->out = tempo__calloc(&c->allocator, 1, FRAG_MAX_PAYLOAD);
         if (!j->out)
             return TEMPO_E_NO_MEMORY;
     }
-    if (c->rejoin && c->arena == NULL) { /* where the state waits for the game */
+    if (j->can_return && c->arena == NULL) { /* where the state waits for the game */
         j->in = tempo__calloc(&c->allocator, 1, TEMPO_MSG_STATE_MAX);
         if (!j->in)
             return TEMPO_E_NO_MEMORY;
     }
-    if (c->rejoin) {
+    if (j->can_return) {
         if (frag_create(&j->frag, 1, 2000000u, &c->allocator) != TEMPO_OK)
             return TEMPO_E_NO_MEMORY;
         j->assembling = true;
@@ -116,12 +121,13 @@ bool p2p_rejoin_never_back(const tempo_p2p *n, const p2p_peer *e)
     return true;
 }
 
-/* Every player of e is dropped for good (or already attached again). */
+/* Every player of e is dropped for good (or already attached again): no
+ * drop of one is still being agreed. */
 static bool drops_final(const tempo_p2p *n, const p2p_peer *e)
 {
     for (int p = 0; p < n->cfg->num_players; p++)
         if ((e->players & (1u << p)) && n->drop_state[p] != DROP_FINAL &&
-            n->sync->q[p].disconnect_frame != IQ_NO_FRAME)
+            (n->drop_state[p] == DROP_PENDING || n->sync->q[p].disconnect_frame != IQ_NO_FRAME))
             return false;
     return true;
 }
@@ -129,33 +135,49 @@ static bool drops_final(const tempo_p2p *n, const p2p_peer *e)
 /* Keyed: the pair keys of the first epoch above e's (at most
  * P2P_REJOIN_EPOCHS above) under which the datagram opens, into *keys and
  * *epoch. The datagram is opened in a copy: n->buf stays as it came. */
-static bool newer_epoch(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v, size_t size,
-                        wire_keys *keys, uint32_t *epoch)
+bool p2p_rejoin_newer_epoch(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v, size_t size,
+                            wire_keys *keys, uint32_t *epoch)
 {
     p2p_rejoin *j = &n->rejoin;
     if (!v->h.sealed || j->tries >= P2P_REJOIN_TRIES_PER_POLL)
         return false;
     j->tries++;
-    uint64_t seq = packet_sequence_recover(v->h.sequence, 0); /* a fresh link's first */
-    uint8_t copy[TEMPO_MAX_DATAGRAM];
     p2p_peer probe = *e;
     bool found = false;
     for (uint32_t k = e->epoch + 1; k <= e->epoch + P2P_REJOIN_EPOCHS && k <= KEYS_MAX_EPOCH; k++) {
         probe.epoch = k;
         if (!p2p_link_keys(n, &probe, keys))
             break;
-        memcpy(copy, n->buf, size);
-        if (seal_open(keys, seq, copy, size, NULL) >= 0) {
+        if (p2p_opens(n, keys, v, size, 0)) { /* numbered as a fresh link's first */
             *epoch = k;
             found = true;
             break;
         }
     }
-    seal_wipe(copy, sizeof copy);
     seal_keys_wipe(&probe.keys);
     if (!found)
         seal_keys_wipe(keys);
     return found;
+}
+
+bool p2p_rejoin_may_revive(const tempo_p2p *n, int peer)
+{
+    const p2p_rejoin *j = &n->rejoin;
+    const p2p_peer *e = &n->peers[peer];
+    bool in_window = j->lost_us[peer] != 0 && n->cfg->rejoin_window_ms > 0 &&
+                     n->clock->now_us - j->lost_us[peer] <= (uint64_t)n->cfg->rejoin_window_ms * 1000u;
+    /* Lost, or revived but none of its players back yet (it started its
+     * links again: a new key epoch, or its process restarted once more). */
+    bool out = p2p_lost(e) || p2p_rejoin_never_back(n, e);
+    return j->serving && in_window && e->role == P2P_ROLE_PEER && out && drops_final(n, e);
+}
+
+void p2p_rejoin_revived(tempo_p2p *n, int peer)
+{
+    p2p_peer *e = &n->peers[peer];
+    link_handshake_announce(&e->link, false);
+    e->rejoining = true;
+    n->rejoin.revived_us[peer] = n->clock->now_us;
 }
 
 bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size)
@@ -164,30 +186,35 @@ bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_
     if (v->h.type != TEMPO_MSG_SYNC_REQUEST)
         return false;
     p2p_peer *e = &n->peers[peer];
-    bool in_window = j->lost_us[peer] != 0 && n->cfg->rejoin_window_ms > 0 &&
-                     n->clock->now_us - j->lost_us[peer] <= (uint64_t)n->cfg->rejoin_window_ms * 1000u;
-    if (!j->serving || !in_window || e->role != P2P_ROLE_PEER || !drops_final(n, e)) {
+    if (!p2p_rejoin_may_revive(n, peer)) {
         j->refused++;
         return false;
     }
     wire_keys keys;
     uint32_t epoch = e->epoch;
     memset(&keys, 0, sizeof keys);
-    if (n->keyed && !newer_epoch(n, e, v, size, &keys, &epoch)) {
-        j->refused++; /* the old epoch's keys, a forgery, or tries used up */
+    uint64_t floor = 0;
+    if ((n->keyed && !p2p_rejoin_newer_epoch(n, e, v, size, &keys, &epoch)) ||
+        !p2p_restart_seq_floor(n, peer, epoch, &floor)) {
+        seal_keys_wipe(&keys);
+        j->refused++; /* the old epoch's keys, a forgery, tries used up, or below one probed */
         return false;
     }
-    link_config lc = e->link.cfg;
-    tempo_address addr = e->addr;
-    uint32_t players = e->players;
-    p2p_peer_init(e, &addr, P2P_ROLE_PEER, players);
-    e->epoch = epoch;
-    e->keys = keys;
+    /* The new process that answered our probes at this epoch, if any, keeps
+     * its link; otherwise a fresh one, numbered past what any probe of
+     * ours sent under these keys. */
+    if (!p2p_restart_adopt(n, peer, epoch)) {
+        link_config lc = e->link.cfg;
+        tempo_address addr = e->addr;
+        uint32_t players = e->players;
+        p2p_peer_init(e, &addr, P2P_ROLE_PEER, players);
+        e->epoch = epoch;
+        e->keys = keys;
+        link_init(&e->link, &lc, n->clock->now_us);
+        link_start_at(&e->link, floor);
+    }
     seal_keys_wipe(&keys);
-    link_init(&e->link, &lc, n->clock->now_us);
-    link_handshake_announce(&e->link, false);
-    e->rejoining = true;
-    j->revived_us[peer] = n->clock->now_us;
+    p2p_rejoin_revived(n, peer);
     return true;
 }
 
@@ -202,7 +229,7 @@ int p2p_rejoin_fragment(tempo_p2p *n, int peer, const uint8_t **body, size_t *si
     }
     if (j->assembling && j->loaded && peer == j->asked_peer)
         return 0; /* the rest of a copy sent again when we asked twice */
-    if (!j->assembling || j->loaded || peer < 0) { /* nobody here asked for a state */
+    if (!j->returning || !j->assembling || j->loaded || peer < 0) { /* nobody here asked for a state */
         j->refused++;
         return 0;
     }
@@ -453,7 +480,7 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
 {
     p2p_rejoin *j = &n->rejoin;
     tempo_sync *s = n->sync;
-    if (!n->cfg->rejoin || j->loaded || peer < 0 || peer != j->asked_peer ||
+    if (!j->returning || j->loaded || peer < 0 || peer != j->asked_peer ||
         m->player_mask != n->local_mask ||
         (s->arena && m->size != n->cfg->arena_size) || (m->disconnected_mask & n->local_mask) ||
         m->rejoin_frame - m->frame >= sync_queue_capacity(s->max_pred) / 2) {
@@ -490,6 +517,7 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
             p2p_disconnect(n, p, m->frame);
         }
     }
+    j->dropped = false; /* back in the match */
     p2p_start_running(n);
     if (!s->arena) {
         tempo_event ev;
@@ -601,12 +629,26 @@ static void expire_revivals(tempo_p2p *n)
     }
 }
 
+/* A lost peer machine's keys stay while it may come back (to refuse its
+ * earlier life's traffic under them); past its window they go. */
+static void forget_lost_keys(tempo_p2p *n)
+{
+    for (int i = 0; i < n->npeers; i++) {
+        p2p_peer *e = &n->peers[i];
+        if (p2p_lost(e) && e->keys.ready && n->rejoin.lost_us[i] != 0 &&
+            n->clock->now_us - n->rejoin.lost_us[i] > (uint64_t)n->cfg->rejoin_window_ms * 1000u)
+            seal_keys_wipe(&e->keys);
+    }
+}
+
 void p2p_rejoin_poll(tempo_p2p *n)
 {
     n->rejoin.tries = 0;
     if (n->rejoin.serving)
         expire_revivals(n);
-    if (n->cfg->rejoin && !n->rejoin.loaded) {
+    if (n->rejoin.serving)
+        forget_lost_keys(n);
+    if (n->rejoin.returning && !n->rejoin.loaded) {
         ask(n);
         return;
     }
@@ -647,7 +689,7 @@ tempo_result p2p_rejoin_state(const void *b, const void **state, size_t *size, i
 {
     const tempo_p2p *n = b;
     const p2p_rejoin *j = &n->rejoin;
-    if (!n->cfg->rejoin || n->sync->arena)
+    if (!j->can_return || n->sync->arena)
         return TEMPO_E_UNSUPPORTED;
     if (!j->loaded)
         return TEMPO_E_STATE;
@@ -659,5 +701,5 @@ tempo_result p2p_rejoin_state(const void *b, const void **state, size_t *size, i
 
 bool p2p_rejoin_waiting(const tempo_p2p *n)
 {
-    return n->cfg->rejoin && !n->rejoin.loaded;
+    return n->rejoin.returning && !n->rejoin.loaded;
 }

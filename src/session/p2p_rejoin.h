@@ -12,6 +12,7 @@
 #include "wire/codec.h"
 #include "wire/fragment.h"
 #include "wire/packet.h"
+#include "wire/seal.h"
 
 #define P2P_REJOIN_ASK_US 200000u     /* a rejoining machine asks again after this */
 #define P2P_REJOIN_FRAGS_PER_TICK 8   /* fragments of a state per tick, at most */
@@ -24,6 +25,14 @@ struct p2p_peer;
 
 typedef struct p2p_rejoin {
     bool serving;              /* rejoin_window_ms > 0 with an arena: we may send states */
+    /* This machine comes back into a running match: cfg.rejoin, or it
+     * learned it was dropped and comes back by itself (p2p_dropped.c). */
+    bool returning;
+    bool can_return;           /* the buffers a return needs were made at create */
+    bool dropped;              /* it learned it was dropped and said so; not back yet */
+    uint64_t returning_us;     /* when its links started for the return */
+    uint32_t epoch;            /* this machine's key epoch */
+    int epoch_moves;           /* key epochs moved on refusals since it began coming back */
     uint64_t lost_us[TEMPO_MAX_PLAYERS]; /* by peer index: when it was lost, 0 never */
     uint64_t revived_us[TEMPO_MAX_PLAYERS]; /* by peer index: when its link was revived */
 
@@ -61,7 +70,7 @@ typedef struct p2p_rejoin {
 
     int tries;                 /* keyed revivals tried this poll */
 
-    uint64_t rejoins, refused, states_sent, fast_forwarded;
+    uint64_t rejoins, refused, states_sent, fast_forwarded, refusals_sent;
 } p2p_rejoin;
 
 tempo_result p2p_rejoin_open(struct tempo_p2p *n);
@@ -74,6 +83,19 @@ void p2p_rejoin_on_lost(struct tempo_p2p *n, int peer);
  * peer's) and the link was revived; counted refused otherwise, for a
  * handshake. n->buf is left as it came. */
 bool p2p_rejoin_revive(struct tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
+/* Lost peer `peer` may be revived now: rejoin serves, its window is open
+ * and every one of its players' drops is final. */
+bool p2p_rejoin_may_revive(const struct tempo_p2p *n, int peer);
+/* Peer `peer`'s link was just revived (a fresh one, or a new process's
+ * taken over): it rejoins. */
+void p2p_rejoin_revived(struct tempo_p2p *n, int peer);
+/* Keyed: the pair keys of the first key epoch above e's (at most
+ * P2P_REJOIN_EPOCHS above, at most P2P_REJOIN_TRIES_PER_POLL tries a
+ * poll) under which the datagram (header read into *v, size bytes in
+ * n->buf, numbered as a fresh link's) opens, into *keys and *epoch.
+ * Opened in a copy: n->buf stays as it came. */
+bool p2p_rejoin_newer_epoch(struct tempo_p2p *n, const struct p2p_peer *e, const tempo_packet_view *v,
+                            size_t size, wire_keys *keys, uint32_t *epoch);
 /* The game's state of the frame a TEMPO_EVENT_REJOIN_STATE asked for
  * (tempo_session_provide_state): true if it was that one (*r: TEMPO_OK,
  * TEMPO_E_FULL, TEMPO_E_FRAME or TEMPO_E_STATE when the machine is gone),

@@ -87,6 +87,9 @@ static bool msg_valid(const tempo_msg *m, const tempo_codec_ctx *ctx)
                                                 (d->size == 0 || d->data != NULL)));
     }
     case TEMPO_MSG_REJOIN_REQUEST: return true;
+    case TEMPO_MSG_REJOIN_REFUSED:
+        return m->u.rejoin_refused.reason == TEMPO_REFUSED_DROPPED ||
+               m->u.rejoin_refused.reason == TEMPO_REFUSED_EPOCH;
     case TEMPO_MSG_REJOIN_FRAME:
         return m->u.rejoin_frame.player_mask != 0 && m->u.rejoin_frame.frame > 0;
     case TEMPO_MSG_REJOIN_STATE: {
@@ -671,6 +674,35 @@ static bool rejoin_request_equal(const tempo_msg *a, const tempo_msg *b, int inp
     return a->u.rejoin_request.player_mask == b->u.rejoin_request.player_mask;
 }
 
+/* REJOIN_REFUSED: the reason, 8 bits (1 or 2), then the epoch, 8 bits. */
+static void rejoin_refused_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
+{
+    (void)a;
+    tempo_bitwriter_bits(w, m->u.rejoin_refused.reason, 8);
+    tempo_bitwriter_bits(w, m->u.rejoin_refused.epoch, 8);
+}
+
+static tempo_drop_reason rejoin_refused_get(tempo_bitreader *r, const tempo_codec_ctx *ctx,
+                                            tempo_msg *m)
+{
+    (void)ctx;
+    m->u.rejoin_refused.reason = (uint8_t)get_bits(r, 8);
+    m->u.rejoin_refused.epoch = (uint8_t)get_bits(r, 8);
+    if (r->error != TEMPO_BITREAD_OK)
+        return reader_reason(r);
+    if (m->u.rejoin_refused.reason != TEMPO_REFUSED_DROPPED &&
+        m->u.rejoin_refused.reason != TEMPO_REFUSED_EPOCH)
+        return TEMPO_DROP_BAD_VALUE;
+    return reader_reason(r);
+}
+
+static bool rejoin_refused_equal(const tempo_msg *a, const tempo_msg *b, int input_size)
+{
+    (void)input_size;
+    return a->u.rejoin_refused.reason == b->u.rejoin_refused.reason &&
+           a->u.rejoin_refused.epoch == b->u.rejoin_refused.epoch;
+}
+
 /* REJOIN_FRAME: the player mask, 8 bits, then the frame. */
 static void rejoin_frame_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
 {
@@ -815,6 +847,8 @@ static const struct codec_type registry[TEMPO_MSG_TYPE_COUNT_] = {
                                   rejoin_request_equal},
     [TEMPO_MSG_REJOIN_STATE] = {"rejoin_state", rejoin_state_put, rejoin_state_get, rejoin_state_equal},
     [TEMPO_MSG_REJOIN_FRAME] = {"rejoin_frame", rejoin_frame_put, rejoin_frame_get, rejoin_frame_equal},
+    [TEMPO_MSG_REJOIN_REFUSED] = {"rejoin_refused", rejoin_refused_put, rejoin_refused_get,
+                                  rejoin_refused_equal},
 };
 
 static const struct codec_type *lookup(uint8_t type)

@@ -49,7 +49,8 @@ typedef enum tempo_msg_type {
     TEMPO_MSG_REJOIN_REQUEST = 50,
     TEMPO_MSG_REJOIN_STATE = 51,
     TEMPO_MSG_REJOIN_FRAME = 52,
-    TEMPO_MSG_TYPE_COUNT_ = 53 /* one past the highest; the registry has room up to 127 */
+    TEMPO_MSG_REJOIN_REFUSED = 53,
+    TEMPO_MSG_TYPE_COUNT_ = 54 /* one past the highest; the registry has room up to 127 */
 } tempo_msg_type;
 
 /* The relay's types (docs/RELAY.md): named by the registry, coded in
@@ -170,6 +171,18 @@ typedef struct tempo_msg_rejoin_frame {
     int32_t frame;
 } tempo_msg_rejoin_frame;
 
+/* REJOIN_REFUSED: the sender does not take the receiver into the match.
+ * DROPPED: it dropped the receiver's machine, whose traffic it refuses
+ * (come back by state transfer); EPOCH: a handshake at a key epoch the
+ * sender already knows the machine at (come back at a newer one). epoch:
+ * the newest key epoch the sender knows the receiver's machine at (0 in
+ * an open match). */
+enum { TEMPO_REFUSED_DROPPED = 1, TEMPO_REFUSED_EPOCH = 2 };
+typedef struct tempo_msg_rejoin_refused {
+    uint8_t reason;             /* TEMPO_REFUSED_* */
+    uint8_t epoch;
+} tempo_msg_rejoin_refused;
+
 typedef struct tempo_msg {
     uint32_t session_id;
     uint16_t sequence;
@@ -185,6 +198,7 @@ typedef struct tempo_msg {
         tempo_msg_rejoin_request rejoin_request; /* REJOIN_REQUEST */
         tempo_msg_rejoin_state rejoin_state;     /* REJOIN_STATE */
         tempo_msg_rejoin_frame rejoin_frame;     /* REJOIN_FRAME */
+        tempo_msg_rejoin_refused rejoin_refused; /* REJOIN_REFUSED */
     } u;                                /* DISCONNECT has no body: the sender leaves */
 } tempo_msg;
 

@@ -444,6 +444,41 @@ static void test_liveness_boundaries_are_exact(void **state)
     assert_false(link_handshake_due(&l, 9000000));
 }
 
+/* Our own pause (a leap the caller's clock did not count, 2 s here): if
+ * the remote's datagrams were waiting when we woke, the network carried it
+ * on and the pause is no silence of its; if nothing of its came within the
+ * notify time, it was silent through the pause too, and the pause counts. */
+static void test_our_pause_counts_as_silence_only_if_nothing_came(void **state)
+{
+    (void)state;
+    net_link l;
+    establish(&l, SEC, 1);
+    /* woke at 1.1 s (session time), its datagram waiting */
+    link_on_clock_jump(&l, 1100000, 2 * SEC);
+    assert_int_equal(link_on_datagram(&l, 1100000, 100, 20), LINK_RX_NEWEST);
+    assert_int_equal(link_update(&l, 1599999), 0u);
+    assert_int_equal(link_update(&l, 1600000), (unsigned)LINK_EV_INTERRUPTED);
+    assert_int_equal(link_update(&l, 4099999), 0u); /* 3 s after 1.1 s, not 1 s */
+    assert_int_equal(link_update(&l, 4100000), (unsigned)LINK_EV_TIMED_OUT);
+    /* woke at 1.1 s, nothing of its waiting nor coming: silent since 1 s
+     * by the session's clock, and through our 2 s pause */
+    establish(&l, SEC, 1);
+    link_on_clock_jump(&l, 1100000, 2 * SEC);
+    assert_int_equal(link_update(&l, 1500000), (unsigned)LINK_EV_INTERRUPTED);
+    assert_int_equal(link_update(&l, 1599999), 0u);
+    assert_int_equal(link_silence_us(&l, 1600000), 600000u);
+    assert_int_equal(link_update(&l, 1600000), 0u); /* 0.6 + 2 s: not yet 3 s */
+    assert_int_equal(link_silence_us(&l, 1600000), 2600000u);
+    assert_int_equal(link_update(&l, 1999999), 0u);
+    assert_int_equal(link_update(&l, 2000000), (unsigned)LINK_EV_TIMED_OUT);
+    /* the same, but it speaks once the credit is taken: all forgiven */
+    establish(&l, SEC, 1);
+    link_on_clock_jump(&l, 1100000, 2 * SEC);
+    assert_int_equal(link_update(&l, 1600000), (unsigned)LINK_EV_INTERRUPTED);
+    assert_int_equal(link_on_datagram(&l, 1700000, 100, 20), LINK_RX_NEWEST);
+    assert_int_equal(link_silence_us(&l, 1700000), 0u);
+}
+
 static void test_one_late_update_reports_only_the_timeout(void **state)
 {
     (void)state;
@@ -652,7 +687,7 @@ static void test_pongs_matching_no_ping_are_ignored(void **state)
     /* After a clock leap, a pong still matches but gives no sample. */
     uint64_t before = l.rtt_samples;
     id = link_ping_sent(&l, 800000);
-    link_on_clock_jump(&l, 810000);
+    link_on_clock_jump(&l, 810000, 0);
     assert_true(link_on_pong(&l, 820000, id));
     assert_int_equal(l.rtt_samples, before);
 }
@@ -828,6 +863,7 @@ int main(void)
         cmocka_unit_test(test_send_and_receive_rates),
         cmocka_unit_test(test_liveness_boundaries_are_exact),
         cmocka_unit_test(test_one_late_update_reports_only_the_timeout),
+        cmocka_unit_test(test_our_pause_counts_as_silence_only_if_nothing_came),
         cmocka_unit_test(test_handshake_completes_over_a_terrible_network),
         cmocka_unit_test(test_replayed_and_unknown_nonces_are_ignored),
         cmocka_unit_test(test_handshake_times_out_and_requests_back_off),

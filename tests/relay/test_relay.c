@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_relay.c — the relay (tempo/relay.h) as the outside sees it: many
- * matches kept apart, hostile datagrams dropped and counted while honest
- * traffic flows, nothing allocated after create, the join layout.
+ * matches kept apart, new matches refused while draining, hostile
+ * datagrams dropped and counted while honest traffic flows, nothing
+ * allocated after create, the join layout.
  *
  * Hostile datagrams are made from a member's real ones on their way out
  * (relay_rig.h's tap): each carries a sequence of the member's own, used
@@ -209,6 +210,50 @@ static void test_a_player_already_taken_is_refused(void **state)
     assert_int_equal(g->h.peer[2].handshake_failed_events, 1);
     assert_int_equal(tempo_session_frame(g->h.peer[2].s), 0);
     agree(g, 0, 2, 190);
+    rig_free(g);
+    free(g);
+}
+
+/* A draining relay (tempo_relay_refuse_matches) opens no match: the
+ * members of a new one are denied and told (their sessions end), while a
+ * member of the match already open may still join it, and that match
+ * plays on to the end; refusing again or resuming changes nothing else. */
+static void test_a_relay_refusing_matches_denies_new_ones_and_plays_the_open_one(void **state)
+{
+    (void)state;
+    tempo_config cfg = match_cfg(2);
+    tempo_relay_config rc = relay_cfg();
+    relay_rig *g = calloc(1, sizeof *g);
+    const uint32_t match_of[4] = {1, 1, 2, 2};
+    const int player_of[4] = {0, 1, 0, 1};
+    rig_init_matches(g, &cfg, 4, "lan", &rc, 23, match_of, player_of);
+    for (int i = 1; i < 4; i++) /* only member 0 comes at once: match 1 opens */
+        g->h.peer[i].next_tick_us += 400000;
+    rig_run(g, INT32_MAX, 200000);
+    tempo_relay_stats before;
+    assert_int_equal(tempo_relay_get_stats(g->relay, &before), TEMPO_OK);
+    assert_int_equal(before.matches, 1);
+    assert_int_equal(tempo_relay_refuse_matches(g->relay, true), TEMPO_OK);
+    assert_int_equal(tempo_relay_refuse_matches(g->relay, true), TEMPO_OK);
+    rig_run(g, 300, 12000000);
+    tempo_relay_stats rs;
+    assert_int_equal(tempo_relay_get_stats(g->relay, &rs), TEMPO_OK);
+    assert_int_equal(rs.matches, 1);
+    assert_int_equal(rs.denied - before.denied, 2);
+    tempo_relay_match_stats ms;
+    assert_int_equal(tempo_relay_get_match_stats(g->relay, 2, &ms), TEMPO_E_PLAYER);
+    assert_int_equal(tempo_relay_get_match_stats(g->relay, 1, &ms), TEMPO_OK);
+    assert_int_equal(ms.members, 2);
+    assert_int_equal(ms.substitutions[0] + ms.substitutions[1], 0);
+    for (int i = 2; i < 4; i++) {
+        tempo_session_state st;
+        assert_int_equal(tempo_session_get_state(g->h.peer[i].s, &st), TEMPO_OK);
+        assert_int_equal(st, TEMPO_SESSION_ENDED);
+        assert_int_equal(tempo_session_frame(g->h.peer[i].s), 0);
+    }
+    agree(g, 0, 2, 290);
+    assert_int_equal(tempo_relay_refuse_matches(g->relay, false), TEMPO_OK);
+    assert_int_equal(tempo_relay_refuse_matches(NULL, true), TEMPO_E_INVALID_ARG);
     rig_free(g);
     free(g);
 }
@@ -642,6 +687,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_many_matches_on_one_relay_stay_separate),
         cmocka_unit_test(test_a_player_already_taken_is_refused),
+        cmocka_unit_test(test_a_relay_refusing_matches_denies_new_ones_and_plays_the_open_one),
         cmocka_unit_test(test_hostile_datagrams_are_dropped_and_counted),
         cmocka_unit_test(test_sealed_forgeries_and_replays_are_dropped),
         cmocka_unit_test(test_a_copied_response_does_not_bring_back_a_member_that_left),

@@ -175,6 +175,11 @@ static void a_real_silence_past_the_timeout_still_drops_the_peer(void **state)
             assert_int_equal(tempo_session_get_endpoint_stats(h.peer[i].s, 1 - i, &es), TEMPO_OK);
             assert_true(es.disconnected);
         }
+        /* The one that stopped knows it was the one dropped (it lost its
+         * peer only after its own pause); the other cannot tell a dead
+         * peer from a cut, and neither can either side of a blackout. */
+        assert_int_equal(h.peer[0].dropped_events, 0);
+        assert_int_equal(h.peer[1].dropped_events, blackout ? 0 : 1);
         harness_free(&h);
     }
 }

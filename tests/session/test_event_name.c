@@ -16,7 +16,7 @@
 static void every_event_kind_has_a_distinct_name(void **state)
 {
     (void)state;
-    for (int a = TEMPO_EVENT_CONNECTED; a <= TEMPO_EVENT_REJOIN_STATE; a++) {
+    for (int a = TEMPO_EVENT_CONNECTED; a <= TEMPO_EVENT_AUTH_FAILED; a++) {
         const char *name = tempo_event_name((tempo_event_kind)a);
         assert_non_null(name);
         assert_string_not_equal(name, "unknown");
@@ -31,7 +31,7 @@ static void values_outside_the_enum_are_unknown(void **state)
 {
     (void)state;
     assert_string_equal(tempo_event_name((tempo_event_kind)0), "unknown");
-    assert_string_equal(tempo_event_name((tempo_event_kind)(TEMPO_EVENT_REJOIN_STATE + 1)),
+    assert_string_equal(tempo_event_name((tempo_event_kind)(TEMPO_EVENT_AUTH_FAILED + 1)),
                         "unknown");
 }
 

@@ -49,6 +49,7 @@ typedef struct h_peer {
     int32_t first_desync_frame;
     int first_desync_events; /* DESYNC events of first_desync_frame */
     int interrupted_events, handshake_failed_events;
+    int dropped_events;    /* DROPPED: the others dropped this machine */
     tempo_tick last;
 } h_peer;
 
@@ -231,6 +232,8 @@ static inline void harness_tick(harness *h, h_peer *p)
             p->interrupted_events++;
         if (ev.kind == TEMPO_EVENT_HANDSHAKE_FAILED)
             p->handshake_failed_events++;
+        if (ev.kind == TEMPO_EVENT_DROPPED)
+            p->dropped_events++;
         if (ev.kind == TEMPO_EVENT_DISCONNECTED)
             p->disconnect_events++;
         if (ev.kind == TEMPO_EVENT_RUNNING)

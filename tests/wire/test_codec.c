@@ -169,6 +169,10 @@ static void random_msg(tempo_rng *rng, int type, const tempo_codec_ctx *ctx, tem
         m->u.rejoin_request.player_mask =
             (uint8_t)tempo_rng_range(rng, 1, (int)((1u << ctx->num_players) - 1u));
         break;
+    case TEMPO_MSG_REJOIN_REFUSED:
+        m->u.rejoin_refused.reason = (uint8_t)tempo_rng_range(rng, TEMPO_REFUSED_DROPPED, TEMPO_REFUSED_EPOCH);
+        m->u.rejoin_refused.epoch = (uint8_t)tempo_rng_next(rng);
+        break;
     case TEMPO_MSG_REJOIN_FRAME:
         m->u.rejoin_frame.player_mask =
             (uint8_t)tempo_rng_range(rng, 1, (int)((1u << ctx->num_players) - 1u));

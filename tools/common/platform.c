@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * platform.c — clock, sleep, socket wait, Ctrl-C, name lookup and a quiet
- * stderr for the programs (platform.h), once for POSIX and once for Windows.
+ * platform.c — clock, sleep, socket wait, Ctrl-C, name lookup, a quiet
+ * stderr, TCP and running a program, for the programs (platform.h), once
+ * for POSIX and once for Windows (which cannot run a program: platform_run
+ * says so).
  *
  * Invariant: every #ifdef _WIN32 of tools/ and examples/ is in this file;
  * the two halves keep the same behaviour, stated in platform.h.
@@ -23,13 +25,18 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 #endif
 
 /* ---- clock and sleep ---------------------------------------------------- */
@@ -225,6 +232,265 @@ bool platform_resolve(const char *text, int family, tempo_address *out, char *wh
     return true;
 }
 
+/* ---- TCP ------------------------------------------------------------------ */
+
+/* The sockaddr of a tempo_address; its length, 0 for no address. */
+static size_t to_sockaddr(const tempo_address *a, struct sockaddr_storage *ss)
+{
+    memset(ss, 0, sizeof *ss);
+    if (a->family == TEMPO_ADDRESS_IPV4) {
+        struct sockaddr_in *in = (struct sockaddr_in *)(void *)ss;
+        in->sin_family = AF_INET;
+        in->sin_port = htons(a->port);
+        memcpy(&in->sin_addr, a->bytes, 4);
+        return sizeof *in;
+    }
+    if (a->family == TEMPO_ADDRESS_IPV6) {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)(void *)ss;
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons(a->port);
+        memcpy(&in6->sin6_addr, a->bytes, 16);
+        return sizeof *in6;
+    }
+    return 0;
+}
+
+#ifdef _WIN32
+static void tcp_why(char *why, size_t why_size, const char *what)
+{
+    snprintf(why, why_size, "%s: Winsock error %d", what, WSAGetLastError());
+}
+
+int platform_tcp_connect(const tempo_address *to, char *why, size_t why_size)
+{
+    WSADATA wsa;
+    WSAStartup(MAKEWORD(2, 2), &wsa);
+    struct sockaddr_storage ss;
+    size_t len = to_sockaddr(to, &ss);
+    if (len == 0) {
+        snprintf(why, why_size, "no address to connect to");
+        return -1;
+    }
+    SOCKET s = socket(ss.ss_family, SOCK_STREAM, IPPROTO_TCP);
+    if (s == INVALID_SOCKET) {
+        tcp_why(why, why_size, "socket");
+        return -1;
+    }
+    u_long on = 1;
+    ioctlsocket(s, FIONBIO, &on);
+    BOOL nodelay = TRUE;
+    setsockopt(s, IPPROTO_TCP, TCP_NODELAY, (const char *)&nodelay, sizeof nodelay);
+    if (connect(s, (const struct sockaddr *)&ss, (int)len) != 0 &&
+        WSAGetLastError() != WSAEWOULDBLOCK) {
+        tcp_why(why, why_size, "connect");
+        closesocket(s);
+        return -1;
+    }
+    return (int)s;
+}
+
+int platform_tcp_connected(int fd, char *why, size_t why_size)
+{
+    WSAPOLLFD p = {.fd = (SOCKET)fd, .events = POLLWRNORM};
+    if (WSAPoll(&p, 1, 0) <= 0)
+        return 0;
+    int err = 0, len = sizeof err;
+    getsockopt((SOCKET)fd, SOL_SOCKET, SO_ERROR, (char *)&err, &len);
+    if (err == 0 && (p.revents & POLLWRNORM))
+        return 1;
+    snprintf(why, why_size, "connect: Winsock error %d", err);
+    return -1;
+}
+
+long platform_tcp_send(int fd, const void *data, size_t n, char *why, size_t why_size)
+{
+    int r = send((SOCKET)fd, (const char *)data, n > 65536 ? 65536 : (int)n, 0);
+    if (r >= 0)
+        return r;
+    if (WSAGetLastError() == WSAEWOULDBLOCK)
+        return 0;
+    tcp_why(why, why_size, "send");
+    return -1;
+}
+
+long platform_tcp_recv(int fd, void *buf, size_t n, char *why, size_t why_size)
+{
+    int r = recv((SOCKET)fd, (char *)buf, n > 65536 ? 65536 : (int)n, 0);
+    if (r > 0)
+        return r;
+    if (r == 0)
+        return -2;
+    if (WSAGetLastError() == WSAEWOULDBLOCK)
+        return 0;
+    tcp_why(why, why_size, "recv");
+    return -1;
+}
+
+void platform_tcp_close(int fd)
+{
+    if (fd >= 0)
+        closesocket((SOCKET)fd);
+}
+
+int platform_run(char *const argv[], const char *input, size_t n, int timeout_ms, char *why,
+                 size_t why_size)
+{
+    (void)input;
+    (void)n;
+    (void)timeout_ms;
+    snprintf(why, why_size, "cannot run %s: not supported on Windows", argv[0]);
+    return -1;
+}
+#else
+static void tcp_why(char *why, size_t why_size, const char *what, int err)
+{
+    snprintf(why, why_size, "%s: %s", what, strerror(err));
+}
+
+int platform_tcp_connect(const tempo_address *to, char *why, size_t why_size)
+{
+    struct sockaddr_storage ss;
+    size_t len = to_sockaddr(to, &ss);
+    if (len == 0) {
+        snprintf(why, why_size, "no address to connect to");
+        return -1;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM, 0);
+    if (fd < 0) {
+        tcp_why(why, why_size, "socket", errno);
+        return -1;
+    }
+    int one = 1;
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0 ||
+        fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+        tcp_why(why, why_size, "fcntl", errno);
+        close(fd);
+        return -1;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+#ifdef SO_NOSIGPIPE
+    setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+#endif
+    if (connect(fd, (const struct sockaddr *)&ss, (socklen_t)len) != 0 && errno != EINPROGRESS) {
+        tcp_why(why, why_size, "connect", errno);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int platform_tcp_connected(int fd, char *why, size_t why_size)
+{
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    if (poll(&p, 1, 0) <= 0)
+        return 0;
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+        err = errno;
+    if (err == 0 && (p.revents & POLLOUT))
+        return 1;
+    tcp_why(why, why_size, "connect", err ? err : ECONNREFUSED);
+    return -1;
+}
+
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0 /* SO_NOSIGPIPE on the socket instead */
+#endif
+
+long platform_tcp_send(int fd, const void *data, size_t n, char *why, size_t why_size)
+{
+    ssize_t r = send(fd, data, n, MSG_NOSIGNAL);
+    if (r >= 0)
+        return (long)r;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+        return 0;
+    tcp_why(why, why_size, "send", errno);
+    return -1;
+}
+
+long platform_tcp_recv(int fd, void *buf, size_t n, char *why, size_t why_size)
+{
+    ssize_t r = recv(fd, buf, n, 0);
+    if (r > 0)
+        return (long)r;
+    if (r == 0)
+        return -2;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+        return 0;
+    tcp_why(why, why_size, "recv", errno);
+    return -1;
+}
+
+void platform_tcp_close(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+}
+
+int platform_run(char *const argv[], const char *input, size_t n, int timeout_ms, char *why,
+                 size_t why_size)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        tcp_why(why, why_size, "pipe", errno);
+        return -1;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    posix_spawn_file_actions_addclose(&fa, fds[1]);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[0]);
+    if (rc != 0) {
+        close(fds[1]);
+        snprintf(why, why_size, "cannot run %s: %s", argv[0], strerror(rc));
+        return -1;
+    }
+    /* A program that ends without reading its input must not end us. */
+    struct sigaction ignore, old;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &old);
+    for (size_t off = 0; off < n;) {
+        ssize_t w = write(fds[1], input + off, n - off);
+        if (w <= 0 && errno != EINTR)
+            break;
+        if (w > 0)
+            off += (size_t)w;
+    }
+    sigaction(SIGPIPE, &old, NULL);
+    close(fds[1]);
+    uint64_t until = platform_now_us() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000u;
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR) {
+            tcp_why(why, why_size, "waitpid", errno);
+            return -1;
+        }
+        if (platform_now_us() >= until) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            snprintf(why, why_size, "%s did not end within %d ms: killed", argv[0], timeout_ms);
+            return -1;
+        }
+        platform_sleep_until_us(platform_now_us() + 10000u);
+    }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    snprintf(why, why_size, "%s ended by signal %d", argv[0],
+             WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return -1;
+}
+#endif
 bool platform_resolve_port(const char *text, const char *whose, tempo_address *out, char *why,
                            size_t why_size)
 {

@@ -2,7 +2,8 @@
 /*
  * platform.h — the few operating-system calls tempo's programs make, in one
  * place: a monotonic clock, sleeping, waiting for sockets, stopping on
- * Ctrl-C, and looking up host names. platform.c holds a POSIX and a Windows
+ * Ctrl-C, looking up host names, TCP connections for HTTP to local
+ * services, and running another program. platform.c holds a POSIX and a Windows
  * version of each; nothing else in tools/ or examples/ needs either.
  *
  * Name lookup lives here, in the programs, and not in the library: tempo
@@ -64,6 +65,39 @@ bool platform_resolve_port(const char *text, const char *whose, tempo_address *o
  * (and changes nothing) if it cannot. */
 int platform_stderr_mute(void);
 void platform_stderr_unmute(int saved);
+
+/* ---- TCP, for HTTP to the local services a game server talks to ---------
+ * (tools/common/http_conn.c). Every call returns at once; none raises
+ * SIGPIPE. On failure the reason goes into why[0..why_size). */
+
+/* Open a non-blocking TCP socket and start connecting it to `to` (IPv4 or
+ * IPv6). Returns the socket, or -1. */
+int platform_tcp_connect(const tempo_address *to, char *why, size_t why_size);
+
+/* Whether the connection platform_tcp_connect started is made: 1 yes, 0
+ * not yet, -1 it failed. */
+int platform_tcp_connected(int fd, char *why, size_t why_size);
+
+/* Send up to n bytes: how many went (0: the socket's buffer is full), or
+ * -1 on an error. */
+long platform_tcp_send(int fd, const void *data, size_t n, char *why, size_t why_size);
+
+/* Receive up to n bytes: how many came (0: nothing waiting), -1 on an
+ * error, -2 when the other side closed the connection. */
+long platform_tcp_recv(int fd, void *buf, size_t n, char *why, size_t why_size);
+
+void platform_tcp_close(int fd);
+
+/* ---- another program ----------------------------------------------------- */
+
+/* Run argv[0] (looked up in PATH) with arguments argv (NULL-terminated),
+ * its standard input the n bytes of input, its standard output discarded
+ * and its standard error ours; wait at most timeout_ms for it to end, and
+ * kill it then. Returns its exit status (0..255), or -1 (it could not
+ * start, was killed, or this system cannot run programs) with the reason
+ * in why. Blocks. */
+int platform_run(char *const argv[], const char *input, size_t n, int timeout_ms, char *why,
+                 size_t why_size);
 
 #ifdef __cplusplus
 }

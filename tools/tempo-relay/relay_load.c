@@ -8,7 +8,7 @@
  *
  *   relay-load [--relay PATH] [--port P] [--matches M] [--players N]
  *              [--input-size B] [--seconds S] [--warmup-seconds W]
- *              [--flood R] [--hostile]
+ *              [--flood R] [--hostile] [--agones]
  *
  * Measured over the S seconds after a warm-up of W: the relay's processor
  * time (utime + stime from /proc/PID/stat, Linux), its share of one core,
@@ -66,7 +66,7 @@ extern char **environ;
 typedef struct options {
     const char *relay;
     int port, matches, players, input_size, seconds, warmup, flood;
-    bool no_batch, hostile;
+    bool no_batch, hostile, agones;
 } options;
 
 #define FIELD(f) offsetof(options, f)
@@ -83,6 +83,8 @@ static const option_spec load_specs[] = {
      .min = 1, .max = TEMPO_MAX_INPUT_SIZE, .help = "input bytes per player, default 4"},
     {.name = "no-batch", .kind = OPTION_FLAG, .offset = FIELD(no_batch),
      .help = "run the relay with --no-batch"},
+    {.name = "agones", .kind = OPTION_FLAG, .offset = FIELD(agones),
+     .help = "run the relay with --agones (an SDK server must\nanswer at AGONES_SDK_HTTP_PORT); without it,\n--no-agones"},
     {.name = "seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(seconds), .min = 1,
      .max = 3600, .help = "measured time, default 10"},
     {.name = "warmup-seconds", .kind = OPTION_INT, .value = "W", .offset = FIELD(warmup),
@@ -460,9 +462,11 @@ int main(int argc, char **argv)
     snprintf(mm, sizeof mm, "%d", o.matches);
     snprintf(mb, sizeof mb, "%d", n);
     char *rargv[] = {(char *)o.relay, "--port", port, "--bind", "127.0.0.1", "--max-matches", mm,
-                     "--max-members", mb, "--stats-seconds", "3600", NULL, NULL};
+                     "--max-members", mb, "--stats-seconds", "3600", NULL, NULL, NULL};
+    int extra = 11;
     if (o.no_batch)
-        rargv[11] = "--no-batch";
+        rargv[extra++] = "--no-batch";
+    rargv[extra] = o.agones ? "--agones" : "--no-agones";
     /* the relay's lines come through a pipe: relayed, and its last one read */
     int out_pipe[2];
     if (pipe(out_pipe) != 0) {

@@ -6,6 +6,7 @@
  *   tempo-relay --port P [--key-file F] [--protocol-id ID]
  *               [--max-matches N] [--max-members N] [--tolerance-ms T]
  *               [--stats-seconds S] [--seconds D] [--bind ADDR] [--no-batch]
+ *               [--agones | --no-agones] [--drain-seconds S] [--idle-seconds S]
  *
  * Without a key file it is an unsealed relay (LAN play and tests); with
  * one, members need tokens made with that key (tempo-token, or the game's
@@ -21,6 +22,11 @@
  * (gaps_over_5ms, gaps_over_16ms), and the longest single update
  * (update_max_us). A relay that falls behind its members shows here.
  *
+ * With --agones (on by default when AGONES_SDK_HTTP_PORT is set) it is an
+ * Agones game server, and with ARBITRIUM_DELETE_URL set an Edgegap one
+ * (relay_host.h, docs/DEPLOY.md): a signal then drains it rather than
+ * stopping it.
+ *
  * Exit codes: 0 done, 1 runtime error, 2 usage error.
  */
 #include <errno.h>
@@ -31,9 +37,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "agones.h"
 #include "keyfile.h"
 #include "options.h"
 #include "platform.h"
+#include "relay_host.h"
 #include "tempo/relay.h"
 #include "tempo/udp.h"
 
@@ -43,6 +51,8 @@ typedef struct options {
     uint64_t protocol_id;
     int max_matches, max_members, tolerance_ms, stats_seconds, seconds;
     bool no_batch;
+    bool agones, no_agones;
+    int drain_seconds, idle_seconds;
 } options;
 
 #define FIELD(f) offsetof(options, f)
@@ -69,6 +79,11 @@ static const option_spec relay_specs[] = {
      .min = 1, .max = 3600, .help = "between stats lines, default 5"},
     {.name = "seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(seconds), .min = 1,
      .max = 86400 * 365, .help = "stop after S seconds (default: at Ctrl-C)"},
+    AGONES_OPTION_SPECS(FIELD(agones), FIELD(no_agones), FIELD(drain_seconds), ""),
+    {.name = "idle-seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(idle_seconds),
+     .min = 1, .max = 86400,
+     .help = "under Agones: an Allocated relay with no match for S\n"
+             "seconds goes back to Ready, default 60"},
 };
 
 static const option_alias relay_aliases[] = {{"private-key-file", "key-file"},
@@ -88,12 +103,12 @@ static const option_command relay_command = {
     .alias_count = (int)(sizeof relay_aliases / sizeof relay_aliases[0]),
 };
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t signals;
 
 static void on_signal(int sig)
 {
     (void)sig;
-    stop = 1;
+    signals = signals + 1;
 }
 
 static bool read_key(const char *path, uint8_t key[TEMPO_KEY_SIZE])
@@ -160,6 +175,8 @@ int main(int argc, char **argv)
     o.max_members = 2048;
     o.tolerance_ms = 100;
     o.stats_seconds = 5;
+    o.drain_seconds = 600;
+    o.idle_seconds = 60;
     uint64_t given = 0;
     option_status st = options_parse(&relay_command, argc, argv, &o, &given);
     if (st != OPTIONS_OK)
@@ -179,6 +196,10 @@ int main(int argc, char **argv)
         options_error(&relay_command, "--protocol-id needs --key-file");
         return 2;
     }
+    relay_host_config hc = {"tempo-relay", false, 0, o.drain_seconds, o.idle_seconds,
+                            o.max_matches, o.max_members};
+    if (!agones_choose(o.agones, o.no_agones, "tempo-relay", &hc.agones, &hc.agones_port))
+        return 2;
     if (tempo_key_generate(cfg.cookie_key) != TEMPO_OK) {
         /* no secure random source: unsealed LAN play only, cookies still
          * differ from run to run */
@@ -229,6 +250,13 @@ int main(int argc, char **argv)
            o.key_file ? "sealed" : "unsealed", spec, o.max_matches, o.max_members,
            o.tolerance_ms);
     fflush(stdout);
+    bool host_failed;
+    relay_host *host = relay_host_create(&hc, &host_failed);
+    if (host_failed) {
+        tempo_relay_destroy(r);
+        tempo_udp_close(u);
+        return 1;
+    }
     platform_on_interrupt(on_signal);
 
     uint64_t start = platform_now_us(), cpu0 = platform_cpu_us();
@@ -237,13 +265,22 @@ int main(int argc, char **argv)
     int fd = tempo_udp_fd(u);
     lateness late;
     memset(&late, 0, sizeof late);
-    while (!stop) {
+    sig_atomic_t handled = 0;
+    for (;;) {
         bool ready;
         platform_wait_readable(&fd, &ready, 1, 1);
         uint64_t now = platform_now_us();
         tempo_relay_update(r, now, (uint64_t)time(NULL));
         tempo_udp_flush(u);
         lateness_on_update(&late, now, platform_now_us());
+        if (signals != handled) {
+            handled = signals;
+            if (!host)
+                break;
+            relay_host_signal(host, r, now);
+        }
+        if (host && !relay_host_update(host, r, now))
+            break;
         if (now >= next_stats) {
             print_stats(r, u, (double)(now - start) / 1e6, platform_cpu_us() - cpu0, &late, false);
             next_stats += (uint64_t)o.stats_seconds * 1000000u;
@@ -253,6 +290,7 @@ int main(int argc, char **argv)
     }
     print_stats(r, u, (double)(platform_now_us() - start) / 1e6, platform_cpu_us() - cpu0, &late,
                 true);
+    relay_host_destroy(host);
     tempo_relay_destroy(r);
     tempo_udp_close(u);
     return 0;
