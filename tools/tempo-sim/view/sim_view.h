@@ -2,9 +2,9 @@
 /*
  * sim_view.h — what tempo-sim's view comparisons share (sim_view.c:
  * interpolation and dead reckoning; sim_view_lagcomp.c: lag
- * compensation): the server's world of bots and its true positions, the
- * two-node network, the snapshot message, and the client's estimate of the
- * server's clock.
+ * compensation), written in sim_view_world.c: the server's world of bots
+ * and its true positions, the two-node network, the snapshot message, and
+ * the client's estimate of the server's clock.
  *
  * The server steps 8 bots at 60 Hz in a 60 x 40 m field: each runs at up
  * to 6 m/s towards a heading it changes every 0.5 to 2 s, turning with at
