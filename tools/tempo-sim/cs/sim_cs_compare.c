@@ -156,7 +156,7 @@ int sim_cs_compare(const sim_options *base)
             fprintf(stderr, "tempo-sim: %d clients, %s done\n", o.clients, sim_cs_reconcile_name(o.reconcile));
     }
     cmp_out c = {base, rows, n};
-    sim_out w = {&c, cmp_text, cmp_json, NULL, NULL};
+    sim_out w = {.ctx = &c, .text = cmp_text, .json = cmp_json};
     int code = sim_out_write(base, &w);
     if (code == SIM_EXIT_OK && failed)
         code = SIM_EXIT_MISMATCH;

@@ -356,7 +356,7 @@ int sim_cs(const sim_options *o)
     code = sim_cs_run(o, r, tl);
     if (code == SIM_EXIT_OK) {
         cs_out c = {o, r, tl};
-        sim_out w = {&c, cs_text, cs_json, cs_html, NULL};
+        sim_out w = {.ctx = &c, .text = cs_text, .json = cs_json, .html = cs_html};
         code = sim_out_write(o, &w);
         if (code == SIM_EXIT_OK && r->problem[0])
             code = SIM_EXIT_MISMATCH;

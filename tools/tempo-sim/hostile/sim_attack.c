@@ -86,7 +86,7 @@ int sim_attack(const sim_options *o)
         snprintf(why, sizeof why, "only %" PRIu64 " of %d datagrams were sent", sec->hostile.sent, o->attack);
     }
     attack_out c = {o, r, wall, failed, why};
-    sim_out w = {&c, attack_text, attack_json, NULL, NULL};
+    sim_out w = {.ctx = &c, .text = attack_text, .json = attack_json};
     code = sim_out_write(o, &w);
     if (code == SIM_EXIT_OK && failed)
         code = SIM_EXIT_MISMATCH;

@@ -195,21 +195,17 @@ static bool ls_html(FILE *f, const void *ctx)
     const sim_ls_result *rows = c->rows;
     int n = c->n;
     static const char *const colours[LS_WAYS] = {"#888", "#d62728", "#1f77b4", "#2ca02c", "#9467bd"};
-    fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tempo-sim: lockstep</title>"
-               "<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em;font-size:12px;white-space:pre-wrap}</style>"
-               "</head><body>\n<h1>tempo-sim: lockstep, %d players</h1>\n<p>", c->o->players);
-    sim_svg_escape(f, c->o->command ? c->o->command : "");
-    fprintf(f, "</p>\n<pre>");
-    char *text = NULL;
-    size_t size = 0;
-    FILE *m = open_memstream(&text, &size);
-    if (m) {
-        ls_text(m, ctx);
-        fclose(m);
-        sim_svg_escape(f, text);
-        free(text);
-    }
-    fprintf(f, "</pre>\n<h2>Turn length over time</h2>\n");
+    char heading[64];
+    snprintf(heading, sizeof heading, "tempo-sim: lockstep, %d players", c->o->players);
+    const sim_page page = {
+        .title = "tempo-sim: lockstep",
+        .heading = heading,
+        .style = "body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em;font-size:12px;white-space:pre-wrap}",
+        .command = c->o->command ? c->o->command : "",
+        .no_lang = true,
+    };
+    sim_out_page_begin(f, &page, ls_text, ctx);
+    fprintf(f, "<h2>Turn length over time</h2>\n");
     double t_end = 1, hi = 50;
     for (int k = 0; k < n; k++) {
         if (rows[k].series_n * SIM_LS_SERIES_S > t_end)
@@ -247,7 +243,7 @@ static bool ls_html(FILE *f, const void *ctx)
 static int finish(const sim_options *o, sim_ls_result *rows, int n)
 {
     ls_out c = {o, rows, n};
-    sim_out w = {&c, ls_text, ls_json, ls_html, NULL};
+    sim_out w = {.ctx = &c, .text = ls_text, .json = ls_json, .html = ls_html};
     int code = sim_out_write(o, &w);
     for (int k = 0; k < n; k++) {
         if (code == SIM_EXIT_OK && (!rows[k].converged || !rows[k].switches_agree))

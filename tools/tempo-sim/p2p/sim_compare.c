@@ -267,7 +267,15 @@ typedef struct compare_out {
     const sim_options *base;
     const compare_row *rows;
     int n;
+    double t0; /* wall clock when the runs began */
 } compare_out;
+
+/* How long the runs took, on stderr: the table stays the same run to run. */
+static void compare_note(const void *ctx)
+{
+    const compare_out *c = ctx;
+    fprintf(stderr, "%d runs in %.2f s wall\n", c->n, sim_wall_seconds() - c->t0);
+}
 
 static void compare_text(FILE *f, const void *ctx)
 {
@@ -358,11 +366,9 @@ int sim_p2p_compare(const sim_options *o)
     }
     if (tty)
         fprintf(stderr, "\r%60s\r", "");
-    compare_out c = {o, rows, n};
-    sim_out w = {&c, compare_text, compare_json, NULL, NULL};
+    compare_out c = {o, rows, n, t0};
+    sim_out w = {.ctx = &c, .text = compare_text, .json = compare_json, .note = compare_note};
     int written = sim_out_write(o, &w);
-    if (!o->quiet)
-        fprintf(stderr, "%d runs in %.2f s wall\n", n, sim_wall_seconds() - t0);
     if (written != SIM_EXIT_OK)
         code = written;
     free(rows);

@@ -223,7 +223,7 @@ int sim_p2p(const sim_options *o)
     char why[256];
     bool passed = sim_soak_check(o, r, why, sizeof why);
     p2p_out c = {o, r, &tl, passed, why};
-    sim_out w = {&c, p2p_text, p2p_json, p2p_html, p2p_csv};
+    sim_out w = {.ctx = &c, .text = p2p_text, .json = p2p_json, .html = p2p_html, .csv = p2p_csv};
     code = sim_out_write(o, &w);
     if (code == SIM_EXIT_OK && !passed)
         code = SIM_EXIT_MISMATCH;

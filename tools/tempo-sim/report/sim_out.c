@@ -46,42 +46,60 @@ int sim_out_write(const sim_options *o, const sim_out *w)
     int code = SIM_EXIT_OK;
     if (!o->quiet && w->text)
         w->text(stdout, w->ctx);
-    if (o->json_path && w->json && !write_json(o->json_path, w))
-        code = cannot_write(o->json_path);
+    if (!o->quiet && w->note)
+        w->note(w->ctx);
+    if (o->json_path && w->json && !write_json(o->json_path, w)) {
+        int failed = cannot_write(o->json_path);
+        if (!w->json_failure_keeps_exit)
+            code = failed;
+    }
     if (o->report_path && w->html) {
-        if (!sim_out_file(o->report_path, w->html, w->ctx))
-            code = cannot_write(o->report_path);
-        else if (!o->quiet)
+        if (!sim_out_file(o->report_path, w->html, w->ctx)) {
+            int failed = cannot_write(o->report_path);
+            if (!w->report_failure_keeps_exit)
+                code = failed;
+        } else if (!o->quiet && !w->report_unannounced) {
             printf("report: %s\n", o->report_path);
+        }
     }
     if (o->csv_path && w->csv && !sim_out_file(o->csv_path, w->csv, w->ctx))
         code = cannot_write(o->csv_path);
     return code;
 }
 
-void sim_out_page_begin(FILE *f, const char *title, const char *command,
-                        void (*text)(FILE *f, const void *ctx), const void *ctx)
+void sim_out_page_begin(FILE *f, const sim_page *page, void (*text)(FILE *f, const void *ctx),
+                        const void *ctx)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", f);
-    sim_svg_escape(f, title);
-    fputs("</title><style>body{font:14px sans-serif;margin:24px}pre{white-space:pre-wrap;background:#f4f4f4;"
-          "padding:1em}</style></head><body>\n<h1>", f);
-    sim_svg_escape(f, title);
+    fputs(page->no_lang ? "<!DOCTYPE html>\n<html>" : "<!DOCTYPE html>\n<html lang=\"en\">", f);
+    fputs("<head><meta charset=\"utf-8\"><title>", f);
+    sim_svg_escape(f, page->title);
+    fputs("</title>", f);
+    if (page->style) {
+        fputs("<style>", f);
+        fputs(page->style, f);
+        fputs("</style>", f);
+    }
+    fputs("</head><body>\n<h1>", f);
+    sim_svg_escape(f, page->heading ? page->heading : page->title);
     fputs("</h1>\n", f);
-    if (command) {
+    if (page->command) {
         fputs("<p>", f);
-        sim_svg_escape(f, command);
+        sim_svg_escape(f, page->command);
         fputs("</p>\n", f);
     }
     fputs("<pre>", f);
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *m = open_memstream(&buf, &size);
-    if (m) {
-        text(m, ctx);
-        if (fclose(m) == 0)
-            sim_svg_escape(f, buf);
-        free(buf);
+    if (page->raw_text) {
+        text(f, ctx);
+    } else {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *m = open_memstream(&buf, &size);
+        if (m) {
+            text(m, ctx);
+            if (fclose(m) == 0)
+                sim_svg_escape(f, buf);
+            free(buf);
+        }
     }
     fputs("</pre>\n", f);
 }

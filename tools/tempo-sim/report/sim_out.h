@@ -16,7 +16,8 @@
  * unless --quiet, then each file asked for, opened, written and closed
  * here, a failure named on stderr ("tempo-sim: cannot write PATH") and
  * turned into the usage exit code, a written report announced on stdout
- * ("report: PATH") unless --quiet.
+ * ("report: PATH") unless --quiet. The few modes that do otherwise say
+ * so in their sim_out, so the exceptions stand in one place.
  */
 #ifndef TEMPO_SIM_OUT_H
 #define TEMPO_SIM_OUT_H
@@ -64,11 +65,21 @@ typedef struct sim_out {
     void (*json)(sim_json *j, const void *ctx); /* the keys of the JSON file's object */
     bool (*html)(FILE *f, const void *ctx);     /* the whole report page */
     bool (*csv)(FILE *f, const void *ctx);      /* the whole CSV file */
+    void (*note)(const void *ctx);              /* after the text, unless quiet: a line on stderr */
+    /* Where a mode departs from the rule below, kept as it behaves: the
+     * view comparisons (--compare interpolation, reckoning, lagcomp) do
+     * not announce their report; interpolation and reckoning keep exit 0
+     * when their JSON or report cannot be written, lagcomp when its JSON
+     * cannot. All false for every other mode. */
+    bool report_unannounced;
+    bool json_failure_keeps_exit;
+    bool report_failure_keeps_exit;
 } sim_out;
 
 /* Write every output the options ask for, in this order: the text (stdout,
- * unless quiet), --json, --report, --csv. Returns SIM_EXIT_OK, or
- * SIM_EXIT_USAGE if a file could not be written (each named on stderr). */
+ * unless quiet) and the note, --json, --report, --csv. Returns SIM_EXIT_OK, or
+ * SIM_EXIT_USAGE if a file could not be written (each named on stderr;
+ * see the exceptions in sim_out). */
 int sim_out_write(const sim_options *o, const sim_out *w);
 
 /* Write one file: open path, let write fill it, close it. False if the
@@ -77,11 +88,22 @@ bool sim_out_file(const char *path, bool (*write)(FILE *f, const void *ctx), con
 
 /* ---- pieces every page and table shares -------------------------------------------- */
 
-/* A comparison's page: a title, the command line, the comparison's own
- * terminal text (escaped, in a <pre>), then the page's charts; end it with
+/* A comparison's page shell: what its head and heading hold. The
+ * comparisons' pages differ in these, and each keeps its own. */
+typedef struct sim_page {
+    const char *title;   /* the <title>, and the <h1> unless heading is set */
+    const char *heading; /* the <h1>; NULL: the title */
+    const char *style;   /* the <style> sheet; NULL: none */
+    const char *command; /* the command line, in a <p> under the heading; NULL: none */
+    bool no_lang;        /* <html> without lang="en" */
+    bool raw_text;       /* the text goes into the <pre> as it is, unescaped */
+} sim_page;
+
+/* A comparison's page: the shell page describes, then the comparison's
+ * own terminal text in a <pre>; the page's charts follow; end it with
  * sim_out_page_end. */
-void sim_out_page_begin(FILE *f, const char *title, const char *command,
-                        void (*text)(FILE *f, const void *ctx), const void *ctx);
+void sim_out_page_begin(FILE *f, const sim_page *page, void (*text)(FILE *f, const void *ctx),
+                        const void *ctx);
 void sim_out_page_end(FILE *f);
 
 /* A Markdown-style table's heading row and its |---| rule: columns names,

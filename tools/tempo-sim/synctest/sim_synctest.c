@@ -126,7 +126,7 @@ int sim_synctest(const sim_options *o)
     tempo_session_get_stats(s, &st);
 
     synctest_out c = {o, rep, st, tempo_session_frame(s), arena_checksum(&game), sizeof game, secs};
-    sim_out w = {&c, synctest_text, synctest_json, NULL, NULL};
+    sim_out w = {.ctx = &c, .text = synctest_text, .json = synctest_json};
     int code = sim_out_write(o, &w);
     tempo_session_destroy(s);
     if (code == SIM_EXIT_OK && (mismatch || rep.mismatches))

@@ -539,7 +539,8 @@ static bool view_html(FILE *f, const void *ctx)
     double seconds = c->seconds;
     char title[64];
     snprintf(title, sizeof title, "tempo-sim --compare %s", view_name(o->compare));
-    sim_out_page_begin(f, title, o->command, view_text, ctx);
+    const sim_page page = {.title = title, .style = "body{font:14px sans-serif;margin:24px}pre{white-space:pre-wrap}"};
+    sim_out_page_begin(f, &page, view_text, ctx);
     int count = (int)seconds;
     for (int chart = 0; count > 1 && chart < (o->compare == SIM_COMPARE_INTERPOLATION ? 2 : 1); chart++) {
         fprintf(f, "<h2>%s, per second</h2>\n<svg viewBox=\"0 0 900 260\" width=\"900\" height=\"260\">\n",
@@ -599,7 +600,9 @@ int sim_view_compare(const sim_options *o)
     int code = SIM_EXIT_OK;
     if (ok) {
         view_out c = {o, rows, n, seconds};
-        sim_out w = {&c, view_text, view_json, view_html, NULL};
+        sim_out w = {.ctx = &c, .text = view_text, .json = view_json, .html = view_html,
+                     .report_unannounced = true, .json_failure_keeps_exit = true,
+                     .report_failure_keeps_exit = true};
         code = sim_out_write(o, &w);
     }
     for (int k = 0; k < n; k++)

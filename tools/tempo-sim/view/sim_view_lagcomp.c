@@ -435,7 +435,8 @@ static void lag_json(sim_json *j, const void *ctx)
 
 static bool lag_html(FILE *f, const void *ctx)
 {
-    sim_out_page_begin(f, "tempo-sim --compare lagcomp", ((const lag_out *)ctx)->o->command, lag_text, ctx);
+    const sim_page page = {.title = "tempo-sim --compare lagcomp", .raw_text = true};
+    sim_out_page_begin(f, &page, lag_text, ctx);
     sim_out_page_end(f);
     return true;
 }
@@ -457,6 +458,7 @@ int sim_view_lagcomp(const sim_options *o)
             return SIM_EXIT_USAGE;
         }
     lag_out c = {o, rows, n};
-    sim_out w = {&c, lag_text, lag_json, lag_html, NULL};
+    sim_out w = {.ctx = &c, .text = lag_text, .json = lag_json, .html = lag_html,
+                 .report_unannounced = true, .json_failure_keeps_exit = true};
     return sim_out_write(o, &w);
 }
