@@ -17,8 +17,8 @@
  *     its own machine first executed it (shown, predicted or not) and to
  *     the tick the frame or turn holding it became final there (final:
  *     confirmed; commands carry a sequence number); a command whose frame
- *     became final without it (the relay substituted the late input) is
- *     lost;
+ *     or turn became final without it (the relay substituted the late
+ *     input or turn list) is lost;
  *   - bandwidth is the payload each machine sent and received over the
  *     match, as UDP would carry it;
  *   - the checksum after every turn (frame) is kept; at the end every
@@ -71,6 +71,13 @@ typedef struct ls_machine {
     int32_t final_hi;              /* frames below it are final and counted */
     sim_stat final;                /* own commands' latency to their final turn (frame), ms */
     uint64_t lost;
+    /* lockstep object: own commands handed to it (sequence numbers below
+     * added_n), for each the last turn its list can be (by sequence number),
+     * and those below judged counted as executed or lost */
+    uint32_t added_n, judged;
+    int32_t list_by[LS_SEQ_RING];
+    uint64_t misjudged;            /* commands counted lost that executed later: the bound failed */
+    int delay;                     /* the execution delay, turns */
     double turn_sum_ms, turn_min_ms, turn_max_ms;
     uint64_t turns;
 } ls_machine;
@@ -199,6 +206,7 @@ static tempo_result create_turns(ls_match *mt, ls_machine *m)
     c.random_seed = sim_mix64(o->seed * 137 + (uint64_t)m->index);
     if (!o->input_delay_auto && o->input_delay >= 2 && o->input_delay <= TEMPO_LOCKSTEP_MAX_DELAY)
         c.execution_delay = o->input_delay; /* turns: more buys slow machines time */
+    m->delay = c.execution_delay;
     if (mt->w->via_relay) {
         tempo_address ra = sim_relay_addr();
         return tempo_lockstep_create_relay_member(&c, &m->counted, &ra, NULL, &m->ls);
@@ -453,6 +461,47 @@ static void rollback_tick(ls_match *mt, ls_machine *m)
     }
 }
 
+/* The last turn whose list a command handed to the lockstep object now
+ * can join. The object seals its own list for turn E + D once turn E + 1
+ * is due (E: the newest turn executed, D: the delay), so a command joins
+ * turn E + D + 1 at the latest (one more is allowed for); a relay member
+ * also skips the turns the relay has finalized, joining the first turn
+ * the relay still holds open, which the relay's finalized count bounds. */
+static int32_t list_bound(const ls_match *mt, const ls_machine *m)
+{
+    tempo_lockstep_stats st;
+    int32_t bound = (tempo_lockstep_get_stats(m->ls, &st) == TEMPO_OK ? st.turn : 0) + m->delay + 2;
+    tempo_relay_match_stats rs;
+    if (mt->has_relay && tempo_relay_get_match_stats(mt->relay.relay, SIM_RELAY_MATCH_ID, &rs) == TEMPO_OK &&
+        rs.finalized > bound)
+        bound = rs.finalized;
+    return bound;
+}
+
+/* Own command `full` executed: the own commands before it that never
+ * executed were in earlier lists, executed without them (the relay's
+ * substitutes): lost. */
+static void own_turn_command_executed(ls_machine *m, int32_t full)
+{
+    if ((uint32_t)full < m->judged) {
+        m->misjudged++;
+        return;
+    }
+    m->lost += (uint32_t)full - m->judged;
+    m->judged = (uint32_t)full + 1;
+}
+
+/* Turn `turn` executed: an own command not yet executed whose list was
+ * due by this turn was substituted away (through a relay a late list is
+ * replaced by the previous one): lost. */
+static void own_lists_executed(ls_machine *m, int32_t turn)
+{
+    while (m->judged < m->added_n && m->list_by[m->judged % LS_SEQ_RING] <= turn) {
+        m->lost++;
+        m->judged++;
+    }
+}
+
 static void turns_tick(ls_match *mt, ls_machine *m)
 {
     const sim_options *o = mt->o;
@@ -471,6 +520,8 @@ static void turns_tick(ls_match *mt, ls_machine *m)
         gather_orders(mt, m);
         while (m->q_count > 0 &&
                tempo_lockstep_add_command(m->ls, m->queue[m->q_head], RTS_CMD_SIZE, mt->vt) == TEMPO_OK) {
+            m->list_by[m->added_n % LS_SEQ_RING] = list_bound(mt, m);
+            m->added_n++;
             m->q_head = (m->q_head + 1) % LS_QUEUE;
             m->q_count--;
         }
@@ -486,10 +537,13 @@ static void turns_tick(ls_match *mt, ls_machine *m)
                     continue;
                 rts_command(&m->game, p, data);
                 int32_t full = p == m->index ? own_command_executed(mt, m, rts_command_seq(data), 16) : -1;
-                if (full >= 0) /* an executed turn is final */
+                if (full >= 0) { /* an executed turn is final */
                     own_command_final(mt, m, full);
+                    own_turn_command_executed(m, full);
+                }
             }
         }
+        own_lists_executed(m, t.turn);
         rts_step(&m->game, (uint64_t)t.length_ms * 1000u);
         plant_desync(o, m, t.turn);
         uint64_t sum = rts_checksum(&m->game);
@@ -610,6 +664,10 @@ static void check(ls_match *mt, sim_ls_result *r)
         snprintf(r->problem, sizeof r->problem, "every machine was dropped");
         return;
     }
+    for (int i = 0; i < mt->n && r->problem[0] == '\0'; i++)
+        if (mt->m[i]->misjudged)
+            snprintf(r->problem, sizeof r->problem,
+                     "machine %d executed %" PRIu64 " commands it had counted lost", i, mt->m[i]->misjudged);
     r->compared = upto < 0 ? 0 : upto;
     for (int32_t t = 0; t < r->compared && r->problem[0] == '\0'; t++)
         for (int i = 0; i < mt->n; i++)

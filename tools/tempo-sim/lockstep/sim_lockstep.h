@@ -41,8 +41,9 @@ typedef struct sim_ls_way {
  * slow one alone). A command's latency runs from the tick its bot gave it
  * to the tick its own machine first drew its effect (shown: executed,
  * predicted or not) and to the tick the frame or turn holding it became
- * final there (final: confirmed). A command whose frame became final
- * without it (the relay substituted the machine's late input) is lost. */
+ * final there (final: confirmed). A command whose frame or turn became
+ * final without it (the relay substituted the machine's late input or
+ * turn list) is lost. */
 typedef struct sim_ls_group {
     int machines;
     uint64_t waits, waits_slow; /* freezes, and those awaiting only the slow machine's commands */
