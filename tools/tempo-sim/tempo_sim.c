@@ -10,7 +10,7 @@
  * then override it. Every option is a row of the settings table
  * (sim_settings.c), which reads plain values and gives the structured
  * ones (--link, faults) their ranges. Values that depend on the machine
- * count are checked later, by sim_network.c.
+ * count are checked later, by p2p/sim_p2p.c.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim.h — tempo-sim's shared pieces: options, the modes' entry points, the
- * JSON writer.
+ * sim.h — tempo-sim's shared pieces: options, the modes' entry points.
  *
  * tempo-sim runs the arena demo game with bots in virtual time and measures,
  * from outside, what players would have experienced. Each mode lives in its
- * own files (sim_synctest.c; the network match: sim_network.c and the
- * sim_match*.c / sim_measure.c / sim_summary.c / sim_compare.c family; a
- * server and its clients: the sim_cs*.c family, sim_cs.h); tempo_sim.c
- * parses the command line into a sim_options.
+ * own folder (p2p/, cs/, view/, lockstep/, soak/, hostile/, synctest/) over
+ * core/ (this header, settings, scenario files, the network, the
+ * measurement vocabulary of sim_metrics.h) and report/ (the one writer,
+ * sim_out.h); tempo_sim.c parses the command line into a sim_options and
+ * picks the mode.
  */
 #ifndef TEMPO_SIM_H
 #define TEMPO_SIM_H

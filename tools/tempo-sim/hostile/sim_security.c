@@ -125,7 +125,7 @@ static void sealing_line(FILE *f, const sim_security *sec)
                    "  %" PRIu64 " datagrams (%" PRIu64 " sealed), %" PRIu64 " bytes, of which %" PRIu64
                    " (%.1f%%) are the 16-byte tags\n",
                 sec->datagrams, sec->sealed_datagrams, sec->bytes, sec->overhead_bytes,
-                sec->bytes ? 100.0 * (double)sec->overhead_bytes / (double)sec->bytes : 0.0);
+                sim_pct(sec->overhead_bytes, sec->bytes));
     else
         fprintf(f, "sealing: off - %s; %" PRIu64 " datagrams, %" PRIu64 " bytes, no tags\n",
                 sec->seal_unavailable ? "this build has no libsodium (tempo_secure_available() is false)"
@@ -222,7 +222,7 @@ void sim_security_html(FILE *f, const sim_options *o, const sim_result *r)
                    "from the seed) &#183; %" PRIu64 " datagrams (%" PRIu64 " sealed), %" PRIu64
                    " bytes &#183; tags %" PRIu64 " bytes (%.1f%%)</p>\n",
                 sec->datagrams, sec->sealed_datagrams, sec->bytes, sec->overhead_bytes,
-                sec->bytes ? 100.0 * (double)sec->overhead_bytes / (double)sec->bytes : 0.0);
+                sim_pct(sec->overhead_bytes, sec->bytes));
     else
         fprintf(f, "<p class=\"facts\">Not sealed: %s &#183; %" PRIu64 " datagrams, %" PRIu64 " bytes</p>\n",
                 sec->seal_unavailable ? "this build has no libsodium" : "seal off, anyone on the path can forge",
@@ -289,7 +289,7 @@ void sim_security_json(sim_json *j, const sim_options *o, const sim_result *r)
     sim_json_uint(j, "sealed_datagrams", sec->sealed_datagrams);
     sim_json_uint(j, "bytes", sec->bytes);
     sim_json_uint(j, "overhead_bytes", sec->overhead_bytes);
-    sim_json_double(j, "overhead_pct", sec->bytes ? 100.0 * (double)sec->overhead_bytes / (double)sec->bytes : 0.0);
+    sim_json_double(j, "overhead_pct", sim_pct(sec->overhead_bytes, sec->bytes));
     sim_json_end_object(j);
     if (sec->num_actors == 0) {
         sim_json_null(j, "hostile");

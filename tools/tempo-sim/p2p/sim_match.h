@@ -10,7 +10,7 @@
  *                  true frame skew, the timeline the report draws
  *   sim_summary.c  the summary table, the JSON file, the report's summary
  *   sim_compare.c  the same match once per time sync method or input delay
- *   sim_network.c  the entry point: validate, run, print, write, exit code
+ *   sim_p2p.c      the entry point: validate, run, print, write, exit code
  *
  * Virtual time ("vt", microseconds) is the one true time; simnet runs on it.
  * A machine sees only its local time, which its clock derives from vt.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_network.c — tempo-sim's network mode from the command line's point of
+ * sim_p2p.c — tempo-sim's network mode from the command line's point of
  * view: check what only the machine count can tell, run one match (or hand
  * over to --compare), show progress, print the summary, write the JSON, the
  * HTML report and the CSV, and turn the verdict into the exit code.

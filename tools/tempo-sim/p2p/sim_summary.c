@@ -187,7 +187,7 @@ void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
         uint64_t made = r->checks_made < r->checks_expected ? r->checks_made : r->checks_expected;
         fprintf(f, "desync checks: %" PRIu64 " of the %" PRIu64 " the match owed were made (%.1f%%), %" PRIu64
                    " missed; %" PRIu64 " made in all, the drain's included\n",
-                made, r->checks_expected, 100.0 * (double)made / (double)r->checks_expected, missed,
+                made, r->checks_expected, sim_pct(made, r->checks_expected), missed,
                 r->checks_made);
     }
     fprintf(f, "desyncs: %" PRIu64 " DESYNC event%s", r->desyncs, r->desyncs == 1 ? "" : "s");

@@ -440,7 +440,7 @@ static void print_interp(FILE *f, const view_row *rows, int n, double seconds)
                 sim_per_min(r->jumps, seconds), sim_per_min(r->underruns, seconds),
                 seconds > 0 ? (double)r->extrapolated_us / 1e6 / seconds * 100.0 : 0.0,
                 sim_mean(r->delay_sum, r->renders, 0.0) / 1000.0, sim_mean(r->policy_delay_sum, r->renders, 0.0) / 1000.0,
-                r->renders ? 100.0 * (double)r->buffer_on / (double)r->renders : 0.0);
+                sim_pct(r->buffer_on, r->renders));
     }
     fprintf(f, "\nError: distance between what the client draws and the server's true position at the render "
                "time, over every bot and rendered frame. A jump: a render-to-render move longer than the bots' "
