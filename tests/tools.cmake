@@ -244,7 +244,7 @@ endif()
 if(TARGET tempo-sim AND NOT WIN32)
   add_test(NAME sim_lockstep COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_lockstep.sh $<TARGET_FILE:tempo-sim>
            ${CMAKE_CURRENT_BINARY_DIR}/sim_lockstep)
-  set_tests_properties(sim_lockstep PROPERTIES TIMEOUT 120)
+  set_tests_properties(sim_lockstep PROPERTIES TIMEOUT 300)
 endif()
 
 # tempo-relay, tempo-pong --server and tempo-hitscan --server as Agones game
