@@ -20,16 +20,21 @@ if(NOT TEMPO_SANITIZE)
   set_tests_properties(install_consumer PROPERTIES TIMEOUT 600)
 endif()
 
-# test_sim_report compiles tempo-sim's report, SVG, verdict, CSV and timeline sources itself
+# test_sim_report compiles tempo-sim's report, SVG, verdict, CSV and timeline sources, and the
+# writer and measures they use, itself
 # (tempo-sim is a program, not a library).
 if(TARGET test_sim_report)
   target_sources(test_sim_report PRIVATE
-    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_report.c
-    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_svg.c
-    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_verdict.c
-    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_csv.c
-    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_timeline.c)
-  target_include_directories(test_sim_report PRIVATE ${PROJECT_SOURCE_DIR}/tools/tempo-sim)
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p/sim_report.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/report/sim_svg.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p/sim_verdict.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p/sim_csv.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p/sim_timeline.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/report/sim_out.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/report/sim_json.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/core/sim_metrics.c)
+  target_include_directories(test_sim_report PRIVATE ${PROJECT_SOURCE_DIR}/tools/tempo-sim/core
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/report ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p)
 endif()
 
 # The SDL2 demo without a display (SDL_VIDEODRIVER=offscreen): headless
@@ -261,7 +266,7 @@ endif()
 if(TARGET tempo-sim AND NOT WIN32)
   add_test(NAME sim_lockstep COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_lockstep.sh $<TARGET_FILE:tempo-sim>
            ${CMAKE_CURRENT_BINARY_DIR}/sim_lockstep)
-  set_tests_properties(sim_lockstep PROPERTIES TIMEOUT 120)
+  set_tests_properties(sim_lockstep PROPERTIES TIMEOUT 300)
 endif()
 
 # tempo-relay, tempo-pong --server and tempo-hitscan --server as Agones game
