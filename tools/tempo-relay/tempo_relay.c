@@ -270,8 +270,7 @@ int main(int argc, char **argv)
         bool ready;
         platform_wait_readable(&fd, &ready, 1, 1);
         uint64_t now = platform_now_us();
-        tempo_relay_update(r, now, (uint64_t)time(NULL));
-        tempo_udp_flush(u);
+        tempo_relay_update(r, now, (uint64_t)time(NULL)); /* flushes the batch it sent */
         lateness_on_update(&late, now, platform_now_us());
         if (signals != handled) {
             handled = signals;
