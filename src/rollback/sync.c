@@ -451,7 +451,7 @@ int sync_next(tempo_sync *s, const tempo_request **out)
         int i = s->next_req++;
         const tempo_request *r = &s->reqs[i];
         if (s->arena && r->kind == TEMPO_REQUEST_SAVE) {
-            memcpy(s->arena_store + (size_t)r->slot * s->arena_size, s->arena, s->arena_size);
+            tempo__copy_cold(s->arena_store + (size_t)r->slot * s->arena_size, s->arena, s->arena_size);
             /* Checksums cost as much as the copy: only where someone reads them. */
             if (s->req_flags[i] & SYNC_REQ_NEED_SUM)
                 s->req_sums[i] = tempo_checksum(s->arena, s->arena_size);
