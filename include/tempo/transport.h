@@ -96,8 +96,10 @@ TEMPO_API tempo_address tempo_address_ipv4(uint8_t a, uint8_t b, uint8_t c, uint
  *   with batch_send: one sendmmsg per tick instead of one sendto per
  *   datagram). Datagrams must leave in the order they were sent. Returns
  *   the datagrams that left, or a negative tempo_result; tempo ignores the
- *   result. NULL (what a transport filled without it gets, as the last
- *   member) means send already sends: nothing is held.
+ *   result. NULL means send already sends: nothing is held. A struct
+ *   filled field by field must be zeroed first (memset, or = {0}) so a
+ *   transport without flush leaves it NULL; a positional initializer of
+ *   the first three members leaves it NULL too.
  * ctx is passed back untouched. A wrapper around another transport (to
  * count, delay or drop datagrams) forwards flush too, or the datagrams the
  * inner one holds wait for its queue to fill. */
