@@ -761,7 +761,10 @@ int main(int argc, char **argv)
     if (o.has_relay)
         bind_addr.family = o.relay.family;
     tempo_udp *udp;
-    if (tempo_udp_open(&bind_addr, NULL, &udp) != TEMPO_OK) {
+    /* A tick's datagrams to every peer leave in one system call: the
+     * session flushes the batch at the end of each poll and advance. */
+    tempo_udp_options uo = {.batch_send = true};
+    if (tempo_udp_open_ex(&bind_addr, &uo, NULL, &udp) != TEMPO_OK) {
         fprintf(stderr, "tempo-arena: cannot bind %s port %d: %s\n",
                 bind_addr.family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", o.port, strerror(errno));
         return 1;

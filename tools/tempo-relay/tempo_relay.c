@@ -342,8 +342,7 @@ int main(int argc, char **argv)
         uint64_t now = platform_now_us();
         if (ws)
             ws_server_poll(ws, now);
-        tempo_relay_update(r, now, (uint64_t)time(NULL));
-        tempo_udp_flush(u);
+        tempo_relay_update(r, now, (uint64_t)time(NULL)); /* flushes the batch it sent */
         if (ws)
             ws_server_flush(ws, now);
         lateness_on_update(&late, now, platform_now_us());
