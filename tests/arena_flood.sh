@@ -26,8 +26,10 @@ rate=${4:-20000}
 seconds=${5:-8}
 mkdir -p "$dir"
 fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -n 20 "$f"; }; done; exit 1; }
-# A port range of our own, from the process id, to stay clear of parallel runs.
-base=$((24000 + ($$ % 2000) * 4))
+# A port range of our own, clear of parallel runs (tests/support/ports.sh).
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+base=$ports
 # The match lasts seconds + 2 at 60 frames a second: the flood covers most of it.
 frames=$(((seconds + 2) * 60))
 key=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
@@ -82,7 +84,9 @@ asked=$((rate * seconds))
 echo "  $(cat "$dir/flood.out")"
 [ -n "$sent" ] || fail "tempo-flood printed no summary"
 [ $((sent * 10)) -ge $((asked * 9)) ] || fail "tempo-flood sent $sent of $asked datagrams"
-awk -v t="$took" -v s="$seconds" 'BEGIN { exit !(t <= s * 1.1) }' ||
+# on time within half again: on a loaded machine the sender itself runs
+# late, but a flood stretched further has stopped being one at its rate
+awk -v t="$took" -v s="$seconds" 'BEGIN { exit !(t <= s * 1.5) }' ||
     fail "tempo-flood took $took s for $seconds s of sending"
 
 for i in 0 1 2; do
