@@ -184,6 +184,8 @@ typedef struct tempo_relay_stats {
     uint64_t late_inputs;           /* real inputs for finalized frames, dropped */
     uint64_t admitted, denied;      /* members admitted / refused after the handshake */
     uint64_t handshake_refused;     /* handshake datagrams the gate refused */
+    uint64_t dropped_unknown;       /* from a member whose link is closed */
+    uint64_t dropped_session;       /* another session id than the relay's protocol's */
     uint64_t dropped_malformed;     /* a header, size or field out of range */
     uint64_t dropped_forged;        /* a seal that did not open, a plain one at a sealed relay */
     uint64_t dropped_replay;        /* copies, or too old to tell */

@@ -393,44 +393,29 @@ static void on_datagram(tempo_client *c, const tempo_address *from, uint8_t *dat
                         c->gate.sealed ? &c->gate.keys : NULL,
                         (uint64_t)c->cfg.disconnect_timeout_ms * 1000u);
     }
-    const uint8_t *body;
-    size_t n;
-    uint8_t type;
-    bool frag;
-    cs_rx rx = cs_channel_receive(&c->ch, c->now_us, data, size, &body, &n, &type, &frag);
+    net_datagram d;
+    tempo_drop_reason why = cs_channel_receive(&c->ch, c->now_us, data, size, &d);
     if (!c->channel_up) {
-        if (rx != CS_RX_OK || frag || type != CS_MSG_ACCEPT) {
+        if (why != TEMPO_DROP_NONE || d.v.h.fragment || d.v.h.type != CS_MSG_ACCEPT) {
             cs_channel_wipe(&c->ch);
-            if (rx == CS_RX_FORGED)
-                c->st.dropped_forged++;
-            else if (rx == CS_RX_HELD)
-                c->st.held_jumps++;
-            else
-                c->st.dropped_unknown++;
+            /* anything but a forgery or a held jump is no datagram of this
+             * connection yet */
+            net_drop_counter k = net_drop_counter_of(why);
+            NET_DROP_COUNT(&c->st, k == NET_COUNT_FORGED || k == NET_COUNT_HELD ? why
+                                                                                : TEMPO_DROP_UNKNOWN);
             return;
         }
         c->channel_up = true;
         c->ch.link.send_seq = c->gate.next_sequence;
     }
-    switch (rx) {
-    case CS_RX_OK:
-        break;
-    case CS_RX_SESSION:
-        c->st.dropped_session++;
-        return;
-    case CS_RX_REPLAY:
-        c->st.dropped_replay++;
-        return;
-    case CS_RX_HELD:
-        c->st.held_jumps++;
-        return;
-    case CS_RX_FORGED:
-        c->st.dropped_forged++;
-        return;
-    default:
-        c->st.dropped_malformed++;
+    if (why != TEMPO_DROP_NONE) {
+        NET_DROP_COUNT(&c->st, why);
         return;
     }
+    const uint8_t *body = d.body;
+    size_t n = d.body_size;
+    uint8_t type = d.v.h.type;
+    bool frag = d.v.h.fragment;
     if (frag) {
         tempo_frag_message m;
         int r = frag_receive(&c->frag, c->now_us, type, body, n, &m, NULL);

@@ -49,7 +49,7 @@
 #include "cs/server_input.h"
 #include "cs/snapshot.h"
 #include "net/gate.h"
-#include "net/sequence.h"
+#include "net/receive.h"
 #include "wire/cs_msg.h"
 #include "wire/delta.h"
 #include "wire/fragment.h"
@@ -447,7 +447,7 @@ static void admit(tempo_server *s, gate_admit *ad)
                     ad->sealed ? &ad->keys : NULL,
                     (uint64_t)s->cfg.disconnect_timeout_ms * 1000u);
     if (ad->sealed) /* its datagrams go on from the response's sequence */
-        net_sequence_start(&c->ch.link, &c->ch.replay, s->now_us, ad->client_sequence, true);
+        net_receive_start(&c->ch.link, &c->ch.replay, s->now_us, ad->client_sequence, true);
     c->acked_snapshot = -1;
     c->input_ack = s->frame - 1;
     c->last_input_tick = -1;
@@ -561,29 +561,16 @@ static void on_datagram(tempo_server *s, const tempo_address *from, uint8_t *dat
         return;
     }
     cs_client *c = &s->clients[ci];
-    const uint8_t *body;
-    size_t n;
-    uint8_t type;
-    bool frag;
-    switch (cs_channel_receive(&c->ch, s->now_us, data, size, &body, &n, &type, &frag)) {
-    case CS_RX_OK:
-        break;
-    case CS_RX_SESSION:
-        s->st.dropped_session++;
-        return;
-    case CS_RX_REPLAY:
-        s->st.dropped_replay++;
-        return;
-    case CS_RX_HELD:
-        s->st.held_jumps++;
-        return;
-    case CS_RX_FORGED:
-        s->st.dropped_forged++;
-        return;
-    default:
-        s->st.dropped_malformed++;
+    net_datagram d;
+    tempo_drop_reason why = cs_channel_receive(&c->ch, s->now_us, data, size, &d);
+    if (why != TEMPO_DROP_NONE) {
+        NET_DROP_COUNT(&s->st, why);
         return;
     }
+    const uint8_t *body = d.body;
+    size_t n = d.body_size;
+    uint8_t type = d.v.h.type;
+    bool frag = d.v.h.fragment;
     if (frag) { /* clients never fragment */
         s->st.dropped_malformed++;
         return;

@@ -190,8 +190,7 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
             if (n->drop_state[x] != DROP_NONE && !(n->local_mask & (1u << x)))
                 allowed |= 1u << x;
     if (m->player_mask & ~allowed) {
-        n->drops[TEMPO_DROP_BAD_VALUE]++;
-        n->count.dropped_malformed++;
+        p2p_drop(n, TEMPO_DROP_BAD_VALUE);
         return;
     }
     if (e->role == P2P_ROLE_HOST)

@@ -39,7 +39,7 @@
 
 #include "relay/relay.h"
 
-#include "net/sequence.h"
+#include "net/receive.h"
 
 void tempo_relay_config_default(tempo_relay_config *cfg)
 {
@@ -446,9 +446,8 @@ static void admit(tempo_relay *r, const gate_admit *a)
     /* The gate's handshake stands in for the link's. */
     e->link.state = LINK_ESTABLISHED;
     e->link.hs.complete = true;
-    replay_init(&e->replay);
     /* its datagrams go on from the response's sequence (sealed), from 0 (plain) */
-    net_sequence_start(&e->link, &e->replay, r->now_us, a->sealed ? a->client_sequence : 0,
+    net_receive_start(&e->link, &e->replay, r->now_us, a->sealed ? a->client_sequence : 0,
                        a->sealed);
     e->st.client_id = a->client_id;
     e->st.address = a->address;
@@ -565,6 +564,22 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
     advance(r, m);
 }
 
+/* The receive pipeline's decoder for a member's datagram: the types a
+ * member sends, whole; each handler reads its own body. */
+static tempo_drop_reason member_message(void *ctx, net_datagram *d)
+{
+    (void)ctx;
+    if (d->v.h.fragment)
+        return TEMPO_DROP_FRAGMENT;
+    switch (d->v.h.type) {
+    case RELAY_TYPE_JOIN:
+    case RELAY_TYPE_INPUT:
+    case TURN_MSG_TURNS: return TEMPO_DROP_NONE;
+    case RELAY_TYPE_LEAVE: return d->body_size == 0 ? TEMPO_DROP_NONE : TEMPO_DROP_TRAILING;
+    default: return TEMPO_DROP_BAD_TYPE;
+    }
+}
+
 static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
 {
     r->st.datagrams_in++;
@@ -585,46 +600,23 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
     relay_member *e = &r->members[index];
     e->st.datagrams_up++;
     e->st.bytes_up += size;
+    uint32_t sid = connect_session_id(r->cfg.protocol_id);
     tempo_packet_view v;
-    tempo_drop_reason why;
-    if (packet_read(r->buf, size, &v, &why) != TEMPO_OK || v.h.fragment ||
-        v.h.session_id != connect_session_id(r->cfg.protocol_id)) {
-        r->st.dropped_malformed++;
-        return;
-    }
-    if (v.h.type == CONNECT_TYPE_RESPONSE) { /* it missed our welcome */
+    if (packet_read(r->buf, size, &v, NULL) == TEMPO_OK && v.h.session_id == sid &&
+        !v.h.fragment && v.h.type == CONNECT_TYPE_RESPONSE) { /* it missed our welcome */
         send_welcome(r, e, false);
         return;
     }
-    if (v.h.sealed != e->sealed) {
-        r->st.dropped_forged++;
+    net_receiver rcv = {&e->link, &e->replay, e->sealed ? &e->keys : NULL, sid};
+    net_datagram d;
+    tempo_drop_reason why = net_receive(&rcv, r->now_us, r->buf, size, member_message, NULL, &d);
+    if (why != TEMPO_DROP_NONE) {
+        NET_DROP_COUNT(&r->st, why);
         return;
     }
-    uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
-    if (net_sequence_check(&e->link, &e->replay, r->now_us, seq) == NET_SEQUENCE_REPLAY) {
-        r->st.dropped_replay++;
-        return;
-    }
-    size_t body = v.body_size;
-    if (e->sealed) {
-        int opened = seal_open(&e->keys, seq, r->buf, size, &why);
-        if (opened < 0) {
-            r->st.dropped_forged++;
-            return;
-        }
-        body = (size_t)opened - PACKET_HEADER_SIZE;
-    }
-    link_rx rx = net_sequence_take(&e->link, &e->replay, r->now_us, seq, size);
-    if (rx == LINK_RX_JUMP) { /* far ahead: held until the member shows it moved on */
-        r->st.held_jumps++;
-        return;
-    }
-    if (!net_sequence_usable(rx)) {
-        r->st.dropped_replay++;
-        return;
-    }
-    const uint8_t *b = r->buf + PACKET_HEADER_SIZE;
-    switch (v.h.type) {
+    size_t body = d.body_size;
+    const uint8_t *b = d.body;
+    switch (d.v.h.type) {
     case RELAY_TYPE_JOIN:
         on_join(r, index, b, body);
         break;
@@ -635,14 +627,9 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
         on_turns(r, e, b, body);
         break;
     case RELAY_TYPE_LEAVE:
-        if (body != 0) {
-            r->st.dropped_malformed++;
-            break;
-        }
         member_free(r, index);
         break;
-    default:
-        r->st.dropped_malformed++;
+    default: /* member_message let no other type through */
         break;
     }
 }

@@ -279,7 +279,7 @@ static void test_hostile_datagrams_are_dropped_and_counted(void **state)
     static const expect cases[] = {
         {ATTACK_TRUNCATE, offsetof(tempo_relay_stats, dropped_malformed)},
         {ATTACK_REPLAY, offsetof(tempo_relay_stats, dropped_replay)},
-        {ATTACK_SEAL_BIT, offsetof(tempo_relay_stats, dropped_forged)},
+        {ATTACK_SEAL_BIT, offsetof(tempo_relay_stats, dropped_malformed)}, /* sealed, no key: SEALED */
         {ATTACK_NOT_OWNED, offsetof(tempo_relay_stats, dropped_not_owned)},
         {ATTACK_FAR, offsetof(tempo_relay_stats, dropped_far)},
     };
