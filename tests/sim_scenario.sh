@@ -110,7 +110,7 @@ for name in clock-jump-10s clock-jump-60s blackout-drops-peer freeze-drops-peer 
 done
 # Matches the soak once failed, each kept as a scenario: every one now
 # passes every soak check (exit 0).
-for name in spectator-freeze-catches-up pauses-overlap-silent-peer-dropped; do
+for name in spectator-freeze-catches-up pauses-overlap-silent-peer-dropped spectator-host-handshake-lost; do
     "$sim" --scenario "$here/$name.scenario" --quiet --json "$dir/$name.json"
     [ $? -eq 0 ] || fail "$name did not exit 0: $(value soak_check "$dir/$name.json")"
     [ "$(value converged "$dir/$name.json")" = true ] || fail "$name did not converge"

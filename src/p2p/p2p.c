@@ -217,8 +217,9 @@ void p2p_start_links(tempo_p2p *n)
         p2p_peer *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
         bool lost = p2p_lost(e); /* dropped by the game before the first poll */
         link_init(&e->link, &lc, n->clock->now_us);
-        /* a peer announces its readiness and mesh until the match runs */
-        link_handshake_announce(&e->link, e->role == P2P_ROLE_PEER);
+        /* a peer announces its readiness and mesh until the match runs; a
+         * spectator announces itself until its host feeds it (p2p_input.c) */
+        link_handshake_announce(&e->link, e->role != P2P_ROLE_SPECTATOR);
         if (lost)
             link_close(&e->link);
     }
@@ -822,7 +823,7 @@ static void input_delay_event(tempo_p2p *n, int frames)
 void p2p_start_running(tempo_p2p *n)
 {
     n->running = true;
-    for (int i = 0; i < n->npeers; i++) /* nothing left to announce */
+    for (int i = 0; i < n->npeers && !n->spectating; i++) /* nothing left to announce */
         link_handshake_announce(&n->peers[i].link, false);
     if (!n->spectating && n->cfg->auto_delay.enabled) {
         int d = timesync_initial_delay(&n->ts, worst_rtt_ms(n));
