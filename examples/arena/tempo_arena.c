@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "arena_p2p.h"
 #include "arena_replay.h"
 #include "bot.h"
 #include "keyfile.h"
@@ -63,6 +64,8 @@ typedef struct arena_cli {
     bool has_relay;
     const char *token_file;                /* --token-file: a relay member's token */
     uint64_t match;                        /* --match: an unsealed relay match's id */
+    bool p2p;                              /* --p2p: peers the relay introduces (docs/NAT.md) */
+    bool no_direct;                        /* --no-direct: with --p2p, every pair relayed */
     int frames;
     uint64_t seed;
     int input_delay;
@@ -191,6 +194,12 @@ static const option_spec arena_specs[] = {
     {.name = "match", .kind = OPTION_U64, .value = "ID", .offset = FIELD(match), .min = 1,
      .range = "1..2^64-1",
      .help = "--relay without a token: the match to join,\ndefault 1; the same on every member"},
+    {.name = "p2p", .kind = OPTION_FLAG, .offset = FIELD(p2p),
+     .help = "--relay: a peer-to-peer match the relay introduces:\nthe peers punch through their "
+             "NATs and play\ndirectly, the relay forwarding for pairs that\ncannot (docs/NAT.md; "
+             "a token from tempo-token\n--p2p)"},
+    {.name = "no-direct", .kind = OPTION_FLAG, .offset = FIELD(no_direct),
+     .help = "--p2p: no hole punching, every pair through the\nrelay"},
     {.name = "frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(frames), .min = 1,
      .max = 10000000, .help = "play until frame N is confirmed, then print\nits checksum (required unless --replay, which\nplays to the file's end by default)"},
     {.name = "seed", .kind = OPTION_U64, .value = "S", .offset = FIELD(seed), .min = 0, .max = 0,
@@ -273,6 +282,8 @@ static option_status check_relay(const arena_cli *o)
     if (o->rejoin || o->rejoin_window_ms)
         return options_error(c, "--relay: a relay match has no rejoin (the relay keeps no state "
                                 "to hand over)");
+    if (o->no_direct && !o->p2p)
+        return options_error(c, "--no-direct is for a --p2p match");
     for (int p = 0; p < ARENA_MAX_PLAYERS; p++)
         if ((o->local >> p & 1u) && p >= o->players)
             return options_error(c, "--player %d: want a player below --players, 0..%d", p,
@@ -297,6 +308,9 @@ static option_status check(const arena_cli *o)
     }
     if (o->speed)
         return options_error(c, "--speed is for --replay");
+    if ((o->p2p || o->no_direct) && !o->has_relay)
+        return options_error(c, "--p2p and --no-direct are for a match a relay introduces: give "
+                                "--relay HOST:PORT");
     if ((o->token_file || o->match) && !o->has_relay)
         return options_error(c, "--%s is for a match through a relay: give --relay HOST:PORT",
                              o->token_file ? "token-file" : "match");
@@ -695,6 +709,68 @@ static void print_drops(tempo_session *s, const tempo_udp *udp)
             ss.dropped_forged, us.received, us.kernel_drops, us.recv_buffer_bytes);
 }
 
+/* --p2p: join the relay (sealed with the token, or the unsealed match),
+ * wait until it has introduced every member, and point each remote
+ * player at its machine's traversal address; the rest of the match is a
+ * plain p2p one (o->has_relay cleared). False after a message. */
+static bool p2p_meet(arena_cli *o, tempo_udp *udp, uint8_t *token, tempo_traversal **out)
+{
+    char why[256], addr[TEMPO_ADDRESS_STRLEN];
+    arena_p2p_args a;
+    memset(&a, 0, sizeof a);
+    a.relay = o->relay;
+    a.token = o->token_file ? token : NULL;
+    a.match = o->match ? o->match : 1u;
+    a.players = o->players;
+    a.local = o->local;
+    a.input_size = ARENA_INPUT_SIZE;
+    a.fps = 60;
+    a.direct = !o->no_direct;
+    a.nonce = platform_now_us() ^ ((uint64_t)o->local << 56) ^ (uint64_t)(uintptr_t)&a;
+    uint64_t now = platform_now_us();
+    bool ok = arena_p2p_open(out, udp, &a, now, why, sizeof why);
+    tempo_wipe(token, TEMPO_TOKEN_SIZE);
+    if (!ok) {
+        fprintf(stderr, "tempo-arena: %s\n", why);
+        return false;
+    }
+    tempo_address_format(&o->relay, addr, sizeof addr);
+    if (!o->quiet)
+        fprintf(stderr, "tempo-arena: joining the relay at %s for a peer-to-peer match%s\n", addr,
+                o->no_direct ? " (every pair through the relay: --no-direct)" : "");
+    uint64_t deadline = now + (uint64_t)o->connect_timeout_s * 1000000u;
+    tempo_traversal_status st;
+    for (;;) {
+        now = platform_now_us();
+        tempo_traversal_update(*out, now);
+        tempo_traversal_get_status(*out, &st);
+        if (st.state == TEMPO_TRAVERSAL_READY)
+            break;
+        if (st.state == TEMPO_TRAVERSAL_FAILED || now >= deadline) {
+            fprintf(stderr, "tempo-arena: the relay at %s %s\n", addr,
+                    st.state == TEMPO_TRAVERSAL_FAILED
+                        ? "refused us, or never answered: another member has our players, the "
+                          "members differ in --players, the token is not a --p2p one, or the "
+                          "relay is full"
+                    : st.state == TEMPO_TRAVERSAL_CONNECTING
+                        ? "never answered (is tempo-relay running there?)"
+                        : "admitted us, but not every player came in time");
+            tempo_traversal_destroy(*out);
+            *out = NULL;
+            return false;
+        }
+        platform_sleep_until_us(now + 5000u);
+    }
+    for (int p = 0; p < o->players; p++)
+        if (!(o->local >> p & 1u) && tempo_traversal_peer_address(*out, p, &o->peer[p]) == TEMPO_OK)
+            o->remote |= 1u << p;
+    if (!o->quiet)
+        fprintf(stderr, "tempo-arena: the relay introduced %d other machine(s); punching\n",
+                st.members);
+    o->has_relay = false;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     char why[512];
@@ -729,6 +805,15 @@ int main(int argc, char **argv)
                 bind_addr.family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", o.port, strerror(errno));
         return 1;
     }
+    /* --p2p: the relay introduces the members; once every one is known,
+     * the match is a plain p2p one over the traversal's transport. */
+    tempo_traversal *trav = NULL;
+    arena_paths paths;
+    memset(&paths, 0, sizeof paths);
+    if (o.p2p && !p2p_meet(&o, udp, token, &trav)) {
+        tempo_udp_close(udp);
+        return 1;
+    }
     static arena_state game;
     arena_init(&game, o.players, o.seed);
     tempo_config cfg;
@@ -748,7 +833,7 @@ int main(int argc, char **argv)
     cfg.has_match_key = o.has_key;
     memcpy(cfg.match_key, o.key, sizeof cfg.match_key);
     tempo_wipe(o.key, sizeof o.key); /* the session holds its own copy */
-    tempo_transport tr = tempo_udp_transport(udp);
+    tempo_transport tr = trav ? tempo_traversal_transport(trav) : tempo_udp_transport(udp);
     tempo_session *s;
     tempo_result cr;
     if (o.has_relay) {
@@ -761,6 +846,7 @@ int main(int argc, char **argv)
     }
     tempo_wipe(cfg.match_key, sizeof cfg.match_key);
     if (cr != TEMPO_OK) {
+        tempo_traversal_destroy(trav);
         tempo_udp_close(udp);
         fprintf(stderr, "tempo-arena: cannot create the session: %s%s\n", tempo_strerror(cr),
                 cr == TEMPO_E_UNSUPPORTED ? " (this build has no libsodium: no --key or --token-file)"
@@ -821,6 +907,11 @@ int main(int argc, char **argv)
         platform_sleep_until_us(next);
         next += FRAME_US;
         uint64_t now = platform_now_us();
+        if (trav) {
+            tempo_traversal_update(trav, now);
+            if (!o.quiet)
+                arena_p2p_paths(trav, &paths, o.players, o.local, false);
+        }
         tempo_session_poll(s, now);
         report_events(s, &o, &news);
         bots.anchor |= news.rejoined;
@@ -924,7 +1015,19 @@ int main(int argc, char **argv)
                         ", skipped %" PRIu64 "\n",
                 mi.finalized, subs, mi.overridden, mi.rtt_ms, mi.stalls, mi.skipped);
     }
+    if (trav && !o.quiet) {
+        arena_p2p_paths(trav, &paths, o.players, o.local, true);
+        tempo_traversal_stats ts;
+        tempo_traversal_get_stats(trav, &ts);
+        fprintf(stderr, "tempo-arena: traversal: probes %" PRIu64 " sent, %" PRIu64
+                        " answered; datagrams direct %" PRIu64 " out %" PRIu64 " in, relayed %"
+                        PRIu64 " out %" PRIu64 " in; dropped forged=%" PRIu64 " stranger=%" PRIu64
+                        "\n",
+                ts.probes_sent, ts.acks_in, ts.direct_out, ts.direct_in, ts.forwarded_out,
+                ts.forwarded_in, ts.dropped_forged, ts.dropped_stranger);
+    }
     tempo_session_destroy(s);
+    tempo_traversal_destroy(trav);
     tempo_udp_close(udp);
     if (o.record && !arena_record_close(&rec, !failed)) {
         fprintf(stderr, "tempo-arena: writing the replay %s failed\n", o.record);

@@ -55,6 +55,7 @@
 #include "tempo/interp.h"
 #include "tempo/rng.h"
 #include "tempo/transport.h"
+#include "tempo/traversal.h"
 #include "tempo/session.h"
 #include "tempo/server.h"
 #include "tempo/client.h"

@@ -391,7 +391,7 @@ static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
         relay_match *m = &r->matches[mi];
         if (m->num_players != j->num_players || m->input_size != j->input_size ||
             m->fps != j->frames_per_second || m->turn_ms != j->turn_ms ||
-            m->delay != j->execution_delay || m->start_decided)
+            m->delay != j->execution_delay || m->p2p != j->peer_to_peer || m->start_decided)
             return false;
         for (int p = 0; p < m->num_players; p++)
             if ((j->slots & (1u << p)) && m->member_of[p] >= 0)
@@ -536,8 +536,8 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
         return;
     }
     relay_match *m = &r->matches[e->match];
-    if (m->turn_ms != 0) {
-        r->st.dropped_malformed++; /* frames in a lockstep match */
+    if (m->turn_ms != 0 || m->p2p) {
+        r->st.dropped_malformed++; /* frames in a lockstep or peer-to-peer match */
         return;
     }
     relay_input_msg in;
@@ -634,6 +634,12 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
     case TURN_MSG_TURNS:
         on_turns(r, e, b, body);
         break;
+    case NAT_TYPE_CANDIDATES:
+        relay_peers_candidates(r, e, b, body);
+        break;
+    case NAT_TYPE_FORWARD:
+        relay_peers_forward(r, e, b, body);
+        break;
     case RELAY_TYPE_LEAVE:
         if (body != 0) {
             r->st.dropped_malformed++;
@@ -677,7 +683,7 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
      * members of those matches only. */
     for (int i = 0; i < r->cfg.max_matches; i++) {
         relay_match *m = &r->matches[i];
-        if (!m->used)
+        if (!m->used || m->p2p)
             continue;
         relay_match_advance(r, m);
         if (m->finalized == m->sent_final)
@@ -710,7 +716,7 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
             member_free(r, i);
             continue;
         }
-        if (e->match < 0)
+        if (e->match < 0 || r->matches[e->match].p2p)
             continue;
         const relay_match *m = &r->matches[e->match];
         int32_t kept = m->turn_ms != 0 ? RELAY_TURN_RING - RELAY_TURN_AHEAD : RELAY_HISTORY;
