@@ -169,7 +169,22 @@ run_case() {
     c="$name"
     lab_up "$c" "$@" > "$dir/$name.lab" 2>&1 || { echo "$name: FAIL lab: $(cat "$dir/$name.lab")"; return; }
     w="${P}${c}w"
-    ip netns exec "$w" "$relay" --bind 203.0.113.1 --port 40000 --seconds 60 \
+    sealed=""
+    join="--match 1"
+    case $name in *sealed*)
+        [ "$token" != - ] && [ -x "$token" ] || { echo "$name: skipped (no tempo-token)"; return; }
+        sealed="--key-file $dir/$name.key"
+        "$token" --key-file "$dir/$name.key" --new-key > /dev/null || { echo "$name: FAIL key"; return; }
+        i=0
+        for t in "$@"; do
+            "$token" --key-file "$dir/$name.key" --client-id $((i + 1)) --connect 203.0.113.1:40000 \
+                --match 4 --players $n --player $i --p2p --out "$dir/$name.t$i" > /dev/null ||
+                { echo "$name: FAIL token"; return; }
+            i=$((i + 1))
+        done ;;
+    esac
+    # shellcheck disable=SC2086
+    ip netns exec "$w" "$relay" --bind 203.0.113.1 --port 40000 --seconds 60 $sealed \
         > "$dir/$name-relay.out" 2> "$dir/$name-relay.err" &
     rpid=$!
     sleep 0.3
@@ -178,8 +193,10 @@ run_case() {
     pids=""
     i=0
     for t in "$@"; do
+        [ -n "$sealed" ] && join="--token-file $dir/$name.t$i"
+        # shellcheck disable=SC2086
         ip netns exec "${P}${c}h$i" "$arena" --players "$n" --player $i --relay 203.0.113.1:40000 \
-            --p2p --match 1 --port 7000 --frames "$frames" --seed 3 --connect-timeout 10 \
+            --p2p $join --port 7000 --frames "$frames" --seed 3 --connect-timeout 10 \
             > "$dir/$name-$i.out" 2> "$dir/$name-$i.err" &
         pids="$pids $!"
         i=$((i + 1))
@@ -231,7 +248,7 @@ run_case() {
 
 case $mode in
 quick)
-    cases="prc-prc:prc,prc sym-sym:sym,sym sym-prc:sym,prc fc-sym:fc,sym arc-sym:arc,sym
+    cases="prc-sealed:prc,prc sym-sym:sym,sym sym-prc:sym,prc fc-sym:fc,sym arc-sym:arc,sym
            same-nat:prc,same none-prc:none,prc three:prc,prc,sym" ;;
 full)
     cases=""

@@ -755,6 +755,11 @@ static bool p2p_meet(arena_cli *o, tempo_udp *udp, uint8_t *token, tempo_travers
                     : st.state == TEMPO_TRAVERSAL_CONNECTING
                         ? "never answered (is tempo-relay running there?)"
                         : "admitted us, but not every player came in time");
+            tempo_traversal_stats ts;
+            tempo_traversal_get_stats(*out, &ts);
+            fprintf(stderr, "tempo-arena: traversal: send errors %" PRIu64 ", dropped malformed %"
+                            PRIu64 " forged %" PRIu64 "\n",
+                    ts.send_errors, ts.dropped_malformed, ts.dropped_forged);
             tempo_traversal_destroy(*out);
             *out = NULL;
             return false;
@@ -832,6 +837,8 @@ int main(int argc, char **argv)
     cfg.rejoin_epoch = o.rejoin && o.has_key ? (uint32_t)(o.rejoin_epoch ? o.rejoin_epoch : 1) : 0u;
     cfg.has_match_key = o.has_key;
     memcpy(cfg.match_key, o.key, sizeof cfg.match_key);
+    if (trav && tempo_traversal_match_key(trav, cfg.match_key) == TEMPO_OK)
+        cfg.has_match_key = true; /* sealed end to end with the relay's secret */
     tempo_wipe(o.key, sizeof o.key); /* the session holds its own copy */
     tempo_transport tr = trav ? tempo_traversal_transport(trav) : tempo_udp_transport(udp);
     tempo_session *s;
@@ -855,7 +862,10 @@ int main(int argc, char **argv)
     }
     if (!o.quiet)
         fprintf(stderr, "tempo-arena: %s\n",
-                o.has_key          ? "sealed: datagrams authenticated and encrypted with the match key"
+                trav && cfg.has_match_key
+                    ? "sealed: datagrams authenticated and encrypted with the key of the match the relay introduced"
+                : trav             ? "no --token-file: the relay's introduction and the datagrams are NOT authenticated"
+                : o.has_key        ? "sealed: datagrams authenticated and encrypted with the match key"
                 : o.token_file     ? "sealed: datagrams authenticated and encrypted with the token's keys"
                 : o.has_relay      ? "no --token-file: datagrams to the relay are NOT authenticated"
                                    : "no --key: datagrams are NOT authenticated");

@@ -184,6 +184,16 @@ TEMPO_API tempo_result tempo_traversal_peer_address(const tempo_traversal *t, in
 TEMPO_API tempo_result tempo_traversal_get_path(const tempo_traversal *t, int player,
                                                 tempo_path_info *out);
 
+/* With a token (a sealed relay), once READY: a match key for the
+ * session's config (has_match_key, match_key), the same on every member,
+ * derived from the match's secret the relay sent each one sealed, so the
+ * members' own datagrams are authenticated and encrypted on every path.
+ * TEMPO_OK, or TEMPO_E_INVALID_ARG (a NULL), TEMPO_E_STATE (not READY, or
+ * an unsealed relay: its secret crossed the network in the clear, so no
+ * key is made from it). */
+TEMPO_API tempo_result tempo_traversal_match_key(const tempo_traversal *t,
+                                                 uint8_t key[TEMPO_KEY_SIZE]);
+
 /* The counters above. TEMPO_OK, or TEMPO_E_INVALID_ARG (a NULL). */
 TEMPO_API tempo_result tempo_traversal_get_stats(const tempo_traversal *t,
                                                  tempo_traversal_stats *out);

@@ -19,6 +19,7 @@
 #include "wire/packet.h"
 #include "wire/replay_window.h"
 #include "wire/seal.h"
+#include "wire/siphash.h"
 
 #define TRAV_QUEUE 64                  /* the session's datagrams waiting for its recv */
 #define TRAV_RECV_MAX 256              /* datagrams read from the socket per update */
@@ -183,8 +184,7 @@ static void relay_send(tempo_traversal *t, uint8_t type, size_t body)
     memset(&h, 0, sizeof h);
     h.session_id = connect_session_id(t->cfg.protocol_id);
     h.sequence = (uint16_t)seq;
-    h.type = type;
-    h.sealed = t->sealed;
+    h.type = type; /* sealing sets the S bit */
     (void)packet_write(&h, t->out, sizeof t->out);
     size_t n = PACKET_HEADER_SIZE + body;
     if (t->sealed) {
@@ -681,6 +681,28 @@ tempo_result tempo_traversal_get_path(const tempo_traversal *t, int player, temp
     out->rtt_relay_us = p->relay_rtt_us;
     out->upgrades = p->upgrades;
     out->downgrades = p->downgrades;
+    return TEMPO_OK;
+}
+
+tempo_result tempo_traversal_match_key(const tempo_traversal *t, uint8_t key[TEMPO_KEY_SIZE])
+{
+    if (!t || !key)
+        return TEMPO_E_INVALID_ARG;
+    if (t->state != TEMPO_TRAVERSAL_READY || !t->sealed)
+        return TEMPO_E_STATE;
+    /* SipHash as a PRF keyed by the secret's first half, over a label and
+     * its second half: four outputs make the key, none of them the probe
+     * tag (whose input is a probe datagram, never this label). */
+    static const char label[16] = "tempo match key";
+    for (int i = 0; i < TEMPO_KEY_SIZE / 8; i++) {
+        uint8_t in[16 + 1 + NAT_SECRET_SIZE / 2];
+        memcpy(in, label, 16);
+        in[16] = (uint8_t)i;
+        memcpy(in + 17, t->secret + NAT_SECRET_SIZE / 2, NAT_SECRET_SIZE / 2);
+        uint64_t h = siphash24(t->secret, in, sizeof in);
+        for (int b = 0; b < 8; b++)
+            key[i * 8 + b] = (uint8_t)(h >> (8 * b));
+    }
     return TEMPO_OK;
 }
 
