@@ -71,31 +71,30 @@ static uint32_t nonce_of(int index, uint64_t now_us)
     return ((uint32_t)index << NONCE_MS_BITS) | ((uint32_t)(now_us / 1000u) & NONCE_MS_MASK);
 }
 
-/* Whether candidate c is due for a probe at now_us. */
+/* Whether candidate i is due for a probe at now_us: never sooner than
+ * probe_us after the last one, whatever the state. */
 static bool due(const punch_pair *p, int i, uint64_t now_us)
 {
     const punch_cand *c = &p->cand[i];
-    uint64_t every;
-    if (p->path == PUNCH_PROBING)
-        every = p->cfg.probe_us;
-    else if (p->path == PUNCH_DIRECT)
-        every = i == p->chosen ? p->cfg.keepalive_us : 0;
-    else if (p->path == PUNCH_RELAYED)
-        every = p->cfg.retry_us;
-    else
-        every = 0;
-    if (every == 0)
+    if (c->sent_us != 0 && now_us - c->sent_us < p->cfg.probe_us)
         return false;
-    /* never more often than probe_us, whatever the configuration */
-    if (every < p->cfg.probe_us)
-        every = p->cfg.probe_us;
-    return c->sent_us == 0 || now_us - c->sent_us >= every;
+    if (p->path == PUNCH_PROBING)
+        return true;
+    if (p->path == PUNCH_DIRECT)
+        return i == p->chosen && (c->sent_us == 0 || now_us - c->sent_us >= p->cfg.keepalive_us);
+    if (p->path == PUNCH_RELAYED)
+        return p->round_us != 0 && c->sent_us < p->round_us;
+    return false;
 }
 
 int punch_next_probe(punch_pair *p, uint64_t now_us, uint32_t *nonce)
 {
     if (p->path == PUNCH_WAITING)
         return -1;
+    if (p->path == PUNCH_RELAYED && now_us >= p->next_round_us) {
+        p->round_us = now_us ? now_us : 1;
+        p->next_round_us = now_us + p->cfg.retry_us;
+    }
     for (int i = 0; i < p->ncand; i++)
         if (due(p, i, now_us)) {
             p->cand[i].sent_us = now_us ? now_us : 1;
@@ -170,17 +169,18 @@ unsigned punch_update(punch_pair *p, uint64_t now_us)
 {
     if (p->path == PUNCH_PROBING && now_us - p->start_us >= p->cfg.timeout_us) {
         p->path = PUNCH_RELAYED;
+        p->round_us = 0;
+        p->next_round_us = now_us + p->cfg.retry_us;
         return PUNCH_EV_FALLBACK;
     }
     if (p->path == PUNCH_DIRECT) {
         const punch_cand *c = &p->cand[p->chosen];
-        if (now_us - c->acked_us >= p->cfg.dead_us) {
+        if (now_us >= c->acked_us && now_us - c->acked_us >= p->cfg.dead_us) {
             p->path = PUNCH_RELAYED;
             p->chosen = -1;
             p->downgrades++;
-            /* the next retry round starts now */
-            for (int i = 0; i < p->ncand; i++)
-                p->cand[i].sent_us = 0;
+            p->round_us = 0;
+            p->next_round_us = now_us; /* the first retry round starts now */
             return PUNCH_EV_DIED;
         }
     }

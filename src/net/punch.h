@@ -81,6 +81,8 @@ typedef struct punch_pair {
     int chosen;                  /* DIRECT: the candidate in use; else -1 */
     uint64_t start_us;           /* introduced */
     uint64_t direct_after_us;    /* start to the first direct path (0: never) */
+    uint64_t round_us;           /* RELAYED: the retry round now (0: none yet) ... */
+    uint64_t next_round_us;      /* ... and when the next one starts */
     uint64_t relay_sent_us, relay_acked_us;
     uint32_t relay_rtt_us;
     uint64_t upgrades, downgrades; /* moves to a direct path after the first, and back */

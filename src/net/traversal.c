@@ -279,9 +279,15 @@ static void on_intro(tempo_traversal *t, const uint8_t *body, size_t size)
         m->ncand = n->ncand;
         memcpy(m->cand, n->cand, sizeof m->cand);
         /* a member that came back from elsewhere is punched afresh */
-        punch_start(&m->punch, t->now_us, &m->public_addr, m->cand, t->cfg.direct ? m->ncand : 0);
-        if (!t->cfg.direct)
+        if (t->cfg.direct) {
+            punch_start(&m->punch, t->now_us, &m->public_addr, m->cand, m->ncand);
+        } else {
+            /* no candidate at all: only the relay path, probed for its RTT */
+            tempo_address none;
+            memset(&none, 0, sizeof none);
+            punch_start(&m->punch, t->now_us, &none, NULL, 0);
             m->punch.path = PUNCH_RELAYED;
+        }
     }
     if (in.flags & NAT_FLAG_ALL_IN) {
         t->all_in = true;
@@ -350,7 +356,9 @@ static void on_probe(tempo_traversal *t, const tempo_address *from, bool via_rel
         return;
     }
     t->st.probes_in++;
-    if (!via_relay && t->cfg.direct)
+    if (!via_relay && !t->cfg.direct)
+        return; /* no direct path at all: its peers fall back to the relay */
+    if (!via_relay)
         punch_on_probe(&m->punch, t->now_us, from);
     uint64_t second = t->now_us / 1000000u;
     if (second != m->ack_second) {
