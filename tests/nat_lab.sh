@@ -18,9 +18,11 @@
 #   same  behind the previous player's router (two players, one NAT, no hairpin)
 #
 # usage: nat_lab.sh <tempo-arena> <tempo-relay> <tempo-token or -> <work dir> [quick|full|flush]
-# quick: the cases make test runs, in parallel (well under a minute);
-# full: every pair of types; flush: a port-restricted pair whose
-# router's conntrack table is flushed mid-match.
+# quick: the cases make test runs, in parallel (well under a minute),
+# among them a port-restricted pair whose direct path is cut for 4 s
+# mid-match (it moves to the relay and back); full: every pair of types;
+# flush: a port-restricted pair whose router's conntrack table is flushed
+# mid-match.
 # Exit 0 passed, 1 failed, 77 skipped (not root, no nft, no nf_nat).
 set -u
 arena=$1
@@ -164,7 +166,9 @@ run_case() {
     name=$1
     shift
     flush=""
+    cut=""
     if [ "$1" = flush ]; then flush=1; shift; fi
+    if [ "$1" = cut ]; then cut=1; shift; fi
     n=$#
     c="$name"
     lab_up "$c" "$@" > "$dir/$name.lab" 2>&1 || { echo "$name: FAIL lab: $(cat "$dir/$name.lab")"; return; }
@@ -190,6 +194,7 @@ run_case() {
     sleep 0.3
     frames=${FRAMES:-300}
     [ -n "$flush" ] && frames=900
+    [ -n "$cut" ] && frames=840
     pids=""
     i=0
     for t in "$@"; do
@@ -206,6 +211,16 @@ run_case() {
         ip netns exec "${P}${c}r0" conntrack -F > /dev/null 2>&1 ||
             ip netns exec "${P}${c}r0" sh -c 'echo f > /proc/net/nf_conntrack' 2>/dev/null
         echo "$name: conntrack of player 0's router flushed at about 6 s" > "$dir/$name.flush"
+    fi
+    if [ -n "$cut" ]; then
+        # player 0's router drops everything between it and player 1's
+        # public address for 4 s (the relay's traffic still passes)
+        sleep 5
+        printf 'table ip cut {\n chain c {\n  type filter hook forward priority -10; policy accept\n  ip daddr 203.0.113.11 drop\n  ip saddr 203.0.113.11 drop\n }\n}\n' |
+            ip netns exec "${P}${c}r0" nft -f -
+        sleep 4
+        ip netns exec "${P}${c}r0" nft delete table ip cut
+        echo "$name: the direct path cut for 4 s from about 5 s" > "$dir/$name.flush"
     fi
     ok=1
     for p in $pids; do wait "$p" || ok=0; done
@@ -236,6 +251,8 @@ run_case() {
                 want_path=$(expect "$ta" "$tb" $same)
                 verdict=ok
                 [ "$got" = "$want_path" ] || verdict="FAIL (want $want_path)"
+                # cut: back on the direct path, after one move to the relay and one back
+                [ -n "$cut" ] && [ "$moves" != "up 1 down 1" ] && verdict="FAIL (want up 1 down 1)"
                 [ "$sums" = equal ] || verdict="FAIL (checksums $sums)"
                 printf '%-12s %d-%d %-4s %-4s %-8s %-8s %-36s %-14s checksums %s: %s\n' "$name" $a $b \
                     "$ta" "$tb" "${got:-none}" "${after:--}" "${rtt:-}" "${moves:-}" "$sums" "$verdict"
@@ -249,7 +266,7 @@ run_case() {
 case $mode in
 quick)
     cases="prc-sealed:prc,prc sym-sym:sym,sym sym-prc:sym,prc fc-sym:fc,sym arc-sym:arc,sym
-           same-nat:prc,same none-prc:none,prc three:prc,prc,sym" ;;
+           same-nat:prc,same none-prc:none,prc three:prc,prc,sym cut-prc:cut,prc,prc" ;;
 full)
     cases=""
     for a in none fc arc prc sym; do

@@ -71,6 +71,22 @@ static uint32_t nonce_of(int index, uint64_t now_us)
     return ((uint32_t)index << NONCE_MS_BITS) | ((uint32_t)(now_us / 1000u) & NONCE_MS_MASK);
 }
 
+/* The peer sent datagrams on the direct path, but none (nor an answer to
+ * a probe) for PUNCH_QUIET_US. A pair that never sent any is not quiet:
+ * its keepalive is probe enough. */
+static bool quiet(const punch_pair *p, uint64_t now_us)
+{
+    if (p->in_us == 0)
+        return false;
+    uint64_t last = p->in_us > p->cand[p->chosen].acked_us ? p->in_us : p->cand[p->chosen].acked_us;
+    return now_us >= last && now_us - last >= PUNCH_QUIET_US;
+}
+
+void punch_on_direct_in(punch_pair *p, uint64_t now_us)
+{
+    p->in_us = now_us ? now_us : 1;
+}
+
 /* Whether candidate i is due for a probe at now_us: never sooner than
  * probe_us after the last one, whatever the state. */
 static bool due(const punch_pair *p, int i, uint64_t now_us)
@@ -80,8 +96,10 @@ static bool due(const punch_pair *p, int i, uint64_t now_us)
         return false;
     if (p->path == PUNCH_PROBING)
         return true;
-    if (p->path == PUNCH_DIRECT)
-        return i == p->chosen && (c->sent_us == 0 || now_us - c->sent_us >= p->cfg.keepalive_us);
+    if (p->path == PUNCH_DIRECT) {
+        uint64_t every = quiet(p, now_us) ? PUNCH_SUSPECT_PROBE_US : p->cfg.keepalive_us;
+        return i == p->chosen && (c->sent_us == 0 || now_us - c->sent_us >= every);
+    }
     if (p->path == PUNCH_RELAYED)
         return p->round_us != 0 && c->sent_us < p->round_us;
     return false;
@@ -175,7 +193,10 @@ unsigned punch_update(punch_pair *p, uint64_t now_us)
     }
     if (p->path == PUNCH_DIRECT) {
         const punch_cand *c = &p->cand[p->chosen];
-        if (now_us >= c->acked_us && now_us - c->acked_us >= p->cfg.dead_us) {
+        uint64_t dead = quiet(p, now_us) ? PUNCH_SUSPECT_DEAD_US : p->cfg.dead_us;
+        if (dead > p->cfg.dead_us)
+            dead = p->cfg.dead_us;
+        if (now_us >= c->acked_us && now_us - c->acked_us >= dead) {
             p->path = PUNCH_RELAYED;
             p->chosen = -1;
             p->downgrades++;

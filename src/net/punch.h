@@ -21,7 +21,8 @@
  * waits for punching. RELAYED keeps probing every candidate each retry_us
  * (the upgrade); DIRECT probes the path each keepalive_us, which keeps the
  * NAT's mapping open and measures the direct RTT, and falls back to
- * RELAYED when no acknowledgement came for dead_us. The relay path is
+ * RELAYED when no acknowledgement came for dead_us (sooner when the peer
+ * has gone quiet on it: PUNCH_QUIET_US below). The relay path is
  * probed each keepalive_us too, for its RTT.
  *
  * A probe's nonce says which candidate it went to and when (in ms, 29
@@ -37,6 +38,14 @@
 
 #define PUNCH_MAX_CANDS 6        /* the peer's public address, its local ones, one seen */
 #define PUNCH_RELAY 7            /* the candidate index of the relay path in a nonce */
+/* A direct path the peer sent datagrams on, but nothing for PUNCH_QUIET_US, is
+ * suspect: probed every PUNCH_SUSPECT_PROBE_US, and dead once no probe
+ * was answered for PUNCH_SUSPECT_DEAD_US, so a match whose path died
+ * moves to the relay within about a second, not after dead_us (which is
+ * for pairs that exchange nothing but probes). */
+#define PUNCH_QUIET_US 300000u
+#define PUNCH_SUSPECT_PROBE_US 200000u
+#define PUNCH_SUSPECT_DEAD_US 900000u
 
 typedef enum punch_path {
     PUNCH_WAITING = 0,           /* not introduced yet */
@@ -83,6 +92,7 @@ typedef struct punch_pair {
     uint64_t direct_after_us;    /* start to the first direct path (0: never) */
     uint64_t round_us;           /* RELAYED: the retry round now (0: none yet) ... */
     uint64_t next_round_us;      /* ... and when the next one starts */
+    uint64_t in_us;              /* last datagram of the peer's on the direct path */
     uint64_t relay_sent_us, relay_acked_us;
     uint32_t relay_rtt_us;
     uint64_t upgrades, downgrades; /* moves to a direct path after the first, and back */
@@ -116,6 +126,10 @@ void punch_on_probe(punch_pair *p, uint64_t now_us, const tempo_address *addr);
 /* An authenticated acknowledgement of our probe `nonce` came at now_us.
  * Returns PUNCH_EV_DIRECT when it made a candidate the path, else 0. */
 unsigned punch_on_ack(punch_pair *p, uint64_t now_us, uint32_t nonce);
+
+/* A datagram of the peer's came on the direct path at now_us (its
+ * session's, or a probe): the path is not quiet. */
+void punch_on_direct_in(punch_pair *p, uint64_t now_us);
 
 /* Timeouts at now_us: PUNCH_EV_FALLBACK, PUNCH_EV_DIED or 0. */
 unsigned punch_update(punch_pair *p, uint64_t now_us);

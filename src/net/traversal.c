@@ -358,8 +358,11 @@ static void on_probe(tempo_traversal *t, const tempo_address *from, bool via_rel
     t->st.probes_in++;
     if (!via_relay && !t->cfg.direct)
         return; /* no direct path at all: its peers fall back to the relay */
-    if (!via_relay)
+    if (!via_relay) {
         punch_on_probe(&m->punch, t->now_us, from);
+        if (punch_direct(&m->punch) && tempo_address_equal(punch_direct(&m->punch), from))
+            punch_on_direct_in(&m->punch, t->now_us);
+    }
     uint64_t second = t->now_us / 1000000u;
     if (second != m->ack_second) {
         m->ack_second = second;
@@ -499,6 +502,7 @@ static void on_datagram(tempo_traversal *t, const tempo_address *from, size_t si
         return;
     }
     t->st.direct_in++;
+    punch_on_direct_in(&m->punch, t->now_us);
     tempo_address a = session_address(m->lowest);
     queue_push(t, &a, t->buf, size);
 }

@@ -144,14 +144,18 @@ static void test_dead_direct_path_downgrades(void **state)
     uint32_t nonce[8];
     due_mask(&p, T0, nonce);
     assert_int_equal(punch_on_ack(&p, T0 + 10 * MS, nonce[0]), PUNCH_EV_DIRECT);
-    /* keepalives answered for 5 s */
+    /* probes answered for 5 s, nothing else from the peer: an idle pair */
     uint64_t t = T0 + 10 * MS;
+    int probes = 0;
     for (; t < T0 + 5 * SEC; t += 10 * MS) {
         assert_int_equal(punch_update(&p, t), 0u);
-        if (due_mask(&p, t, nonce) & 1u)
+        if (due_mask(&p, t, nonce) & 1u) {
+            probes++;
             assert_int_equal(punch_on_ack(&p, t, nonce[0]), 0u);
+        }
     }
-    /* then silence: dead at last answer + dead_us, not before */
+    assert_int_equal(probes, 4); /* one each keepalive: at 1, 2, 3 and 4 s */
+    /* then silence: dead at the last answer + dead_us, not before */
     uint64_t last = p.cand[0].acked_us;
     assert_int_equal(punch_update(&p, last + 3499 * MS), 0u);
     assert_int_equal(punch_update(&p, last + 3500 * MS), PUNCH_EV_DIED);
@@ -162,6 +166,41 @@ static void test_dead_direct_path_downgrades(void **state)
     assert_true(due_mask(&p, last + 3500 * MS, nonce) & 1u);
     assert_int_equal(punch_on_ack(&p, last + 3600 * MS, nonce[0]), PUNCH_EV_DIRECT);
     assert_int_equal(p.upgrades, 1u);
+}
+
+/* A match's path: the peer's datagrams every 16 ms; when they stop, the
+ * path is probed faster and declared dead within a second. */
+static void test_quiet_match_path_dies_fast(void **state)
+{
+    (void)state;
+    punch_pair p = pair_at(T0, 0);
+    uint32_t nonce[8];
+    due_mask(&p, T0, nonce);
+    punch_on_ack(&p, T0 + 10 * MS, nonce[0]);
+    uint64_t t = T0 + 10 * MS;
+    int probes = 0;
+    for (; t < T0 + 3 * SEC; t += 16 * MS) {
+        punch_on_direct_in(&p, t);
+        assert_int_equal(punch_update(&p, t), 0u);
+        if (due_mask(&p, t, nonce) & 1u) {
+            probes++;
+            punch_on_ack(&p, t + 5 * MS, nonce[0]);
+        }
+    }
+    assert_int_equal(probes, 2); /* traffic flows: keepalives only, at 1 and 2 s */
+    uint64_t last_in = p.in_us, last_ack = p.cand[0].acked_us;
+    /* it goes dark */
+    uint64_t died = 0;
+    for (t = last_in + MS; t < last_in + 5 * SEC && !died; t += MS)
+        if (punch_update(&p, t) == PUNCH_EV_DIED)
+            died = t;
+    assert_true(died != 0);
+    /* dead once quiet and unanswered long enough, whichever comes last */
+    uint64_t want = last_ack + PUNCH_SUSPECT_DEAD_US;
+    if (last_in + PUNCH_QUIET_US > want)
+        want = last_in + PUNCH_QUIET_US;
+    assert_int_equal(died, want);
+    assert_true(died - last_in < SEC);
 }
 
 static void test_foreign_and_stale_acks_ignored(void **state)
@@ -265,6 +304,7 @@ int main(void)
         cmocka_unit_test(test_first_acknowledged_wins),
         cmocka_unit_test(test_timeout_falls_back_and_retries_upgrade),
         cmocka_unit_test(test_dead_direct_path_downgrades),
+        cmocka_unit_test(test_quiet_match_path_dies_fast),
         cmocka_unit_test(test_foreign_and_stale_acks_ignored),
         cmocka_unit_test(test_seen_candidates),
         cmocka_unit_test(test_property_random_events),
