@@ -266,7 +266,7 @@ run_case() {
 case $mode in
 quick)
     cases="prc-sealed:prc,prc sym-sym:sym,sym sym-prc:sym,prc fc-sym:fc,sym arc-sym:arc,sym
-           same-nat:prc,same none-prc:none,prc three:prc,prc,sym cut-prc:cut,prc,prc" ;;
+           same-nat:prc,same none-prc:none,prc three:prc,fc,sym cut-prc:cut,prc,prc" ;;
 full)
     cases=""
     for a in none fc arc prc sym; do
@@ -275,7 +275,7 @@ full)
             cases="$cases $a-$b:$a,$b"
         done
     done
-    cases="$cases same-nat:prc,same same-sym:sym,same three:prc,prc,sym" ;;
+    cases="$cases same-nat:prc,same same-sym:sym,same three:prc,fc,sym" ;;
 flush)
     cases="flush-prc:flush,prc,prc" ;;
 *)

@@ -121,6 +121,19 @@ static bool setup_links(sim_match *mt)
                 return false;
         }
     }
+    /* Behind NATs, a pair with no direct path plays through the relay:
+     * its link, both ways, goes the detour's further. */
+    for (int a = 0; o->has_nat && a < mt->nmach; a++)
+        for (int b = a + 1; b < mt->nmach; b++) {
+            if (!sim_nat_relayed(o, a, b))
+                continue;
+            tempo_link_params p;
+            sim_nat_link(o, a, b, &p);
+            tempo_address x = machine_addr(a), y = machine_addr(b);
+            if (tempo_simnet_set_link(mt->net, &x, &y, &p) != TEMPO_OK ||
+                tempo_simnet_set_link(mt->net, &y, &x, &p) != TEMPO_OK)
+                return false;
+        }
     return true;
 }
 
