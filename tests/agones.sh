@@ -88,9 +88,11 @@ find_sdk() {
     exit 77
 }
 
-# Ports of our own, from the process id, away from the other tests' ranges.
-base=$((20000 + ($$ % 4000) * 2))
-udp=$((46000 + ($$ % 3000) * 3))
+# Ports of our own (tests/support/ports.sh): TCP from base, UDP from udp.
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+base=$ports
+udp=$((ports + 48))
 sdk_tries=0
 
 # start_sdk NAME [FILE]: Agones' SDK server in local mode (the GameServer
@@ -99,7 +101,7 @@ start_sdk() {
     name=$1
     file=${2:-}
     while [ $sdk_tries -lt 6 ]; do
-        sdk_port=$((base + sdk_tries * 8011 % 30000))
+        sdk_port=$((base + 8 + sdk_tries))
         sdk_tries=$((sdk_tries + 1))
         # the SDK server reads settings from the environment too: only ours count
         if [ -n "$file" ]; then

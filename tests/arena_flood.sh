@@ -26,8 +26,10 @@ rate=${4:-20000}
 seconds=${5:-8}
 mkdir -p "$dir"
 fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; tail -n 20 "$f"; }; done; exit 1; }
-# A port range of our own, from the process id, to stay clear of parallel runs.
-base=$((24000 + ($$ % 2000) * 4))
+# A port range of our own, clear of parallel runs (tests/support/ports.sh).
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+base=$ports
 # The match lasts seconds + 2 at 60 frames a second: the flood covers most of it.
 frames=$(((seconds + 2) * 60))
 key=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff

@@ -15,8 +15,10 @@ netem=$2
 dir=$3
 mkdir -p "$dir"
 fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-# A port range of our own, from the process id, to stay clear of parallel runs.
-base=$((20000 + ($$ % 2000) * 10))
+# A port range of our own, clear of parallel runs (tests/support/ports.sh).
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+base=$ports
 frames=240
 
 same_final() { # files...

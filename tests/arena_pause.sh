@@ -12,7 +12,9 @@ arena=$1
 dir=$2
 mkdir -p "$dir"
 fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-base=$((26000 + ($$ % 2000) * 3))
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+base=$ports
 key=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
 
 peer() { # index

@@ -16,8 +16,10 @@ dir=$4
 rm -rf "$dir"
 mkdir -p "$dir"
 fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-# ports of our own, from the process id, to stay clear of parallel runs
-port=$((42000 + ($$ % 4000) * 2))
+# ports of our own, clear of parallel runs (tests/support/ports.sh)
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+port=$ports
 frames=240
 
 # match NAME RELAY-PORT [per-member options, %i for the player] [freeze]:

@@ -12,7 +12,9 @@ arena=$1
 dir=$2
 mkdir -p "$dir"
 fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-base=$((24000 + ($$ % 2000) * 4))
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+base=$ports
 frames=900
 
 "$arena" --players 2 --player 0 --port $base --peer 1=127.0.0.1:$((base + 1)) --frames $frames \

@@ -98,7 +98,9 @@ window)
 p2p)
     # Two machines on one host: players 0 and 2 on the first, 1 and 3 on the
     # second, sealed with a match key (one by --key, one by --key-file).
-    # Ports come from the pid; a port in use means another try.
+    # Ports of our own (tests/support/ports.sh); a port in use means another try.
+    . "$(dirname "$0")/support/ports.sh"
+    reserve_ports || exit 1
     key=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
     printf '%s\n' "$key" > "$dir/match.key"
     msg=$("$exe" --key "$key" 2>&1); [ $? -eq 2 ] || fail "--key without --peer was accepted"
@@ -119,7 +121,7 @@ p2p)
         rc0=$?
     }
     for try in 1 2 3; do
-        pair $((20000 + ($$ * 7 + try * 1009) % 40000))
+        pair $((ports + try * 2))
         grep -q "transport failed" "$dir/p0.log" "$dir/p1.log" || break
     done
     cat "$dir/p0.log" "$dir/p1.log"

@@ -32,7 +32,9 @@ is_picture() {
     [ "$(head -c 2 "$1")" = BM ] || fail "$1 is not a BMP"
     [ "$(wc -c < "$1")" -gt 2700000 ] || fail "$1 is only $(wc -c < "$1") bytes"
 }
-port=$((40000 + ($$ % 5000) * 2))
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+port=$ports
 
 "$exe" --help > "$dir/help.out" || fail "--help"
 for opt in connect local port players token-file reconcile bot frames screenshot; do

@@ -19,8 +19,10 @@ mode=$4
 rm -rf "$dir"
 mkdir -p "$dir"
 fail() { echo "FAIL: $*"; for f in "$dir"/*.out "$dir"/*.err; do [ -s "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-# A port of our own, from the process id, to stay clear of parallel runs.
-port=$((30000 + ($$ % 5000) * 3 + $(echo "$mode" | wc -c)))
+# A port of our own, clear of parallel runs (tests/support/ports.sh).
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+port=$ports
 frames=240
 
 # server NAME PLAYERS [options...]: start a server in the background.

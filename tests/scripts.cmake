@@ -25,6 +25,9 @@ if(TARGET minimal_synctest)
   set_tests_properties(minimal_synctest minimal_synctest_finds_a_bug minimal_udp
     PROPERTIES TIMEOUT 30)
 endif()
+# Test scripts reserve their loopback ports so parallel runs cannot collide.
+add_test(NAME test_ports_reserved COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/ports_selftest.sh
+         ${CMAKE_CURRENT_BINARY_DIR}/ports_selftest)
 # make docs-check's comparison of quoted figures with their commands bites.
 add_test(NAME docs_check_selftest COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/docs_check_selftest.sh
          ${PROJECT_SOURCE_DIR}/scripts/docs-check.sh)

@@ -11,7 +11,9 @@ set -u
 flood=$1
 fail() { echo "FAIL: $*"; exit 1; }
 # Nothing listens there: an unconnected UDP socket's sends still succeed.
-to=127.0.0.1:$((40000 + ($$ % 2000)))
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
+to=127.0.0.1:$ports
 
 out=$("$flood" --help 2>&1); rc=$?
 [ $rc -eq 0 ] || fail "--help exited $rc"

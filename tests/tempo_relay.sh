@@ -10,6 +10,8 @@ set -u
 relay=$1
 load=$2
 work=$3
+. "$(dirname "$0")/support/ports.sh"
+reserve_ports || exit 1
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
@@ -18,7 +20,7 @@ fails=0
 grep -q -- "--max-matches" out.txt || { echo "FAIL --help lists no --max-matches"; fails=$((fails + 1)); }
 "$relay" --port 0 >out.txt 2>&1
 [ $? -eq 2 ] || { echo "FAIL --port 0 is no usage error"; fails=$((fails + 1)); }
-port=$((41000 + $$ % 2000))
+port=$ports
 "$load" --relay-program "$relay" --port "$port" --matches 2 --players 2 --seconds 2 \
     --warmup-seconds 2 >out.txt 2>&1 || { echo "FAIL relay-load"; cat out.txt; fails=$((fails + 1)); }
 grep -q "^members 4 (in play 4)" out.txt || { echo "FAIL members not in play:"; cat out.txt; fails=$((fails + 1)); }
