@@ -4,6 +4,9 @@
  * the probe, every truncation and every extension refused, every single
  * bit flipped in a probe refused, random bytes never read out of bounds
  * (ASan watches) and never accepted as a probe.
+ *
+ * `test_nat_msg --write-corpus DIR` writes seed inputs for fuzz_nat_msg
+ * to DIR/nat_msg instead of running the tests.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +14,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tempo/rng.h"
 #include "wire/nat_msg.h"
@@ -161,8 +166,46 @@ static void test_random_bytes(void **state)
     }
 }
 
-int main(void)
+#ifdef _WIN32 /* Windows' mkdir takes no mode */
+#include <direct.h>
+#define mkdir(path, mode) ((void)(mode), _mkdir(path))
+#endif
+
+/* One seed: the reader's byte (0 intro, 1 candidates, 2 probe), then the bytes. */
+static int write_seed(const char *dir, int k, uint8_t which, const uint8_t *bytes, size_t n)
 {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/nat_msg/seed_%d", dir, k);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 1;
+    int bad = fwrite(&which, 1, 1, f) != 1 || fwrite(bytes, 1, n, f) != n;
+    return fclose(f) != 0 || bad;
+}
+
+static int write_corpus(const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/nat_msg", dir);
+    mkdir(path, 0755);
+    uint8_t body[PACKET_MAX_BODY];
+    nat_intro in = sample_intro();
+    int bad = write_seed(dir, 0, 0, body, nat_intro_write(body, &in));
+    tempo_address c[2] = {tempo_address_ipv4(10, 0, 0, 2, 7000), tempo_address_ipv4(192, 168, 1, 9, 7001)};
+    bad |= write_seed(dir, 1, 1, body, nat_candidates_write(body, c, 2));
+    uint8_t secret[NAT_SECRET_SIZE];
+    memset(secret, 0x5C, sizeof secret); /* the fuzz target's */
+    nat_probe p = {NAT_TYPE_PROBE_ACK, 3, 1, 0, 77};
+    bad |= write_seed(dir, 2, 2, body, nat_probe_write(body, &p, secret));
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-corpus") == 0)
+        return write_corpus(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_intro_round_trip_and_every_cut),
         cmocka_unit_test(test_candidates),
