@@ -169,6 +169,8 @@ run_case() {
     cut=""
     if [ "$1" = flush ]; then flush=1; shift; fi
     if [ "$1" = cut ]; then cut=1; shift; fi
+    move=""
+    if [ "$1" = move ]; then move=1; shift; fi
     n=$#
     c="$name"
     lab_up "$c" "$@" > "$dir/$name.lab" 2>&1 || { echo "$name: FAIL lab: $(cat "$dir/$name.lab")"; return; }
@@ -195,6 +197,7 @@ run_case() {
     frames=${FRAMES:-300}
     [ -n "$flush" ] && frames=900
     [ -n "$cut" ] && frames=840
+    [ -n "$move" ] && frames=720
     pids=""
     i=0
     for t in "$@"; do
@@ -221,6 +224,17 @@ run_case() {
         sleep 4
         ip netns exec "${P}${c}r0" nft delete table ip cut
         echo "$name: the direct path cut for 4 s from about 5 s" > "$dir/$name.flush"
+    fi
+    if [ -n "$move" ]; then
+        # player 0's router gets a new public address (a mobile network's
+        # move): its old mappings are gone, the new ones use the new address
+        sleep 5
+        r0="${P}${c}r0"
+        ip -n "$r0" addr add 203.0.113.50/24 dev wan0
+        printf 'flush chain ip nat post\nadd rule ip nat post oifname "wan0" snat to 203.0.113.50\n' |
+            ip netns exec "$r0" nft -f -
+        ip netns exec "$r0" conntrack -F > /dev/null 2>&1
+        echo "$name: player 0's public address moved to 203.0.113.50 at about 5 s" > "$dir/$name.flush"
     fi
     ok=1
     for p in $pids; do wait "$p" || ok=0; done
@@ -253,6 +267,9 @@ run_case() {
                 [ "$got" = "$want_path" ] || verdict="FAIL (want $want_path)"
                 # cut: back on the direct path, after one move to the relay and one back
                 [ -n "$cut" ] && [ "$moves" != "up 1 down 1" ] && verdict="FAIL (want up 1 down 1)"
+                # move: the relay found again from the new address
+                [ -n "$move" ] && ! grep -q "relay reconnects 1" "$dir/$name-0.err" &&
+                    verdict="FAIL (player 0 did not connect to the relay again once)"
                 [ "$sums" = equal ] || verdict="FAIL (checksums $sums)"
                 printf '%-12s %d-%d %-4s %-4s %-8s %-8s %-36s %-14s checksums %s: %s\n' "$name" $a $b \
                     "$ta" "$tb" "${got:-none}" "${after:--}" "${rtt:-}" "${moves:-}" "$sums" "$verdict"
@@ -265,8 +282,9 @@ run_case() {
 
 case $mode in
 quick)
-    cases="prc-sealed:prc,prc sym-sym:sym,sym sym-prc:sym,prc fc-sym:fc,sym arc-sym:arc,sym
-           same-nat:prc,same none-prc:none,prc three:prc,fc,sym cut-prc:cut,prc,prc" ;;
+    cases="${NAT_LAB_CASES:-prc-sealed:prc,prc sym-sym:sym,sym sym-prc:sym,prc fc-sym:fc,sym arc-sym:arc,sym
+           same-nat:prc,same none-prc:none,prc three:prc,fc,sym cut-prc:cut,prc,prc
+           move-sealed:move,prc,prc}" ;;
 full)
     cases=""
     for a in none fc arc prc sym; do

@@ -1031,10 +1031,10 @@ int main(int argc, char **argv)
         tempo_traversal_get_stats(trav, &ts);
         fprintf(stderr, "tempo-arena: traversal: probes %" PRIu64 " sent, %" PRIu64
                         " answered; datagrams direct %" PRIu64 " out %" PRIu64 " in, relayed %"
-                        PRIu64 " out %" PRIu64 " in; dropped forged=%" PRIu64 " stranger=%" PRIu64
-                        "\n",
+                        PRIu64 " out %" PRIu64 " in; relay reconnects %" PRIu64
+                        "; dropped forged=%" PRIu64 " stranger=%" PRIu64 "\n",
                 ts.probes_sent, ts.acks_in, ts.direct_out, ts.direct_in, ts.forwarded_out,
-                ts.forwarded_in, ts.dropped_forged, ts.dropped_stranger);
+                ts.forwarded_in, ts.relay_reconnects, ts.dropped_forged, ts.dropped_stranger);
     }
     tempo_session_destroy(s);
     tempo_traversal_destroy(trav);

@@ -206,6 +206,8 @@ typedef struct tempo_relay_stats {
     /* peer-to-peer matches (docs/NAT.md) */
     uint64_t introductions;         /* INTROs sent */
     uint64_t forwarded;             /* datagrams forwarded between members of a match */
+    uint64_t moved;                 /* a member's new connection with its token (a new
+                                       address) took the place of its old one */
 } tempo_relay_stats;
 
 typedef struct tempo_relay_match_stats {

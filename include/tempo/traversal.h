@@ -136,6 +136,8 @@ typedef struct tempo_traversal_stats {
     uint64_t dropped_malformed;     /* from the relay: not a message of ours */
     uint64_t dropped_queue;         /* arrived while the queue for the session was full */
     uint64_t send_errors;           /* the socket refused, or too large to forward */
+    uint64_t relay_reconnects;      /* sealed: the relay went silent (our address moved?)
+                                       and we connected to it again with the token */
 } tempo_traversal_stats;
 
 /* Fill cfg with the defaults above (no transport, no relay: fill them in). */

@@ -24,9 +24,15 @@
 #define TRAV_QUEUE 64                  /* the session's datagrams waiting for its recv */
 #define TRAV_RECV_MAX 256              /* datagrams read from the socket per update */
 #define TRAV_CANDIDATES_US 250000u     /* CANDIDATES while waiting for every player */
-#define TRAV_KEEPALIVE_US 1000000u     /* ... and afterwards, which keeps us in the relay */
+#define TRAV_KEEPALIVE_US 500000u      /* ... and afterwards, which keeps us in the relay */
 #define TRAV_ACKS_PER_SECOND 64u       /* probes of one peer answered per second, at most */
 #define TRAV_ID_TAG 0x74u              /* an opaque session address: 't', 'p', player */
+/* Sealed: nothing from the relay this long (it answers every CANDIDATES,
+ * sent each half second) and our address has probably changed under us (a
+ * mobile network): connect again with the token, from wherever we are;
+ * the relay lets the new connection take the old one's place. */
+#define TRAV_RELAY_LOST_US 1600000u
+#define TRAV_RETRY_US 300000u          /* a refused or silent reconnection tries again */
 
 typedef struct trav_member {
     bool used;
@@ -55,7 +61,9 @@ struct tempo_traversal {
     bool has_token;
     uint8_t token[TEMPO_TOKEN_SIZE];
     gate_client gate;
-    bool gate_open;
+    gate_client_config gate_cfg;
+    bool reconnecting;                 /* a new connection to the relay, the match going on */
+    uint64_t relay_heard_us;           /* the relay's last datagram that opened */
     wire_keys keys;
     net_link link;
     tempo_replay replay;
@@ -148,6 +156,8 @@ tempo_result tempo_traversal_create(const tempo_traversal_config *cfg, uint64_t 
     gc.server = cfg->relay;
     gc.slots = (uint8_t)cfg->players;
     gc.timeout_us = (uint64_t)cfg->connect_timeout_ms * 1000u;
+    t->gate_cfg = gc;
+    t->relay_heard_us = now_us;
     int r = gate_client_init(&t->gate, &gc, now_us);
     if (r != TEMPO_OK) {
         seal_wipe(t->token, sizeof t->token);
@@ -412,6 +422,7 @@ static void connected(tempo_traversal *t)
     if (t->sealed)
         t->keys = t->gate.keys;
     t->link.send_seq = t->gate.next_sequence;
+    t->reconnecting = false;
     if (t->state == TEMPO_TRAVERSAL_CONNECTING)
         t->state = TEMPO_TRAVERSAL_WAITING;
     if (!t->sealed)
@@ -428,14 +439,14 @@ static void on_relay(tempo_traversal *t, size_t size)
         t->st.dropped_malformed++;
         return;
     }
+    bool connecting = t->state == TEMPO_TRAVERSAL_CONNECTING || t->reconnecting;
     if (v.h.type >= CONNECT_TYPE_REQUEST && v.h.type <= CONNECT_TYPE_DENIED) {
-        if (t->state == TEMPO_TRAVERSAL_CONNECTING &&
+        if (connecting &&
             gate_client_on_datagram(&t->gate, t->now_us, &t->cfg.relay, t->buf, size) ==
-                GATE_CLIENT_GOT_DENIED)
+                GATE_CLIENT_GOT_DENIED && !t->reconnecting)
             t->state = TEMPO_TRAVERSAL_FAILED;
         return;
     }
-    bool connecting = t->state == TEMPO_TRAVERSAL_CONNECTING;
     if ((connecting && t->gate.state != GATE_CLIENT_RESPONDING) || v.h.sealed != t->sealed) {
         t->st.dropped_forged++;
         return;
@@ -458,6 +469,7 @@ static void on_relay(tempo_traversal *t, size_t size)
     link_rx rx = net_sequence_take(&t->link, &t->replay, t->now_us, seq, size);
     if (!net_sequence_usable(rx))
         return;
+    t->relay_heard_us = t->now_us;
     if (connecting)
         connected(t);
     const uint8_t *b = t->buf + PACKET_HEADER_SIZE;
@@ -533,6 +545,30 @@ static void probe_all(tempo_traversal *t)
     }
 }
 
+/* Connect to the relay again from here (sealed: the token proves it is
+ * us). The link to it starts afresh; the match, its secret and every
+ * pair's path stay. */
+static void start_reconnect(tempo_traversal *t)
+{
+    gate_client_wipe(&t->gate);
+    t->gate_cfg.token = t->token;
+    t->gate_cfg.retry_us = TRAV_RETRY_US;
+    (void)gate_client_init(&t->gate, &t->gate_cfg, t->now_us);
+    link_config lc;
+    link_config_default(&lc);
+    lc.seq_jump = REPLAY_WINDOW / 2;
+    link_init(&t->link, &lc, t->now_us);
+    t->link.state = LINK_ESTABLISHED;
+    t->link.hs.complete = true;
+    replay_init(&t->replay);
+    net_sequence_start(&t->link, &t->replay, t->now_us, 0, false);
+    seal_keys_wipe(&t->keys);
+    if (!t->reconnecting)
+        t->st.relay_reconnects++;
+    t->reconnecting = true;
+    t->relay_heard_us = t->now_us - TRAV_RELAY_LOST_US; /* the retry clock */
+}
+
 static void read_socket(tempo_traversal *t, bool until_data)
 {
     for (int i = 0; i < TRAV_RECV_MAX; i++) {
@@ -556,6 +592,26 @@ tempo_result tempo_traversal_update(tempo_traversal *t, uint64_t now_us)
     read_socket(t, false);
     if (t->state == TEMPO_TRAVERSAL_FAILED)
         return TEMPO_OK;
+    if (t->sealed && !t->reconnecting && t->state != TEMPO_TRAVERSAL_CONNECTING &&
+        t->now_us - t->relay_heard_us >= TRAV_RELAY_LOST_US)
+        start_reconnect(t);
+    if (t->reconnecting) {
+        /* the match goes on (direct paths keep working); only the relay
+         * is being found again, as often as it takes */
+        gate_client_state gs = gate_client_update(&t->gate, t->now_us);
+        if (gs == GATE_CLIENT_TIMED_OUT || gs == GATE_CLIENT_DENIED ||
+            t->now_us - t->relay_heard_us >= TRAV_RELAY_LOST_US + 10u * TRAV_RETRY_US)
+            start_reconnect(t);
+        if (gate_client_due(&t->gate, t->now_us)) {
+            int n = gate_client_write(&t->gate, t->now_us, t->out, sizeof t->out);
+            if (n > 0 &&
+                t->cfg.transport.send(t->cfg.transport.ctx, &t->cfg.relay, t->out, (size_t)n) < 0)
+                t->st.send_errors++;
+        }
+        if (t->has_secret)
+            probe_all(t);
+        return TEMPO_OK;
+    }
     if (t->state == TEMPO_TRAVERSAL_CONNECTING) {
         gate_client_state gs = gate_client_update(&t->gate, t->now_us);
         if (gs == GATE_CLIENT_TIMED_OUT || gs == GATE_CLIENT_DENIED) {

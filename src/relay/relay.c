@@ -330,7 +330,7 @@ static int popcount8(uint8_t v)
     return n;
 }
 
-static void member_free(tempo_relay *r, int index)
+void relay_member_free(tempo_relay *r, int index)
 {
     relay_member *e = &r->members[index];
     if (e->match >= 0) {
@@ -387,6 +387,8 @@ static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
     if ((size_t)j->num_players * (size_t)j->input_size > (size_t)r->cfg.max_frame_bytes)
         return false;
     int mi = relay_match_find(r, j->match_id);
+    if (mi >= 0 && r->matches[mi].p2p && e->sealed && relay_peers_moved(r, mi, index, j->slots))
+        mi = relay_match_find(r, j->match_id); /* it may have been its only member */
     if (mi >= 0) {
         relay_match *m = &r->matches[mi];
         if (m->num_players != j->num_players || m->input_size != j->input_size ||
@@ -461,7 +463,7 @@ static void admit(tempo_relay *r, const gate_admit *a)
         if (n > 0 && r->transport.send(r->transport.ctx, &a->address, r->out, (size_t)n) < 0)
             r->st.send_errors++;
         r->st.denied++;
-        member_free(r, index);
+        relay_member_free(r, index);
         return;
     }
     send_welcome(r, e, false);
@@ -645,7 +647,7 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
             r->st.dropped_malformed++;
             break;
         }
-        member_free(r, index);
+        relay_member_free(r, index);
         break;
     default:
         r->st.dropped_malformed++;
@@ -713,7 +715,7 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
         }
         if (link_update(&e->link, r->now_us) & LINK_EV_TIMED_OUT) {
             r->st.members_timed_out++;
-            member_free(r, i);
+            relay_member_free(r, i);
             continue;
         }
         if (e->match < 0 || r->matches[e->match].p2p)
@@ -723,7 +725,7 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
         if (m->finalized - e->acked > kept) {
             /* the frames it lacks are gone: it could never catch up */
             r->st.members_behind++;
-            member_free(r, i);
+            relay_member_free(r, i);
             continue;
         }
         if (r->now_us - e->last_send_us >= RELAY_RESEND_US)

@@ -208,6 +208,13 @@ void relay_send_to(tempo_relay *r, relay_member *e, uint8_t type, size_t body);
 void relay_peers_open(tempo_relay *r, relay_match *m);
 /* A member's CANDIDATES: kept, and answered with an INTRO. */
 void relay_peers_candidates(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size);
+/* Member `index`, new and sealed, joins p2p match `mi` for `slots`: a
+ * member there with the same client id (the same token, so the same
+ * player, from a new address: a mobile network's move) is let go for it.
+ * True if one was. */
+bool relay_peers_moved(tempo_relay *r, int mi, int index, uint8_t slots);
+/* Free member `index` (relay.c). */
+void relay_member_free(tempo_relay *r, int index);
 /* A member's FORWARD: to the member of its match it names. */
 void relay_peers_forward(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size);
 

@@ -104,6 +104,24 @@ void relay_peers_candidates(tempo_relay *r, relay_member *e, const uint8_t *body
     }
 }
 
+bool relay_peers_moved(tempo_relay *r, int mi, int index, uint8_t slots)
+{
+    const relay_match *m = &r->matches[mi];
+    const relay_member *e = &r->members[index];
+    for (int p = 0; p < m->num_players; p++) {
+        int k = m->member_of[p];
+        if (k < 0 || k == index || !(slots & (1u << p)))
+            continue;
+        const relay_member *old = &r->members[k];
+        if (!old->sealed || old->client_id != e->client_id || old->slots != slots)
+            return false; /* somebody else has that player */
+        relay_member_free(r, k);
+        r->st.moved++;
+        return true;
+    }
+    return false;
+}
+
 void relay_peers_forward(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size)
 {
     if (e->match < 0) {
