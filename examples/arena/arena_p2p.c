@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "platform.h"
 #include "tempo/relay.h"
 
 #ifndef _WIN32
@@ -91,6 +92,43 @@ bool arena_p2p_open(tempo_traversal **out, tempo_udp *udp, const arena_p2p_args 
     return true;
 }
 
+/* The program the path lines name: the one that met its peers. */
+static const char *program = "tempo-arena";
+
+bool arena_p2p_meet(tempo_traversal **out, tempo_udp *udp, const arena_p2p_args *a,
+                    uint64_t deadline_us, const char *prog)
+{
+    program = prog;
+    char why[256], addr[TEMPO_ADDRESS_STRLEN];
+    uint64_t now = platform_now_us();
+    if (!arena_p2p_open(out, udp, a, now, why, sizeof why)) {
+        fprintf(stderr, "%s: %s\n", prog, why);
+        return false;
+    }
+    tempo_address_format(&a->relay, addr, sizeof addr);
+    tempo_traversal_status st;
+    for (;;) {
+        now = platform_now_us();
+        tempo_traversal_update(*out, now);
+        tempo_traversal_get_status(*out, &st);
+        if (st.state == TEMPO_TRAVERSAL_READY)
+            return true;
+        if (st.state == TEMPO_TRAVERSAL_FAILED || now >= deadline_us)
+            break;
+        platform_sleep_until_us(now + 5000u);
+    }
+    fprintf(stderr, "%s: the relay at %s %s\n", prog, addr,
+            st.state == TEMPO_TRAVERSAL_FAILED
+                ? "refused us, or never answered: another member has our players, the members "
+                  "differ in --players, the token is not a --p2p one, or the relay is full"
+            : st.state == TEMPO_TRAVERSAL_CONNECTING
+                ? "never answered (is tempo-relay running there?)"
+                : "admitted us, but not every player came in time");
+    tempo_traversal_destroy(*out);
+    *out = NULL;
+    return false;
+}
+
 static void path_line(const tempo_traversal *t, int p, bool final)
 {
     tempo_path_info pi;
@@ -99,7 +137,7 @@ static void path_line(const tempo_traversal *t, int p, bool final)
     char direct[TEMPO_ADDRESS_STRLEN], pub[TEMPO_ADDRESS_STRLEN];
     tempo_address_format(&pi.direct, direct, sizeof direct);
     tempo_address_format(&pi.public_addr, pub, sizeof pub);
-    fprintf(stderr, "tempo-arena: %s player %d: %s", final ? "path of" : "path to", p,
+    fprintf(stderr, "%s: %s player %d: %s", program, final ? "path of" : "path to", p,
             tempo_path_name(pi.path));
     if (pi.path == TEMPO_PATH_DIRECT)
         fprintf(stderr, " to %s", direct);

@@ -34,6 +34,13 @@ typedef struct arena_paths {
 bool arena_p2p_open(tempo_traversal **out, tempo_udp *udp, const arena_p2p_args *a,
                     uint64_t now_us, char *why, size_t why_size);
 
+/* Open the traversal (as arena_p2p_open), then wait, updating it, until
+ * the relay has introduced every member or deadline_us passes. True and
+ * *out READY; false after a line to stderr (prog: the program's name),
+ * with nothing left open. */
+bool arena_p2p_meet(tempo_traversal **out, tempo_udp *udp, const arena_p2p_args *a,
+                    uint64_t deadline_us, const char *prog);
+
 /* One line per remote machine whose path changed since the last call
  * (every one at the first), to stderr; with `final`, every one with its
  * round trips, as the match's summary. */

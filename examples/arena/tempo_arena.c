@@ -715,7 +715,6 @@ static void print_drops(tempo_session *s, const tempo_udp *udp)
  * plain p2p one (o->has_relay cleared). False after a message. */
 static bool p2p_meet(arena_cli *o, tempo_udp *udp, uint8_t *token, tempo_traversal **out)
 {
-    char why[256], addr[TEMPO_ADDRESS_STRLEN];
     arena_p2p_args a;
     memset(&a, 0, sizeof a);
     a.relay = o->relay;
@@ -727,48 +726,22 @@ static bool p2p_meet(arena_cli *o, tempo_udp *udp, uint8_t *token, tempo_travers
     a.fps = 60;
     a.direct = !o->no_direct;
     a.nonce = platform_now_us() ^ ((uint64_t)o->local << 56) ^ (uint64_t)(uintptr_t)&a;
-    uint64_t now = platform_now_us();
-    bool ok = arena_p2p_open(out, udp, &a, now, why, sizeof why);
-    tempo_wipe(token, TEMPO_TOKEN_SIZE);
-    if (!ok) {
-        fprintf(stderr, "tempo-arena: %s\n", why);
-        return false;
-    }
-    tempo_address_format(&o->relay, addr, sizeof addr);
-    if (!o->quiet)
+    if (!o->quiet) {
+        char addr[TEMPO_ADDRESS_STRLEN];
+        tempo_address_format(&o->relay, addr, sizeof addr);
         fprintf(stderr, "tempo-arena: joining the relay at %s for a peer-to-peer match%s\n", addr,
                 o->no_direct ? " (every pair through the relay: --no-direct)" : "");
-    uint64_t deadline = now + (uint64_t)o->connect_timeout_s * 1000000u;
-    tempo_traversal_status st;
-    for (;;) {
-        now = platform_now_us();
-        tempo_traversal_update(*out, now);
-        tempo_traversal_get_status(*out, &st);
-        if (st.state == TEMPO_TRAVERSAL_READY)
-            break;
-        if (st.state == TEMPO_TRAVERSAL_FAILED || now >= deadline) {
-            fprintf(stderr, "tempo-arena: the relay at %s %s\n", addr,
-                    st.state == TEMPO_TRAVERSAL_FAILED
-                        ? "refused us, or never answered: another member has our players, the "
-                          "members differ in --players, the token is not a --p2p one, or the "
-                          "relay is full"
-                    : st.state == TEMPO_TRAVERSAL_CONNECTING
-                        ? "never answered (is tempo-relay running there?)"
-                        : "admitted us, but not every player came in time");
-            tempo_traversal_stats ts;
-            tempo_traversal_get_stats(*out, &ts);
-            fprintf(stderr, "tempo-arena: traversal: send errors %" PRIu64 ", dropped malformed %"
-                            PRIu64 " forged %" PRIu64 "\n",
-                    ts.send_errors, ts.dropped_malformed, ts.dropped_forged);
-            tempo_traversal_destroy(*out);
-            *out = NULL;
-            return false;
-        }
-        platform_sleep_until_us(now + 5000u);
     }
+    uint64_t deadline = platform_now_us() + (uint64_t)o->connect_timeout_s * 1000000u;
+    bool ok = arena_p2p_meet(out, udp, &a, deadline, "tempo-arena");
+    tempo_wipe(token, TEMPO_TOKEN_SIZE);
+    if (!ok)
+        return false;
     for (int p = 0; p < o->players; p++)
         if (!(o->local >> p & 1u) && tempo_traversal_peer_address(*out, p, &o->peer[p]) == TEMPO_OK)
             o->remote |= 1u << p;
+    tempo_traversal_status st;
+    tempo_traversal_get_status(*out, &st);
     if (!o->quiet)
         fprintf(stderr, "tempo-arena: the relay introduced %d other machine(s); punching\n",
                 st.members);
