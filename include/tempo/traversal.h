@@ -133,6 +133,7 @@ typedef struct tempo_traversal_stats {
     uint64_t direct_out, direct_in;       /* datagrams straight to and from peers */
     uint64_t dropped_forged;        /* a probe or a relay datagram that did not verify */
     uint64_t dropped_stranger;      /* from an address no member owns */
+    uint64_t dropped_replay;        /* a copy of a probe already taken (a replay) */
     uint64_t dropped_malformed;     /* from the relay: not a message of ours */
     uint64_t dropped_queue;         /* arrived while the queue for the session was full */
     uint64_t send_errors;           /* the socket refused, or too large to forward */

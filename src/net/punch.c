@@ -153,6 +153,12 @@ void punch_on_probe(punch_pair *p, uint64_t now_us, const tempo_address *addr)
     p->cand[i].heard_us = now_us ? now_us : 1;
 }
 
+bool punch_nonce_newer(uint32_t nonce, uint32_t last)
+{
+    uint32_t d = ((nonce & NONCE_MS_MASK) - (last & NONCE_MS_MASK)) & NONCE_MS_MASK;
+    return last == 0 || (d != 0 && d < (1u << (NONCE_MS_BITS - 1)));
+}
+
 unsigned punch_on_ack(punch_pair *p, uint64_t now_us, uint32_t nonce)
 {
     if (p->path == PUNCH_WAITING)
@@ -163,6 +169,9 @@ unsigned punch_on_ack(punch_pair *p, uint64_t now_us, uint32_t nonce)
         return 0;
     uint64_t at = now_us ? now_us : 1;
     if (i == PUNCH_RELAY) {
+        if (!punch_nonce_newer(nonce, p->relay_acked_ms))
+            return 0;
+        p->relay_acked_ms = nonce & NONCE_MS_MASK;
         p->relay_acked_us = at;
         p->relay_rtt_us = rtt_ms * 1000u;
         return 0;
@@ -170,6 +179,9 @@ unsigned punch_on_ack(punch_pair *p, uint64_t now_us, uint32_t nonce)
     if (i >= p->ncand || p->cand[i].sent_us == 0)
         return 0;
     punch_cand *c = &p->cand[i];
+    if (!punch_nonce_newer(nonce, c->acked_ms))
+        return 0;
+    c->acked_ms = nonce & NONCE_MS_MASK;
     c->acked_us = at;
     c->rtt_us = rtt_ms * 1000u;
     if (p->path == PUNCH_DIRECT)

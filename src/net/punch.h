@@ -80,6 +80,7 @@ typedef struct punch_cand {
     uint64_t acked_us;           /* last acknowledgement of one (0: none) */
     uint64_t heard_us;           /* last authenticated probe from it (0: none) */
     uint32_t rtt_us;             /* of the last acknowledged probe */
+    uint32_t acked_ms;           /* the send time in the newest acknowledged nonce */
 } punch_cand;
 
 typedef struct punch_pair {
@@ -95,6 +96,7 @@ typedef struct punch_pair {
     uint64_t in_us;              /* last datagram of the peer's on the direct path */
     uint64_t relay_sent_us, relay_acked_us;
     uint32_t relay_rtt_us;
+    uint32_t relay_acked_ms;
     uint64_t upgrades, downgrades; /* moves to a direct path after the first, and back */
 } punch_pair;
 
@@ -124,7 +126,9 @@ int punch_next_probe(punch_pair *p, uint64_t now_us, uint32_t *nonce);
 void punch_on_probe(punch_pair *p, uint64_t now_us, const tempo_address *addr);
 
 /* An authenticated acknowledgement of our probe `nonce` came at now_us.
- * Returns PUNCH_EV_DIRECT when it made a candidate the path, else 0. */
+ * Only one newer than every earlier acknowledgement of that candidate
+ * counts (a replayed one cannot keep a dead path alive). Returns
+ * PUNCH_EV_DIRECT when it made a candidate the path, else 0. */
 unsigned punch_on_ack(punch_pair *p, uint64_t now_us, uint32_t nonce);
 
 /* A datagram of the peer's came on the direct path at now_us (its
@@ -137,6 +141,13 @@ unsigned punch_update(punch_pair *p, uint64_t now_us);
 /* The address data to the peer goes to: the chosen candidate when DIRECT,
  * else NULL (the relay). */
 const tempo_address *punch_direct(const punch_pair *p);
+
+/* Whether the nonce's send time (ms, 29 bits) is after `last` (0: none
+ * yet), in serial arithmetic: how a receiver tells a replayed probe of a
+ * sender's candidate from a new one. */
+bool punch_nonce_newer(uint32_t nonce, uint32_t last);
+/* The candidate index a nonce names (PUNCH_RELAY for the relay path). */
+static inline int punch_nonce_index(uint32_t nonce) { return (int)(nonce >> 29); }
 
 /* True if datagrams from addr are the peer's: a candidate it was heard
  * from or that acknowledged a probe. */

@@ -42,6 +42,7 @@ typedef struct trav_member {
     int ncand;
     tempo_address cand[NAT_MAX_LOCAL];
     punch_pair punch;
+    uint32_t probe_ms[8];              /* newest probe nonce of its, per its candidate index */
     uint64_t ack_second;               /* the second acks are counted in */
     uint32_t acks_this_second;
 } trav_member;
@@ -285,6 +286,7 @@ static void on_intro(tempo_traversal *t, const uint8_t *body, size_t size)
         }
         m->slots = n->slots;
         m->lowest = lowest_of(n->slots);
+        memset(m->probe_ms, 0, sizeof m->probe_ms); /* it may be a new process */
         m->public_addr = n->public_addr;
         m->ncand = n->ncand;
         memcpy(m->cand, n->cand, sizeof m->cand);
@@ -365,6 +367,14 @@ static void on_probe(tempo_traversal *t, const tempo_address *from, bool via_rel
         (void)punch_on_ack(&m->punch, t->now_us, p.nonce);
         return;
     }
+    /* a copy of a probe it sent before (a replay from anywhere) is not
+     * answered, nor taken as where it is */
+    int k = punch_nonce_index(p.nonce);
+    if (!punch_nonce_newer(p.nonce, m->probe_ms[k])) {
+        t->st.dropped_replay++;
+        return;
+    }
+    m->probe_ms[k] = p.nonce & 0x1FFFFFFFu;
     t->st.probes_in++;
     if (!via_relay && !t->cfg.direct)
         return; /* no direct path at all: its peers fall back to the relay */

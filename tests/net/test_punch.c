@@ -216,6 +216,12 @@ static void test_foreign_and_stale_acks_ignored(void **state)
     /* from the future (a nonce we have not sent) */
     assert_int_equal(punch_on_ack(&p, T0, nonce[0] + 5), 0u);
     assert_int_equal(p.path, PUNCH_PROBING);
+    /* a replayed acknowledgement keeps no dead path alive */
+    assert_int_equal(punch_on_ack(&p, T0 + 20 * MS, nonce[0]), PUNCH_EV_DIRECT);
+    uint64_t acked = p.cand[0].acked_us;
+    assert_int_equal(punch_on_ack(&p, T0 + 900 * MS, nonce[0]), 0u);
+    assert_int_equal(p.cand[0].acked_us, acked);
+    assert_int_equal(punch_update(&p, acked + 3500 * MS), PUNCH_EV_DIED);
 }
 
 static void test_seen_candidates(void **state)
