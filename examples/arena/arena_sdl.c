@@ -142,6 +142,8 @@ static tempo_result open_p2p(demo *d, tempo_config *cfg)
         cfg->has_match_key = tempo_traversal_match_key(d->trav, cfg->match_key) == TEMPO_OK;
         r = tempo_session_create_p2p(cfg, &tr, &d->session);
         tempo_wipe(cfg->match_key, sizeof cfg->match_key);
+        if (r == TEMPO_OK)
+            tempo_session_set_traversal(d->session, d->trav);
         for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
             tempo_address at;
             d->local[p] = p == o->me;

@@ -825,6 +825,8 @@ int main(int argc, char **argv)
         cr = tempo_session_create_p2p(&cfg, &tr, &s);
     }
     tempo_wipe(cfg.match_key, sizeof cfg.match_key);
+    if (cr == TEMPO_OK && trav)
+        tempo_session_set_traversal(s, trav); /* its endpoint stats say each peer's path */
     if (cr != TEMPO_OK) {
         tempo_traversal_destroy(trav);
         tempo_udp_close(udp);

@@ -26,6 +26,7 @@ struct tempo_session {
     session_clock clock;
     session_host host;        /* what the backend sees of this session */
     const session_backend_ops *ops;
+    const tempo_traversal *traversal; /* the transport's, for the path in endpoint stats */
     union {
         void *backend;        /* the backend's state, handed to every op */
         /* The same pointer in p2p and spectator sessions. Tests inspect the
