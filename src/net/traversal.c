@@ -579,10 +579,13 @@ static void start_reconnect(tempo_traversal *t)
     t->relay_heard_us = t->now_us - TRAV_RELAY_LOST_US; /* the retry clock */
 }
 
+/* Read what the socket holds: the relay's and the probes handled here,
+ * the session's queued for its recv. With the queue full the rest waits
+ * in the socket, read as the session drains the queue, not dropped. */
 static void read_socket(tempo_traversal *t, bool until_data)
 {
     for (int i = 0; i < TRAV_RECV_MAX; i++) {
-        if (until_data && t->qcount > 0)
+        if ((until_data && t->qcount > 0) || t->qcount == TRAV_QUEUE)
             return;
         tempo_address from;
         memset(&from, 0, sizeof from);

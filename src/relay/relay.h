@@ -34,6 +34,7 @@
 #define RELAY_TURN_RING 64      /* turns a lockstep match keeps */
 #define RELAY_TURN_AHEAD 32     /* turns past `finalized` that take lists */
 #define RELAY_TURN_SENDS 4      /* datagrams of lists to one member per send, at most */
+#define RELAY_NEWS_US 250000u   /* peer to peer: a member's news goes to the others this often */
 
 /* One player's list for one turn of a lockstep match, as turn_msg.h
  * writes it (no length: lockstep through a relay keeps one turn length). */
@@ -69,6 +70,7 @@ typedef struct relay_member {
     int32_t sent_final;         /* `finalized` when we last sent it frames */
     uint64_t last_send_us;
     bool introduced;            /* peer to peer: its CANDIDATES came, the others were told */
+    uint64_t news_us;           /* peer to peer: when the others were last told of it */
     int ncand;                  /* peer to peer: the local addresses it sent */
     tempo_address cand[NAT_MAX_LOCAL];
     tempo_relay_member_stats st;

@@ -92,8 +92,13 @@ void relay_peers_candidates(tempo_relay *r, relay_member *e, const uint8_t *body
     e->ncand = count;
     memcpy(e->cand, cand, (size_t)count * sizeof cand[0]);
     send_intro(r, e, m);
-    if (!news)
+    /* A member changing its addresses at every CANDIDATES would make the
+     * relay answer each with an INTRO to every other member: at most one
+     * such round each RELAY_NEWS_US (the others learn the rest from
+     * their own CANDIDATES, every half second). */
+    if (!news || (e->news_us != 0 && r->now_us - e->news_us < RELAY_NEWS_US))
         return;
+    e->news_us = r->now_us ? r->now_us : 1;
     /* The others hear of it now, not at their next CANDIDATES: both ends
      * of each new pair start probing within one trip of each other. */
     for (int p = 0; p < m->num_players; p++) {

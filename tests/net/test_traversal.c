@@ -219,6 +219,38 @@ static void test_dead_path_falls_back_and_comes_back(void **state)
     lab_close(&L);
 }
 
+/* A burst larger than the queue for the session (a stall of the game
+ * loop): nothing is dropped, the rest waits in the socket. */
+static void test_a_burst_waits_in_the_socket(void **state)
+{
+    (void)state;
+    lab L;
+    lab_open(&L, 2, 0);
+    run(&L, 300 * MS);
+    assert_int_equal(path(&L, 1, 0), TEMPO_PATH_DIRECT);
+    tempo_address to, from;
+    assert_int_equal(tempo_traversal_peer_address(L.m[1], 0, &to), TEMPO_OK);
+    uint8_t data[32], got[TEMPO_MAX_DATAGRAM];
+    for (int k = 0; k < 200; k++) {
+        memset(data, k, sizeof data);
+        assert_int_equal(L.session[1].send(L.session[1].ctx, &to, data, sizeof data), 0);
+    }
+    L.now += 20 * MS;
+    tempo_simnet_set_time(L.net, L.now);
+    tempo_traversal_update(L.m[0], L.now); /* reads what it can before the session does */
+    int n = 0, r;
+    while ((r = L.session[0].recv(L.session[0].ctx, &from, got, sizeof got)) > 0)
+        if (r == (int)sizeof data) {
+            assert_int_equal(got[0], (uint8_t)n); /* in order, none lost */
+            n++;
+        }
+    assert_int_equal(n, 200);
+    tempo_traversal_stats st;
+    tempo_traversal_get_stats(L.m[0], &st);
+    assert_int_equal(st.dropped_queue, 0);
+    lab_close(&L);
+}
+
 /* Probes from addresses that are no member, or with a tag that does not
  * verify, are counted and never answered. */
 static void test_strangers_and_forged_probes_dropped(void **state)
@@ -485,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_members_meet_and_go_direct),
         cmocka_unit_test(test_a_member_without_punching_plays_relayed),
         cmocka_unit_test(test_dead_path_falls_back_and_comes_back),
+        cmocka_unit_test(test_a_burst_waits_in_the_socket),
         cmocka_unit_test(test_strangers_and_forged_probes_dropped),
         cmocka_unit_test(test_replayed_probe_is_not_amplified),
         cmocka_unit_test(test_relay_forwards_only_inside_a_match),
