@@ -84,7 +84,9 @@ asked=$((rate * seconds))
 echo "  $(cat "$dir/flood.out")"
 [ -n "$sent" ] || fail "tempo-flood printed no summary"
 [ $((sent * 10)) -ge $((asked * 9)) ] || fail "tempo-flood sent $sent of $asked datagrams"
-awk -v t="$took" -v s="$seconds" 'BEGIN { exit !(t <= s * 1.1) }' ||
+# on time within half again: on a loaded machine the sender itself runs
+# late, but a flood stretched further has stopped being one at its rate
+awk -v t="$took" -v s="$seconds" 'BEGIN { exit !(t <= s * 1.5) }' ||
     fail "tempo-flood took $took s for $seconds s of sending"
 
 for i in 0 1 2; do

@@ -53,7 +53,7 @@
 
 #include "tempo/base.h"
 #include "tempo/secure.h"
-#include "tempo/session.h"
+#include "tempo/config.h"
 #include "tempo/transport.h"
 
 #ifdef __cplusplus

@@ -37,7 +37,7 @@
 
 #include "tempo/base.h"
 #include "tempo/secure.h"
-#include "tempo/session.h"
+#include "tempo/config.h"
 #include "tempo/transport.h"
 
 #ifdef __cplusplus
@@ -249,6 +249,9 @@ TEMPO_API tempo_result tempo_relay_get_member_stats(const tempo_relay *r, uint64
                                                     int player, tempo_relay_member_stats *out);
 
 /* ---- members ------------------------------------------------------------- */
+
+/* A member is a rollback session: the calls that drive it are the session
+ * API's (tempo/session.h, which tempo.h includes with this header). */
 
 /* Create a rollback session that plays through the relay at relay_address,
  * over `transport` (copied; its ctx must outlive the session). Declare the

@@ -23,7 +23,7 @@
 #define TEMPO_REPLAY_H
 
 #include "tempo/base.h"
-#include "tempo/session.h"
+#include "tempo/config.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -38,7 +38,7 @@
 #define TEMPO_SERVER_H
 
 #include "tempo/base.h"
-#include "tempo/session.h"
+#include "tempo/config.h"
 #include "tempo/transport.h"
 
 #ifdef __cplusplus

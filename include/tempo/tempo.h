@@ -3,8 +3,9 @@
  * tempo.h — rollback and lockstep netcode for games: the umbrella header.
  *
  * It includes every public header: base.h (results, hooks, checksum),
- * transport.h (addresses, the datagram interface), rng.h, session.h (the
- * session API), effects.h (sounds under rollback), subframe.h (drawing
+ * transport.h (addresses, the datagram interface), rng.h, config.h (a
+ * session's configuration, the tick's requests, the counters), session.h
+ * (the session API), effects.h (sounds under rollback), subframe.h (drawing
  * between frames), server.h and client.h
  * (the client-server roles), replay.h
  * (replay files), lockstep.h (turn-based lockstep), relay.h (the relay and its
@@ -56,6 +57,7 @@
 #include "tempo/rng.h"
 #include "tempo/transport.h"
 #include "tempo/traversal.h"
+#include "tempo/config.h"
 #include "tempo/session.h"
 #include "tempo/server.h"
 #include "tempo/client.h"

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * address.c — tempo_address values: parse, format, compare.
+ * address.c — tempo_address as text: parse and format (the OS's inet
+ * functions convert IPv6). Comparing and building values needs no OS and
+ * is the wire layer's (wire/address.c), where tokens and cookies bind to
+ * addresses.
  *
  * Parsing is strict and never looks a name up: IPv4 is exactly four decimal
  * octets (0..255, no leading zeros, no other forms such as "127.1") and a
@@ -115,20 +118,6 @@ static bool parse_opaque(const char *s, tempo_address *out)
     return true;
 }
 
-int tempo_address_opaque(tempo_address *out, const uint8_t *id, size_t size, uint16_t port)
-{
-    if (!out)
-        return TEMPO_E_INVALID_ARG;
-    memset(out, 0, sizeof *out);
-    if (!id || size == 0 || size > TEMPO_ADDRESS_ID_MAX)
-        return TEMPO_E_INVALID_ARG;
-    out->family = TEMPO_ADDRESS_OPAQUE;
-    memcpy(out->bytes, id, size);
-    out->id_size = (uint8_t)size;
-    out->port = port;
-    return TEMPO_OK;
-}
-
 int tempo_address_parse(tempo_address *out, const char *text)
 {
     if (!out || !text)
@@ -193,32 +182,4 @@ int tempo_address_format(const tempo_address *a, char *buf, size_t size)
     }
     memcpy(buf, tmp, (size_t)n + 1);
     return n;
-}
-
-bool tempo_address_equal(const tempo_address *a, const tempo_address *b)
-{
-    if (!a || !b)
-        return a == b;
-    if (a->family != b->family || a->port != b->port)
-        return false;
-    size_t len = a->family == TEMPO_ADDRESS_IPV4 ? 4 : a->family == TEMPO_ADDRESS_IPV6 ? 16 : 0;
-    if (a->family == TEMPO_ADDRESS_OPAQUE) {
-        if (a->id_size != b->id_size || a->id_size > TEMPO_ADDRESS_ID_MAX)
-            return false;
-        len = a->id_size;
-    }
-    return memcmp(a->bytes, b->bytes, len) == 0;
-}
-
-tempo_address tempo_address_ipv4(uint8_t a, uint8_t b, uint8_t c, uint8_t d, uint16_t port)
-{
-    tempo_address addr;
-    memset(&addr, 0, sizeof addr);
-    addr.family = TEMPO_ADDRESS_IPV4;
-    addr.bytes[0] = a;
-    addr.bytes[1] = b;
-    addr.bytes[2] = c;
-    addr.bytes[3] = d;
-    addr.port = port;
-    return addr;
 }

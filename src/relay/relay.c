@@ -2,7 +2,10 @@
 /*
  * relay.c — the relay object (tempo/relay.h): its pools, datagram intake,
  * members and what they are sent. One match's rules are relay_match.c's;
- * a lockstep match's lists and turn deadlines are relay_turns.c's.
+ * a lockstep match's lists and turn deadlines are relay_turns.c's; one
+ * datagram out is relay_send.c's. Calls go one way: this file calls all
+ * three, relay_turns.c calls relay_match.c and relay_send.c, and nothing
+ * calls back up.
  *
  * Intake: a datagram from an address no member has goes to the gate
  * (net/gate.h), which answers the handshake without keeping anything and
@@ -222,26 +225,23 @@ static void table_remove(tempo_relay *r, int member)
     }
 }
 
-/* ---- sending ------------------------------------------------------------------ */
+/* ---- matches ------------------------------------------------------------------- */
 
-void relay_send_to(tempo_relay *r, relay_member *e, uint8_t type, size_t body)
+/* A match moves on: a lockstep match by its turns (relay_turns.c), a
+ * rollback match by its frames (relay_match.c). */
+static void advance(tempo_relay *r, relay_match *m)
 {
-    uint64_t seq = link_next_seq(&e->link);
-    int n = relay_msg_finish(r->out, sizeof r->out, r->cfg.protocol_id, type, seq, body,
-                             e->sealed ? &e->keys : NULL);
-    if (n < 0) {
-        r->st.send_errors++;
+    if (m->turn_ms == 0) {
+        relay_match_advance(r, m);
         return;
     }
-    link_on_sent(&e->link, r->now_us, (size_t)n);
-    e->last_send_us = r->now_us;
-    e->st.datagrams_down++;
-    e->st.bytes_down += (uint64_t)n;
-    r->st.datagrams_out++;
-    r->st.bytes_out += (uint64_t)n;
-    if (r->transport.send(r->transport.ctx, &e->addr, r->out, (size_t)n) < 0)
-        r->st.send_errors++;
+    relay_match_start(r, m);
+    relay_turns_advance(r, m);
+    if (m->start_decided)
+        m->st.clock_frame = relay_match_clock(m, r->now_us);
 }
+
+/* ---- sending ------------------------------------------------------------------ */
 
 static relay_acks acks_of(const relay_member *e)
 {
@@ -564,7 +564,7 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
     relay_match_inputs(r, m, e, in.first, in.count, in.inputs);
     for (int i = 0; i < in.nsums; i++)
         relay_match_checksum(r, m, e, in.sums[i].frame, in.sums[i].checksum);
-    relay_match_advance(r, m);
+    advance(r, m);
 }
 
 static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
@@ -687,7 +687,7 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
         relay_match *m = &r->matches[i];
         if (!m->used || m->p2p)
             continue;
-        relay_match_advance(r, m);
+        advance(r, m);
         if (m->finalized == m->sent_final)
             continue;
         m->sent_final = m->finalized;

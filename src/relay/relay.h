@@ -173,8 +173,9 @@ void relay_match_close(tempo_relay *r, int index);
 /* The match's frame clock at now: negative before frame 0, INT32_MIN
  * before the start is decided. */
 int32_t relay_match_clock(const relay_match *m, uint64_t now_us);
-/* Decide the start when due, then finalize every frame that is complete
- * or past its deadline. */
+/* A rollback match: decide the start when due, then finalize every frame
+ * that is complete or past its deadline (a lockstep match's turns are
+ * relay_turns_advance's). */
 void relay_match_advance(tempo_relay *r, relay_match *m);
 /* A member's inputs: `count` frames from `first` for its slots. */
 void relay_match_inputs(tempo_relay *r, relay_match *m, relay_member *e, int32_t first,
@@ -201,7 +202,7 @@ void relay_turns_lists(tempo_relay *r, relay_match *m, relay_member *e, const tu
 void relay_turns_advance(tempo_relay *r, relay_match *m);
 /* Send e what it lacks: one or a few turn_relay datagrams. */
 void relay_turns_send(tempo_relay *r, relay_member *e);
-/* The datagram of `body` bytes at r->out + PACKET_HEADER_SIZE to e (relay.c). */
+/* The datagram of `body` bytes at r->out + PACKET_HEADER_SIZE to e (relay_send.c). */
 void relay_send_to(tempo_relay *r, relay_member *e, uint8_t type, size_t body);
 
 /* ---- relay_peers.c: peer-to-peer matches ---- */

@@ -185,11 +185,6 @@ void relay_match_advance(tempo_relay *r, relay_match *m)
     relay_match_start(r, m);
     if (!m->start_decided)
         return;
-    if (m->turn_ms != 0) {
-        relay_turns_advance(r, m);
-        m->st.clock_frame = relay_match_clock(m, now);
-        return;
-    }
     uint64_t tol = (uint64_t)r->cfg.tolerance_ms * 1000u;
     /* Bounded: at most the frames that can be complete or past due. */
     for (int n = 0; n < RELAY_AHEAD * 4; n++) {

@@ -2,7 +2,7 @@
 /*
  * relay_msg.h — the relay's five messages, byte by byte (docs/PROTOCOL.md,
  * section 17), shared by the relay (relay.c) and its members
- * (session/relay_member.c).
+ * (member/relay_member.c).
  *
  * Every message is a datagram: the 8-byte packet header (wire/packet.h;
  * session id the low 32 bits of the protocol id, the link's sequence, type

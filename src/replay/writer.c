@@ -15,58 +15,9 @@
  * check frames and states strictly increase; after the first failure
  * (`error`) nothing more is written and every call returns that failure.
  */
-#include "replay/format.h"
+#include "replay/writer.h"
 
 #include <string.h>
-
-#define PENDING_SUMS (TEMPO_MAX_PREDICTION + 8)
-#define SUMS_PER_CHUNK 64
-
-typedef struct pending_sum {
-    int32_t frame;
-    uint64_t sum;
-} pending_sum;
-
-struct tempo_replay_writer {
-    tempo_allocator alloc;
-    tempo_replay_settings set; /* settings pointer dropped after create */
-    tempo_replay_write_fn write;
-    void *write_ctx;
-    int np, is, fpc;
-    tempo_result error; /* sticky */
-    bool finished;
-    uint64_t bytes;
-    uint64_t chain;
-    int32_t end; /* next frame */
-
-    /* the inputs chunk being filled: head, coded frames, room for the tail */
-    uint8_t *chunk;
-    size_t chunk_cap;
-    tempo_bitwriter bw;
-    int32_t chunk_first;
-    int chunk_count;
-    int run; /* frames repeating `ref` not yet written */
-    uint8_t ref_in[TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE];
-    uint8_t ref_st[TEMPO_MAX_PLAYERS];
-    uint8_t cur_in[TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE];
-    uint8_t cur_st[TEMPO_MAX_PLAYERS];
-
-    /* checksums: offered and waiting; committed and not yet written */
-    pending_sum pend[PENDING_SUMS];
-    int npend;
-    int32_t last_sum; /* newest committed check frame, -1 if none */
-    uint8_t sums[RP_CHUNK_MIN + 2 + SUMS_PER_CHUNK * RP_SUM_ENTRY];
-    int nsums;
-
-    /* states: nslots waiting slots and one for final offers, each a whole
-     * STATE chunk (head, frame, data, tail) so it is checksummed in place */
-    int nslots;
-    size_t slot_cap;
-    uint8_t *slots;
-    int32_t *slot_frame; /* -1: free */
-    size_t *slot_size;
-    int32_t last_state; /* newest state written, -1 if none */
-};
 
 /* ---- output ---------------------------------------------------------------- */
 
@@ -183,7 +134,7 @@ static void commit_final(tempo_replay_writer *w)
 
 /* ---- frames ---------------------------------------------------------------- */
 
-static void append(tempo_replay_writer *w, const uint8_t *in, const uint8_t *st)
+void replay__writer_append(tempo_replay_writer *w, const uint8_t *in, const uint8_t *st)
 {
     if (w->chunk_count == 0)
         w->chunk_first = w->end;
@@ -202,8 +153,7 @@ static void append(tempo_replay_writer *w, const uint8_t *in, const uint8_t *st)
     commit_final(w);
 }
 
-/* The error a call on w returns before doing anything, or TEMPO_OK. */
-static tempo_result usable(const tempo_replay_writer *w)
+tempo_result replay__writer_usable(const tempo_replay_writer *w)
 {
     if (w->error != TEMPO_OK)
         return w->error;
@@ -215,7 +165,7 @@ tempo_result tempo_replay_writer_add_frame(tempo_replay_writer *w, int32_t frame
 {
     if (w == NULL || inputs == NULL || status == NULL)
         return TEMPO_E_INVALID_ARG;
-    tempo_result r = usable(w);
+    tempo_result r = replay__writer_usable(w);
     if (r != TEMPO_OK)
         return r;
     if (size != (size_t)w->np * (size_t)w->is)
@@ -232,37 +182,7 @@ tempo_result tempo_replay_writer_add_frame(tempo_replay_writer *w, int32_t frame
     }
     if (frame != w->end || w->end == INT32_MAX)
         return TEMPO_E_FRAME;
-    append(w, in, status);
-    return w->error;
-}
-
-tempo_result tempo_replay_writer_feed(tempo_replay_writer *w, const tempo_session *s)
-{
-    if (w == NULL || s == NULL)
-        return TEMPO_E_INVALID_ARG;
-    tempo_result r = usable(w);
-    if (r != TEMPO_OK)
-        return r;
-    int32_t oldest, lend;
-    r = tempo_session_input_log_range(s, &oldest, &lend);
-    if (r != TEMPO_OK)
-        return r;
-    if (lend <= w->end)
-        return TEMPO_OK;
-    size_t size = (size_t)w->np * (size_t)w->is;
-    /* A session of another shape is the caller's mistake: refuse it before
-     * anything can stop the writer. */
-    r = tempo_session_confirmed_inputs(s, lend - 1, w->cur_in, size, w->cur_st);
-    if (r == TEMPO_E_INVALID_ARG)
-        return r;
-    if (oldest > w->end)
-        return w->error = TEMPO_E_FRAME; /* the frames between are lost: the file cannot be whole */
-    while (w->end < lend && w->error == TEMPO_OK) {
-        r = tempo_session_confirmed_inputs(s, w->end, w->cur_in, size, w->cur_st);
-        if (r != TEMPO_OK)
-            return r; /* another session's sizes: nothing appended */
-        append(w, w->cur_in, w->cur_st);
-    }
+    replay__writer_append(w, in, status);
     return w->error;
 }
 
@@ -270,7 +190,7 @@ int tempo_replay_writer_checksum(tempo_replay_writer *w, int32_t frame, uint64_t
 {
     if (w == NULL)
         return TEMPO_E_INVALID_ARG;
-    tempo_result r = usable(w);
+    tempo_result r = replay__writer_usable(w);
     if (r != TEMPO_OK)
         return r;
     if (!replay__is_check_frame(&w->set, frame) || frame <= w->last_sum)
@@ -297,7 +217,7 @@ int tempo_replay_writer_state(tempo_replay_writer *w, int32_t frame, const void 
 {
     if (w == NULL || data == NULL)
         return TEMPO_E_INVALID_ARG;
-    tempo_result r = usable(w);
+    tempo_result r = replay__writer_usable(w);
     if (r != TEMPO_OK)
         return r;
     if (size == 0 || size > w->set.max_state_size)
@@ -327,37 +247,11 @@ int tempo_replay_writer_state(tempo_replay_writer *w, int32_t frame, const void 
     return 1;
 }
 
-int tempo_replay_writer_capture_arena(tempo_replay_writer *w, const tempo_session *s,
-                                      const void *arena, size_t arena_size)
-{
-    if (w == NULL || s == NULL || arena == NULL)
-        return TEMPO_E_INVALID_ARG;
-    int32_t f = tempo_session_frame(s);
-    if (f < 0)
-        return f;
-    if (tempo_session_confirmed_frame(s) != f)
-        return 0; /* the arena holds a predicted state */
-    int kept = 0;
-    if (replay__is_check_frame(&w->set, f)) {
-        int r = tempo_replay_writer_checksum(w, f, tempo_checksum(arena, arena_size));
-        if (r < 0)
-            return r;
-        kept += r;
-    }
-    if (replay__is_state_mark(&w->set, f)) {
-        int r = tempo_replay_writer_state(w, f, arena, arena_size);
-        if (r < 0)
-            return r;
-        kept += r;
-    }
-    return kept;
-}
-
 tempo_result tempo_replay_writer_finish(tempo_replay_writer *w)
 {
     if (w == NULL)
         return TEMPO_E_INVALID_ARG;
-    tempo_result r = usable(w);
+    tempo_result r = replay__writer_usable(w);
     if (r != TEMPO_OK)
         return r;
     flush_inputs(w);

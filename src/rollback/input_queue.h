@@ -12,7 +12,7 @@
  * was open) keeps the frames before A as stored zero inputs flagged
  * IQ_DISCONNECTED, so they read DISCONNECTED forever while later frames are
  * real again. The one exception to "never change": iq_override, for a
- * relay's substitute of a local input (session/relay_member.c), before the
+ * relay's substitute of a local input (member/relay_member.c), before the
  * frame is confirmed.
  */
 #ifndef TEMPO_ROLLBACK_INPUT_QUEUE_H
@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "base/common.h"
-#include "tempo/session.h"
+#include "tempo/config.h"
 
 #define IQ_NO_FRAME INT32_MAX
 

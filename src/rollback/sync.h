@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "base/common.h"
-#include "tempo/session.h"
+#include "tempo/config.h"
 #include "rollback/input_log.h"
 #include "rollback/input_queue.h"
 
@@ -143,7 +143,7 @@ void sync_drop_held(tempo_sync *s);
 /* A remote player's real input. Returns TEMPO_OK (also for repeats) or
  * TEMPO_E_FRAME. */
 tempo_result sync_add_remote_input(tempo_sync *s, int player, int32_t frame, const uint8_t *input);
-/* The relay's word on a local player's input (session/relay_member.c):
+/* The relay's word on a local player's input (member/relay_member.c):
  * store it as real at `frame`, replacing a different one, and resimulate
  * from there if the game ran it. Only for frames not yet confirmed (the
  * relay's frame is what confirms them). TEMPO_OK, TEMPO_E_FRAME (not held,

@@ -8,14 +8,16 @@
  * config, the rollback engine, the session clock, the event queue, the
  * statistics (a backend fills in only its own fields) and the tick's
  * bookkeeping (start, arena checks, waiting transitions, the state). A
- * backend (local.c, synctest.c, p2p.c, spectator.c,
- * replay_play.c, relay_member.c) owns how its kind of
- * session gets inputs and plans ticks. It sees the facade
- * only through its session_host: the config, the engine and the clock to
- * read and drive, and three calls back (push an event, mark a player
- * disconnected, report a planned tick). It never includes the facade's
- * header and never reaches into tempo_session, so the two cannot call each
- * other in circles, and a backend can be driven by a test host.
+ * backend (local.c and synctest.c here; each role in its own folder above:
+ * p2p and spectator, the relay member, replay playback) owns how its kind
+ * of session gets inputs and plans ticks. It sees the facade only through
+ * its session_host: the config, the engine and the clock to read and
+ * drive, and three calls back (push an event, mark a player disconnected,
+ * report a planned tick); its public constructor calls session_create, and
+ * its own public functions find their state with session_backend_of. It
+ * never includes the facade's header and never reaches into tempo_session,
+ * and the facade names no role, so the two cannot call each other in
+ * circles, and a backend can be driven by a test host.
  *
  * Every op receives the backend's state (`b`, what create returned). An op
  * left NULL means the session kind does not do that: the facade answers
@@ -29,8 +31,6 @@
 #include "tempo/session.h"
 #include "rollback/sync.h"
 #include "session/clock.h"
-
-struct tempo_relay_member_info;
 
 /* The facade as a backend sees it. Lives as long as the session; the
  * pointers stay valid until the backend is destroyed. */
@@ -124,22 +124,25 @@ typedef struct session_backend_ops {
     tempo_result (*rejoin_state)(const void *b, const void **state, size_t *size, int32_t *frame);
 } session_backend_ops;
 
-/* The backends. */
+/* The facade's own kinds; every other backend is its role's (p2p.c,
+ * spectator.c, relay_member.c, replay_play.c), whose public constructor
+ * hands session_create its ops table. */
 extern const session_backend_ops session_local_ops;    /* local.c */
 extern const session_backend_ops session_synctest_ops; /* synctest.c */
-extern const session_backend_ops session_p2p_ops;      /* p2p.c */
-extern const session_backend_ops session_spectator_ops; /* spectator.c */
-extern const session_backend_ops session_replay_ops;    /* replay_play.c */
-extern const session_backend_ops session_relay_member_ops; /* relay_member.c */
 
-/* Put a replay session at the file's stored state nearest at or before
- * `frame` and fast-forward to `frame` from the next tick (replay_play.c;
- * tempo_session_replay_seek documents it). */
-tempo_result replay_play_seek(void *b, int32_t frame, const void **state, size_t *size,
-                              int32_t *state_frame);
-/* What a relay member session saw of the relay (tempo_session_relay_info). */
-tempo_result relay_member_info(const void *b, struct tempo_relay_member_info *out);
-/* Set a replay session's playback speed (tempo_session_replay_set_speed). */
-tempo_result replay_play_set_speed(void *b, int speed_q8);
+/* Create a session of the kind `ops` describes (session.c): the config
+ * checked (TEMPO_E_INVALID_ARG), the engine set up (check_distance: the
+ * synctest's, else 0), then ops->create with args. On success *out owns
+ * the session; on failure *out is NULL and nothing is left allocated.
+ * Errors: TEMPO_E_INVALID_ARG (out NULL, a config out of range),
+ * TEMPO_E_NO_MEMORY, or what ops->create returned. */
+tempo_result session_create(const tempo_config *cfg, const session_backend_ops *ops,
+                            int check_distance, const session_args *args, tempo_session **out);
+/* The backend state of s if s is of the kind `ops`, else NULL (s NULL too):
+ * how a role's own public functions find their state. */
+void *session_backend_of(const tempo_session *s, const session_backend_ops *ops);
+/* What every network backend needs: a config and a transport that can
+ * send and receive, a session id other than 0, and frame 0 to start at. */
+bool session_network_args_ok(const tempo_config *cfg, const tempo_transport *tr);
 
 #endif /* TEMPO_SESSION_BACKEND_H */

@@ -4,10 +4,11 @@
  * (backend.h): it checks every argument, owns the config, the rollback
  * engine, the session clock, the event queue and the statistics, fixes the
  * players when play starts, and dispatches each call through the session's
- * ops table. The backends (local.c, synctest.c, p2p.c, spectator.c,
- * replay_play.c) decide
- * how inputs arrive and how a tick is planned; the rollback decisions
- * themselves live in rollback/sync.c.
+ * ops table. The backends decide how inputs arrive and how a tick is
+ * planned; the rollback decisions themselves live in rollback/sync.c. The
+ * facade names only its own two kinds (local.c, synctest.c): every other
+ * role's public constructor calls session_create with its ops table, so
+ * nothing here depends on a role.
  *
  * Every public entry validates its arguments and returns a tempo_result; no
  * caller mistake reaches an assert. The facade calls backends only through
@@ -18,43 +19,7 @@
 #include <string.h>
 
 #include "session/session_match.h"
-#include "tempo/relay.h"
-#include "tempo/replay.h"
 #include "wire/seal.h"
-
-void tempo_config_default(tempo_config *cfg)
-{
-    if (!cfg)
-        return;
-    memset(cfg, 0, sizeof *cfg);
-    cfg->num_players = 2;
-    cfg->input_size = 4;
-    cfg->max_prediction = 16; /* GGPO's 8 waits through a mobile link's bursts */
-    cfg->save_policy = TEMPO_SAVE_EVERY_FRAME;
-    cfg->log_level = TEMPO_LOG_WARN;
-    cfg->desync_interval = 60;
-    cfg->desync_diff_max_bytes = 16384;
-    cfg->session_id = 1;
-    cfg->disconnect_notify_ms = 500;
-    cfg->disconnect_timeout_ms = 3000;
-    cfg->max_spectators = 32;
-    cfg->input_log_frames = 1024;
-    cfg->spectator_lead_frames = 3;
-    cfg->spectator_catchup_frames = 2;
-    cfg->timesync.method = TEMPO_TIMESYNC_INVERSUS;
-    cfg->timesync.lead_tolerance = 2.0;
-    cfg->timesync.stall_threshold = 0.0; /* the method's own */
-    cfg->timesync.lead_cooldown_frames = 30;
-    cfg->timesync.startup_delay = true;
-    cfg->auto_delay.max_frames = 4;
-    cfg->auto_delay.window_frames = 60;
-    static const double raise[4] = {2.0, 3.0, 6.0, 8.0}, lower[4] = {1.0, 2.0, 5.0, 7.0};
-    for (int k = 0; k < TEMPO_MAX_AUTO_DELAY; k++) {
-        cfg->auto_delay.raise_at[k] = k < 4 ? raise[k] : 8.0 + 2.0 * (k - 3);
-        cfg->auto_delay.lower_at[k] = k < 4 ? lower[k] : 7.0 + 2.0 * (k - 3);
-    }
-    cfg->frames_per_second = 60;
-}
 
 tempo_result session_validate_config(const tempo_config *cfg)
 {
@@ -176,8 +141,8 @@ static void host_planned(void *ctx, const tempo_tick *t)
 
 /* ---- creation ------------------------------------------------------------ */
 
-static tempo_result create(const tempo_config *cfg, const session_backend_ops *ops,
-                           int check_distance, const session_args *args, tempo_session **out)
+tempo_result session_create(const tempo_config *cfg, const session_backend_ops *ops,
+                            int check_distance, const session_args *args, tempo_session **out)
 {
     if (!out)
         return TEMPO_E_INVALID_ARG;
@@ -217,64 +182,20 @@ static tempo_result create(const tempo_config *cfg, const session_backend_ops *o
     return TEMPO_OK;
 }
 
+void *session_backend_of(const tempo_session *s, const session_backend_ops *ops)
+{
+    return s && s->ops == ops ? s->backend : NULL;
+}
+
 tempo_result tempo_session_create_local(const tempo_config *cfg, tempo_session **out)
 {
     session_args args = {NULL, NULL, NULL, NULL};
-    return create(cfg, &session_local_ops, 0, &args, out);
+    return session_create(cfg, &session_local_ops, 0, &args, out);
 }
 
-static bool network_args_ok(const tempo_config *cfg, const tempo_transport *tr)
+bool session_network_args_ok(const tempo_config *cfg, const tempo_transport *tr)
 {
     return cfg && tr && tr->send && tr->recv && cfg->session_id != 0 && cfg->start_frame == 0;
-}
-
-tempo_result tempo_session_create_p2p(const tempo_config *cfg, const tempo_transport *transport,
-                                      tempo_session **out)
-{
-    if (!network_args_ok(cfg, transport)) {
-        if (out)
-            *out = NULL;
-        return TEMPO_E_INVALID_ARG;
-    }
-    session_args args = {transport, NULL, NULL, NULL};
-    return create(cfg, &session_p2p_ops, 0, &args, out);
-}
-
-tempo_result tempo_session_create_spectator(const tempo_config *cfg,
-                                            const tempo_transport *transport,
-                                            const tempo_address *host, tempo_session **out)
-{
-    if (!network_args_ok(cfg, transport) || !host || host->family == TEMPO_ADDRESS_NONE) {
-        if (out)
-            *out = NULL;
-        return TEMPO_E_INVALID_ARG;
-    }
-    session_args args = {transport, host, NULL, NULL};
-    return create(cfg, &session_spectator_ops, 0, &args, out);
-}
-
-tempo_result tempo_session_create_relay_member(const tempo_config *cfg,
-                                               const tempo_transport *transport,
-                                               const tempo_address *relay_address,
-                                               const uint8_t *token, tempo_session **out)
-{
-    if (!network_args_ok(cfg, transport) || !relay_address ||
-        relay_address->family == TEMPO_ADDRESS_NONE) {
-        if (out)
-            *out = NULL;
-        return TEMPO_E_INVALID_ARG;
-    }
-    session_args args = {transport, relay_address, NULL, token};
-    return create(cfg, &session_relay_member_ops, 0, &args, out);
-}
-
-tempo_result tempo_session_relay_info(const tempo_session *s, tempo_relay_member_info *out)
-{
-    if (!s || !out)
-        return TEMPO_E_INVALID_ARG;
-    if (s->ops != &session_relay_member_ops)
-        return TEMPO_E_UNSUPPORTED;
-    return relay_member_info(s->backend, out);
 }
 
 tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_distance,
@@ -286,43 +207,7 @@ tempo_result tempo_session_create_synctest(const tempo_config *cfg, int check_di
         return TEMPO_E_INVALID_ARG;
     }
     session_args args = {NULL, NULL, NULL, NULL};
-    return create(cfg, &session_synctest_ops, check_distance, &args, out);
-}
-
-tempo_result tempo_session_create_replay(const tempo_config *cfg, tempo_replay *replay,
-                                         tempo_session **out)
-{
-    if (out)
-        *out = NULL;
-    tempo_replay_settings st;
-    if (!cfg || !out || tempo_replay_get_settings(replay, &st) != TEMPO_OK)
-        return TEMPO_E_INVALID_ARG;
-    if (cfg->num_players != st.num_players || cfg->input_size != st.input_size ||
-        cfg->start_frame != st.start_frame || cfg->desync_interval != st.desync_interval)
-        return TEMPO_E_FOREIGN;
-    session_args args = {NULL, NULL, replay, NULL};
-    return create(cfg, &session_replay_ops, 0, &args, out);
-}
-
-tempo_result tempo_session_replay_seek(tempo_session *s, int32_t frame, const void **state,
-                                       size_t *size, int32_t *state_frame)
-{
-    if (!s)
-        return TEMPO_E_INVALID_ARG;
-    if (s->ops != &session_replay_ops)
-        return TEMPO_E_UNSUPPORTED;
-    if (s->sync.arena && s->sync.next_req < s->sync.nreqs)
-        return TEMPO_E_STATE;
-    return replay_play_seek(s->backend, frame, state, size, state_frame);
-}
-
-tempo_result tempo_session_replay_set_speed(tempo_session *s, int speed_q8)
-{
-    if (!s)
-        return TEMPO_E_INVALID_ARG;
-    if (s->ops != &session_replay_ops)
-        return TEMPO_E_UNSUPPORTED;
-    return replay_play_set_speed(s->backend, speed_q8);
+    return session_create(cfg, &session_synctest_ops, check_distance, &args, out);
 }
 
 void tempo_session_destroy(tempo_session *s)

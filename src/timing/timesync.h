@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "base/common.h"
-#include "tempo/session.h"
+#include "tempo/config.h"
 
 #define TIMESYNC_MAX_PEERS TEMPO_MAX_PLAYERS
 #define TIMESYNC_WINDOW_MAX 256      /* largest averaging window, frames */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "p2p_harness.h"
-#include "session/p2p.h"
+#include "p2p/p2p.h"
 
 /* The next number of a seeded sequence (splitmix over toy_mix). */
 static inline uint64_t craft_rand(uint64_t *x)

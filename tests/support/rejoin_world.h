@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "session/network.h"
+#include "p2p/network.h"
 #include "session/session.h"
 #include "tempo/simnet.h"
 #include "wire/packet.h"

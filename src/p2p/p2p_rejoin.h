@@ -4,8 +4,8 @@
  * (p2p_rejoin.c tells the protocol). Buffers are allocated at create when
  * rejoin is on; nothing is allocated after. Internal: not installed.
  */
-#ifndef TEMPO_SESSION_P2P_REJOIN_H
-#define TEMPO_SESSION_P2P_REJOIN_H
+#ifndef TEMPO_P2P_P2P_REJOIN_H
+#define TEMPO_P2P_P2P_REJOIN_H
 
 #include "base/common.h"
 #include "tempo/session.h"
@@ -126,4 +126,4 @@ bool p2p_rejoin_never_back(const struct tempo_p2p *n, const struct p2p_peer *e);
 /* The rejoining machine waits for its state before running. */
 bool p2p_rejoin_waiting(const struct tempo_p2p *n);
 
-#endif /* TEMPO_SESSION_P2P_REJOIN_H */
+#endif /* TEMPO_P2P_P2P_REJOIN_H */

@@ -6,8 +6,8 @@
  * when desync_diff_max_bytes > 0; nothing is allocated after. Internal: not
  * installed.
  */
-#ifndef TEMPO_SESSION_P2P_DIFF_H
-#define TEMPO_SESSION_P2P_DIFF_H
+#ifndef TEMPO_P2P_P2P_DIFF_H
+#define TEMPO_P2P_P2P_DIFF_H
 
 #include "base/common.h"
 #include "tempo/session.h"
@@ -93,4 +93,4 @@ void p2p_diff_send(struct tempo_p2p *n);
 tempo_result p2p_diff_provide(void *b, int32_t frame, const void *state, size_t size);
 tempo_result p2p_diff_get(const void *b, tempo_desync_diff *out);
 
-#endif /* TEMPO_SESSION_P2P_DIFF_H */
+#endif /* TEMPO_P2P_P2P_DIFF_H */

@@ -724,7 +724,7 @@ static tempo_result member_endpoint_stats(const void *b, int player, tempo_endpo
     return TEMPO_OK;
 }
 
-tempo_result relay_member_info(const void *b, tempo_relay_member_info *out)
+static tempo_result relay_member_info(const void *b, tempo_relay_member_info *out)
 {
     const relay_member_state *m = b;
     *out = m->info;
@@ -739,7 +739,7 @@ tempo_result relay_member_info(const void *b, tempo_relay_member_info *out)
     return TEMPO_OK;
 }
 
-const session_backend_ops session_relay_member_ops = {
+static const session_backend_ops relay_member_ops = {
     .create = member_create,
     .destroy = member_destroy,
     .add_local = member_add_local,
@@ -752,3 +752,28 @@ const session_backend_ops session_relay_member_ops = {
     .stats = member_stats,
     .endpoint_stats = member_endpoint_stats,
 };
+
+tempo_result tempo_session_create_relay_member(const tempo_config *cfg,
+                                               const tempo_transport *transport,
+                                               const tempo_address *relay_address,
+                                               const uint8_t *token, tempo_session **out)
+{
+    if (!session_network_args_ok(cfg, transport) || !relay_address ||
+        relay_address->family == TEMPO_ADDRESS_NONE) {
+        if (out)
+            *out = NULL;
+        return TEMPO_E_INVALID_ARG;
+    }
+    session_args args = {transport, relay_address, NULL, token};
+    return session_create(cfg, &relay_member_ops, 0, &args, out);
+}
+
+tempo_result tempo_session_relay_info(const tempo_session *s, tempo_relay_member_info *out)
+{
+    if (!s || !out)
+        return TEMPO_E_INVALID_ARG;
+    const void *b = session_backend_of(s, &relay_member_ops);
+    if (!b)
+        return TEMPO_E_UNSUPPORTED;
+    return relay_member_info(b, out);
+}

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lockstep.h — what the two halves of turn-based lockstep share: the
- * object's state, one list per player and turn, one ls_peer (a link and
- * what lockstep knows beside it) per remote machine. lockstep.c keeps the
- * schedule and the game's side; lockstep_net.c the datagrams both ways.
- * The invariants are in lockstep.c's opening comment.
+ * lockstep.h — what the parts of turn-based lockstep share: the object's
+ * state, one list per player and turn, one ls_peer (a link and what
+ * lockstep knows beside it) per remote machine. lockstep.c keeps the
+ * schedule and the game's side; lockstep_net.c the datagrams both ways
+ * between machines; lockstep_relay.c the datagrams to and from a relay;
+ * lockstep_lists.c what all three read and report into. Calls go down that
+ * list only (lockstep.c drives net and relay, both report through lists),
+ * never back up. The invariants are in lockstep.c's opening comment.
  */
-#ifndef TEMPO_SESSION_LOCKSTEP_H
-#define TEMPO_SESSION_LOCKSTEP_H
+#ifndef TEMPO_LOCKSTEP_LOCKSTEP_H
+#define TEMPO_LOCKSTEP_LOCKSTEP_H
 
 #include "tempo/lockstep.h"
 
@@ -149,7 +152,7 @@ struct tempo_lockstep {
 
 static inline bool lockstep_is_host(const tempo_lockstep *ls) { return ls->cfg.local_player == 0; }
 
-/* ---- lockstep.c ---- */
+/* ---- lockstep_lists.c ---- */
 
 /* The slot of player's list for turn, whatever turn it holds now. */
 ls_list *lockstep_slot(tempo_lockstep *ls, int player, int32_t turn);
@@ -198,4 +201,4 @@ void lockstep_relay_poll(tempo_lockstep *ls);
 void lockstep_relay_send(tempo_lockstep *ls);
 /* Tell the relay we leave. */
 void lockstep_relay_leave(tempo_lockstep *ls);
-#endif /* TEMPO_SESSION_LOCKSTEP_H */
+#endif /* TEMPO_LOCKSTEP_LOCKSTEP_H */

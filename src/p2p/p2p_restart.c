@@ -39,7 +39,7 @@
  * can answer them; with the earlier process silent for disconnect_notify_ms
  * that drops it 2.5 s sooner than the timeout would (docs/SECURITY.md).
  */
-#include "session/network.h"
+#include "p2p/network.h"
 
 #include <string.h>
 

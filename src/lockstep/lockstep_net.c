@@ -14,7 +14,7 @@
  * sends is dropped whole. Only a datagram that opened and decoded moves the
  * link (liveness, round trips) and the replay window.
  */
-#include "session/lockstep.h"
+#include "lockstep/lockstep.h"
 
 #include <string.h>
 

@@ -55,7 +55,7 @@
  * machine assumes every other machine is at epoch 0 (one that rejoined
  * before cannot serve a second rejoin in a keyed session).
  */
-#include "session/network.h"
+#include "p2p/network.h"
 
 #include <string.h>
 

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "session/network.h"
+#include "p2p/network.h"
 #include "session/session.h"
 #include "tempo/secure.h"
 #include "tempo/simnet.h"

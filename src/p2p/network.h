@@ -18,23 +18,43 @@
  *               others, learning it was dropped, coming back by itself
  * spectator.c   the spectator backend's ops: create, the tick, the state
  *
+ * Calls between these files form one circle, on purpose. p2p.c is the hub:
+ * its dispatch and tick call every part. The parts call back into it for
+ * the packet layer (sending, opening and decoding, a peer's keys, its
+ * record's reset, the handshake's SYNC messages), for starting links and
+ * running again (a machine that comes back starts over), for the input
+ * delay in force, and for losing a peer (p2p_lose_peer), an outcome any
+ * part can reach (a silent link, a drop agreed, a restart seen, a rejoin
+ * given up) whose consequences every part must see in the same step. The
+ * parts call each other where one protocol event belongs to two of them:
+ * INPUT carries the drop gossip (input <-> agree), a checksum found
+ * differing opens a diff that reads our own sum (agree <-> diff), a new
+ * process is revived by a rejoin that adopts its sequence floor (rejoin <->
+ * restart), a dropped machine's return goes through both (dropped -> rejoin,
+ * restart). They share one state (tempo_p2p and its p2p_peer records) and
+ * one per-peer protocol; what splits them is the topic, not a layer, so
+ * none may be read as a layer below another and the calls stay direct
+ * (queued, a peer lost or a desync found would reach the other parts a tick
+ * late and change what goes on the wire). spectator.c is outside the
+ * circle: it only calls p2p.c's and p2p_rejoin.c's shared entry points.
+ *
  * Everything about a remote machine that is not about players or frames
  * (sequences, round trips, loss, liveness, the throttle, the handshake's
  * nonces and hash) is its link's (net/link.h); the replay window is the
- * wire's (wire/replay.h). The network state reaches its session only through
+ * wire's (wire/replay_window.h). The network state reaches its session only through
  * the session_host (backend.h). Internal: not installed. All state is
  * preallocated at create.
  */
-#ifndef TEMPO_SESSION_NETWORK_H
-#define TEMPO_SESSION_NETWORK_H
+#ifndef TEMPO_P2P_NETWORK_H
+#define TEMPO_P2P_NETWORK_H
 
 #include "wire/codec.h"
 #include "wire/seal.h"
 #include "wire/replay_window.h"
 #include "net/link.h"
 #include "session/backend.h"
-#include "session/p2p_diff.h"
-#include "session/p2p_rejoin.h"
+#include "p2p/p2p_diff.h"
+#include "p2p/p2p_rejoin.h"
 #include "timing/timesync.h"
 
 #define P2P_MAX_PEERS TEMPO_MAX_PLAYERS
@@ -110,7 +130,7 @@ typedef struct p2p_peer {
      * count and time of the last AUTH_FAILED event about them */
     uint64_t auth_failures, auth_reported, auth_event_us;
 
-    tempo_replay replay;       /* its sequences we accepted (wire/replay.h) */
+    tempo_replay replay;       /* its sequences we accepted (wire/replay_window.h) */
     net_link link;             /* set up at the session's first poll */
     /* The pair's keys (keyed sessions): derived at the first poll, wiped
      * when the peer is lost, the session has left, or it is destroyed. Not
@@ -377,4 +397,4 @@ bool p2p_own_sum(const tempo_p2p *n, int32_t frame, uint64_t *sum);
 /* Peer `peer` is lost: the comparisons still owed with it are missed. */
 void p2p_forget_sums(tempo_p2p *n, int peer);
 
-#endif /* TEMPO_SESSION_NETWORK_H */
+#endif /* TEMPO_P2P_NETWORK_H */

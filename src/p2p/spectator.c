@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "session/network.h"
+#include "p2p/network.h"
 
 static tempo_result spectator_create(const session_host *host, const session_args *args, void **out)
 {
@@ -81,7 +81,7 @@ static tempo_result spectator_host_stats(const void *b, int index, tempo_endpoin
     return TEMPO_OK;
 }
 
-const session_backend_ops session_spectator_ops = {
+static const session_backend_ops spectator_ops = {
     .external_load = true,
     .confirmed_only = true,
     .create = spectator_create,
@@ -96,3 +96,16 @@ const session_backend_ops session_spectator_ops = {
     .spectator_stats = spectator_host_stats,
     .rejoin_state = p2p_rejoin_state,
 };
+
+tempo_result tempo_session_create_spectator(const tempo_config *cfg,
+                                            const tempo_transport *transport,
+                                            const tempo_address *host, tempo_session **out)
+{
+    if (!session_network_args_ok(cfg, transport) || !host || host->family == TEMPO_ADDRESS_NONE) {
+        if (out)
+            *out = NULL;
+        return TEMPO_E_INVALID_ARG;
+    }
+    session_args args = {transport, host, NULL, NULL};
+    return session_create(cfg, &spectator_ops, 0, &args, out);
+}

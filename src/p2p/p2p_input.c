@@ -15,7 +15,7 @@
  * of every player), so a spectator that falls behind never holds the
  * match's input queues.
  */
-#include "session/network.h"
+#include "p2p/network.h"
 
 #include <string.h>
 

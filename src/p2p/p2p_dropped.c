@@ -49,7 +49,7 @@
  * look like this machine's network going; with rejoin it then waits in
  * SYNCHRONIZING for a match nobody serves, and the game decides how long.
  */
-#include "session/network.h"
+#include "p2p/network.h"
 
 #include <string.h>
 

@@ -158,7 +158,7 @@ static int32_t replay_confirmed(const void *b)
     return rp->host->sync->frame;
 }
 
-tempo_result replay_play_seek(void *b, int32_t frame, const void **state, size_t *size,
+static tempo_result replay_play_seek(void *b, int32_t frame, const void **state, size_t *size,
                               int32_t *state_frame)
 {
     replay_play *rp = b;
@@ -190,7 +190,7 @@ tempo_result replay_play_seek(void *b, int32_t frame, const void **state, size_t
     return TEMPO_OK;
 }
 
-tempo_result replay_play_set_speed(void *b, int speed_q8)
+static tempo_result replay_play_set_speed(void *b, int speed_q8)
 {
     replay_play *rp = b;
     if (speed_q8 < 0 || speed_q8 > TEMPO_REPLAY_MAX_SPEED)
@@ -200,7 +200,7 @@ tempo_result replay_play_set_speed(void *b, int speed_q8)
     return TEMPO_OK;
 }
 
-const session_backend_ops session_replay_ops = {
+static const session_backend_ops replay_ops = {
     .confirmed_only = true,
     .create = replay_create,
     .destroy = replay_destroy,
@@ -208,3 +208,42 @@ const session_backend_ops session_replay_ops = {
     .state = replay_state,
     .confirmed_frame = replay_confirmed,
 };
+
+tempo_result tempo_session_create_replay(const tempo_config *cfg, tempo_replay *replay,
+                                         tempo_session **out)
+{
+    if (out)
+        *out = NULL;
+    tempo_replay_settings st;
+    if (!cfg || !out || tempo_replay_get_settings(replay, &st) != TEMPO_OK)
+        return TEMPO_E_INVALID_ARG;
+    if (cfg->num_players != st.num_players || cfg->input_size != st.input_size ||
+        cfg->start_frame != st.start_frame || cfg->desync_interval != st.desync_interval)
+        return TEMPO_E_FOREIGN;
+    session_args args = {NULL, NULL, replay, NULL};
+    return session_create(cfg, &replay_ops, 0, &args, out);
+}
+
+tempo_result tempo_session_replay_seek(tempo_session *s, int32_t frame, const void **state,
+                                       size_t *size, int32_t *state_frame)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    replay_play *rp = session_backend_of(s, &replay_ops);
+    if (!rp)
+        return TEMPO_E_UNSUPPORTED;
+    const tempo_sync *sync = rp->host->sync;
+    if (sync->arena && sync->next_req < sync->nreqs)
+        return TEMPO_E_STATE;
+    return replay_play_seek(rp, frame, state, size, state_frame);
+}
+
+tempo_result tempo_session_replay_set_speed(tempo_session *s, int speed_q8)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    void *rp = session_backend_of(s, &replay_ops);
+    if (!rp)
+        return TEMPO_E_UNSUPPORTED;
+    return replay_play_set_speed(rp, speed_q8);
+}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_p2p_agree.c — what peers agree on (session/p2p_agree.c): the frame
+ * test_p2p_agree.c — what peers agree on (p2p/p2p_agree.c): the frame
  * from which a dropped player's input counts as disconnected, and the
  * checksum of every check frame.
  *

@@ -26,7 +26,7 @@
  * Time sync decides once per tick, at the first poll after an advance, so
  * tempo_session_will_stall can answer before input is sampled.
  */
-#include "session/network.h"
+#include "p2p/network.h"
 
 #include <string.h>
 
@@ -1192,7 +1192,7 @@ static tempo_result p2p_provide(void *b, int32_t frame, const void *state, size_
     return p2p_diff_provide(b, frame, state, size);
 }
 
-const session_backend_ops session_p2p_ops = {
+static const session_backend_ops p2p_ops = {
     .external_load = true,
     .create = p2p_create,
     .destroy = p2p_destroy,
@@ -1212,3 +1212,15 @@ const session_backend_ops session_p2p_ops = {
     .desync_diff = p2p_diff_get,
     .rejoin_state = p2p_rejoin_state,
 };
+
+tempo_result tempo_session_create_p2p(const tempo_config *cfg, const tempo_transport *transport,
+                                      tempo_session **out)
+{
+    if (!session_network_args_ok(cfg, transport)) {
+        if (out)
+            *out = NULL;
+        return TEMPO_E_INVALID_ARG;
+    }
+    session_args args = {transport, NULL, NULL, NULL};
+    return session_create(cfg, &p2p_ops, 0, &args, out);
+}

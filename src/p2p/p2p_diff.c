@@ -27,7 +27,7 @@
  * fragments at a time; anything else is ignored and counted. Nothing is
  * resent: a lost fragment loses that diff.
  */
-#include "session/network.h"
+#include "p2p/network.h"
 
 #include <string.h>
 

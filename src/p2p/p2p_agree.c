@@ -58,7 +58,7 @@
  * one event, and a peer sending another value (a liar) cannot hide them.
  * Frames and acks no honest peer sends are ignored and counted.
  */
-#include "session/network.h"
+#include "p2p/network.h"
 
 #include <string.h>
 

@@ -6,13 +6,13 @@
  * itself includes this only in inspect.c; backends include network.h.
  * Internal: not installed.
  */
-#ifndef TEMPO_SESSION_P2P_H
-#define TEMPO_SESSION_P2P_H
+#ifndef TEMPO_P2P_P2P_H
+#define TEMPO_P2P_P2P_H
 
-#include "session/network.h"
+#include "p2p/network.h"
 #include "session/session.h"
 
 /* The next frame session s (p2p or spectator) wants from peer e. */
 int32_t p2p_wanted_from(const tempo_session *s, const p2p_peer *e);
 
-#endif /* TEMPO_SESSION_P2P_H */
+#endif /* TEMPO_P2P_P2P_H */

@@ -23,7 +23,7 @@
  * honest relay sends (a length, our own list unsubstituted, a player out
  * of range) drop the whole datagram.
  */
-#include "session/lockstep.h"
+#include "lockstep/lockstep.h"
 
 #include <string.h>
 
