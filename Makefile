@@ -9,6 +9,7 @@ TEST_DIR    ?= build/test
 ASAN_DIR    ?= build/asan
 FUZZ_DIR    ?= build/fuzz
 WINDOWS_DIR ?= build/windows
+WASM_DIR    ?= build/wasm
 FUZZ_SECONDS ?= 60
 SOAK_COUNT  ?= 2000
 ATTACK_COUNT ?= 1000000
@@ -35,7 +36,7 @@ define run_tests
 endef
 SHELL := /bin/bash
 
-.PHONY: all run test test-gcc test-asan test-windows bench fuzz soak attack flood nat-lab bootstrap release dist clean \
+.PHONY: all run test test-gcc test-asan test-windows wasm wasm-for-test bench fuzz soak attack flood nat-lab bootstrap release dist clean \
         docs-check docs-screenshots
 
 all: release
@@ -54,18 +55,18 @@ run: release
 # Every test twice: gcc with -Werror, then clang with ASan + UBSan; then
 # every figure the docs quote, re-made (about 9 minutes from a clean tree on
 # 2 cores; README.md).
-test: bootstrap test-gcc test-asan docs-check
+test: bootstrap wasm-for-test test-gcc test-asan docs-check
 	@echo "make test: all tests passed (gcc build and ASan+UBSan build, the docs' figures)"
 
 test-gcc:
 	@echo "== 1 of 3: gcc, -Werror"
-	@cmake -S . -B $(TEST_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DTEMPO_WERROR=ON >/dev/null
+	@cmake -S . -B $(TEST_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DTEMPO_WERROR=ON -DTEMPO_WASM_PAGE=$(abspath $(WASM_DIR))/page >/dev/null
 	$(call quiet_build,$(TEST_DIR))
 	$(call run_tests,$(TEST_DIR),)
 
 test-asan:
 	@echo "== 2 of 3: $(CC_ASAN), ASan + UBSan"
-	@cmake -S . -B $(ASAN_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=$(CC_ASAN) -DTEMPO_WERROR=ON -DTEMPO_SANITIZE=ON -DTEMPO_BUILD_BENCH=OFF >/dev/null
+	@cmake -S . -B $(ASAN_DIR) $(CMAKE_QUIET) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=$(CC_ASAN) -DTEMPO_WERROR=ON -DTEMPO_SANITIZE=ON -DTEMPO_BUILD_BENCH=OFF -DTEMPO_WASM_PAGE=$(abspath $(WASM_DIR))/page >/dev/null
 	$(call quiet_build,$(ASAN_DIR))
 	$(call run_tests,$(ASAN_DIR),ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1)
 
@@ -75,6 +76,21 @@ test-asan:
 test-windows:
 	@if [ "$(BOOTSTRAP)" != 0 ]; then sh scripts/bootstrap.sh windows; fi
 	@sh scripts/test-windows.sh $(WINDOWS_DIR) $(JOBS)
+
+# WebAssembly: the library, the arena and its page in $(WASM_DIR)/page
+# (docs/BROWSER.md), with Emscripten, which the bootstrap's "wasm" target
+# installs (Debian's emscripten, offline) together with Chromium.
+wasm:
+	@if [ "$(BOOTSTRAP)" != 0 ]; then sh scripts/bootstrap.sh wasm; fi
+	@sh scripts/build-wasm.sh $(WASM_DIR) $(JOBS)
+
+# The page for the browser test: built when Emscripten is here (or the
+# bootstrap can install it); without it the test says so and skips.
+wasm-for-test:
+	@if [ "$(BOOTSTRAP)" != 0 ]; then sh scripts/bootstrap.sh wasm || \
+	  echo "  (Emscripten or Chromium missing: the browser test will skip)"; fi
+	@if command -v emcc >/dev/null 2>&1; then sh scripts/build-wasm.sh $(WASM_DIR) $(JOBS); \
+	  else echo "  no emcc: the page is not built, the browser test will skip"; fi
 
 # Every figure block of README.md and docs/*.md re-made by the command
 # named above it and compared (docs/ARCHITECTURE.md, "Figures in the

@@ -22,6 +22,14 @@
 # needs on top of that: the mingw-w64 cross compiler and Wine (wine64). The
 # default run never installs them: they are large and only that target uses
 # them.
+#
+# `sh scripts/bootstrap.sh wasm` checks what `make wasm` and the browser test
+# need: Emscripten (emcc, Debian's offline toolchain) and Chromium. The
+# default run installs Chromium already; Emscripten only comes with this one.
+# It also fetches Debian's libsodium source package into build/wasm/
+# sodium-src (a deb-src entry for the system's suite is added when there is
+# none), which scripts/build-wasm.sh compiles so the page seals its
+# datagrams; without it (not root, no apt-get) the page builds unsealed.
 set -eu
 target=${1:-}
 
@@ -47,8 +55,41 @@ if [ "$target" = windows ]; then
     [ -f /usr/include/xxhash.h ] || need xxhash # the cross build copies it
 fi
 
+if [ "$target" = wasm ]; then
+    command -v emcc >/dev/null 2>&1 || need emscripten
+    command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
+        command -v google-chrome >/dev/null 2>&1 || need chromium
+fi
+
+# Debian's libsodium source for the WebAssembly build (see the top).
+fetch_sodium_source() {
+    dest=$(cd "$(dirname "$0")/.." && pwd)/build/wasm/sodium-src
+    [ -d "$dest/src/libsodium" ] && return 0
+    if ! command -v apt-get >/dev/null 2>&1 || [ "$(id -u)" -ne 0 ]; then
+        echo "bootstrap: no libsodium source for the page (needs root and apt-get): it builds unsealed" >&2
+        return 0
+    fi
+    if ! grep -rqs "deb-src" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+        [ -n "$suite" ] || { echo "bootstrap: unknown Debian suite: the page builds unsealed" >&2; return 0; }
+        printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+            "$suite" > /etc/apt/sources.list.d/tempo-deb-src.sources
+        apt-get update -q >/dev/null || true
+    fi
+    tmp=$(mktemp -d)
+    if (cd "$tmp" && apt-get source -q --download-only libsodium >/dev/null 2>&1) &&
+        orig=$(ls "$tmp"/libsodium_*.orig.tar.* 2>/dev/null | head -n 1) && [ -n "$orig" ]; then
+        mkdir -p "$dest"
+        tar xf "$orig" -C "$dest" --strip-components=1
+        echo "bootstrap: libsodium source ($(basename "$orig")) in $dest"
+    else
+        echo "bootstrap: could not fetch Debian's libsodium source: the page builds unsealed" >&2
+    fi
+    rm -rf "$tmp"
+}
+
 PROBE='int main(void){return 0;}'
-[ "$target" = windows ] || {
+[ "$target" = windows ] || [ "$target" = wasm ] || {
 command -v cmake >/dev/null 2>&1 || need cmake
 command -v make >/dev/null 2>&1 || need make
 cc_ok cc || cc_ok gcc || need cc
@@ -81,7 +122,10 @@ PY_CHECK='import jsonschema, yaml'
     need jsonschema
 }
 
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+    [ "$target" = wasm ] && fetch_sodium_source
+    exit 0
+fi
 
 # The package of each need, per package manager.
 pkg() { # pkg MANAGER NEED
@@ -130,6 +174,8 @@ pkg() { # pkg MANAGER NEED
     pacman:mingw-w64) echo mingw-w64-gcc ;;
     *:mingw-w64) echo mingw-w64 ;;
     apt:wine64) echo wine64 ;;
+    brew:emscripten) echo emscripten ;;
+    *:emscripten) echo emscripten ;;
     *:wine64) echo wine ;;
     esac
 }
@@ -171,3 +217,5 @@ if [ "$manager" != brew ] && [ "$(id -u)" -ne 0 ]; then
 fi
 echo "bootstrap: installing$packages"
 sh -c "$cmd"
+[ "$target" = wasm ] && fetch_sodium_source
+exit 0

@@ -164,6 +164,20 @@ while IFS='	' read -r id file line mode cmd; do
     fi
 done < "$tmp/manifest"
 
+# The README's pictures of the report (make docs-screenshots) show the
+# report the current build makes of the default match, or they are stale.
+if [ -z "${DOCS_CHECK_ONLY:-}" ] && [ -f "$root/docs/report-screenshots.sha256" ]; then
+    mkdir -p "$tmp/report"
+    if (cd "$tmp/report" && "$root/build/release/tools/tempo-sim/tempo-sim" >/dev/null 2>&1) &&
+        [ "$(sha256sum "$tmp/report/tempo-report.html" | cut -d ' ' -f 1)" = \
+          "$(cat "$root/docs/report-screenshots.sha256")" ]; then
+        checked=$((checked + 1))
+    else
+        echo "docs-check: docs/report.png and docs/report-charts.png show another report than this build makes: run make docs-screenshots"
+        failed=$((failed + 1))
+    fi
+fi
+
 echo "docs-check: $checked figure blocks re-made and equal, $failed differ; $skipped marked skip;" \
     "$timed timing blocks not run (DOCS_CHECK_TIMINGS=1 runs them)"
 [ "$failed" -eq 0 ]

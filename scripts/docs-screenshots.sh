@@ -6,6 +6,8 @@
 #   report.png         the header, the per-peer table, the skew and input
 #                      delay charts (everything before the rollback depth)
 #   report-charts.png  the rollback depth and the rollbacks and stalls charts
+#   report-screenshots.sha256  the SHA-256 of the report they were cut from,
+#                      which docs-check compares with the current build's
 # Each is cut by hiding the rest of the page and measuring what is left,
 # so a picture holds its sections whatever their height.
 # usage: docs-screenshots.sh <tempo-sim> <output dir>
@@ -80,3 +82,7 @@ EOF
 
 shot report top chart-delay
 shot report-charts chart-depth chart-rate
+# what they show: docs-check makes the report again and compares
+sha256sum "$dir/source.html" | cut -d ' ' -f 1 > "$out/report-screenshots.sha256" ||
+    fail "could not record the report's hash"
+echo "docs-screenshots: $out/report-screenshots.sha256 names the report they show"

@@ -20,16 +20,21 @@ if(NOT TEMPO_SANITIZE)
   set_tests_properties(install_consumer PROPERTIES TIMEOUT 600)
 endif()
 
-# test_sim_report compiles tempo-sim's report, SVG, verdict, CSV and timeline sources itself
+# test_sim_report compiles tempo-sim's report, SVG, verdict, CSV and timeline sources, and the
+# writer and measures they use, itself
 # (tempo-sim is a program, not a library).
 if(TARGET test_sim_report)
   target_sources(test_sim_report PRIVATE
-    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_report.c
-    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_svg.c
-    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_verdict.c
-    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_csv.c
-    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/sim_timeline.c)
-  target_include_directories(test_sim_report PRIVATE ${PROJECT_SOURCE_DIR}/tools/tempo-sim)
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p/sim_report.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/report/sim_svg.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p/sim_verdict.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p/sim_csv.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p/sim_timeline.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/report/sim_out.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/report/sim_json.c
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/core/sim_metrics.c)
+  target_include_directories(test_sim_report PRIVATE ${PROJECT_SOURCE_DIR}/tools/tempo-sim/core
+    ${PROJECT_SOURCE_DIR}/tools/tempo-sim/report ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p)
 endif()
 
 # The SDL2 demo without a display (SDL_VIDEODRIVER=offscreen): headless
@@ -91,6 +96,22 @@ if(TARGET tempo-arena AND TARGET tempo-netem AND NOT WIN32)
       COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/nat_lab.sh $<TARGET_FILE:tempo-arena>
               $<TARGET_FILE:tempo-relay> ${ARENA_RELAY_TOKEN} ${CMAKE_CURRENT_BINARY_DIR}/nat_lab quick)
     set_tests_properties(nat_lab PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+    # A WebSocket member (the browser's path) and two UDP members, sealed.
+    if(TARGET tempo-token AND TEMPO_HAVE_SODIUM)
+      add_test(NAME arena_ws
+        COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/arena_ws.sh $<TARGET_FILE:tempo-arena>
+                $<TARGET_FILE:tempo-relay> $<TARGET_FILE:tempo-token> ${CMAKE_CURRENT_BINARY_DIR}/arena_ws)
+      set_tests_properties(arena_ws PROPERTIES TIMEOUT 120)
+    endif()
+    # The page in headless Chromium against two native members (make wasm
+    # builds the page; exit 77 = no page or no Chromium = skip).
+    set(TEMPO_WASM_PAGE ${PROJECT_SOURCE_DIR}/build/wasm/page CACHE PATH
+        "the page make wasm built, for the browser test")
+    add_test(NAME browser_arena
+      COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/browser_arena.sh $<TARGET_FILE:tempo-arena>
+              $<TARGET_FILE:tempo-relay> ${ARENA_RELAY_TOKEN} ${TEMPO_WASM_PAGE}
+              ${CMAKE_CURRENT_BINARY_DIR}/browser_arena)
+    set_tests_properties(browser_arena PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77)
   endif()
   # --record on both peers of a real match, --replay of each file.
   add_test(NAME arena_replay
@@ -125,7 +146,13 @@ if(TARGET tempo-sim AND NOT WIN32)
   add_test(NAME sim_scenario
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_scenario.sh $<TARGET_FILE:tempo-sim>
             ${PROJECT_SOURCE_DIR}/scenarios ${CMAKE_CURRENT_BINARY_DIR}/sim_scenario)
-  set_tests_properties(sim_scenario PROPERTIES TIMEOUT 300)
+  # the sanitizers run several times slower: they get twice the time
+  if(TEMPO_SANITIZE)
+    set(TEMPO_SIM_TIMEOUT 600)
+  else()
+    set(TEMPO_SIM_TIMEOUT 300)
+  endif()
+  set_tests_properties(sim_scenario PROPERTIES TIMEOUT ${TEMPO_SIM_TIMEOUT})
   # Under the sanitizers (several times slower) 20 of the 50: their purpose
   # there is memory errors, and `make soak` runs thousands.
   if(TEMPO_SANITIZE)
@@ -134,7 +161,7 @@ if(TARGET tempo-sim AND NOT WIN32)
     set(TEMPO_SIM_SOAK_COUNT 50)
   endif()
   add_test(NAME sim_soak COMMAND tempo-sim --soak ${TEMPO_SIM_SOAK_COUNT} --seed 100000 --quiet)
-  set_tests_properties(sim_soak PROPERTIES TIMEOUT 300)
+  set_tests_properties(sim_soak PROPERTIES TIMEOUT ${TEMPO_SIM_TIMEOUT})
 endif()
 
 # 20,000 forged, mutated and replayed datagrams at a sealed match (tempo-sim
@@ -151,8 +178,8 @@ if(TARGET tempo-sim AND TEMPO_HAVE_SODIUM AND NOT WIN32)
   # --compare interpolation | reckoning | lagcomp (tests/sim_view.sh).
   add_test(NAME sim_view COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_view.sh $<TARGET_FILE:tempo-sim>
            ${CMAKE_CURRENT_BINARY_DIR}/sim_view)
-  set_tests_properties(sim_view PROPERTIES TIMEOUT 300)
-  set_tests_properties(sim_attack PROPERTIES TIMEOUT 300)
+  set_tests_properties(sim_view PROPERTIES TIMEOUT ${TEMPO_SIM_TIMEOUT})
+  set_tests_properties(sim_attack PROPERTIES TIMEOUT ${TEMPO_SIM_TIMEOUT})
 endif()
 
 # tempo-sim's settings table: documented ranges, each setting accepted at
@@ -246,7 +273,7 @@ endif()
 if(TARGET tempo-sim AND NOT WIN32)
   add_test(NAME sim_lockstep COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/sim_lockstep.sh $<TARGET_FILE:tempo-sim>
            ${CMAKE_CURRENT_BINARY_DIR}/sim_lockstep)
-  set_tests_properties(sim_lockstep PROPERTIES TIMEOUT 120)
+  set_tests_properties(sim_lockstep PROPERTIES TIMEOUT 300)
 endif()
 
 # tempo-relay, tempo-pong --server and tempo-hitscan --server as Agones game

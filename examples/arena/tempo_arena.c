@@ -6,13 +6,16 @@
  *               --frames F [--seed S] [--input-delay D|auto] ...
  *   tempo-arena --players N --player I[,J...] --relay HOST:PORT
  *               [--token-file F | --match ID] --frames F ...
+ *   tempo-arena ... --relay ws://HOST:PORT[/path] ...
  *
  * (tempo-arena --help lists every option; docs/DEMO.md shows matches.)
  * Every player is either local (--player) or at a peer address (--peer;
  * players sharing an address share a machine); or, through a relay
  * (--relay, docs/RELAY.md), every player not local is at the relay, which
  * times the frames: a member session, sealed with the token a backend
- * minted (tempo-token --match), or in the clear in match --match. The
+ * minted (tempo-token --match), or in the clear in match --match; with a
+ * ws:// address it reaches the relay over a WebSocket (tempo-relay
+ * --ws-port), as a browser member does (docs/BROWSER.md). The
  * program opens one UDP
  * socket of the peers' family (IPv4 or IPv6), ticks at 60 Hz of the real
  * clock, feeds its bots' inputs to a tempo p2p session, runs the arena in
@@ -48,6 +51,7 @@
 #include "tempo/secure.h"
 #include "tempo/udp.h"
 #include "tokenfile.h"
+#include "ws_client.h"
 
 #define MAX_INPUT_DELAY 8      /* the default prediction window */
 #define FRAME_US 16667u        /* 60 Hz */
@@ -62,6 +66,9 @@ typedef struct arena_cli {
     int port;
     tempo_address relay;                   /* --relay: the relay's address */
     bool has_relay;
+    bool ws;                               /* --relay ws://...: over a WebSocket */
+    char ws_host[128], ws_path[128];       /*   its Host and path */
+    ws_client *ws_conn;                    /*   the connection, once made */
     const char *token_file;                /* --token-file: a relay member's token */
     uint64_t match;                        /* --match: an unsealed relay match's id */
     bool p2p;                              /* --p2p: peers the relay introduces (docs/NAT.md) */
@@ -119,7 +126,14 @@ static bool parse_peer(void *out, const char *value, char *why, size_t why_size)
 static bool parse_relay(void *out, const char *value, char *why, size_t why_size)
 {
     arena_cli *o = out;
-    o->has_relay = platform_resolve_port(value, "relay", &o->relay, why, why_size);
+    o->ws = strncmp(value, "ws://", 5) == 0;
+    if (o->ws && !ws_url_split(value, o->ws_host, sizeof o->ws_host, o->ws_path,
+                               sizeof o->ws_path)) {
+        snprintf(why, why_size, "want ws://HOST:PORT[/path]");
+        return false;
+    }
+    o->has_relay = platform_resolve_port(o->ws ? o->ws_host : value, "relay", &o->relay, why,
+                                         why_size);
     return o->has_relay;
 }
 
@@ -151,7 +165,9 @@ static bool read_token(const arena_cli *o, uint8_t token[TEMPO_TOKEN_SIZE])
     if (!token_read_file("tempo-arena", o->token_file, token))
         return false;
     char why[192];
-    if (!token_check(token, &o->relay, NULL, (uint64_t)time(NULL), why, sizeof why))
+    /* over a WebSocket the relay's address is its TCP one, not the token's */
+    if (!token_check(token, o->ws ? NULL : &o->relay, NULL, (uint64_t)time(NULL), why,
+                     sizeof why))
         fprintf(stderr, "tempo-arena: warning: --token-file %s: %s; the relay will refuse it\n",
                 o->token_file, why);
     return true;
@@ -187,7 +203,8 @@ static const option_spec arena_specs[] = {
     {.name = "relay", .kind = OPTION_CUSTOM, .value = "HOST:PORT", .parse = parse_relay,
      .range = "HOST a name, a.b.c.d or [v6]",
      .help = "play through the tempo-relay at HOST:PORT instead\nof with --peer: every "
-             "player not this machine's\nis at the relay (docs/RELAY.md)"},
+             "player not this machine's\nis at the relay (docs/RELAY.md); ws://HOST:PORT:\n"
+             "over a WebSocket, as a browser (tempo-relay\n--ws-port, docs/BROWSER.md)"},
     {.name = "token-file", .kind = OPTION_TEXT, .value = "F", .offset = FIELD(token_file),
      .help = "--relay: join sealed with this token (tempo-token\n--match ID --players N "
              "--player I --out F)"},
@@ -284,6 +301,8 @@ static option_status check_relay(const arena_cli *o)
                                 "to hand over)");
     if (o->no_direct && !o->p2p)
         return options_error(c, "--no-direct is for a --p2p match");
+    if (o->p2p && o->ws)
+        return options_error(c, "--p2p: peers punch over UDP; give the relay's UDP address, not ws://");
     for (int p = 0; p < ARENA_MAX_PLAYERS; p++)
         if ((o->local >> p & 1u) && p >= o->players)
             return options_error(c, "--player %d: want a player below --players, 0..%d", p,
@@ -553,6 +572,11 @@ static void relay_unfinished(tempo_session *s, const tempo_udp *udp, const arena
     tempo_session_state state = TEMPO_SESSION_ENDED;
     tempo_session_get_state(s, &state);
     bool heard = tempo_udp_get_stats(udp, &us) == TEMPO_OK && us.received > 0;
+    if (o->ws_conn) {
+        ws_client_stats ws;
+        ws_client_get_stats(o->ws_conn, &ws);
+        heard = ws.datagrams_in > 0;
+    }
     bool connected = tempo_session_relay_info(s, &mi) == TEMPO_OK && mi.connected;
     if (!heard)
         snprintf(buf, size, "no answer from the relay at %s (is tempo-relay running there? %s)",
@@ -693,6 +717,21 @@ static int play_replay(const arena_cli *o)
     return 0;
 }
 
+static int by_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted in place); 0 for none. */
+static unsigned median_u32(uint32_t *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof v[0], by_u32);
+    return v[n / 2];
+}
+
 /* One line on stderr at the end: what the session refused, by counter
  * (tempo_session_stats), and what the socket saw (tempo_udp_stats). */
 static void print_drops(tempo_session *s, const tempo_udp *udp)
@@ -778,7 +817,10 @@ int main(int argc, char **argv)
     if (o.has_relay)
         bind_addr.family = o.relay.family;
     tempo_udp *udp;
-    if (tempo_udp_open(&bind_addr, NULL, &udp) != TEMPO_OK) {
+    /* A tick's datagrams to every peer leave in one system call: the
+     * session flushes the batch at the end of each poll and advance. */
+    tempo_udp_options uo = {.batch_send = true};
+    if (tempo_udp_open_ex(&bind_addr, &uo, NULL, &udp) != TEMPO_OK) {
         fprintf(stderr, "tempo-arena: cannot bind %s port %d: %s\n",
                 bind_addr.family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", o.port, strerror(errno));
         return 1;
@@ -813,7 +855,19 @@ int main(int argc, char **argv)
     if (trav && tempo_traversal_match_key(trav, cfg.match_key) == TEMPO_OK)
         cfg.has_match_key = true; /* sealed end to end with the relay's secret */
     tempo_wipe(o.key, sizeof o.key); /* the session holds its own copy */
-    tempo_transport tr = trav ? tempo_traversal_transport(trav) : tempo_udp_transport(udp);
+    tempo_transport tr = tempo_udp_transport(udp);
+    if (o.ws) {
+        o.ws_conn = ws_client_connect(&o.relay, o.ws_host, o.ws_path, NULL,
+                                      (uint32_t)o.connect_timeout_s * 1000u, why, sizeof why);
+        if (!o.ws_conn) {
+            fprintf(stderr, "tempo-arena: --relay ws://%s%s: %s\n", o.ws_host, o.ws_path, why);
+            tempo_udp_close(udp);
+            return 1;
+        }
+        tr = ws_client_transport(o.ws_conn, &o.relay);
+    }
+    if (trav)
+        tr = tempo_traversal_transport(trav);
     tempo_session *s;
     tempo_result cr;
     if (o.has_relay) {
@@ -886,6 +940,10 @@ int main(int argc, char **argv)
     uint64_t final_checksum = 0;
     bool have_final = false, failed = false;
     arena_news news = {0};
+    uint64_t work_us = 0, work_ticks = 0; /* tempo's own work while the match runs */
+    uint64_t rollbacks = 0, waits = 0;    /* ticks that rolled back, that waited */
+    int deepest = 0;
+    static uint32_t tick_work[1 << 15];   /* per tick, the first 32768, for the median */
     tempo_relay_member_info mi;
     memset(&mi, 0, sizeof mi);
     for (;;) {
@@ -898,6 +956,7 @@ int main(int argc, char **argv)
                 arena_p2p_paths(trav, &paths, o.players, o.local, false);
         }
         tempo_session_poll(s, now);
+        uint64_t work = platform_now_us() - now; /* tempo's own work this tick */
         report_events(s, &o, &news);
         bots.anchor |= news.rejoined;
         news.rejoined = 0;
@@ -951,22 +1010,40 @@ int main(int argc, char **argv)
                 fprintf(stderr, "tempo-arena: waiting (%d of %d s): %s\n",
                         (int)((now - start) / 1000000u), o.connect_timeout_s, why);
         }
+        uint64_t w0 = platform_now_us();
         if (!tempo_session_will_stall(s))
             for (int p = 0; p < o.players; p++)
                 if (o.local >> p & 1u)
                     tempo_session_add_local_input(s, p, bots.next[p], ARENA_INPUT_SIZE);
         tempo_tick tick;
         tempo_session_advance(s, &tick);
+        work += platform_now_us() - w0;
         if (!bots_after_tick(&bots, &o, &tick)) {
             fprintf(stderr, "tempo-arena: a bot's input landed on another frame than its own\n");
             failed = true;
             break;
         }
         const tempo_request *r;
-        while (tempo_session_next(s, &r) > 0) {
+        for (;;) {
+            w0 = platform_now_us();
+            int more = tempo_session_next(s, &r);
+            work += platform_now_us() - w0;
+            if (more <= 0)
+                break;
             arena_step(&game, r->inputs, r->status);
             if (r->frame == o.frames - 1) /* state F, as last (re)computed */
                 final_checksum = arena_checksum(&game);
+        }
+        if (news.running && !have_final) {
+            rollbacks += tick.rollback_depth > 0;
+            deepest = tick.rollback_depth > deepest ? tick.rollback_depth : deepest;
+            waits += tick.status == TEMPO_TICK_WAITING;
+        }
+        if (news.running) {
+            work_us += work;
+            if (work_ticks < sizeof tick_work / sizeof tick_work[0])
+                tick_work[work_ticks] = (uint32_t)work;
+            work_ticks++;
         }
         if (o.record && !arena_record_tick(&rec, s, o.frames)) {
             fprintf(stderr, "tempo-arena: writing the replay %s failed\n", o.record);
@@ -997,8 +1074,12 @@ int main(int argc, char **argv)
             subs += mi.substituted[p];
         fprintf(stderr, "tempo-arena: relay: %" PRId32 " frames taken, %" PRIu64
                         " inputs substituted (%" PRIu64 " of ours), rtt %.1f ms, stalls %" PRIu64
-                        ", skipped %" PRIu64 "\n",
-                mi.finalized, subs, mi.overridden, mi.rtt_ms, mi.stalls, mi.skipped);
+                        ", skipped %" PRIu64 ", rollbacks %" PRIu64 " (deepest %d), waits %" PRIu64
+                        ", tempo %.1f us per tick (median %u)\n",
+                mi.finalized, subs, mi.overridden, mi.rtt_ms, mi.stalls, mi.skipped, rollbacks,
+                deepest, waits,
+                work_ticks ? (double)work_us / (double)work_ticks : 0.0,
+                median_u32(tick_work, work_ticks < 32768 ? (size_t)work_ticks : 32768));
     }
     if (trav && !o.quiet) {
         arena_p2p_paths(trav, &paths, o.players, o.local, true);
@@ -1014,6 +1095,7 @@ int main(int argc, char **argv)
     tempo_session_destroy(s);
     tempo_traversal_destroy(trav);
     tempo_udp_close(udp);
+    ws_client_close(o.ws_conn);
     if (o.record && !arena_record_close(&rec, !failed)) {
         fprintf(stderr, "tempo-arena: writing the replay %s failed\n", o.record);
         failed = true;

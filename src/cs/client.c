@@ -499,14 +499,12 @@ void cs_client_send_inputs(tempo_client *c)
         send_body(c, CS_MSG_INPUT, c->body, n);
 }
 
-tempo_result tempo_client_poll(tempo_client *c, uint64_t now_us)
+static void poll_once(tempo_client *c, uint64_t now_us)
 {
-    if (c == NULL)
-        return TEMPO_E_INVALID_ARG;
     if (now_us > c->now_us)
         c->now_us = now_us;
     if (!c->gate_up && c->state == TEMPO_CLIENT_CONNECTING && !gate_start(c))
-        return TEMPO_OK;
+        return;
     for (int k = 0; k < RECV_PER_POLL; k++) {
         tempo_address from;
         memset(&from, 0, sizeof from);
@@ -518,7 +516,7 @@ tempo_result tempo_client_poll(tempo_client *c, uint64_t now_us)
     if (c->state == TEMPO_CLIENT_CONNECTING) {
         if (gate_client_update(&c->gate, c->now_us) == GATE_CLIENT_TIMED_OUT) {
             set_state(c, TEMPO_CLIENT_TIMED_OUT, TEMPO_CLIENT_EVENT_TIMED_OUT);
-            return TEMPO_OK;
+            return;
         }
         if (gate_client_due(&c->gate, c->now_us)) {
             bool responding = c->gate.state == GATE_CLIENT_RESPONDING;
@@ -533,18 +531,26 @@ tempo_result tempo_client_poll(tempo_client *c, uint64_t now_us)
                 }
             }
         }
-        return TEMPO_OK;
+        return;
     }
     if (c->state != TEMPO_CLIENT_CONNECTED)
-        return TEMPO_OK;
+        return;
     if (link_update(&c->ch.link, c->now_us) & LINK_EV_TIMED_OUT) {
         set_state(c, TEMPO_CLIENT_TIMED_OUT, TEMPO_CLIENT_EVENT_TIMED_OUT);
-        return TEMPO_OK;
+        return;
     }
     /* acks and keepalive while no tick sends (waiting for the first
      * snapshot, stalled) */
     if (c->now_us - c->last_send_us >= c->tick_us)
         cs_client_send_inputs(c);
+}
+
+tempo_result tempo_client_poll(tempo_client *c, uint64_t now_us)
+{
+    if (c == NULL)
+        return TEMPO_E_INVALID_ARG;
+    poll_once(c, now_us);
+    (void)tempo_transport_flush(&c->tr); /* the round of sends ends */
     return TEMPO_OK;
 }
 
@@ -618,6 +624,7 @@ tempo_result tempo_client_disconnect(tempo_client *c)
     cs_msg_put_prefix(body, &p);
     for (int k = 0; k < 3; k++)
         send_body(c, CS_MSG_BYE, body, sizeof body);
+    (void)tempo_transport_flush(&c->tr);
     c->state = TEMPO_CLIENT_DISCONNECTED;
     return TEMPO_OK;
 }

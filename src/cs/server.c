@@ -713,6 +713,7 @@ tempo_result tempo_server_poll(tempo_server *s, uint64_t now_us)
         seal_wipe(key, sizeof key);
         s->rotated_us = s->now_us;
     }
+    (void)tempo_transport_flush(&s->tr); /* the tick's snapshots leave together */
     return TEMPO_OK;
 }
 
@@ -868,5 +869,6 @@ tempo_result tempo_server_kick(tempo_server *s, int client)
     if (client < 0 || client >= s->cfg.max_clients || !s->clients[client].used)
         return TEMPO_E_PLAYER;
     drop_client(s, client, false, true);
+    (void)tempo_transport_flush(&s->tr);
     return TEMPO_OK;
 }

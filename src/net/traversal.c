@@ -596,15 +596,13 @@ static void read_socket(tempo_traversal *t, bool until_data)
     }
 }
 
-tempo_result tempo_traversal_update(tempo_traversal *t, uint64_t now_us)
+static void update(tempo_traversal *t, uint64_t now_us)
 {
-    if (!t)
-        return TEMPO_E_INVALID_ARG;
     if (now_us > t->now_us)
         t->now_us = now_us;
     read_socket(t, false);
     if (t->state == TEMPO_TRAVERSAL_FAILED)
-        return TEMPO_OK;
+        return;
     if (t->sealed && !t->reconnecting && t->state != TEMPO_TRAVERSAL_CONNECTING &&
         t->now_us - t->relay_heard_us >= TRAV_RELAY_LOST_US)
         start_reconnect(t);
@@ -623,13 +621,13 @@ tempo_result tempo_traversal_update(tempo_traversal *t, uint64_t now_us)
         }
         if (t->has_secret)
             probe_all(t);
-        return TEMPO_OK;
+        return;
     }
     if (t->state == TEMPO_TRAVERSAL_CONNECTING) {
         gate_client_state gs = gate_client_update(&t->gate, t->now_us);
         if (gs == GATE_CLIENT_TIMED_OUT || gs == GATE_CLIENT_DENIED) {
             t->state = TEMPO_TRAVERSAL_FAILED;
-            return TEMPO_OK;
+            return;
         }
         if (gate_client_due(&t->gate, t->now_us)) {
             int n = gate_client_write(&t->gate, t->now_us, t->out, sizeof t->out);
@@ -637,7 +635,7 @@ tempo_result tempo_traversal_update(tempo_traversal *t, uint64_t now_us)
                 t->cfg.transport.send(t->cfg.transport.ctx, &t->cfg.relay, t->out, (size_t)n) < 0)
                 t->st.send_errors++;
         }
-        return TEMPO_OK;
+        return;
     }
     uint64_t every = t->all_in ? TRAV_KEEPALIVE_US : TRAV_CANDIDATES_US;
     if (t->now_us - t->candidates_us >= every) {
@@ -647,6 +645,16 @@ tempo_result tempo_traversal_update(tempo_traversal *t, uint64_t now_us)
     }
     if (t->has_secret)
         probe_all(t);
+    return;
+}
+
+tempo_result tempo_traversal_update(tempo_traversal *t, uint64_t now_us)
+{
+    if (!t)
+        return TEMPO_E_INVALID_ARG;
+    update(t, now_us);
+    /* what it sent (probes, the relay's messages) leaves now */
+    (void)tempo_transport_flush(&t->cfg.transport);
     return TEMPO_OK;
 }
 
@@ -683,6 +691,13 @@ static int trav_send(void *ctx, const tempo_address *to, const uint8_t *data, si
     return 0;
 }
 
+/* The end of the session's round of sends: the socket's too. */
+static int trav_flush(void *ctx)
+{
+    tempo_traversal *t = ctx;
+    return tempo_transport_flush(&t->cfg.transport);
+}
+
 static int trav_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
 {
     tempo_traversal *t = ctx;
@@ -707,6 +722,7 @@ tempo_transport tempo_traversal_transport(tempo_traversal *t)
     tr.send = trav_send;
     tr.recv = trav_recv;
     tr.ctx = t;
+    tr.flush = trav_flush;
     return tr;
 }
 
@@ -809,8 +825,10 @@ void tempo_traversal_destroy(tempo_traversal *t)
 {
     if (!t)
         return;
-    if (t->state == TEMPO_TRAVERSAL_WAITING || t->state == TEMPO_TRAVERSAL_READY)
+    if (t->state == TEMPO_TRAVERSAL_WAITING || t->state == TEMPO_TRAVERSAL_READY) {
         relay_send(t, 40 /* the relay's LEAVE */, 0);
+        (void)tempo_transport_flush(&t->cfg.transport);
+    }
     gate_client_wipe(&t->gate);
     seal_keys_wipe(&t->keys);
     seal_wipe(t->token, sizeof t->token);

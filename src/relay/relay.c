@@ -657,10 +657,8 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
 
 /* ---- the update ---------------------------------------------------------------- */
 
-tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
+static void update_once(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
 {
-    if (!r)
-        return TEMPO_E_INVALID_ARG;
     if (now_us > r->now_us)
         r->now_us = now_us;
     r->now_seconds = now_seconds;
@@ -703,7 +701,7 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
     }
     /* Every member's liveness and resends, at most every RELAY_SWEEP_US. */
     if (r->swept && r->now_us - r->last_sweep_us < RELAY_SWEEP_US)
-        return TEMPO_OK;
+        return;
     r->swept = true;
     r->last_sweep_us = r->now_us;
     for (int i = 0; i < r->cfg.max_members; i++) {
@@ -731,6 +729,14 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
         if (r->now_us - e->last_send_us >= RELAY_RESEND_US)
             send_frames(r, e);
     }
+}
+
+tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
+{
+    if (!r)
+        return TEMPO_E_INVALID_ARG;
+    update_once(r, now_us, now_seconds);
+    (void)tempo_transport_flush(&r->transport); /* the frames of this update leave together */
     return TEMPO_OK;
 }
 

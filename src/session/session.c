@@ -156,6 +156,8 @@ tempo_result session_create(const tempo_config *cfg, const session_backend_ops *
     s->alloc = cfg->allocator;
     s->cfg = *cfg;
     s->ops = ops;
+    if (args->transport)
+        s->transport = *args->transport;
     tempo_config engine = *cfg;
     if (ops->confirmed_only)
         engine.max_prediction = 0;
@@ -309,6 +311,7 @@ tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us)
         if (r != TEMPO_OK)
             return r;
         s->ops->poll(s->backend);
+        (void)tempo_transport_flush(&s->transport);
     }
     return TEMPO_OK;
 }
@@ -364,6 +367,7 @@ tempo_result tempo_session_advance(tempo_session *s, tempo_tick *tick)
     if (s->sync.arena && s->sync.next_req < s->sync.nreqs)
         return TEMPO_E_STATE;
     r = s->ops->advance(s->backend, tick);
+    (void)tempo_transport_flush(&s->transport);
     if (r == TEMPO_OK)
         s->tick_waiting = tick->status == TEMPO_TICK_WAITING;
     return r;
@@ -415,7 +419,9 @@ tempo_result tempo_session_disconnect_player(tempo_session *s, int player)
     if (player < 0 || player >= s->sync.num_players || s->sync.kind[player] != SYNC_REMOTE ||
         !s->ops->disconnect_player)
         return TEMPO_E_PLAYER;
-    return s->ops->disconnect_player(s->backend, player);
+    tempo_result r = s->ops->disconnect_player(s->backend, player);
+    (void)tempo_transport_flush(&s->transport);
+    return r;
 }
 
 tempo_result tempo_session_leave(tempo_session *s)
@@ -424,7 +430,9 @@ tempo_result tempo_session_leave(tempo_session *s)
         return TEMPO_E_INVALID_ARG;
     if (!s->ops->leave)
         return TEMPO_E_UNSUPPORTED;
-    return s->ops->leave(s->backend);
+    tempo_result r = s->ops->leave(s->backend);
+    (void)tempo_transport_flush(&s->transport);
+    return r;
 }
 
 /* ---- events and stats --------------------------------------------------- */
@@ -502,7 +510,9 @@ tempo_result tempo_session_provide_state(tempo_session *s, int32_t frame, const 
         return TEMPO_E_INVALID_ARG;
     if (!s->ops->provide_state)
         return TEMPO_E_UNSUPPORTED;
-    return s->ops->provide_state(s->backend, frame, state, size);
+    tempo_result r = s->ops->provide_state(s->backend, frame, state, size);
+    (void)tempo_transport_flush(&s->transport);
+    return r;
 }
 
 tempo_result tempo_session_rejoin_state(const tempo_session *s, const void **state, size_t *size,

@@ -233,7 +233,7 @@ static void test_create_relay_member_refuses_bad_arguments(void **state)
 {
     (void)state;
     tempo_config cfg = match_cfg(2);
-    tempo_transport t = {rig_send, h_ears_recv, NULL};
+    tempo_transport t = {rig_send, h_ears_recv, NULL, NULL};
     tempo_address relay = RELAY_ADDR, none;
     memset(&none, 0, sizeof none);
     tempo_session *s = (tempo_session *)&cfg;

@@ -650,7 +650,7 @@ static void test_create_refuses_configs_out_of_range(void **state)
 {
     (void)state;
     tempo_relay_config c = relay_cfg();
-    tempo_transport t = {rig_send, NULL, NULL};
+    tempo_transport t = {rig_send, NULL, NULL, NULL};
     tempo_relay *r = (tempo_relay *)&c;
     assert_int_equal(tempo_relay_create(&c, &t, &r), TEMPO_E_INVALID_ARG); /* no recv */
     assert_null(r);

@@ -68,8 +68,8 @@ bool token_check(const uint8_t token[TEMPO_TOKEN_SIZE], const tempo_address *ser
                             "clocks apart?", d);
         ok = false;
     }
-    bool named = false;
-    for (int i = 0; i < pub.num_servers; i++)
+    bool named = server == NULL;
+    for (int i = 0; server && i < pub.num_servers; i++)
         named = named || tempo_address_equal(&pub.servers[i], server);
     if (ok && !named) {
         char want[TEMPO_ADDRESS_STRLEN], has[TEMPO_ADDRESS_STRLEN];

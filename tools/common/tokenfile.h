@@ -22,7 +22,8 @@ bool token_read_file(const char *program, const char *path, uint8_t token[TEMPO_
 
 /* What this client can know is wrong with its token: expired by this
  * machine's clock (now_seconds, Unix time), not naming `server` (the
- * address it will connect to), or made for another protocol id than
+ * address it will connect to; NULL: not checked, as over a WebSocket
+ * whose TCP address a token does not name), or made for another protocol id than
  * *protocol_id (NULL: any; a relay member takes the token's). Writes the
  * first problem into why[0..size) as a phrase ("it expired 5 min ago by
  * this machine's clock") and returns false; true (why empty) if none

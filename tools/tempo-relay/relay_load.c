@@ -8,7 +8,7 @@
  *
  *   relay-load [--relay PATH] [--port P] [--matches M] [--players N]
  *              [--input-size B] [--seconds S] [--warmup-seconds W]
- *              [--flood R] [--hostile] [--agones]
+ *              [--flood R] [--hostile] [--agones] [--ws-members K]
  *
  * Measured over the S seconds after a warm-up of W: the relay's processor
  * time (utime + stime from /proc/PID/stat, Linux), its share of one core,
@@ -39,6 +39,11 @@
  * naming another player, one far ahead, a truncated one, a copy of its
  * last datagram and a JOIN naming another match, every tick.
  *
+ * --ws-members K: the last K players of every match connect over a
+ * WebSocket (the relay started with --ws-port P+1; ws_client.h), the
+ * others over UDP: the same members, datagrams and matches, so runs with
+ * K = 0 and K = --players give the relay's cost per datagram of each kind.
+ *
  * Exit codes: 0 done, 1 runtime error, 2 usage error.
  */
 #include <errno.h>
@@ -60,12 +65,13 @@
 #include "relay/relay_msg.h"
 #include "tempo/udp.h"
 #include "wire/connect.h"
+#include "ws_client.h"
 
 extern char **environ;
 
 typedef struct options {
     const char *relay;
-    int port, matches, players, input_size, seconds, warmup, flood;
+    int port, matches, players, input_size, seconds, warmup, flood, ws_members;
     bool no_batch, hostile, agones;
 } options;
 
@@ -93,6 +99,9 @@ static const option_spec load_specs[] = {
      .max = 1000000, .help = "garbage datagrams a second at the relay, default 0"},
     {.name = "hostile", .kind = OPTION_FLAG, .offset = FIELD(hostile),
      .help = "match 1's player 0 also sends hostile datagrams"},
+    {.name = "ws-members", .kind = OPTION_INT, .value = "K", .offset = FIELD(ws_members),
+     .min = 0, .max = TEMPO_MAX_PLAYERS,
+     .help = "the last K players of each match connect over a\nWebSocket (relay --ws-port P+1), default 0"},
 };
 
 /* --relay names a relay's address elsewhere (docs/TOOLS.md) */
@@ -148,6 +157,7 @@ typedef enum phase { CONNECTING, JOINING, IN } phase;
 
 typedef struct member {
     tempo_udp *u;
+    ws_client *ws;          /* over a WebSocket instead (--ws-members) */
     tempo_transport tr;
     gate_client gate;
     net_link link;
@@ -457,13 +467,23 @@ int main(int argc, char **argv)
         setrlimit(RLIMIT_NOFILE, &rl);
     }
 
-    char port[16], mm[16], mb[16];
+    if (o.ws_members > o.players) {
+        options_error(&load_command, "--ws-members %d: at most --players (%d)", o.ws_members,
+                      o.players);
+        return 2;
+    }
+    char port[16], mm[16], mb[16], wsport[16];
     snprintf(port, sizeof port, "%d", o.port);
+    snprintf(wsport, sizeof wsport, "%d", o.port + 1);
     snprintf(mm, sizeof mm, "%d", o.matches);
     snprintf(mb, sizeof mb, "%d", n);
     char *rargv[] = {(char *)o.relay, "--port", port, "--bind", "127.0.0.1", "--max-matches", mm,
-                     "--max-members", mb, "--stats-seconds", "3600", NULL, NULL, NULL};
+                     "--max-members", mb, "--stats-seconds", "3600", NULL, NULL, NULL, NULL, NULL};
     int extra = 11;
+    if (o.ws_members > 0) {
+        rargv[extra++] = "--ws-port";
+        rargv[extra++] = wsport;
+    }
     if (o.no_batch)
         rargv[extra++] = "--no-batch";
     rargv[extra] = o.agones ? "--agones" : "--no-agones";
@@ -501,16 +521,27 @@ int main(int argc, char **argv)
     link_config_default(&lc);
     lc.timeout_us = 60000000u;
     lc.notify_us = 60000000u;
+    tempo_address relay_ws = tempo_address_ipv4(127, 0, 0, 1, (uint16_t)(o.port + 1));
     for (int i = 0; i < n; i++) {
         member *m = &ms[i];
-        if (tempo_udp_open_ex(&any, &uo, NULL, &m->u) != TEMPO_OK) {
+        m->match_id = (uint64_t)(i / o.players) + 1;
+        m->player = i % o.players;
+        char why[160];
+        if (m->player >= o.players - o.ws_members) {
+            m->ws = ws_client_connect(&relay_ws, "127.0.0.1", "/", NULL, 5000, why, sizeof why);
+            if (!m->ws) {
+                fprintf(stderr, "relay-load: WebSocket member %d: %s\n", i, why);
+                kill(pid, SIGINT);
+                return 1;
+            }
+            m->tr = ws_client_transport(m->ws, &relay);
+        } else if (tempo_udp_open_ex(&any, &uo, NULL, &m->u) != TEMPO_OK) {
             fprintf(stderr, "relay-load: cannot open socket %d (raise ulimit -n)\n", i);
             kill(pid, SIGINT);
             return 1;
+        } else {
+            m->tr = tempo_udp_transport(m->u);
         }
-        m->tr = tempo_udp_transport(m->u);
-        m->match_id = (uint64_t)(i / o.players) + 1;
-        m->player = i % o.players;
         m->rng = (uint32_t)i * 2654435761u + 1;
         m->hostile = o.hostile && i == 0;
         for (int k = 0; k < SENT_RING; k++)
@@ -595,12 +626,14 @@ int main(int argc, char **argv)
     }
     b.on = false;
     kill(pid, SIGINT);
-    /* relay its lines; keep the last (the final stats) */
-    char line[2048], final[2048] = "";
+    /* relay its lines; keep the last (the final stats), and the WebSocket one */
+    char line[2048], final[2048] = "", final_ws[2048] = "";
     FILE *rf = fdopen(out_pipe[0], "r");
     while (rf != NULL && fgets(line, sizeof line, rf) != NULL) {
         fputs(line, stdout);
-        if (strncmp(line, "final ", 6) == 0)
+        if (strncmp(line, "final ws_", 9) == 0)
+            snprintf(final_ws, sizeof final_ws, "%s", line);
+        else if (strncmp(line, "final ", 6) == 0)
             snprintf(final, sizeof final, "%s", line);
     }
     if (rf != NULL)
@@ -616,6 +649,11 @@ int main(int argc, char **argv)
     uint64_t upd = dgu - dgu_from;                /* datagrams the members sent */
     printf("members %d (in play %d), %d matches of %d, input %d B, %d s measured\n", n, in,
            o.matches, o.players, o.input_size, o.seconds);
+    if (o.ws_members > 0)
+        printf("over WebSocket: %d members (the last %d of each match); relay: accepted %" PRIu64
+               ", queued-datagram drops %" PRIu64 ", refused %" PRIu64 "\n",
+               o.ws_members * o.matches, o.ws_members, field(final_ws, "ws_accepted"),
+               field(final_ws, "ws_dropped"), field(final_ws, "ws_refused"));
     printf("relay cpu %.3f s = %.1f%% of one core (user %.3f s, system %.3f s)\n", cpu / 1e6,
            cpu / 1e6 / secs * 100.0, (double)(user_to - user_from) / 1e6,
            (cpu - (double)(user_to - user_from)) / 1e6);
@@ -657,8 +695,10 @@ int main(int argc, char **argv)
            field(final, "late"), field(final, "kernel_drops"));
     if (fu != NULL)
         tempo_udp_close(fu);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         tempo_udp_close(ms[i].u);
+        ws_client_close(ms[i].ws);
+    }
     free(ms);
     free(buf);
     return 0;

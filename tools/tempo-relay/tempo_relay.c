@@ -7,6 +7,7 @@
  *               [--max-matches N] [--max-members N] [--tolerance-ms T]
  *               [--stats-seconds S] [--seconds D] [--bind ADDR] [--no-batch]
  *               [--agones | --no-agones] [--drain-seconds S] [--idle-seconds S]
+ *               [--ws-port P [--ws-origins LIST] [--ws-queue N] [--serve-page DIR]]
  *
  * Without a key file it is an unsealed relay (LAN play and tests); with
  * one, members need tokens made with that key (tempo-token, or the game's
@@ -27,6 +28,14 @@
  * (relay_host.h, docs/DEPLOY.md): a signal then drains it rather than
  * stopping it.
  *
+ * With --ws-port it also listens on that TCP port for WebSocket members
+ * (browsers; docs/BROWSER.md): each connection is one more member address
+ * behind the same transport (ws_mux.h), admitted with a token like a UDP
+ * member; the stats lines then add the WebSocket counters (ws_open,
+ * ws_in, ws_out, ws_dropped: datagrams dropped from a full queue,
+ * ws_refused: connections and frames refused). --serve-page DIR answers
+ * plain GETs on that port with the files in DIR (the browser page).
+ *
  * Exit codes: 0 done, 1 runtime error, 2 usage error.
  */
 #include <errno.h>
@@ -44,6 +53,8 @@
 #include "relay_host.h"
 #include "tempo/relay.h"
 #include "tempo/udp.h"
+#include "ws_mux.h"
+#include "ws_server.h"
 
 typedef struct options {
     int port;
@@ -53,6 +64,8 @@ typedef struct options {
     bool no_batch;
     bool agones, no_agones;
     int drain_seconds, idle_seconds;
+    int ws_port, ws_queue;
+    const char *ws_origins, *serve_page;
 } options;
 
 #define FIELD(f) offsetof(options, f)
@@ -79,6 +92,18 @@ static const option_spec relay_specs[] = {
      .min = 1, .max = 3600, .help = "between stats lines, default 5"},
     {.name = "seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(seconds), .min = 1,
      .max = 86400 * 365, .help = "stop after S seconds (default: at Ctrl-C)"},
+    {.name = "ws-port", .kind = OPTION_INT, .value = "P", .offset = FIELD(ws_port), .min = 1,
+     .max = 65535, .help = "also take WebSocket members (browsers) on TCP\nport P "
+                           "(docs/BROWSER.md)"},
+    {.name = "ws-origins", .kind = OPTION_TEXT, .value = "LIST", .offset = FIELD(ws_origins),
+     .help = "with --ws-port: the page origins browsers may\nconnect from, comma-separated "
+             "(\"null\": a page\nopened from a file); default any"},
+    {.name = "ws-queue", .kind = OPTION_INT, .value = "N", .offset = FIELD(ws_queue), .min = 2,
+     .max = 4096, .help = "with --ws-port: datagrams queued per WebSocket\nmember before "
+                          "its oldest are dropped, default 64"},
+    {.name = "serve-page", .kind = OPTION_TEXT, .value = "DIR", .offset = FIELD(serve_page),
+     .help = "with --ws-port: answer plain GETs on that port\nwith the files in DIR (the "
+             "browser page)"},
     AGONES_OPTION_SPECS(FIELD(agones), FIELD(no_agones), FIELD(drain_seconds), ""),
     {.name = "idle-seconds", .kind = OPTION_INT, .value = "S", .offset = FIELD(idle_seconds),
      .min = 1, .max = 86400,
@@ -141,8 +166,8 @@ static void lateness_on_update(lateness *l, uint64_t start_us, uint64_t end_us)
         l->update_max_us = end_us - start_us;
 }
 
-static void print_stats(const tempo_relay *r, const tempo_udp *u, double secs, uint64_t cpu_us,
-                        const lateness *l, bool last)
+static void print_stats(const tempo_relay *r, const tempo_udp *u, const ws_server *ws,
+                        double secs, uint64_t cpu_us, const lateness *l, bool last)
 {
     tempo_relay_stats s;
     tempo_udp_stats us;
@@ -164,6 +189,14 @@ static void print_stats(const tempo_relay *r, const tempo_udp *u, double secs, u
            dgrams ? (double)cpu_us / (double)dgrams : 0.0,
            s.datagrams_out ? (double)cpu_us / (double)s.datagrams_out : 0.0, l->updates,
            l->gap_max_us, l->gaps_over_5ms, l->gaps_over_16ms, l->update_max_us);
+    if (ws) {
+        ws_server_stats w;
+        ws_server_get_stats(ws, &w);
+        printf("%s ws_open=%d ws_accepted=%" PRIu64 " ws_in=%" PRIu64 " ws_out=%" PRIu64
+               " ws_dropped=%" PRIu64 " ws_refused=%" PRIu64 " ws_pages=%" PRIu64 "\n",
+               last ? "final" : "stats", w.open, w.accepted, w.datagrams_in, w.datagrams_out,
+               w.out_dropped, ws_server_refused(&w), w.pages_served);
+    }
     fflush(stdout);
 }
 
@@ -194,6 +227,10 @@ int main(int argc, char **argv)
         cfg.protocol_id = options_given(&relay_command, given, "protocol-id") ? o.protocol_id : 1;
     } else if (options_given(&relay_command, given, "protocol-id")) {
         options_error(&relay_command, "--protocol-id needs --key-file");
+        return 2;
+    }
+    if ((o.ws_origins || o.ws_queue || o.serve_page) && !o.ws_port) {
+        options_error(&relay_command, "--ws-origins, --ws-queue and --serve-page need --ws-port");
         return 2;
     }
     relay_host_config hc = {"tempo-relay", false, 0, o.drain_seconds, o.idle_seconds,
@@ -236,24 +273,49 @@ int main(int argc, char **argv)
                     : "");
         return 1;
     }
-    tempo_transport tr = tempo_udp_transport(u);
+    tempo_transport udp_tr = tempo_udp_transport(u);
+    ws_server *ws = NULL;
+    if (o.ws_port) {
+        ws_server_config wc;
+        ws_server_config_default(&wc);
+        wc.bind = bind;
+        wc.bind.port = (uint16_t)o.ws_port;
+        wc.max_connections = o.max_members;
+        if (o.ws_queue)
+            wc.queue_datagrams = o.ws_queue;
+        wc.origins = o.ws_origins;
+        wc.page_dir = o.serve_page;
+        ws = ws_server_open(&wc, why, sizeof why);
+        if (!ws) {
+            fprintf(stderr, "tempo-relay: --ws-port %d: %s\n", o.ws_port, why);
+            tempo_udp_close(u);
+            return 1;
+        }
+    }
+    ws_mux mux;
+    tempo_transport tr = ws_mux_transport(&mux, &udp_tr, ws);
     tempo_relay *r = NULL;
     rc = tempo_relay_create(&cfg, &tr, &r);
     tempo_wipe(cfg.private_key, sizeof cfg.private_key);
     tempo_wipe(cfg.cookie_key, sizeof cfg.cookie_key);
     if (rc != TEMPO_OK) {
         fprintf(stderr, "tempo-relay: %s\n", tempo_strerror(rc));
+        ws_server_close(ws);
         tempo_udp_close(u);
         return 1;
     }
     printf("tempo-relay: %s on %s, %d matches, %d members, tolerance %d ms\n",
            o.key_file ? "sealed" : "unsealed", spec, o.max_matches, o.max_members,
            o.tolerance_ms);
+    if (ws)
+        printf("tempo-relay: WebSocket members on TCP port %d%s%s\n", o.ws_port,
+               o.ws_origins ? ", origins " : "", o.ws_origins ? o.ws_origins : "");
     fflush(stdout);
     bool host_failed;
     relay_host *host = relay_host_create(&hc, &host_failed);
     if (host_failed) {
         tempo_relay_destroy(r);
+        ws_server_close(ws);
         tempo_udp_close(u);
         return 1;
     }
@@ -262,16 +324,27 @@ int main(int argc, char **argv)
     uint64_t start = platform_now_us(), cpu0 = platform_cpu_us();
     uint64_t next_stats = start + (uint64_t)o.stats_seconds * 1000000u;
     uint64_t end = o.seconds ? start + (uint64_t)o.seconds * 1000000u : 0;
-    int fd = tempo_udp_fd(u);
+    /* the UDP socket, the WebSocket listener and every connection */
+    int nfds_max = 1 + (ws ? o.max_members + 1 : 0);
+    int *fds = malloc((size_t)nfds_max * sizeof *fds);
+    bool *ready = malloc((size_t)nfds_max * sizeof *ready);
+    if (!fds || !ready) {
+        fprintf(stderr, "tempo-relay: no memory\n");
+        return 1;
+    }
     lateness late;
     memset(&late, 0, sizeof late);
     sig_atomic_t handled = 0;
     for (;;) {
-        bool ready;
-        platform_wait_readable(&fd, &ready, 1, 1);
+        fds[0] = tempo_udp_fd(u);
+        int nfds = 1 + (ws ? ws_server_fds(ws, fds + 1, nfds_max - 1) : 0);
+        platform_wait_readable(fds, ready, nfds, 1);
         uint64_t now = platform_now_us();
-        tempo_relay_update(r, now, (uint64_t)time(NULL));
-        tempo_udp_flush(u);
+        if (ws)
+            ws_server_poll(ws, now);
+        tempo_relay_update(r, now, (uint64_t)time(NULL)); /* flushes the batch it sent */
+        if (ws)
+            ws_server_flush(ws, now);
         lateness_on_update(&late, now, platform_now_us());
         if (signals != handled) {
             handled = signals;
@@ -282,16 +355,20 @@ int main(int argc, char **argv)
         if (host && !relay_host_update(host, r, now))
             break;
         if (now >= next_stats) {
-            print_stats(r, u, (double)(now - start) / 1e6, platform_cpu_us() - cpu0, &late, false);
+            print_stats(r, u, ws, (double)(now - start) / 1e6, platform_cpu_us() - cpu0, &late,
+                        false);
             next_stats += (uint64_t)o.stats_seconds * 1000000u;
         }
         if (end && now >= end)
             break;
     }
-    print_stats(r, u, (double)(platform_now_us() - start) / 1e6, platform_cpu_us() - cpu0, &late,
-                true);
+    print_stats(r, u, ws, (double)(platform_now_us() - start) / 1e6, platform_cpu_us() - cpu0,
+                &late, true);
     relay_host_destroy(host);
     tempo_relay_destroy(r);
+    ws_server_close(ws);
+    free(fds);
+    free(ready);
     tempo_udp_close(u);
     return 0;
 }
