@@ -330,7 +330,7 @@ static int popcount8(uint8_t v)
     return n;
 }
 
-static void member_free(tempo_relay *r, int index)
+void relay_member_free(tempo_relay *r, int index)
 {
     relay_member *e = &r->members[index];
     if (e->match >= 0) {
@@ -387,11 +387,13 @@ static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
     if ((size_t)j->num_players * (size_t)j->input_size > (size_t)r->cfg.max_frame_bytes)
         return false;
     int mi = relay_match_find(r, j->match_id);
+    if (mi >= 0 && r->matches[mi].p2p && e->sealed && relay_peers_moved(r, mi, index, j->slots))
+        mi = relay_match_find(r, j->match_id); /* it may have been its only member */
     if (mi >= 0) {
         relay_match *m = &r->matches[mi];
         if (m->num_players != j->num_players || m->input_size != j->input_size ||
             m->fps != j->frames_per_second || m->turn_ms != j->turn_ms ||
-            m->delay != j->execution_delay || m->start_decided)
+            m->delay != j->execution_delay || m->p2p != j->peer_to_peer || m->start_decided)
             return false;
         for (int p = 0; p < m->num_players; p++)
             if ((j->slots & (1u << p)) && m->member_of[p] >= 0)
@@ -460,7 +462,7 @@ static void admit(tempo_relay *r, const gate_admit *a)
         if (n > 0 && r->transport.send(r->transport.ctx, &a->address, r->out, (size_t)n) < 0)
             r->st.send_errors++;
         r->st.denied++;
-        member_free(r, index);
+        relay_member_free(r, index);
         return;
     }
     send_welcome(r, e, false);
@@ -535,8 +537,8 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
         return;
     }
     relay_match *m = &r->matches[e->match];
-    if (m->turn_ms != 0) {
-        r->st.dropped_malformed++; /* frames in a lockstep match */
+    if (m->turn_ms != 0 || m->p2p) {
+        r->st.dropped_malformed++; /* frames in a lockstep or peer-to-peer match */
         return;
     }
     relay_input_msg in;
@@ -574,7 +576,9 @@ static tempo_drop_reason member_message(void *ctx, net_datagram *d)
     switch (d->v.h.type) {
     case RELAY_TYPE_JOIN:
     case RELAY_TYPE_INPUT:
-    case TURN_MSG_TURNS: return TEMPO_DROP_NONE;
+    case TURN_MSG_TURNS:
+    case NAT_TYPE_CANDIDATES:
+    case NAT_TYPE_FORWARD: return TEMPO_DROP_NONE;
     case RELAY_TYPE_LEAVE: return d->body_size == 0 ? TEMPO_DROP_NONE : TEMPO_DROP_TRAILING;
     default: return TEMPO_DROP_BAD_TYPE;
     }
@@ -626,8 +630,14 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
     case TURN_MSG_TURNS:
         on_turns(r, e, b, body);
         break;
+    case NAT_TYPE_CANDIDATES:
+        relay_peers_candidates(r, e, b, body);
+        break;
+    case NAT_TYPE_FORWARD:
+        relay_peers_forward(r, e, b, body);
+        break;
     case RELAY_TYPE_LEAVE:
-        member_free(r, index);
+        relay_member_free(r, index);
         break;
     default: /* member_message let no other type through */
         break;
@@ -662,7 +672,7 @@ static void update_once(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
      * members of those matches only. */
     for (int i = 0; i < r->cfg.max_matches; i++) {
         relay_match *m = &r->matches[i];
-        if (!m->used)
+        if (!m->used || m->p2p)
             continue;
         advance(r, m);
         if (m->finalized == m->sent_final)
@@ -692,17 +702,17 @@ static void update_once(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
         }
         if (link_update(&e->link, r->now_us) & LINK_EV_TIMED_OUT) {
             r->st.members_timed_out++;
-            member_free(r, i);
+            relay_member_free(r, i);
             continue;
         }
-        if (e->match < 0)
+        if (e->match < 0 || r->matches[e->match].p2p)
             continue;
         const relay_match *m = &r->matches[e->match];
         int32_t kept = m->turn_ms != 0 ? RELAY_TURN_RING - RELAY_TURN_AHEAD : RELAY_HISTORY;
         if (m->finalized - e->acked > kept) {
             /* the frames it lacks are gone: it could never catch up */
             r->st.members_behind++;
-            member_free(r, i);
+            relay_member_free(r, i);
             continue;
         }
         if (r->now_us - e->last_send_us >= RELAY_RESEND_US)

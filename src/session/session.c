@@ -475,7 +475,22 @@ tempo_result tempo_session_get_endpoint_stats(const tempo_session *s, int player
         return TEMPO_E_UNSUPPORTED;
     if (player < 0 || player >= s->sync.num_players)
         return TEMPO_E_PLAYER;
-    return s->ops->endpoint_stats(s->backend, player, out);
+    tempo_result r = s->ops->endpoint_stats(s->backend, player, out);
+    tempo_path_info pi;
+    if (r == TEMPO_OK && s->traversal && tempo_traversal_get_path(s->traversal, player, &pi) == TEMPO_OK) {
+        out->path = pi.path;
+        out->rtt_direct_ms = (double)pi.rtt_direct_us / 1000.0;
+        out->rtt_relay_ms = (double)pi.rtt_relay_us / 1000.0;
+    }
+    return r;
+}
+
+tempo_result tempo_session_set_traversal(tempo_session *s, const tempo_traversal *t)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    s->traversal = t;
+    return TEMPO_OK;
 }
 
 tempo_result tempo_session_get_spectator_stats(const tempo_session *s, int index,

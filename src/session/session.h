@@ -26,6 +26,7 @@ struct tempo_session {
     session_clock clock;
     session_host host;        /* what the backend sees of this session */
     const session_backend_ops *ops;
+    const tempo_traversal *traversal; /* the transport's, for the path in endpoint stats */
     /* Network sessions: the backend's transport, flushed before every
      * public call that may have sent returns (the end of a round of sends);
      * zeroed for the others. */

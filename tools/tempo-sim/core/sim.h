@@ -158,6 +158,10 @@ typedef struct sim_options {
     uint32_t start_skew_ms[SIM_MAX_MACHINES];
     sim_blackout blackouts[SIM_MAX_BLACKOUTS];
     int num_blackouts;
+    /* `nat` lines (sim_nat.c): each machine's home router, SIM_NAT_*;
+     * all SIM_NAT_NONE without one */
+    uint8_t nat[SIM_MAX_MACHINES];
+    bool has_nat;
     int seal;                    /* 1: every datagram sealed under a key drawn from the seed */
     sim_hostile hostiles[SIM_MAX_HOSTILES];
     int num_hostiles;
@@ -245,5 +249,21 @@ uint64_t sim_mix64(uint64_t x);
 /* splitmix64 as a generator: the next value of the sequence *state walks
  * (the bots' and the soak's draws). */
 uint64_t sim_next64(uint64_t *state);
+
+/* ---- sim_nat.c: the path of each pair behind NATs (docs/NAT.md) ---- */
+typedef enum sim_nat {
+    SIM_NAT_NONE = 0, SIM_NAT_FULL_CONE, SIM_NAT_ADDRESS, SIM_NAT_PORT, SIM_NAT_SYMMETRIC
+} sim_nat;
+/* How much further a relayed pair's datagrams go, each way: through a
+ * relay near both, not straight (an approximation: docs/NAT.md). */
+#define SIM_RELAY_DETOUR_MS 15
+/* The NAT's name in a `nat` line ("none", "fc", "arc", "prc", "sym"), and back (-1: none such). */
+const char *sim_nat_name(int nat);
+int sim_nat_parse(const char *s);
+/* True if machines a and b have no direct path (symmetric against
+ * symmetric or port-restricted): the pair plays through the relay. */
+bool sim_nat_relayed(const sim_options *o, int a, int b);
+/* The link a-b gets (its profile and link lines) with the relay's detour. */
+void sim_nat_link(const sim_options *o, int a, int b, tempo_link_params *out);
 
 #endif /* TEMPO_SIM_H */

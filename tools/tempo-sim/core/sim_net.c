@@ -35,6 +35,19 @@ bool sim_net_links(tempo_simnet *net, const sim_options *o, int machines, sim_ad
                 return false;
         }
     }
+    /* Behind NATs, a pair with no direct path plays through the relay:
+     * its link, both ways, goes the detour's further (sim_nat.c). */
+    for (int a = 0; o->has_nat && a < machines; a++)
+        for (int b = a + 1; b < machines; b++) {
+            if (!sim_nat_relayed(o, a, b))
+                continue;
+            tempo_link_params p;
+            sim_nat_link(o, a, b, &p);
+            tempo_address x = addr(a), y = addr(b);
+            if (tempo_simnet_set_link(net, &x, &y, &p) != TEMPO_OK ||
+                tempo_simnet_set_link(net, &y, &x, &p) != TEMPO_OK)
+                return false;
+        }
     return true;
 }
 

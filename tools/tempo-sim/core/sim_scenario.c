@@ -310,6 +310,22 @@ static bool d_link(parser *ps, int argc, char **argv)
     return true;
 }
 
+/* nat MACHINE TYPE */
+static bool d_nat(parser *ps, int argc, char **argv)
+{
+    int m;
+    if (argc != 3)
+        return fail(ps, ps->line, "expected: nat MACHINE none|fc|arc|prc|sym");
+    if (!machine(ps, argv[1], &m))
+        return false;
+    int n = sim_nat_parse(argv[2]);
+    if (n < 0)
+        return fail(ps, ps->line, "unknown NAT '%s' (none, fc, arc, prc or sym)", argv[2]);
+    ps->o->nat[m] = (uint8_t)n;
+    ps->o->has_nat = true;
+    return true;
+}
+
 static bool d_clock_drift(parser *ps, int argc, char **argv)
 {
     int m = 0;
@@ -488,7 +504,7 @@ typedef struct directive {
 static const directive directives[] = {
     {"peer", d_peer},           {"spectator", d_spectator}, {"link", d_link},
     {"clock-drift", d_clock_drift}, {"start-skew", d_start_skew}, {"hiccup", d_hiccup},
-    {"drop", d_drop},           {"blackout", d_blackout},   {"clock-jump", d_clock_jump},
+    {"drop", d_drop},           {"blackout", d_blackout},   {"nat", d_nat},   {"clock-jump", d_clock_jump},
     {"spoofer", d_hostile},     {"onpath", d_hostile},      {"handshake-flood", d_hostile},
 };
 

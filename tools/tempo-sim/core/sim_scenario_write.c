@@ -132,6 +132,9 @@ static void put_faults(FILE *f, const sim_options *o, sim_setting_id id)
         put_span(f, (uint64_t)(j->us < 0 ? -j->us : j->us));
         fputc('\n', f);
     }
+    for (int k = 0; id == SIM_SET_NAT && o->has_nat && k < SIM_MAX_MACHINES; k++)
+        if (o->nat[k] != SIM_NAT_NONE)
+            fprintf(f, "nat %d %s\n", k, sim_nat_name(o->nat[k]));
     for (int k = 0; id == SIM_SET_BLACKOUT && k < o->num_blackouts; k++) {
         fputs("blackout ", f);
         put_pair(f, o->blackouts[k].a, o->blackouts[k].b);
@@ -209,6 +212,7 @@ void sim_scenario_write(FILE *f, const sim_options *o)
         case SIM_SET_CLOCK_JUMP:
         case SIM_SET_BLACKOUT:
         case SIM_SET_DROP:
+        case SIM_SET_NAT:
             put_faults(f, o, (sim_setting_id)k);
             break;
         case SIM_SET_MODE:

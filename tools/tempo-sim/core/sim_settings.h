@@ -38,6 +38,7 @@ typedef enum sim_setting_id {
     SIM_SET_SPECTATOR,
     SIM_SET_PROFILE,
     SIM_SET_LINK,
+    SIM_SET_NAT,
     SIM_SET_CLOCK_DRIFT,
     SIM_SET_START_SKEW,
     SIM_SET_HICCUP,

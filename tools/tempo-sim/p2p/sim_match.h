@@ -58,6 +58,8 @@ typedef struct sim_measure {
     uint64_t advantage_n;
     double rtt_sum;          /* endpoint RTT, every link at every sample */
     uint64_t rtt_n;
+    double pair_rtt_sum[SIM_MAX_MACHINES]; /* the same, per other machine */
+    uint64_t pair_rtt_n[SIM_MAX_MACHINES];
     double skew_integral;    /* frames x microseconds, after warm-up */
     double skew_time;        /* microseconds integrated */
     uint64_t bytes_sent, packets_sent; /* datagrams handed to the network */
@@ -154,6 +156,7 @@ typedef struct sim_peer_result {
     int input_delay_final;
     double input_delay_mean;
     double rtt_ms_mean;                /* NAN if no link measured */
+    double pair_rtt_ms[SIM_MAX_MACHINES]; /* per other machine, NAN if not measured */
     uint64_t bytes_sent, packets_sent;
     double match_seconds;              /* this machine's start to the match's end */
     double payload_bytes_per_s;

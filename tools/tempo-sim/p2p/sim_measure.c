@@ -215,6 +215,8 @@ void sim_measure_sample(sim_match *mt)
             if (es.rtt_ms > 0) {
                 m->m.rtt_sum += es.rtt_ms;
                 m->m.rtt_n++;
+                m->m.pair_rtt_sum[b] += es.rtt_ms;
+                m->m.pair_rtt_n[b]++;
             }
             if (i >= 0) {
                 tl->rtt_ms[a][b][i] = (float)es.rtt_ms;
@@ -337,6 +339,8 @@ void sim_measure_finish(sim_match *mt, sim_result *out)
         p->input_delay_final = m->delay > 0 ? m->delay : 0;
         p->input_delay_mean = sim_mean(mm->delay_sum, mm->running_ticks, 0.0);
         p->rtt_ms_mean = sim_mean(mm->rtt_sum, mm->rtt_n, NAN);
+        for (int b = 0; b < SIM_MAX_MACHINES; b++)
+            p->pair_rtt_ms[b] = sim_mean(mm->pair_rtt_sum[b], mm->pair_rtt_n[b], NAN);
         p->bytes_sent = mm->bytes_sent;
         p->packets_sent = mm->packets_sent;
         uint64_t end = mm->end_vt ? mm->end_vt : mt->vt;

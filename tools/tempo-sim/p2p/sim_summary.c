@@ -175,6 +175,15 @@ void sim_print_summary(FILE *f, const sim_options *o, const sim_result *r)
         if (!r->peer[i].dropped && r->peer[i].final_frame + 60 < o->frames)
             fprintf(f, "note: spectator %d played only %" PRId32 " of %d frames\n", i - r->npeers,
                     r->peer[i].final_frame, o->frames);
+    if (o->has_nat) {
+        fprintf(f, "\npaths behind NATs (a relayed pair's link goes %d ms further each way, docs/NAT.md):\n",
+                SIM_RELAY_DETOUR_MS);
+        for (int a = 0; a < r->npeers; a++)
+            for (int b = a + 1; b < r->npeers; b++)
+                fprintf(f, "  peer %d (%s) - peer %d (%s): %-8s RTT %.1f ms\n", a, sim_nat_name(o->nat[a]),
+                        b, sim_nat_name(o->nat[b]), sim_nat_relayed(o, a, b) ? "relayed" : "direct",
+                        r->peer[a].pair_rtt_ms[b]);
+    }
     if (r->converged)
         fprintf(f, "\nconverged: yes - every live peer computed the same state for frames 1..%d "
                    "(spectators: every frame they played)\n", o->frames);
