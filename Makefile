@@ -36,7 +36,7 @@ define run_tests
 endef
 SHELL := /bin/bash
 
-.PHONY: all run test test-gcc test-asan test-windows wasm wasm-for-test bench fuzz soak attack flood bootstrap release dist clean \
+.PHONY: all run test test-gcc test-asan test-windows wasm wasm-for-test bench fuzz soak attack flood nat-lab bootstrap release dist clean \
         docs-check docs-screenshots
 
 all: release
@@ -120,6 +120,15 @@ soak: release
 FLOOD_ARGS = $(RELEASE_DIR)/examples/arena/tempo-arena $(RELEASE_DIR)/tools/tempo-flood/tempo-flood $(RELEASE_DIR)/arena_flood
 flood: release
 	@sh tests/arena_flood.sh $(FLOOD_ARGS)
+
+# NAT traversal behind emulated home routers (as root; docs/NAT.md): every
+# pair of NAT types, then a router's conntrack table flushed mid-match
+# (tests/nat_lab.sh; make test runs its quick subset).
+NAT_LAB_ARGS = $(RELEASE_DIR)/examples/arena/tempo-arena $(RELEASE_DIR)/tools/tempo-relay/tempo-relay \
+               $(RELEASE_DIR)/tools/tempo-token/tempo-token $(RELEASE_DIR)/nat_lab
+nat-lab: release
+	@sh tests/nat_lab.sh $(NAT_LAB_ARGS) full
+	@sh tests/nat_lab.sh $(NAT_LAB_ARGS) flush
 
 # A million forged, mutated and replayed datagrams at a sealed match: what
 # got in (nothing), whether the match noticed, and how long it took.

@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "bench_common.h"
+#include "bench_play.h"
 #include "tempo/simnet.h"
 #include "tempo/tempo.h"
 #include "tempo/udp.h"
@@ -25,21 +25,7 @@
 #define REPS 9
 #define FRAMES 3600
 
-typedef struct peer {
-    tempo_session *s;
-    uint64_t state;
-    uint8_t input[4];
-    tempo_rng rng;
-} peer;
-
-/* A person-like input: changes about every 8 frames. */
-static void next_input(peer *p)
-{
-    if (tempo_rng_below(&p->rng, 8) == 0)
-        p->input[tempo_rng_below(&p->rng, 4)] = (uint8_t)tempo_rng_next(&p->rng);
-}
-
-static void make_pair(peer *pr, const tempo_transport *tr, const tempo_address *addr, bool keyed)
+static void make_pair(bench_peer *pr, const tempo_transport *tr, const tempo_address *addr, bool keyed)
 {
     for (int i = 0; i < 2; i++) {
         tempo_config cfg;
@@ -57,32 +43,6 @@ static void make_pair(peer *pr, const tempo_transport *tr, const tempo_address *
     }
 }
 
-/* One tick of one peer at its clock `now`; returns seconds spent in tempo. */
-static double tick(peer *p, uint64_t now, int player)
-{
-    next_input(p);
-    double t0 = bench_now();
-    tempo_session_poll(p->s, now);
-    tempo_session_add_local_input(p->s, player, p->input, 4);
-    tempo_tick t;
-    tempo_session_advance(p->s, &t);
-    const tempo_request *r;
-    double in_game = 0;
-    while (tempo_session_next(p->s, &r) > 0) {
-        double g0 = bench_now();
-        if (r->kind == TEMPO_REQUEST_ADVANCE)
-            for (int i = 0; i < 8; i++)
-                p->state = p->state * 6364136223846793005ULL + r->inputs[i];
-        else if (r->kind == TEMPO_REQUEST_SAVE)
-            *r->checksum = p->state;
-        in_game += bench_now() - g0;
-    }
-    tempo_event ev;
-    while (tempo_session_poll_event(p->s, &ev) > 0) {
-    }
-    return bench_now() - t0 - in_game;
-}
-
 static double udp_run(bool keyed)
 {
     tempo_udp *u[2];
@@ -96,13 +56,13 @@ static double udp_run(bool keyed)
         tempo_udp_local_address(u[i], &addr[i]);
         tr[i] = tempo_udp_transport(u[i]);
     }
-    peer pr[2];
+    bench_peer pr[2];
     make_pair(pr, tr, addr, keyed);
     double spent = 0;
     int32_t frames = 0;
     for (uint64_t k = 0; frames < FRAMES && k < 100000; k++) {
         uint64_t now = k * 16667u;
-        double a = tick(&pr[0], now, 0), b = tick(&pr[1], now + 5000, 1);
+        double a = bench_peer_tick(&pr[0], now, 0), b = bench_peer_tick(&pr[1], now + 5000, 1);
         if (tempo_session_frame(pr[0].s) > 0) { /* count frames, not the handshake */
             spent += a + b;
             frames = tempo_session_frame(pr[0].s);
@@ -163,7 +123,7 @@ static traffic simnet_run(const char *profile)
     tempo_transport tr[2];
     for (int i = 0; i < 2; i++)
         tempo_simnet_add_node(net, &addr[i], &tr[i]);
-    peer pr[2];
+    bench_peer pr[2];
     make_pair(pr, tr, addr, false);
     uint64_t start_us = 0;
     for (uint64_t k = 0; k < 200000; k++) {
@@ -171,7 +131,7 @@ static traffic simnet_run(const char *profile)
         tempo_simnet_set_time(net, now);
         for (int i = 0; i < 2; i++)
             if ((k * 1000u + (uint64_t)i * 7000u) % 16667u < 1000u)
-                tick(&pr[i], now, i);
+                bench_peer_tick(&pr[i], now, i);
         if (!start_us && tempo_session_frame(pr[0].s) > 0)
             start_us = now;
         if (start_us && now - start_us >= 60000000u)

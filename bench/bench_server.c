@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_common.h"
+#include "bench_play.h"
 #include "tempo/simnet.h"
 #include "tempo/tempo.h"
 
@@ -50,22 +50,7 @@ static run_result run(size_t state_size, uint64_t seed, bool sealed)
     tempo_transport st;
     tempo_simnet_add_node(net, &sa, &st);
     uint8_t *arena = (uint8_t *)calloc(1, state_size);
-    tempo_server_config sc;
-    tempo_server_config_default(&sc);
-    sc.num_players = CLIENTS;
-    sc.max_clients = CLIENTS;
-    sc.arena = arena;
-    sc.arena_size = state_size;
-    sc.random_seed = seed;
-    static const uint8_t backend_key[TEMPO_KEY_SIZE] = {9, 8, 7};
-    if (sealed) {
-        sc.has_private_key = true;
-        memcpy(sc.private_key, backend_key, sizeof backend_key);
-        sc.self = sa;
-    }
-    tempo_server *s;
-    if (tempo_server_create(&sc, &st, &s) != TEMPO_OK)
-        exit(1);
+    tempo_server *s = bench_server_open(arena, state_size, CLIENTS, seed, sealed, &sa, &st);
     tempo_client *c[CLIENTS];
     uint8_t *carena[CLIENTS];
     for (int i = 0; i < CLIENTS; i++) {
@@ -73,22 +58,8 @@ static run_result run(size_t state_size, uint64_t seed, bool sealed)
         tempo_transport ct;
         tempo_simnet_add_node(net, &ca, &ct);
         carena[i] = (uint8_t *)calloc(1, state_size);
-        tempo_client_config cc;
-        tempo_client_config_default(&cc);
-        cc.num_players = CLIENTS;
-        cc.arena = carena[i];
-        cc.arena_size = state_size;
-        cc.random_seed = seed + (uint64_t)i + 1;
-        if (sealed) {
-            cc.has_token = true;
-            if (tempo_token_create(backend_key, 0, (uint64_t)i + 1, 100000, 1, &sa, 1, NULL,
-                                   cc.token) != TEMPO_OK)
-                exit(1);
-        }
-        if (tempo_client_create(&cc, &ct, &sa, &c[i]) != TEMPO_OK)
-            exit(1);
+        c[i] = bench_client_open(carena[i], state_size, CLIENTS, i, seed, sealed, &sa, &ct);
     }
-    tempo_server_set_token_time(s, 10);
     const uint64_t tick = 1000000 / 60;
     const size_t stride = state_size / CLIENTS;
     double spent = 0;
@@ -118,20 +89,9 @@ static run_result run(size_t state_size, uint64_t seed, bool sealed)
         double t1 = bench_now();
         if (f >= SETTLE)
             spent += t1 - t0;
-        for (int p = 0; p < CLIENTS; p++) /* the game: each player's counter moves */
-            if (t.requests[0].inputs[p * 4] != 0 || (f + p) % 3 == 0)
-                arena[(size_t)p * stride] = (uint8_t)(arena[(size_t)p * stride] + 1);
+        bench_server_game(arena, stride, CLIENTS, &t, f);
         tempo_simnet_set_time(net, now + tick / 2);
-        for (int i = 0; i < CLIENTS; i++) {
-            tempo_client_poll(c[i], now + tick / 2);
-            uint64_t mine = tempo_client_local_players(c[i]);
-            uint8_t in[4] = {(uint8_t)(f / 8), 0, 0, 0};
-            for (int p = 0; p < CLIENTS; p++)
-                if (mine >> p & 1u)
-                    tempo_client_add_local_input(c[i], p, in, sizeof in);
-            tempo_client_tick k;
-            tempo_client_advance(c[i], &k);
-        }
+        bench_clients_tick(c, CLIENTS, now + tick / 2, f);
     }
     tempo_server_stats ss;
     tempo_server_get_stats(s, &ss);

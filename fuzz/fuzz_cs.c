@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     se.peer = &ce;
     ce.peer = &se;
     memset(server_state, 0, sizeof server_state);
-    tempo_transport st = {send_fn, recv_fn, &se}, ct = {send_fn, recv_fn, &ce};
+    tempo_transport st = {send_fn, recv_fn, &se, NULL}, ct = {send_fn, recv_fn, &ce, NULL};
     tempo_server_config sc;
     tempo_server_config_default(&sc);
     sc.max_state_size = STATE;

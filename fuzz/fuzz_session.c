@@ -230,7 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.arena_size = sizeof block;
     cfg.timesync.startup_delay = false;
     cfg.auto_delay.enabled = size > 0 && (data[0] & 0x80);
-    tempo_transport tr = {fake_send, fake_recv, NULL};
+    tempo_transport tr = {fake_send, fake_recv, NULL, NULL};
     tempo_session *s;
     if (tempo_session_create_p2p(&cfg, &tr, &s) != TEMPO_OK)
         abort();

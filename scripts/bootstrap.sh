@@ -13,7 +13,8 @@
 # pkg-config finds the rest; cmocka runs the tests; xxhash.h gives the
 # checksum; libsodium seals datagrams and connect tokens; clang with its
 # sanitizer runtime builds the ASan+UBSan test run and the fuzzers; SDL2
-# builds the demo window (optional for the library); Chromium renders the
+# builds the demo window (optional for the library); iproute2, nftables and
+# conntrack build the emulated home routers of the NAT test; Chromium renders the
 # simulator's report headless in a test (skipped without it); Python's
 # jsonschema and yaml check deploy/'s manifests against Agones' schemas.
 #
@@ -109,6 +110,12 @@ have_pc sdl2 || need sdl2
 # a headless browser renders the simulator's report in a test
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
     command -v google-chrome >/dev/null 2>&1 || need chromium
+# the NAT lab test (tests/nat_lab.sh) builds network namespaces with
+# iproute2 and emulates home routers with nftables; conntrack flushes a
+# router's table mid-match
+command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || need iproute2
+command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || need nftables
+command -v conntrack >/dev/null 2>&1 || [ -x /usr/sbin/conntrack ] || need conntrack
 # deploy/'s Agones manifests are checked against Agones' schemas in a test
 PY_CHECK='import jsonschema, yaml'
 { python3 -c "$PY_CHECK" 2>/dev/null || /usr/bin/python3 -c "$PY_CHECK" 2>/dev/null; } ||
@@ -152,6 +159,11 @@ pkg() { # pkg MANAGER NEED
     *:sdl2) echo sdl2 ;;
     brew:chromium) ;; # a cask, not a formula: the render test skips without it
     *:chromium) echo chromium ;;
+    brew:iproute2|brew:nftables|brew:conntrack) ;; # Linux only: the NAT lab test skips
+    *:iproute2) echo iproute2 ;;
+    *:nftables) echo nftables ;;
+    dnf:conntrack|pacman:conntrack) echo conntrack-tools ;;
+    *:conntrack) echo conntrack ;;
     apt:jsonschema) echo "python3-jsonschema python3-yaml" ;;
     dnf:jsonschema) echo "python3-jsonschema python3-pyyaml" ;;
     pacman:jsonschema) echo "python-jsonschema python-yaml" ;;

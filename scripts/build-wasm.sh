@@ -73,16 +73,16 @@ fi
 touch "$stamp"
 # one object per source, named by its path; only the stale ones compile
 objs=""
-todo=""
+stale=""
 for s in $srcs; do
     o="$out/obj/$(echo "$s" | tr / _ | sed 's/\.c$/.o/')"
     objs="$objs $o"
-    if [ ! -f "$o" ] || [ "$s" -nt "$o" ]; then todo="$todo $s"; fi
+    if [ ! -f "$o" ] || [ "$s" -nt "$o" ]; then stale="$stale $s"; fi
 done
-if [ -n "$todo" ]; then
-    echo "  emcc: $(echo $todo | wc -w) sources, $jobs at a time"
+if [ -n "$stale" ]; then
+    echo "  emcc: $(echo $stale | wc -w) sources, $jobs at a time"
     # shellcheck disable=SC2086
-    printf '%s\n' $todo | xargs -P "$jobs" -I{} sh -c \
+    printf '%s\n' $stale | xargs -P "$jobs" -I{} sh -c \
         'o="$1/obj/$(echo "$2" | tr / _ | sed "s/\.c\$/.o/")"; emcc $3 -c "$2" -o "$o"' \
         sh "$out" {} "$flags"
 fi

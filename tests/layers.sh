@@ -65,7 +65,7 @@ function rank(l) {
 function public_rank(h) {
     if (h == "base.h" || h == "export.h" || h == "rng.h" || h == "transport.h") return 0
     if (h == "secure.h") return 1
-    if (h == "udp.h" || h == "simnet.h") return 2
+    if (h == "udp.h" || h == "simnet.h" || h == "traversal.h") return 2
     if (h == "config.h" || h == "effects.h" || h == "subframe.h") return 3
     if (h == "interp.h" || h == "replay.h") return 4
     if (h == "server.h" || h == "client.h" || h == "relay.h") return 5

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The report says what the terminal says: the default match's report
-# (`make run`) counts the desync checks the terminal counts, names its
-# machines as players and a spectator in the title and the line under it,
-# says what its events are and what a spectator's row means, and a verdict
-# that weighs two rules says which one misses.
+# (`make run`, with one machine frozen for 400 ms so that it has an event)
+# counts the desync checks the terminal counts, names its machines as
+# players and a spectator in the title and the line under it, says what its
+# events are and what a spectator's row means, and a verdict that weighs two
+# rules says which one misses; a match with several kinds of events
+# (scenarios/mobile-bursts.scenario) names each kind, and the kinds add up.
 # usage: sim_report_facts.sh <tempo-sim> <work dir>
 set -u
 sim=$1
@@ -13,7 +15,7 @@ rm -rf "$dir"
 mkdir -p "$dir"
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$sim" --report "$dir/r.html" > "$dir/out.txt" 2>&1 || fail "tempo-sim exited $?: $(tail -n 3 "$dir/out.txt")"
+"$sim" --hiccup 2@1200:400 --report "$dir/r.html" > "$dir/out.txt" 2>&1 || fail "tempo-sim exited $?: $(tail -n 3 "$dir/out.txt")"
 # the page's text, one element a line
 sed 's/<[^>]*>/\n/g' "$dir/r.html" | sed 's/&#183;/·/g; s/&#8594;/→/g' | grep -v '^ *$' > "$dir/text.txt"
 
@@ -29,6 +31,8 @@ title=$(sed -n 's/.*<h1>\(.*\)<\/h1>.*/\1/p' "$dir/r.html" | head -n 1)
 echo "$title" | grep -q "^4 players and a spectator, " || fail "the title says '$title'"
 grep -q "^4 player machines and 1 spectator · " "$dir/text.txt" ||
     fail "the line under the title: $(grep 'match time' "$dir/text.txt" | head -n 1)"
+grep -q "· 1 event (a machine froze or its clock jumped), marked on the charts" "$dir/text.txt" ||
+    fail "the events are not named: $(grep -o '[0-9]* events[^·]*' "$dir/text.txt" | head -n 1)"
 # events: a match that has some names each kind, and the kinds add up
 # (a kind without a count happened once)
 root=$(cd "$(dirname "$0")/.." && pwd)

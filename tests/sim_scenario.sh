@@ -25,6 +25,16 @@ for f in "$scenarios"/*.scenario; do
 done
 [ $n -ge 7 ] || fail "only $n scenarios in $scenarios"
 
+# 1b. Behind NATs: the one pair with no direct path plays relayed, and
+# its round trip is the detour's longer than the direct pairs'.
+"$sim" --scenario "$scenarios/home-nats.scenario" --frames 900 > "$dir/nats.txt" 2>&1 || fail "home-nats did not run"
+grep -q "peer 0 (prc) - peer 2 (sym): relayed" "$dir/nats.txt" || fail "home-nats: 0-2 is not relayed: $(grep peer "$dir/nats.txt")"
+[ "$(grep -c ": direct " "$dir/nats.txt")" = 2 ] || fail "home-nats: not two direct pairs"
+awk '/: direct / { d = $NF + 0; if ($(NF-1) + 0 > d) d = $(NF-1) + 0; if ($(NF-1) + 0 > dmax) dmax = $(NF-1) + 0 }
+     /: relayed / { r = $(NF-1) + 0 }
+     END { exit !(r > dmax + 20) }' "$dir/nats.txt" ||
+    fail "home-nats: the relayed pair's RTT is not 20 ms above the direct ones': $(grep 'RTT' "$dir/nats.txt" | tail -n 3)"
+
 # 2. The default scenario as a file is the built-in default, number for number.
 (cd "$dir" && "$sim" --quiet --json builtin.json) || fail "the built-in default did not exit 0"
 grep -v wall_seconds "$dir/builtin.json" >"$dir/a.txt"
@@ -110,7 +120,7 @@ for name in clock-jump-10s clock-jump-60s blackout-drops-peer freeze-drops-peer 
 done
 # Matches the soak once failed, each kept as a scenario: every one now
 # passes every soak check (exit 0).
-for name in spectator-freeze-catches-up pauses-overlap-silent-peer-dropped; do
+for name in spectator-freeze-catches-up pauses-overlap-silent-peer-dropped spectator-host-handshake-lost; do
     "$sim" --scenario "$here/$name.scenario" --quiet --json "$dir/$name.json"
     [ $? -eq 0 ] || fail "$name did not exit 0: $(value soak_check "$dir/$name.json")"
     [ "$(value converged "$dir/$name.json")" = true ] || fail "$name did not converge"

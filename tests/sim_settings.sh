@@ -31,6 +31,7 @@ spectators --spectators spectators int 0 7 -1 8
 spectator - spectator structured - - - -
 profile --profile profile profile perfect terrible - no-such-profile
 link --link link structured - - - -
+nat - nat structured - - - -
 clock-drift --clock-drift clock-drift structured - - - -
 start-skew --start-skew start-skew structured - - - -
 hiccup --hiccup hiccup structured - - - -
@@ -156,6 +157,7 @@ spectator watches 0
 profile continental
 link 2-* mobile
 link 0-1 latency_ms=40 jitter_ms=6 loss=0.01
+nat 1 sym
 clock-drift 1 -0.8%
 start-skew 2 150ms
 hiccup 1 at 600 for 300ms

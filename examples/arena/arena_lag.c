@@ -89,10 +89,18 @@ static int lag_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacit
     return l->inner.recv(l->inner.ctx, from, buf, capacity);
 }
 
+/* What the line sent at once (no delay, or the line full) may wait in
+ * the inner transport's batch: the round of sends ends there too. */
+static int lag_flush(void *ctx)
+{
+    arena_lag *l = ctx;
+    return tempo_transport_flush(&l->inner);
+}
+
 tempo_transport arena_lag_transport(arena_lag *l, tempo_transport inner)
 {
     l->inner = inner;
-    return (tempo_transport){lag_send, lag_recv, l};
+    return (tempo_transport){lag_send, lag_recv, l, lag_flush};
 }
 
 void arena_lag_flush(arena_lag *l)
@@ -110,4 +118,5 @@ void arena_lag_flush(arena_lag *l)
         l->inner.send(l->inner.ctx, &d->to, d->data, d->size);
     }
     l->ndatagrams = kept;
+    (void)tempo_transport_flush(&l->inner);
 }

@@ -134,6 +134,10 @@ static const option_spec sdl_specs[] = {
              "--player I --out F)"},
     {.name = "match", .kind = OPTION_U64, .value = "ID", .offset = FIELD(match), .min = 1,
      .range = "1..2^64-1", .help = "--relay without a token: the match, default 1"},
+    {.name = "p2p", .kind = OPTION_FLAG, .offset = FIELD(p2p),
+     .help = "--relay: a peer-to-peer match the relay introduces:\nthe peers punch through their "
+             "NATs and play\ndirectly, the relay forwarding for pairs that\ncannot (docs/NAT.md; "
+             "a token from tempo-token\n--p2p)"},
     {.name = "player", .kind = OPTION_INT, .value = "I", .offset = FIELD(me), .min = 0,
      .max = ARENA_MAX_PLAYERS - 1, .help = "p2p, relay: the player you fly, default 0"},
     {.name = "auto-delay", .kind = OPTION_FLAG, .offset = FIELD(auto_delay),
@@ -226,6 +230,10 @@ arena_options_result arena_options_parse(int argc, char **argv, arena_options *o
     if ((o->token_file || o->match) && !o->has_relay) {
         options_error(&sdl_command, "--%s is for a match through a relay: give --relay HOST:PORT",
                       o->token_file ? "token-file" : "match");
+        return ARENA_OPTIONS_USAGE;
+    }
+    if (o->p2p && !o->has_relay) {
+        options_error(&sdl_command, "--p2p is for a match a relay introduces: give --relay HOST:PORT");
         return ARENA_OPTIONS_USAGE;
     }
     if (o->has_relay) {

@@ -20,6 +20,7 @@
  * here, by the program; the library only ever gets the time as an argument.
  */
 #include "arena_sdl.h"
+#include "arena_p2p.h"
 #include "arena_replay.h"
 #include "arena_sound.h"
 
@@ -51,6 +52,8 @@ typedef struct demo {
     arena_state game;       /* the one block tempo saves and loads */
     tempo_session *session;
     tempo_udp *udp;         /* p2p only */
+    tempo_traversal *trav;  /* --p2p: the relay's introduction, each pair's path */
+    arena_paths paths;
     bool local[ARENA_MAX_PLAYERS]; /* players whose input this machine gives */
     arena_bot bots[ARENA_MAX_PLAYERS];
     arena_lag lag;          /* the simulated network delay */
@@ -113,6 +116,44 @@ static tempo_result open_p2p(demo *d, tempo_config *cfg)
     if (r != TEMPO_OK)
         return r;
     tempo_transport tr = arena_lag_transport(&d->lag, tempo_udp_transport(d->udp));
+    if (o->p2p) { /* the relay introduces the peers; then a plain p2p match over the traversal */
+        uint8_t token[TEMPO_TOKEN_SIZE];
+        if (o->token_file && !token_read_file("tempo-arena-sdl", o->token_file, token))
+            return TEMPO_E_INVALID_ARG;
+        arena_p2p_args a;
+        memset(&a, 0, sizeof a);
+        a.relay = o->relay;
+        a.token = o->token_file ? token : NULL;
+        a.match = o->match ? o->match : 1u;
+        a.players = o->players;
+        a.local = 1u << o->me;
+        a.input_size = ARENA_INPUT_SIZE;
+        a.fps = 60;
+        a.direct = true;
+        a.nonce = clock_us() ^ ((uint64_t)o->me << 56) ^ (uint64_t)(uintptr_t)&a;
+        fprintf(stderr, "tempo-arena-sdl: joining the relay for a peer-to-peer match\n");
+        bool met = arena_p2p_meet(&d->trav, d->udp, &a, clock_us() + 15000000u, "tempo-arena-sdl");
+        tempo_wipe(token, sizeof token);
+        if (!met)
+            return TEMPO_E_STATE;
+        tr = arena_lag_transport(&d->lag, tempo_traversal_transport(d->trav));
+        cfg->random_seed = clock_us() ^ ((uint64_t)o->port << 40) ^ (uint64_t)(uintptr_t)&tr;
+        cfg->auto_delay.enabled = o->auto_delay;
+        cfg->has_match_key = tempo_traversal_match_key(d->trav, cfg->match_key) == TEMPO_OK;
+        r = tempo_session_create_p2p(cfg, &tr, &d->session);
+        tempo_wipe(cfg->match_key, sizeof cfg->match_key);
+        if (r == TEMPO_OK)
+            tempo_session_set_traversal(d->session, d->trav);
+        for (int p = 0; p < o->players && r == TEMPO_OK; p++) {
+            tempo_address at;
+            d->local[p] = p == o->me;
+            r = d->local[p] ? tempo_session_add_local_player(d->session, p)
+                : tempo_traversal_peer_address(d->trav, p, &at) == TEMPO_OK
+                    ? tempo_session_add_remote_player(d->session, p, &at)
+                    : TEMPO_E_PLAYER;
+        }
+        return r;
+    }
     /* handshake nonces; where the stack lies tells two windows apart */
     cfg->random_seed = clock_us() ^ ((uint64_t)o->port << 40) ^ (uint64_t)(uintptr_t)&tr;
     cfg->auto_delay.enabled = o->auto_delay; /* INVERSUS-style: delay follows the lag */
@@ -221,13 +262,13 @@ static bool demo_start(demo *d, const arena_options *o)
     for (int p = 0; p < o->players && r == TEMPO_OK && o->mode != ARENA_MODE_SYNCTEST; p++)
         if (d->local[p])
             r = tempo_session_set_input_delay(d->session, p, o->input_delay);
-    if (!ok(r, o->mode == ARENA_MODE_P2P ? (o->has_relay ? "relay member" : "p2p session") : "session"))
+    if (!ok(r, o->mode == ARENA_MODE_P2P ? (o->has_relay && !o->p2p ? "relay member" : "p2p session") : "session"))
         return false;
 
     arena_view *v = &d->view;
     v->game = &d->game;
     v->mode = o->mode;
-    v->relay = o->has_relay;
+    v->relay = o->has_relay && !o->p2p; /* --p2p: peers, whatever the path */
     v->human = -1;
     v->overlay = true;
     v->max_prediction = o->max_prediction;
@@ -243,6 +284,10 @@ static void demo_stop(demo *d)
         fprintf(stderr, "tempo-arena-sdl: writing the replay %s failed\n", d->opt.record);
     d->recording = false;
     tempo_session_destroy(d->session);
+    if (d->trav)
+        arena_p2p_paths(d->trav, &d->paths, d->opt.players, 1u << d->opt.me, true);
+    tempo_traversal_destroy(d->trav);
+    d->trav = NULL;
     if (d->opt.mode == ARENA_MODE_REPLAY)
         arena_replay_free(&d->rp);
     tempo_udp_close(d->udp);
@@ -433,7 +478,7 @@ static void note_peers(demo *d)
     v->ping_ms = 0;
     v->loss_pct = 0;
     tempo_relay_member_info mi;
-    if (d->opt.has_relay && tempo_session_relay_info(d->session, &mi) == TEMPO_OK) {
+    if (d->opt.has_relay && !d->opt.p2p && tempo_session_relay_info(d->session, &mi) == TEMPO_OK) {
         v->ping_ms = (int)mi.rtt_ms;
         return;
     }
@@ -545,6 +590,10 @@ static tempo_result demo_tick(demo *d, const arena_input *mine, uint64_t now_us)
         r = arena_lag_deliver_inputs(&d->lag, s); /* the bots' inputs that arrived */
     else if (d->opt.mode == ARENA_MODE_P2P)
         arena_lag_flush(&d->lag); /* our datagrams that are due go out */
+    if (d->trav) {
+        tempo_traversal_update(d->trav, now_us);
+        arena_p2p_paths(d->trav, &d->paths, d->opt.players, 1u << d->opt.me, false);
+    }
     if (r == TEMPO_OK)
         r = tempo_session_poll(s, now_us);
 
@@ -641,7 +690,7 @@ static const char *mode_name(const arena_options *o)
 {
     arena_mode m = o->mode;
     return m == ARENA_MODE_SYNCTEST ? "synctest"
-           : m == ARENA_MODE_P2P    ? (o->has_relay ? "relay" : "p2p")
+           : m == ARENA_MODE_P2P    ? (o->p2p ? "p2p introduced by a relay" : o->has_relay ? "relay" : "p2p")
            : m == ARENA_MODE_REPLAY ? "replay"
                                     : "local rollback";
 }
@@ -689,7 +738,7 @@ static int finish(const demo *d)
                (unsigned long long)st.timesync_stalls);
         if (!d->running) {
             fprintf(stderr, "tempo-arena-sdl: %s\n",
-                    d->opt.has_relay ? "the relay never started the match (is tempo-relay running "
+                    d->opt.has_relay && !d->opt.p2p ? "the relay never started the match (is tempo-relay running "
                                        "there, and every player's member in?)"
                                      : "never synchronized with the peers");
             return EXIT_ERROR;

@@ -67,6 +67,7 @@ typedef struct arena_options {
     tempo_address relay;
     const char *token_file; /* --relay: a member's token (tempo-token --match) */
     uint64_t match;      /* --relay without a token: the match id */
+    bool p2p;            /* --p2p: peers the relay introduces (docs/NAT.md) */
 } arena_options;
 
 #define ARENA_MAX_DELAY_MS 500

@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "arena_p2p.h"
 #include "arena_replay.h"
 #include "bot.h"
 #include "keyfile.h"
@@ -70,6 +71,8 @@ typedef struct arena_cli {
     ws_client *ws_conn;                    /*   the connection, once made */
     const char *token_file;                /* --token-file: a relay member's token */
     uint64_t match;                        /* --match: an unsealed relay match's id */
+    bool p2p;                              /* --p2p: peers the relay introduces (docs/NAT.md) */
+    bool no_direct;                        /* --no-direct: with --p2p, every pair relayed */
     int frames;
     uint64_t seed;
     int input_delay;
@@ -208,6 +211,12 @@ static const option_spec arena_specs[] = {
     {.name = "match", .kind = OPTION_U64, .value = "ID", .offset = FIELD(match), .min = 1,
      .range = "1..2^64-1",
      .help = "--relay without a token: the match to join,\ndefault 1; the same on every member"},
+    {.name = "p2p", .kind = OPTION_FLAG, .offset = FIELD(p2p),
+     .help = "--relay: a peer-to-peer match the relay introduces:\nthe peers punch through their "
+             "NATs and play\ndirectly, the relay forwarding for pairs that\ncannot (docs/NAT.md; "
+             "a token from tempo-token\n--p2p)"},
+    {.name = "no-direct", .kind = OPTION_FLAG, .offset = FIELD(no_direct),
+     .help = "--p2p: no hole punching, every pair through the\nrelay"},
     {.name = "frames", .kind = OPTION_INT, .value = "N", .offset = FIELD(frames), .min = 1,
      .max = 10000000, .help = "play until frame N is confirmed, then print\nits checksum (required unless --replay, which\nplays to the file's end by default)"},
     {.name = "seed", .kind = OPTION_U64, .value = "S", .offset = FIELD(seed), .min = 0, .max = 0,
@@ -290,6 +299,10 @@ static option_status check_relay(const arena_cli *o)
     if (o->rejoin || o->rejoin_window_ms)
         return options_error(c, "--relay: a relay match has no rejoin (the relay keeps no state "
                                 "to hand over)");
+    if (o->no_direct && !o->p2p)
+        return options_error(c, "--no-direct is for a --p2p match");
+    if (o->p2p && o->ws)
+        return options_error(c, "--p2p: peers punch over UDP; give the relay's UDP address, not ws://");
     for (int p = 0; p < ARENA_MAX_PLAYERS; p++)
         if ((o->local >> p & 1u) && p >= o->players)
             return options_error(c, "--player %d: want a player below --players, 0..%d", p,
@@ -314,6 +327,9 @@ static option_status check(const arena_cli *o)
     }
     if (o->speed)
         return options_error(c, "--speed is for --replay");
+    if ((o->p2p || o->no_direct) && !o->has_relay)
+        return options_error(c, "--p2p and --no-direct are for a match a relay introduces: give "
+                                "--relay HOST:PORT");
     if ((o->token_file || o->match) && !o->has_relay)
         return options_error(c, "--%s is for a match through a relay: give --relay HOST:PORT",
                              o->token_file ? "token-file" : "match");
@@ -732,6 +748,46 @@ static void print_drops(tempo_session *s, const tempo_udp *udp)
             ss.dropped_forged, us.received, us.kernel_drops, us.recv_buffer_bytes);
 }
 
+/* --p2p: join the relay (sealed with the token, or the unsealed match),
+ * wait until it has introduced every member, and point each remote
+ * player at its machine's traversal address; the rest of the match is a
+ * plain p2p one (o->has_relay cleared). False after a message. */
+static bool p2p_meet(arena_cli *o, tempo_udp *udp, uint8_t *token, tempo_traversal **out)
+{
+    arena_p2p_args a;
+    memset(&a, 0, sizeof a);
+    a.relay = o->relay;
+    a.token = o->token_file ? token : NULL;
+    a.match = o->match ? o->match : 1u;
+    a.players = o->players;
+    a.local = o->local;
+    a.input_size = ARENA_INPUT_SIZE;
+    a.fps = 60;
+    a.direct = !o->no_direct;
+    a.nonce = platform_now_us() ^ ((uint64_t)o->local << 56) ^ (uint64_t)(uintptr_t)&a;
+    if (!o->quiet) {
+        char addr[TEMPO_ADDRESS_STRLEN];
+        tempo_address_format(&o->relay, addr, sizeof addr);
+        fprintf(stderr, "tempo-arena: joining the relay at %s for a peer-to-peer match%s\n", addr,
+                o->no_direct ? " (every pair through the relay: --no-direct)" : "");
+    }
+    uint64_t deadline = platform_now_us() + (uint64_t)o->connect_timeout_s * 1000000u;
+    bool ok = arena_p2p_meet(out, udp, &a, deadline, "tempo-arena");
+    tempo_wipe(token, TEMPO_TOKEN_SIZE);
+    if (!ok)
+        return false;
+    for (int p = 0; p < o->players; p++)
+        if (!(o->local >> p & 1u) && tempo_traversal_peer_address(*out, p, &o->peer[p]) == TEMPO_OK)
+            o->remote |= 1u << p;
+    tempo_traversal_status st;
+    tempo_traversal_get_status(*out, &st);
+    if (!o->quiet)
+        fprintf(stderr, "tempo-arena: the relay introduced %d other machine(s); punching\n",
+                st.members);
+    o->has_relay = false;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     char why[512];
@@ -761,9 +817,21 @@ int main(int argc, char **argv)
     if (o.has_relay)
         bind_addr.family = o.relay.family;
     tempo_udp *udp;
-    if (tempo_udp_open(&bind_addr, NULL, &udp) != TEMPO_OK) {
+    /* A tick's datagrams to every peer leave in one system call: the
+     * session flushes the batch at the end of each poll and advance. */
+    tempo_udp_options uo = {.batch_send = true};
+    if (tempo_udp_open_ex(&bind_addr, &uo, NULL, &udp) != TEMPO_OK) {
         fprintf(stderr, "tempo-arena: cannot bind %s port %d: %s\n",
                 bind_addr.family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", o.port, strerror(errno));
+        return 1;
+    }
+    /* --p2p: the relay introduces the members; once every one is known,
+     * the match is a plain p2p one over the traversal's transport. */
+    tempo_traversal *trav = NULL;
+    arena_paths paths;
+    memset(&paths, 0, sizeof paths);
+    if (o.p2p && !p2p_meet(&o, udp, token, &trav)) {
+        tempo_udp_close(udp);
         return 1;
     }
     static arena_state game;
@@ -784,6 +852,8 @@ int main(int argc, char **argv)
     cfg.rejoin_epoch = o.rejoin && o.has_key ? (uint32_t)(o.rejoin_epoch ? o.rejoin_epoch : 1) : 0u;
     cfg.has_match_key = o.has_key;
     memcpy(cfg.match_key, o.key, sizeof cfg.match_key);
+    if (trav && tempo_traversal_match_key(trav, cfg.match_key) == TEMPO_OK)
+        cfg.has_match_key = true; /* sealed end to end with the relay's secret */
     tempo_wipe(o.key, sizeof o.key); /* the session holds its own copy */
     tempo_transport tr = tempo_udp_transport(udp);
     if (o.ws) {
@@ -796,6 +866,8 @@ int main(int argc, char **argv)
         }
         tr = ws_client_transport(o.ws_conn, &o.relay);
     }
+    if (trav)
+        tr = tempo_traversal_transport(trav);
     tempo_session *s;
     tempo_result cr;
     if (o.has_relay) {
@@ -807,7 +879,10 @@ int main(int argc, char **argv)
         cr = tempo_session_create_p2p(&cfg, &tr, &s);
     }
     tempo_wipe(cfg.match_key, sizeof cfg.match_key);
+    if (cr == TEMPO_OK && trav)
+        tempo_session_set_traversal(s, trav); /* its endpoint stats say each peer's path */
     if (cr != TEMPO_OK) {
+        tempo_traversal_destroy(trav);
         tempo_udp_close(udp);
         fprintf(stderr, "tempo-arena: cannot create the session: %s%s\n", tempo_strerror(cr),
                 cr == TEMPO_E_UNSUPPORTED ? " (this build has no libsodium: no --key or --token-file)"
@@ -816,7 +891,10 @@ int main(int argc, char **argv)
     }
     if (!o.quiet)
         fprintf(stderr, "tempo-arena: %s\n",
-                o.has_key          ? "sealed: datagrams authenticated and encrypted with the match key"
+                trav && cfg.has_match_key
+                    ? "sealed: datagrams authenticated and encrypted with the key of the match the relay introduced"
+                : trav             ? "no --token-file: the relay's introduction and the datagrams are NOT authenticated"
+                : o.has_key        ? "sealed: datagrams authenticated and encrypted with the match key"
                 : o.token_file     ? "sealed: datagrams authenticated and encrypted with the token's keys"
                 : o.has_relay      ? "no --token-file: datagrams to the relay are NOT authenticated"
                                    : "no --key: datagrams are NOT authenticated");
@@ -872,6 +950,11 @@ int main(int argc, char **argv)
         platform_sleep_until_us(next);
         next += FRAME_US;
         uint64_t now = platform_now_us();
+        if (trav) {
+            tempo_traversal_update(trav, now);
+            if (!o.quiet)
+                arena_p2p_paths(trav, &paths, o.players, o.local, false);
+        }
         tempo_session_poll(s, now);
         uint64_t work = platform_now_us() - now; /* tempo's own work this tick */
         report_events(s, &o, &news);
@@ -998,7 +1081,19 @@ int main(int argc, char **argv)
                 work_ticks ? (double)work_us / (double)work_ticks : 0.0,
                 median_u32(tick_work, work_ticks < 32768 ? (size_t)work_ticks : 32768));
     }
+    if (trav && !o.quiet) {
+        arena_p2p_paths(trav, &paths, o.players, o.local, true);
+        tempo_traversal_stats ts;
+        tempo_traversal_get_stats(trav, &ts);
+        fprintf(stderr, "tempo-arena: traversal: probes %" PRIu64 " sent, %" PRIu64
+                        " answered; datagrams direct %" PRIu64 " out %" PRIu64 " in, relayed %"
+                        PRIu64 " out %" PRIu64 " in; relay reconnects %" PRIu64
+                        "; dropped forged=%" PRIu64 " stranger=%" PRIu64 "\n",
+                ts.probes_sent, ts.acks_in, ts.direct_out, ts.direct_in, ts.forwarded_out,
+                ts.forwarded_in, ts.relay_reconnects, ts.dropped_forged, ts.dropped_stranger);
+    }
     tempo_session_destroy(s);
+    tempo_traversal_destroy(trav);
     tempo_udp_close(udp);
     ws_client_close(o.ws_conn);
     if (o.record && !arena_record_close(&rec, !failed)) {

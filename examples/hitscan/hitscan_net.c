@@ -17,7 +17,8 @@
 static bool open_udp(int port, tempo_udp **u, tempo_transport *t)
 {
     tempo_address bind = tempo_address_ipv4(0, 0, 0, 0, (uint16_t)port);
-    if (tempo_udp_open(&bind, NULL, u) != TEMPO_OK) {
+    tempo_udp_options uo = {.batch_send = true}; /* the server's snapshots: one system call a tick */
+    if (tempo_udp_open_ex(&bind, &uo, NULL, u) != TEMPO_OK) {
         fprintf(stderr, "tempo-hitscan: cannot bind UDP port %d\n", port);
         return false;
     }

@@ -288,7 +288,8 @@ bool pong_udp_open(int family, int port, const char *program, tempo_udp **out,
                    tempo_transport *tr)
 {
     tempo_address bind_addr = {.family = (tempo_address_family)family, .port = (uint16_t)port};
-    if (tempo_udp_open(&bind_addr, NULL, out) != TEMPO_OK) {
+    tempo_udp_options uo = {.batch_send = true}; /* the server's snapshots: one system call a tick */
+    if (tempo_udp_open_ex(&bind_addr, &uo, NULL, out) != TEMPO_OK) {
         fprintf(stderr, "%s: cannot bind %s port %d: %s\n", program,
                 family == TEMPO_ADDRESS_IPV6 ? "IPv6" : "IPv4", port, strerror(errno));
         return false;

@@ -426,6 +426,9 @@ typedef struct tempo_session_stats {
      * session. unauthenticated is true for a network session without a
      * match key: anyone on the path can read and forge its datagrams. */
     uint64_t dropped_forged;
+    uint64_t held_jumps;        /* datagrams far ahead of their sender's sequence, held
+                                   unused until it shows it moved on (docs/SECURITY.md
+                                   9.1); each peer's part is its tempo_endpoint_stats' */
     bool unauthenticated;
     /* What a peer claimed that it cannot know (docs/SECURITY.md, "Lying
      * participants"); the claim is ignored, the rest of its datagram used.

@@ -62,12 +62,19 @@ extern "C" {
  *         (tempo/lockstep.h) whose turns last this long; input_size and
  *         frames_per_second are then 0 and slots names one player
  *  16  1  execution_delay: 0 for rollback; 2..16 with turn_ms
+ *  17  1  peer_to_peer: 1 for a peer-to-peer match the relay introduces
+ *         (tempo/traversal.h, docs/NAT.md): its members play rollback with
+ *         each other, directly where they can, the relay forwarding for the
+ *         pairs that cannot; turn_ms is then 0. 0 otherwise.
  * and the rest of the 256 bytes is zero. Every member of a match must
- * name the same num_players, input_size, frames_per_second, turn_ms and
- * execution_delay. A RELAY_JOIN body is the first TEMPO_RELAY_JOIN_SIZE
- * bytes for a rollback match, TEMPO_RELAY_JOIN_TURNS_SIZE for lockstep. */
+ * name the same num_players, input_size, frames_per_second, turn_ms,
+ * execution_delay and peer_to_peer. A RELAY_JOIN body is the first
+ * TEMPO_RELAY_JOIN_SIZE bytes for a rollback match,
+ * TEMPO_RELAY_JOIN_TURNS_SIZE for lockstep, TEMPO_RELAY_JOIN_P2P_SIZE for
+ * peer to peer. */
 #define TEMPO_RELAY_JOIN_SIZE 14
 #define TEMPO_RELAY_JOIN_TURNS_SIZE 17
+#define TEMPO_RELAY_JOIN_P2P_SIZE 18
 #define TEMPO_RELAY_JOIN_VERSION 1
 
 typedef struct tempo_relay_join {
@@ -78,6 +85,7 @@ typedef struct tempo_relay_join {
     int frames_per_second;
     uint32_t turn_ms;           /* 0: rollback */
     int execution_delay;        /* with turn_ms */
+    bool peer_to_peer;          /* introduced peers, not frames through the relay */
 } tempo_relay_join;
 
 /* Write join into out[0..TEMPO_TOKEN_USER_DATA_SIZE) (for
@@ -184,6 +192,8 @@ typedef struct tempo_relay_stats {
     uint64_t late_inputs;           /* real inputs for finalized frames, dropped */
     uint64_t admitted, denied;      /* members admitted / refused after the handshake */
     uint64_t handshake_refused;     /* handshake datagrams the gate refused */
+    uint64_t dropped_unknown;       /* from a member whose link is closed */
+    uint64_t dropped_session;       /* another session id than the relay's protocol's */
     uint64_t dropped_malformed;     /* a header, size or field out of range */
     uint64_t dropped_forged;        /* a seal that did not open, a plain one at a sealed relay */
     uint64_t dropped_replay;        /* copies, or too old to tell */
@@ -195,6 +205,11 @@ typedef struct tempo_relay_stats {
     uint64_t members_timed_out;
     uint64_t members_behind;        /* dropped: further behind than the frames kept (192) */
     uint64_t send_errors;
+    /* peer-to-peer matches (docs/NAT.md) */
+    uint64_t introductions;         /* INTROs sent */
+    uint64_t forwarded;             /* datagrams forwarded between members of a match */
+    uint64_t moved;                 /* a member's new connection with its token (a new
+                                       address) took the place of its old one */
 } tempo_relay_stats;
 
 typedef struct tempo_relay_match_stats {

@@ -12,6 +12,7 @@
 #include "tempo/config.h"
 #include "tempo/rng.h"
 #include "tempo/transport.h"
+#include "tempo/traversal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -445,6 +446,11 @@ typedef struct tempo_endpoint_stats {
      * TEMPO_EVENT_AUTH_FAILED. Part of stats.dropped_forged, except sealed
      * ones at a session without a key, which count in dropped_malformed. */
     uint64_t auth_failures;
+    /* With a traversal (tempo_session_set_traversal): the path to it now
+     * and the last probe round trip of each path, 0 when not measured;
+     * TEMPO_PATH_NONE and zeros without one (docs/NAT.md). */
+    tempo_path path;
+    double rtt_direct_ms, rtt_relay_ms;
 } tempo_endpoint_stats;
 
 /* Stats of the endpoint hosting remote player `player`.
@@ -452,6 +458,12 @@ typedef struct tempo_endpoint_stats {
  * TEMPO_E_UNSUPPORTED (not a network session). */
 TEMPO_API tempo_result tempo_session_get_endpoint_stats(const tempo_session *s, int player,
                                                         tempo_endpoint_stats *out);
+/* Tell a p2p session the traversal its transport is (tempo/traversal.h),
+ * so tempo_session_get_endpoint_stats says per peer which path it uses
+ * and what each costs; NULL forgets it. The traversal must outlive the
+ * session or be forgotten first. Errors: TEMPO_E_INVALID_ARG (s NULL). */
+TEMPO_API tempo_result tempo_session_set_traversal(tempo_session *s, const tempo_traversal *t);
+
 /* Stats of spectator `index` (0.., in the order they were added); on a
  * spectator session, index 0 is its host. Errors: TEMPO_E_INVALID_ARG (s or out NULL),
  * TEMPO_E_PLAYER (no such spectator), TEMPO_E_UNSUPPORTED. */

@@ -56,6 +56,7 @@
 #include "tempo/interp.h"
 #include "tempo/rng.h"
 #include "tempo/transport.h"
+#include "tempo/traversal.h"
 #include "tempo/config.h"
 #include "tempo/session.h"
 #include "tempo/server.h"

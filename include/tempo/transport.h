@@ -88,12 +88,31 @@ TEMPO_API tempo_address tempo_address_ipv4(uint8_t a, uint8_t b, uint8_t c, uint
  *   return 0 when nothing is waiting; a negative tempo_result on error. A
  *   datagram larger than capacity is truncated; tempo then drops it as
  *   malformed.
- * ctx is passed back untouched. */
+ * flush: the end of a round of sends. tempo calls it before returning from
+ *   every call that may have sent (a session's poll and advance, a
+ *   server's or client's poll and advance, a relay's update, a lockstep
+ *   machine's poll, leaving, ...), so a transport may hold what send gave
+ *   it until then and hand it to the system at once (the UDP transport
+ *   with batch_send: one sendmmsg per tick instead of one sendto per
+ *   datagram). Datagrams must leave in the order they were sent. Returns
+ *   the datagrams that left, or a negative tempo_result; tempo ignores the
+ *   result. NULL means send already sends: nothing is held. A struct
+ *   filled field by field must be zeroed first (memset, or = {0}) so a
+ *   transport without flush leaves it NULL; a positional initializer of
+ *   the first three members leaves it NULL too.
+ * ctx is passed back untouched. A wrapper around another transport (to
+ * count, delay or drop datagrams) forwards flush too, or the datagrams the
+ * inner one holds wait for its queue to fill. */
 typedef struct tempo_transport {
     int (*send)(void *ctx, const tempo_address *to, const uint8_t *data, size_t size);
     int (*recv)(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity);
     void *ctx;
+    int (*flush)(void *ctx);
 } tempo_transport;
+
+/* Call t's flush if it has one: the end of a round of sends. Returns what
+ * flush returned, 0 without one, TEMPO_E_INVALID_ARG for NULL. */
+TEMPO_API int tempo_transport_flush(const tempo_transport *t);
 
 #ifdef __cplusplus
 }

@@ -51,11 +51,15 @@ TEMPO_API tempo_result tempo_udp_open(const tempo_address *bind_addr, const temp
  * send_buffer_bytes: the same for the send buffer (SO_SNDBUF, capped by
  *   net.core.wmem_max on Linux), 0 for TEMPO_UDP_DEFAULT_SEND_BUFFER.
  * batch_send: on Linux, datagrams sent through the transport wait in a
- *   queue of 32 and leave together (one sendmmsg) when it is full or at
- *   tempo_udp_flush, which the caller must then call after each round of
- *   sends (a relay's update). The transport's send returns 0 for a queued
- *   datagram; failures are counted in the stats when it leaves. Other
- *   systems send at once. Default false. */
+ *   queue of 32 and leave together, in order (one sendmmsg), when it is
+ *   full or at the transport's flush (tempo_udp_flush). Every tempo role
+ *   (sessions, lockstep, server, client, relay) flushes at the end of each
+ *   call that sent, so a p2p peer makes one send system call per tick
+ *   whatever the number of peers; a caller that sends through the
+ *   transport itself calls tempo_udp_flush after its round of sends. The
+ *   transport's send returns 0 for a queued datagram; failures are counted
+ *   in the stats when it leaves. Other systems send at once. Default
+ *   false: send calls sendto at once. */
 typedef struct tempo_udp_options {
     uint32_t recv_buffer_bytes;
     uint32_t send_buffer_bytes;
@@ -93,21 +97,26 @@ TEMPO_API int tempo_udp_fd(const tempo_udp *u);
  * buffer was full. On Linux it comes with each received datagram
  * (SO_RXQ_OVFL), so it is as new as the last datagram read and covers
  * drops since the socket was opened. On macOS, the BSDs and Windows:
- * not reported on this platform, always 0. */
+ * not reported on this platform, always 0.
+ * send_calls and recv_calls count the system calls made to send and to
+ * receive (a sendmmsg or recvmmsg of many datagrams is one), failed and
+ * "nothing now" ones included: what batching saves shows here. */
 typedef struct tempo_udp_stats {
     uint64_t sent, send_errors;
     uint64_t received, recv_errors, recv_refused, truncated;
     uint64_t bytes_sent, bytes_received;
     uint64_t recv_buffer_bytes;
     uint64_t kernel_drops;
+    uint64_t send_calls, recv_calls;
 } tempo_udp_stats;
 
 /* Copy u's counters. Errors: TEMPO_E_INVALID_ARG. */
 TEMPO_API tempo_result tempo_udp_get_stats(const tempo_udp *u, tempo_udp_stats *out);
 
-/* Send what a batch_send socket has queued. Returns how many datagrams
- * left (0 for a socket that does not batch, or an empty queue), or
- * TEMPO_E_INVALID_ARG (NULL). */
+/* Send what a batch_send socket has queued (the transport's flush).
+ * Returns how many datagrams left (0 for a socket that does not batch, or
+ * an empty queue, which makes no system call), or TEMPO_E_INVALID_ARG
+ * (NULL). */
 TEMPO_API int tempo_udp_flush(tempo_udp *u);
 
 /* Close the socket and free u (what is queued is sent first). NULL is

@@ -51,6 +51,12 @@ static inline tempo_logger tempo__logger(tempo_log_fn fn, void *ctx, tempo_log_l
 #endif
 void tempo__log(const tempo_logger *l, tempo_log_level level, const char *fmt, ...) TEMPO_PRINTF(3, 4);
 
+/* Copy n bytes to storage that is not read again soon (an arena's saved
+ * states): from TEMPO__COPY_STREAM_MIN bytes on, without pulling the
+ * destination into the cache where the CPU can (copy.c). */
+#define TEMPO__COPY_STREAM_MIN (256u * 1024u)
+void tempo__copy_cold(void *dst, const void *src, size_t n);
+
 static inline int tempo__min_i(int a, int b) { return a < b ? a : b; }
 static inline int tempo__max_i(int a, int b) { return a > b ? a : b; }
 static inline int32_t tempo__min32(int32_t a, int32_t b) { return a < b ? a : b; }

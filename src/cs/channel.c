@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * channel.c — one client-server connection's datagrams both ways
- * (channel.h). The receive order is every role's (net/sequence.h): nothing
+ * (channel.h). Receiving is every role's pipeline (net/receive.h): nothing
  * is decoded before the session id, the replay window and the seal have
- * passed; a sequence enters the replay window only once its seal opened,
- * so a forged datagram cannot burn the sequence of a real one; and one far
- * ahead is held, never used, until the other side shows it moved on.
+ * passed; a sequence enters the replay window only once its seal opened
+ * and its link prefix read, so a forged datagram cannot burn the sequence
+ * of a real one; and one far ahead is held, never used, until the other
+ * side shows it moved on.
  */
 #include "cs/channel.h"
 
 #include <string.h>
 
-#include "net/sequence.h"
+#include "net/receive.h"
 #include "tempo/base.h"
 #include "wire/fragment.h"
 
@@ -31,8 +32,7 @@ void cs_channel_init(cs_channel *ch, uint64_t now, const tempo_address *to, uint
     ch->link.heard = true;
     ch->link.last_recv_us = now;
     ch->link.next_ping_us = UINT64_MAX;
-    replay_init(&ch->replay);
-    net_sequence_start(&ch->link, &ch->replay, now, 0, false); /* each side counts from 0 */
+    net_receive_start(&ch->link, &ch->replay, now, 0, false); /* each side counts from 0 */
     ch->session_id = session_id;
     ch->to = *to;
     if (keys != NULL && keys->ready) {
@@ -110,45 +110,34 @@ int cs_channel_send(cs_channel *ch, uint64_t now, const tempo_transport *t, uint
     return total;
 }
 
-cs_rx cs_channel_receive(cs_channel *ch, uint64_t now, uint8_t *data, size_t size,
-                         const uint8_t **body, size_t *body_size, uint8_t *type, bool *fragment)
+/* The pipeline's decoder: a whole body's link prefix read (applied once
+ * the datagram is taken); a fragment is the caller's to reassemble. */
+static tempo_drop_reason read_prefix(void *ctx, net_datagram *d)
 {
-    tempo_packet_view v;
-    if (packet_read(data, size, &v, NULL) != TEMPO_OK)
-        return CS_RX_MALFORMED;
-    if (v.h.session_id != ch->session_id)
-        return CS_RX_SESSION;
-    if (link_closed(&ch->link))
-        return CS_RX_CLOSED;
-    uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&ch->link));
-    if (net_sequence_check(&ch->link, &ch->replay, now, seq) == NET_SEQUENCE_REPLAY)
-        return CS_RX_REPLAY;
-    size_t n = size;
-    if (ch->sealed) {
-        if (!v.h.sealed)
-            return CS_RX_FORGED;
-        tempo_drop_reason r = TEMPO_DROP_NONE;
-        int opened = seal_open(&ch->keys, seq, data, size, &r);
-        if (opened < 0)
-            return r == TEMPO_DROP_FORGED ? CS_RX_FORGED : CS_RX_MALFORMED;
-        n = (size_t)opened;
-    } else if (v.h.sealed) {
-        return CS_RX_MALFORMED;
+    cs_msg_prefix *p = ctx;
+    if (d->v.h.fragment)
+        return TEMPO_DROP_NONE;
+    return cs_msg_get_prefix(d->body, d->body_size, p) ? TEMPO_DROP_NONE : TEMPO_DROP_TRUNCATED;
+}
+
+static void apply_prefix(cs_channel *ch, uint64_t now, const cs_msg_prefix *p)
+{
+    if (p->has_ack) {
+        uint64_t next = link_next_seq(&ch->link);
+        uint64_t ack = packet_sequence_recover(p->ack, next > 0 ? next - 1 : 0);
+        (void)link_on_ack(&ch->link, now, ack, p->ack_bits);
     }
-    link_rx rx = net_sequence_take(&ch->link, &ch->replay, now, seq, size);
-    if (rx == LINK_RX_CLOSED)
-        return CS_RX_CLOSED;
-    if (rx == LINK_RX_DUPLICATE)
-        return CS_RX_REPLAY;
-    if (rx == LINK_RX_JUMP)
-        return CS_RX_HELD;
-    *body = data + PACKET_HEADER_SIZE;
-    *body_size = n - PACKET_HEADER_SIZE;
-    *type = v.h.type;
-    *fragment = v.h.fragment;
-    if (!v.h.fragment && !cs_channel_on_body(ch, now, *body, *body_size))
-        return CS_RX_MALFORMED;
-    return CS_RX_OK;
+}
+
+tempo_drop_reason cs_channel_receive(cs_channel *ch, uint64_t now, uint8_t *data, size_t size,
+                                     net_datagram *d)
+{
+    net_receiver r = {&ch->link, &ch->replay, ch->sealed ? &ch->keys : NULL, ch->session_id};
+    cs_msg_prefix p = {false, 0, 0};
+    tempo_drop_reason why = net_receive(&r, now, data, size, read_prefix, &p, d);
+    if (why == TEMPO_DROP_NONE && !d->v.h.fragment)
+        apply_prefix(ch, now, &p);
+    return why;
 }
 
 bool cs_channel_on_body(cs_channel *ch, uint64_t now, const uint8_t *body, size_t size)
@@ -156,10 +145,6 @@ bool cs_channel_on_body(cs_channel *ch, uint64_t now, const uint8_t *body, size_
     cs_msg_prefix p;
     if (!cs_msg_get_prefix(body, size, &p))
         return false;
-    if (p.has_ack) {
-        uint64_t next = link_next_seq(&ch->link);
-        uint64_t ack = packet_sequence_recover(p.ack, next > 0 ? next - 1 : 0);
-        (void)link_on_ack(&ch->link, now, ack, p.ack_bits);
-    }
+    apply_prefix(ch, now, &p);
     return true;
 }

@@ -8,12 +8,13 @@
  * Sending: a body of any size up to FRAG_MAX_PAYLOAD goes as one datagram
  * when it fits a fragment's chunk, else as fragments, each with its own
  * sequence; each datagram is sealed when the channel has keys. Receiving
- * follows every role's order (net/sequence.h), and every refusal names its
- * counter: header -> session id -> recover the sequence -> replay window
- * (DUPLICATE, STALE: REPLAY) -> open the seal (FORGED) -> the link and the
- * window take the sequence (one far ahead is HELD, its body unused) -> the
- * body's link prefix (acks). A sealed channel refuses plain datagrams
- * (FORGED) and a plain one sealed datagrams (MALFORMED).
+ * is every role's pipeline (net/receive.h), whose reasons the client and
+ * the server count: header -> session id -> recover the sequence -> replay
+ * window (DUPLICATE, STALE) -> open the seal (FORGED) -> one far ahead is
+ * HELD, its body unused -> the body's link prefix read -> the link and
+ * the window take the sequence -> the prefix's acks applied. A sealed
+ * channel refuses plain datagrams (PLAIN) and a plain one sealed
+ * datagrams (SEALED).
  *
  * Nothing here allocates or reads a clock.
  */
@@ -26,6 +27,7 @@
 
 #include "tempo/transport.h"
 #include "net/link.h"
+#include "net/receive.h"
 #include "wire/cs_msg.h"
 #include "wire/packet.h"
 #include "wire/replay_window.h"
@@ -40,27 +42,6 @@ typedef struct cs_channel {
     uint16_t frag_id;        /* the next fragmented message's id */
     tempo_address to;
 } cs_channel;
-
-/* What a received datagram came to. */
-typedef enum cs_rx {
-    CS_RX_OK = 0,        /* *body, *body_size and *type are set */
-    CS_RX_MALFORMED,     /* header, size, a body that does not read */
-    CS_RX_SESSION,       /* another session id */
-    CS_RX_REPLAY,        /* a sequence already taken or too old */
-    CS_RX_FORGED,        /* the seal does not open, or plain on a sealed channel */
-    CS_RX_CLOSED,        /* the link is closed */
-    CS_RX_HELD           /* a sequence implausibly far ahead: held, its body not used */
-} cs_rx;
-
-/* Count a refusal (any cs_rx but CS_RX_OK) in st, the client's or the
- * server's public statistics, which name these counters alike: SESSION,
- * REPLAY, HELD and FORGED their own, anything else dropped_malformed. */
-#define CS_RX_COUNT(st, rx)                                                                   \
-    (++*((rx) == CS_RX_SESSION  ? &(st).dropped_session                                      \
-         : (rx) == CS_RX_REPLAY ? &(st).dropped_replay                                       \
-         : (rx) == CS_RX_HELD   ? &(st).held_jumps                                           \
-         : (rx) == CS_RX_FORGED ? &(st).dropped_forged                                       \
-                                : &(st).dropped_malformed))
 
 /* Start a channel at now to `to`. keys: NULL (plain) or ready keys
  * (copied). timeout_us: silence before the link times out. */
@@ -85,12 +66,14 @@ void cs_channel_bye_body(const cs_channel *ch, uint8_t body[CS_MSG_PREFIX_SIZE])
 int cs_channel_send(cs_channel *ch, uint64_t now, const tempo_transport *t, uint8_t type,
                     const uint8_t *body, size_t size, uint8_t *scratch);
 
-/* Take one datagram (data is opened in place). On CS_RX_OK *body points
- * into data; *fragment says the body is a fragment for the caller's
+/* Take one datagram through the receive pipeline (data is opened in
+ * place). TEMPO_DROP_NONE: d->body points into data, d->v.h.type is its
+ * type and d->v.h.fragment says the body is a fragment for the caller's
  * reassembler; the link prefix of a whole body has been applied (a
- * fragment's is applied by cs_channel_on_body once whole). */
-cs_rx cs_channel_receive(cs_channel *ch, uint64_t now, uint8_t *data, size_t size,
-                         const uint8_t **body, size_t *body_size, uint8_t *type, bool *fragment);
+ * fragment's is applied by cs_channel_on_body once whole). Otherwise the
+ * reason it was dropped (net/receive.h), for the caller to count. */
+tempo_drop_reason cs_channel_receive(cs_channel *ch, uint64_t now, uint8_t *data, size_t size,
+                                     net_datagram *d);
 
 /* Apply the link prefix of a whole body (after reassembly). False if it
  * does not read. */

@@ -381,29 +381,29 @@ static void on_datagram(tempo_client *c, const tempo_address *from, uint8_t *dat
                         c->gate.sealed ? &c->gate.keys : NULL,
                         (uint64_t)c->cfg.disconnect_timeout_ms * 1000u);
     }
-    const uint8_t *body;
-    size_t n;
-    uint8_t type;
-    bool frag;
-    cs_rx rx = cs_channel_receive(&c->ch, c->now_us, data, size, &body, &n, &type, &frag);
+    net_datagram d;
+    tempo_drop_reason why = cs_channel_receive(&c->ch, c->now_us, data, size, &d);
     if (!c->channel_up) {
-        if (rx != CS_RX_OK || frag || type != CS_MSG_ACCEPT) {
+        if (why != TEMPO_DROP_NONE || d.v.h.fragment || d.v.h.type != CS_MSG_ACCEPT) {
             cs_channel_wipe(&c->ch);
-            if (rx == CS_RX_FORGED)
-                c->st.dropped_forged++;
-            else if (rx == CS_RX_HELD)
-                c->st.held_jumps++;
-            else
-                c->st.dropped_unknown++;
+            /* anything but a forgery or a held jump is no datagram of this
+             * connection yet */
+            net_drop_counter k = net_drop_counter_of(why);
+            NET_DROP_COUNT(&c->st, k == NET_COUNT_FORGED || k == NET_COUNT_HELD ? why
+                                                                                : TEMPO_DROP_UNKNOWN);
             return;
         }
         c->channel_up = true;
         c->ch.link.send_seq = c->gate.next_sequence;
     }
-    if (rx != CS_RX_OK) {
-        (void)CS_RX_COUNT(c->st, rx);
+    if (why != TEMPO_DROP_NONE) {
+        NET_DROP_COUNT(&c->st, why);
         return;
     }
+    const uint8_t *body = d.body;
+    size_t n = d.body_size;
+    uint8_t type = d.v.h.type;
+    bool frag = d.v.h.fragment;
     if (frag) {
         tempo_frag_message m;
         int r = frag_receive(&c->frag, c->now_us, type, body, n, &m, NULL);
@@ -478,19 +478,17 @@ void cs_client_send_inputs(tempo_client *c)
         send_body(c, CS_MSG_INPUT, c->body, n);
 }
 
-tempo_result tempo_client_poll(tempo_client *c, uint64_t now_us)
+static void poll_once(tempo_client *c, uint64_t now_us)
 {
-    if (c == NULL)
-        return TEMPO_E_INVALID_ARG;
     if (now_us > c->now_us)
         c->now_us = now_us;
     if (!c->gate_up && c->state == TEMPO_CLIENT_CONNECTING && !gate_start(c))
-        return TEMPO_OK;
+        return;
     (void)net_intake(&c->tr, c->recv, sizeof c->recv, RECV_PER_POLL, take, c);
     if (c->state == TEMPO_CLIENT_CONNECTING) {
         if (gate_client_update(&c->gate, c->now_us) == GATE_CLIENT_TIMED_OUT) {
             set_state(c, TEMPO_CLIENT_TIMED_OUT, TEMPO_CLIENT_EVENT_TIMED_OUT);
-            return TEMPO_OK;
+            return;
         }
         if (gate_client_due(&c->gate, c->now_us)) {
             bool responding = c->gate.state == GATE_CLIENT_RESPONDING;
@@ -505,18 +503,26 @@ tempo_result tempo_client_poll(tempo_client *c, uint64_t now_us)
                 }
             }
         }
-        return TEMPO_OK;
+        return;
     }
     if (c->state != TEMPO_CLIENT_CONNECTED)
-        return TEMPO_OK;
+        return;
     if (link_update(&c->ch.link, c->now_us) & LINK_EV_TIMED_OUT) {
         set_state(c, TEMPO_CLIENT_TIMED_OUT, TEMPO_CLIENT_EVENT_TIMED_OUT);
-        return TEMPO_OK;
+        return;
     }
     /* acks and keepalive while no tick sends (waiting for the first
      * snapshot, stalled) */
     if (c->now_us - c->last_send_us >= c->tick_us)
         cs_client_send_inputs(c);
+}
+
+tempo_result tempo_client_poll(tempo_client *c, uint64_t now_us)
+{
+    if (c == NULL)
+        return TEMPO_E_INVALID_ARG;
+    poll_once(c, now_us);
+    (void)tempo_transport_flush(&c->tr); /* the round of sends ends */
     return TEMPO_OK;
 }
 
@@ -589,6 +595,7 @@ tempo_result tempo_client_disconnect(tempo_client *c)
     cs_channel_bye_body(&c->ch, body);
     for (int k = 0; k < CS_BYE_COPIES; k++)
         send_body(c, CS_MSG_BYE, body, sizeof body);
+    (void)tempo_transport_flush(&c->tr);
     c->state = TEMPO_CLIENT_DISCONNECTED;
     return TEMPO_OK;
 }

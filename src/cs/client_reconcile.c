@@ -284,5 +284,6 @@ tempo_result tempo_client_advance(tempo_client *c, tempo_client_tick *tick)
         return TEMPO_E_INVALID_ARG;
     plan(c, tick);
     cs_client_schedule(c);
+    (void)tempo_transport_flush(&c->tr); /* the tick's inputs leave */
     return TEMPO_OK;
 }

@@ -53,7 +53,7 @@
 #include "net/gate.h"
 #include "net/intake.h"
 #include "net/link_stats.h"
-#include "net/sequence.h"
+#include "net/receive.h"
 #include "wire/cs_msg.h"
 #include "wire/delta.h"
 #include "wire/fragment.h"
@@ -419,7 +419,7 @@ static void admit(tempo_server *s, gate_admit *ad)
                     ad->sealed ? &ad->keys : NULL,
                     (uint64_t)s->cfg.disconnect_timeout_ms * 1000u);
     if (ad->sealed) /* its datagrams go on from the response's sequence */
-        net_sequence_start(&c->ch.link, &c->ch.replay, s->now_us, ad->client_sequence, true);
+        net_receive_start(&c->ch.link, &c->ch.replay, s->now_us, ad->client_sequence, true);
     c->acked_snapshot = -1;
     c->input_ack = s->frame - 1;
     c->last_input_tick = -1;
@@ -533,15 +533,16 @@ static void on_datagram(tempo_server *s, const tempo_address *from, uint8_t *dat
         return;
     }
     cs_client *c = &s->clients[ci];
-    const uint8_t *body;
-    size_t n;
-    uint8_t type;
-    bool frag;
-    cs_rx rx = cs_channel_receive(&c->ch, s->now_us, data, size, &body, &n, &type, &frag);
-    if (rx != CS_RX_OK) {
-        (void)CS_RX_COUNT(s->st, rx);
+    net_datagram d;
+    tempo_drop_reason why = cs_channel_receive(&c->ch, s->now_us, data, size, &d);
+    if (why != TEMPO_DROP_NONE) {
+        NET_DROP_COUNT(&s->st, why);
         return;
     }
+    const uint8_t *body = d.body;
+    size_t n = d.body_size;
+    uint8_t type = d.v.h.type;
+    bool frag = d.v.h.fragment;
     if (frag) { /* clients never fragment */
         s->st.dropped_malformed++;
         return;
@@ -670,6 +671,7 @@ tempo_result tempo_server_poll(tempo_server *s, uint64_t now_us)
         seal_wipe(key, sizeof key);
         s->rotated_us = s->now_us;
     }
+    (void)tempo_transport_flush(&s->tr); /* the tick's snapshots leave together */
     return TEMPO_OK;
 }
 
@@ -824,5 +826,6 @@ tempo_result tempo_server_kick(tempo_server *s, int client)
     if (client < 0 || client >= s->cfg.max_clients || !s->clients[client].used)
         return TEMPO_E_PLAYER;
     drop_client(s, client, false, true);
+    (void)tempo_transport_flush(&s->tr);
     return TEMPO_OK;
 }

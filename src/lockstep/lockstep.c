@@ -210,6 +210,7 @@ void tempo_lockstep_destroy(tempo_lockstep *ls)
         for (int p = 0; p < ls->cfg.num_players; p++)
             if (ls->peer[p].added && !ls->peer[p].lost)
                 lockstep_send_plain(ls, &ls->peer[p], TURN_MSG_LEAVE);
+    (void)tempo_transport_flush(&ls->tr);
     free_all(ls);
 }
 
@@ -452,10 +453,8 @@ static void maybe_start(tempo_lockstep *ls)
         lockstep_start_running(ls, ls->start_at_us);
 }
 
-tempo_result tempo_lockstep_poll(tempo_lockstep *ls, uint64_t now_us)
+static tempo_result poll_once(tempo_lockstep *ls, uint64_t now_us)
 {
-    if (!ls)
-        return TEMPO_E_INVALID_ARG;
     if (now_us > ls->now_us)
         ls->now_us = now_us;
     if (ls->relay) {
@@ -495,6 +494,15 @@ tempo_result tempo_lockstep_poll(tempo_lockstep *ls, uint64_t now_us)
     check_freeze(ls);
     lockstep_send_all(ls);
     return TEMPO_OK;
+}
+
+tempo_result tempo_lockstep_poll(tempo_lockstep *ls, uint64_t now_us)
+{
+    if (!ls)
+        return TEMPO_E_INVALID_ARG;
+    tempo_result r = poll_once(ls, now_us);
+    (void)tempo_transport_flush(&ls->tr); /* the round of sends ends */
+    return r;
 }
 
 /* ---- the game's side ------------------------------------------------------------------- */

@@ -31,7 +31,7 @@
 #define LS_RESEND_US 33000u   /* lists not acknowledged go again this often (two ticks) */
 #define LS_FRAG_SLOTS 2
 #define LS_RECV_BUDGET 4096   /* datagrams one poll reads at most */
-#define LS_SEQ_JUMP (REPLAY_WINDOW / 2) /* a longer step is held (net/sequence.h) */
+#define LS_SEQ_JUMP (REPLAY_WINDOW / 2) /* a longer step is held (net/receive.h) */
 #define LS_PING_US 200000u    /* ping period: round trips settle within a second or two */
 
 _Static_assert(TEMPO_LOCKSTEP_MAX_COMMAND == TURN_MAX_COMMAND, "command size");

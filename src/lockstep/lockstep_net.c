@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "net/intake.h"
-#include "net/sequence.h"
+#include "net/receive.h"
 #include "wire/packet.h"
 
 /* ---- sending ------------------------------------------------------------------ */
@@ -374,94 +374,62 @@ static int find_peer(const tempo_lockstep *ls, const tempo_address *a)
     return -1;
 }
 
+/* A machine's datagram as the receive pipeline decodes it: a fragment
+ * reassembled (only turn lists are ever large), the message into ls->msg,
+ * lists no honest machine sends refused. */
+typedef struct peer_rx {
+    tempo_lockstep *ls;
+    int player;
+} peer_rx;
+
+static tempo_drop_reason decode_peer(void *ctx, net_datagram *d)
+{
+    peer_rx *x = ctx;
+    tempo_lockstep *ls = x->ls;
+    tempo_drop_reason why = TEMPO_DROP_NONE;
+    if (d->v.h.fragment) {
+        if (d->v.h.type != TURN_MSG_TURNS)
+            return TEMPO_DROP_FRAG_BAD;
+        tempo_frag_message fm;
+        int r = frag_receive(&ls->peer[x->player].frag, ls->now_us, d->v.h.type, d->body,
+                             d->body_size, &fm, &why);
+        if (r < 0)
+            return why != TEMPO_DROP_NONE ? why : TEMPO_DROP_FRAG_BAD;
+        if (r == 0) {
+            d->whole = false;
+            return TEMPO_DROP_NONE;
+        }
+        d->body = fm.data;
+        d->body_size = fm.size;
+    }
+    if (turn_msg_decode(d->v.h.type, d->body, d->body_size, &ls->msg, &why) != TEMPO_OK)
+        return why != TEMPO_DROP_NONE ? why : TEMPO_DROP_BAD_VALUE;
+    if (ls->msg.type == TURN_MSG_TURNS && !lists_honest(ls, x->player, &ls->msg.u.turns))
+        return TEMPO_DROP_BAD_VALUE;
+    return TEMPO_DROP_NONE;
+}
+
 static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t size)
 {
     int player = find_peer(ls, from);
     if (player < 0) { /* strangers: nothing of theirs is parsed */
-        ls->st.dropped_unknown++;
+        NET_DROP_COUNT(&ls->st, TEMPO_DROP_UNKNOWN);
         return;
     }
     ls_peer *e = &ls->peer[player];
     if (e->lost)
         return;
-    uint32_t sid;
-    tempo_drop_reason why;
-    if (packet_peek_session(ls->dgram, size, &sid, &why) != TEMPO_OK) {
-        malformed(ls);
-        return;
-    }
-    if (sid != ls->cfg.session_id) {
-        ls->st.dropped_session++;
-        return;
-    }
-    tempo_packet_view v;
-    if (packet_read(ls->dgram, size, &v, &why) != TEMPO_OK) {
-        malformed(ls);
-        return;
-    }
-    if (v.h.sealed != ls->keyed) { /* sealed with no key to open, or plain in a keyed match */
-        if (ls->keyed)
-            ls->st.dropped_forged++;
-        else
-            malformed(ls);
-        return;
-    }
-    uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
-    net_sequence held = net_sequence_check(&e->link, &e->replay, ls->now_us, seq);
-    if (held == NET_SEQUENCE_REPLAY) {
-        ls->st.dropped_replay++;
-        return;
-    }
-    size_t body_size = v.body_size;
-    if (ls->keyed) {
-        int opened = seal_open(&e->keys, seq, ls->dgram, size, &why);
-        if (opened < 0) {
-            ls->st.dropped_forged++;
-            return;
-        }
-        body_size = (size_t)opened - PACKET_HEADER_SIZE;
-    }
-    if (held == NET_SEQUENCE_HELD) { /* far ahead: recorded as held, nothing of it used */
-        if (net_sequence_take(&e->link, &e->replay, ls->now_us, seq, size) == LINK_RX_DUPLICATE)
-            ls->st.dropped_replay++;
-        else
-            ls->st.held_jumps++;
-        return;
-    }
-    const uint8_t *body = ls->dgram + v.body;
-    bool whole = true;
-    if (v.h.fragment) {
-        tempo_frag_message fm;
-        int r = v.h.type == TURN_MSG_TURNS
-                    ? frag_receive(&e->frag, ls->now_us, v.h.type, body, body_size, &fm, &why)
-                    : TEMPO_E_MALFORMED; /* only turn lists are ever large */
-        if (r < 0) {
-            malformed(ls);
-            return;
-        }
-        whole = r == 1;
-        if (whole) {
-            body = fm.data;
-            body_size = fm.size;
-        }
-    }
-    if (whole && turn_msg_decode(v.h.type, body, body_size, &ls->msg, &why) != TEMPO_OK) {
-        malformed(ls);
-        return;
-    }
-    if (whole && ls->msg.type == TURN_MSG_TURNS && !lists_honest(ls, player, &ls->msg.u.turns)) {
-        malformed(ls);
-        return;
-    }
-    link_rx rx = net_sequence_take(&e->link, &e->replay, ls->now_us, seq, size);
-    if (!net_sequence_usable(rx)) {
-        if (rx == LINK_RX_DUPLICATE)
-            ls->st.dropped_replay++;
+    net_receiver r = {&e->link, &e->replay, ls->keyed ? &e->keys : NULL, ls->cfg.session_id};
+    peer_rx x = {ls, player};
+    net_datagram d;
+    tempo_drop_reason why = net_receive(&r, ls->now_us, ls->dgram, size, decode_peer, &x, &d);
+    if (why != TEMPO_DROP_NONE) {
+        NET_DROP_COUNT(&ls->st, why);
         return;
     }
     ls->st.packets_received++;
     ls->st.bytes_received += size;
-    if (whole)
+    if (d.whole)
         dispatch(ls, player, &ls->msg);
 }
 
@@ -497,7 +465,7 @@ void lockstep_start_links(tempo_lockstep *ls)
             continue;
         link_init(&e->link, &lc, ls->now_us);
         link_handshake_announce(&e->link, true);
-        replay_init(&e->replay);
+        net_receive_reset(&e->replay);
         e->acked = ls->cfg.execution_delay;
         e->have = ls->cfg.execution_delay;
         e->sent_have = -1;

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "net/intake.h"
-#include "net/sequence.h"
+#include "net/receive.h"
 #include "relay/relay_msg.h"
 #include "wire/connect.h"
 #include "wire/packet.h"
@@ -128,8 +128,6 @@ static void send_lists(tempo_lockstep *ls)
 
 /* ---- receiving ------------------------------------------------------------ */
 
-static void malformed(tempo_lockstep *ls) { ls->st.dropped_malformed++; }
-
 static void connected(tempo_lockstep *ls)
 {
     ls_relay *rl = ls->relay;
@@ -143,15 +141,9 @@ static void connected(tempo_lockstep *ls)
         send_join(ls);
 }
 
-static void on_welcome(tempo_lockstep *ls, const uint8_t *body, size_t size)
+static void on_welcome(tempo_lockstep *ls, uint8_t slots, bool refused)
 {
     ls_relay *rl = ls->relay;
-    uint8_t slots;
-    bool refused;
-    if (!relay_welcome_read(body, size, &slots, &refused)) {
-        malformed(ls);
-        return;
-    }
     if (rl->phase == LR_JOINING && refused) {
         tempo__log(&ls->log, TEMPO_LOG_ERROR, "tempo: the relay refused to join match %u",
                    ls->cfg.session_id);
@@ -217,25 +209,43 @@ static void on_notice(tempo_lockstep *ls, const turn_relay *n)
         ls->sealed = rl->final - 1;
 }
 
+/* The relay's datagram as the receive pipeline decodes it. */
+typedef struct relay_rx {
+    tempo_lockstep *ls;
+    uint8_t slots; /* WELCOME */
+    bool refused;
+} relay_rx;
+
+static tempo_drop_reason decode_relay(void *ctx, net_datagram *d)
+{
+    relay_rx *x = ctx;
+    tempo_lockstep *ls = x->ls;
+    if (d->v.h.fragment)
+        return TEMPO_DROP_FRAGMENT;
+    if (d->v.h.type == RELAY_TYPE_WELCOME)
+        return relay_welcome_read(d->body, d->body_size, &x->slots, &x->refused)
+                   ? TEMPO_DROP_NONE
+                   : TEMPO_DROP_BAD_VALUE;
+    if (d->v.h.type != TURN_MSG_RELAY)
+        return TEMPO_DROP_BAD_TYPE;
+    tempo_drop_reason why = TEMPO_DROP_NONE;
+    if (turn_msg_decode(TURN_MSG_RELAY, d->body, d->body_size, &ls->msg, &why) != TEMPO_OK)
+        return why != TEMPO_DROP_NONE ? why : TEMPO_DROP_BAD_VALUE;
+    return relay_lists_honest(ls, &ls->msg.u.relay) ? TEMPO_DROP_NONE : TEMPO_DROP_BAD_VALUE;
+}
+
 static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t size)
 {
     ls_relay *rl = ls->relay;
     if (!tempo_address_equal(from, &rl->addr)) {
-        ls->st.dropped_unknown++;
+        NET_DROP_COUNT(&ls->st, TEMPO_DROP_UNKNOWN);
         return;
     }
+    uint32_t sid = connect_session_id(rl->protocol_id);
     tempo_packet_view v;
-    tempo_drop_reason why;
-    if (size > TEMPO_MAX_DATAGRAM || packet_read(ls->dgram, size, &v, &why) != TEMPO_OK ||
-        v.h.fragment) {
-        malformed(ls);
-        return;
-    }
-    if (v.h.session_id != connect_session_id(rl->protocol_id)) {
-        ls->st.dropped_session++;
-        return;
-    }
-    if (v.h.type >= CONNECT_TYPE_REQUEST && v.h.type <= CONNECT_TYPE_DENIED) {
+    if (size <= TEMPO_MAX_DATAGRAM && packet_read(ls->dgram, size, &v, NULL) == TEMPO_OK &&
+        v.h.session_id == sid && v.h.type >= CONNECT_TYPE_REQUEST &&
+        v.h.type <= CONNECT_TYPE_DENIED) {
         if (rl->phase == LR_CONNECTING &&
             gate_client_on_datagram(&rl->gate, ls->now_us, &rl->addr, ls->dgram, size) ==
                 GATE_CLIENT_GOT_DENIED) {
@@ -246,54 +256,26 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
         return;
     }
     if (rl->phase == LR_CONNECTING && rl->gate.state != GATE_CLIENT_RESPONDING) {
-        ls->st.dropped_unknown++;
+        NET_DROP_COUNT(&ls->st, TEMPO_DROP_UNKNOWN);
         return;
     }
-    if (v.h.sealed != rl->sealed) {
-        ls->st.dropped_forged++;
-        return;
-    }
-    uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&rl->link));
-    if (net_sequence_check(&rl->link, &rl->replay, ls->now_us, seq) == NET_SEQUENCE_REPLAY) {
-        ls->st.dropped_replay++;
-        return;
-    }
-    size_t body = v.body_size;
-    if (rl->sealed) {
-        const wire_keys *k = rl->phase == LR_CONNECTING ? &rl->gate.keys : &rl->keys;
-        int opened = seal_open(k, seq, ls->dgram, size, &why);
-        if (opened < 0) {
-            ls->st.dropped_forged++;
-            return;
-        }
-        body = (size_t)opened - PACKET_HEADER_SIZE;
-    }
-    const uint8_t *b = ls->dgram + PACKET_HEADER_SIZE;
-    if (v.h.type == TURN_MSG_RELAY &&
-        (turn_msg_decode(TURN_MSG_RELAY, b, body, &ls->msg, &why) != TEMPO_OK ||
-         !relay_lists_honest(ls, &ls->msg.u.relay))) {
-        malformed(ls);
-        return;
-    }
-    if (v.h.type != TURN_MSG_RELAY && v.h.type != RELAY_TYPE_WELCOME) {
-        malformed(ls);
-        return;
-    }
-    link_rx rx = net_sequence_take(&rl->link, &rl->replay, ls->now_us, seq, size);
-    if (rx == LINK_RX_JUMP) { /* far ahead: held until the relay shows it moved on */
-        ls->st.held_jumps++;
-        return;
-    }
-    if (!net_sequence_usable(rx)) {
-        ls->st.dropped_replay++;
+    const wire_keys *keys = NULL;
+    if (rl->sealed)
+        keys = rl->phase == LR_CONNECTING ? &rl->gate.keys : &rl->keys;
+    net_receiver r = {&rl->link, &rl->replay, keys, sid};
+    relay_rx x = {ls, 0, false};
+    net_datagram d;
+    tempo_drop_reason why = net_receive(&r, ls->now_us, ls->dgram, size, decode_relay, &x, &d);
+    if (why != TEMPO_DROP_NONE) {
+        NET_DROP_COUNT(&ls->st, why);
         return;
     }
     if (rl->phase == LR_CONNECTING)
         connected(ls);
     ls->st.packets_received++;
     ls->st.bytes_received += size;
-    if (v.h.type == RELAY_TYPE_WELCOME)
-        on_welcome(ls, b, body);
+    if (d.v.h.type == RELAY_TYPE_WELCOME)
+        on_welcome(ls, x.slots, x.refused);
     else
         on_notice(ls, &ls->msg.u.relay);
 }
@@ -322,8 +304,7 @@ tempo_result lockstep_relay_open(tempo_lockstep *ls)
     link_init(&rl->link, &lc, ls->now_us);
     rl->link.state = LINK_ESTABLISHED; /* the gate's handshake stands in for the link's */
     rl->link.hs.complete = true;
-    replay_init(&rl->replay);
-    net_sequence_start(&rl->link, &rl->replay, ls->now_us, 0, false); /* the relay counts from 0 */
+    net_receive_start(&rl->link, &rl->replay, ls->now_us, 0, false); /* the relay counts from 0 */
     rl->final = ls->cfg.execution_delay;
     rl->acked = ls->cfg.execution_delay;
     rl->sent_sealed = -1;

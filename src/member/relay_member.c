@@ -37,7 +37,7 @@
 #include "net/intake.h"
 #include "net/link.h"
 #include "net/link_stats.h"
-#include "net/sequence.h"
+#include "net/receive.h"
 #include "relay/relay_msg.h"
 #include "wire/replay_window.h"
 #include "tempo/rng.h"
@@ -89,6 +89,7 @@ typedef struct relay_member_state {
     tempo_relay_member_info info;
     uint64_t desyncs, desync_checks;
     uint64_t dropped_malformed, dropped_unknown, dropped_session, dropped_replay, dropped_forged;
+    uint64_t held_jumps;
     uint64_t send_errors;
     uint8_t buf[TEMPO_MAX_DATAGRAM + 1];
     uint8_t out[TEMPO_MAX_DATAGRAM];
@@ -267,14 +268,8 @@ static void send_inputs(relay_member_state *m)
 
 /* ---- receiving ---------------------------------------------------------------- */
 
-static void on_welcome(relay_member_state *m, const uint8_t *body, size_t size)
+static void on_welcome(relay_member_state *m, uint8_t slots, bool refused)
 {
-    uint8_t slots;
-    bool refused;
-    if (!relay_welcome_read(body, size, &slots, &refused)) {
-        m->dropped_malformed++;
-        return;
-    }
     if (m->phase == MEMBER_JOINING && refused) {
         /* taken players, another game's settings, or a full relay */
         tempo__log(&m->sync->log, TEMPO_LOG_ERROR, "tempo: the relay refused to join match %u",
@@ -345,14 +340,9 @@ static void take_frames(relay_member_state *m, const relay_frames_msg *f)
     }
 }
 
-static void on_frames(relay_member_state *m, const uint8_t *body, size_t size, bool newest)
+static void on_frames(relay_member_state *m, const relay_frames_msg *msg, bool newest)
 {
-    relay_frames_msg f;
-    size_t fsz = relay_frames_frame_size(m->cfg->num_players, m->cfg->input_size);
-    if (!relay_frames_read(body, size, fsz, &f)) {
-        m->dropped_malformed++;
-        return;
-    }
+    relay_frames_msg f = *msg;
     if (m->phase == MEMBER_JOINING)
         m->phase = MEMBER_IN; /* the welcome was lost; frames say we are in */
     relay_acks_take(&m->link, m->clock->now_us, &f.acks);
@@ -421,65 +411,64 @@ static void connected(relay_member_state *m)
         send_join(m);
 }
 
+/* What the relay sent, decoded by the receive pipeline. */
+typedef struct member_msg {
+    const relay_member_state *m;
+    uint8_t slots;          /* WELCOME */
+    bool refused;
+    relay_frames_msg frames; /* FRAMES */
+} member_msg;
+
+static tempo_drop_reason decode_relay(void *ctx, net_datagram *d)
+{
+    member_msg *x = ctx;
+    if (d->v.h.fragment)
+        return TEMPO_DROP_FRAGMENT;
+    if (d->v.h.type == RELAY_TYPE_WELCOME)
+        return relay_welcome_read(d->body, d->body_size, &x->slots, &x->refused) ? TEMPO_DROP_NONE
+                                                                                 : TEMPO_DROP_BAD_VALUE;
+    if (d->v.h.type == RELAY_TYPE_FRAMES) {
+        size_t fsz = relay_frames_frame_size(x->m->cfg->num_players, x->m->cfg->input_size);
+        return relay_frames_read(d->body, d->body_size, fsz, &x->frames) ? TEMPO_DROP_NONE
+                                                                         : TEMPO_DROP_BAD_VALUE;
+    }
+    return TEMPO_DROP_BAD_TYPE;
+}
+
 static void on_datagram(relay_member_state *m, const tempo_address *from, size_t size)
 {
     if (!tempo_address_equal(from, &m->relay)) {
-        m->dropped_unknown++;
+        NET_DROP_COUNT(m, TEMPO_DROP_UNKNOWN);
         return;
     }
     tempo_packet_view v;
-    tempo_drop_reason why;
-    if (size > TEMPO_MAX_DATAGRAM || packet_read(m->buf, size, &v, &why) != TEMPO_OK ||
-        v.h.fragment) {
-        m->dropped_malformed++;
-        return;
-    }
-    if (v.h.session_id != (uint32_t)m->protocol_id) {
-        m->dropped_session++;
-        return;
-    }
-    if (handshake_datagram(m, size, &v))
+    if (size <= TEMPO_MAX_DATAGRAM && packet_read(m->buf, size, &v, NULL) == TEMPO_OK &&
+        v.h.session_id == (uint32_t)m->protocol_id && handshake_datagram(m, size, &v))
         return;
     if (m->phase == MEMBER_CONNECTING && m->gate.state != GATE_CLIENT_RESPONDING) {
-        m->dropped_unknown++;
+        NET_DROP_COUNT(m, TEMPO_DROP_UNKNOWN);
         return;
     }
-    if (v.h.sealed != m->sealed) {
-        m->dropped_forged++;
-        return;
-    }
-    uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&m->link));
-    if (net_sequence_check(&m->link, &m->replay, m->clock->now_us, seq) == NET_SEQUENCE_REPLAY) {
-        m->dropped_replay++;
-        return;
-    }
-    size_t body = v.body_size;
-    if (m->sealed) {
-        const wire_keys *k = m->phase == MEMBER_CONNECTING ? &m->gate.keys : &m->keys;
-        int opened = seal_open(k, seq, m->buf, size, &why);
-        if (opened < 0) {
-            m->dropped_forged++;
-            return;
-        }
-        body = (size_t)opened - PACKET_HEADER_SIZE;
-    }
-    link_rx rx = net_sequence_take(&m->link, &m->replay, m->clock->now_us, seq, size);
-    if (rx == LINK_RX_JUMP) /* far ahead: held until the relay shows it moved on */
-        return;
-    if (!net_sequence_usable(rx)) {
-        m->dropped_replay++;
+    const wire_keys *keys = NULL;
+    if (m->sealed)
+        keys = m->phase == MEMBER_CONNECTING ? &m->gate.keys : &m->keys;
+    net_receiver r = {&m->link, &m->replay, keys, (uint32_t)m->protocol_id};
+    member_msg x;
+    memset(&x, 0, sizeof x);
+    x.m = m;
+    net_datagram d;
+    tempo_drop_reason why = net_receive(&r, m->clock->now_us, m->buf, size, decode_relay, &x, &d);
+    if (why != TEMPO_DROP_NONE) {
+        NET_DROP_COUNT(m, why);
         return;
     }
     if (m->phase == MEMBER_CONNECTING)
         connected(m);
     m->info.bytes_down += size;
-    const uint8_t *b = m->buf + PACKET_HEADER_SIZE;
-    if (v.h.type == RELAY_TYPE_WELCOME)
-        on_welcome(m, b, body);
-    else if (v.h.type == RELAY_TYPE_FRAMES)
-        on_frames(m, b, body, rx == LINK_RX_NEWEST);
+    if (d.v.h.type == RELAY_TYPE_WELCOME)
+        on_welcome(m, x.slots, x.refused);
     else
-        m->dropped_malformed++;
+        on_frames(m, &x.frames, d.rx == LINK_RX_NEWEST);
 }
 
 /* ---- the tick --------------------------------------------------------------- */
@@ -509,8 +498,7 @@ static void open_member(relay_member_state *m)
     /* The gate's handshake stands in for the link's. */
     m->link.state = LINK_ESTABLISHED;
     m->link.hs.complete = true;
-    replay_init(&m->replay);
-    net_sequence_start(&m->link, &m->replay, now, 0, false); /* the relay counts from 0 */
+    net_receive_start(&m->link, &m->replay, now, 0, false); /* the relay counts from 0 */
     m->opened = true;
 }
 
@@ -692,6 +680,7 @@ static void member_stats(const void *b, tempo_session_stats *out)
     out->dropped_session = m->dropped_session;
     out->dropped_replay = m->dropped_replay;
     out->dropped_forged = m->dropped_forged;
+    out->held_jumps = m->held_jumps;
     out->send_errors = m->send_errors;
     out->unauthenticated = !m->sealed;
     out->timesync_stalls = m->info.stalls;

@@ -462,6 +462,7 @@ tempo_result tempo_simnet_add_node(tempo_simnet *net, const tempo_address *addr,
     out->send = simnet_send;
     out->recv = simnet_recv;
     out->ctx = node;
+    out->flush = NULL; /* delivery is the simulator's: nothing held here */
     return TEMPO_OK;
 }
 

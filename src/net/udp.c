@@ -177,9 +177,11 @@ int tempo_udp_flush(tempo_udp *u)
     return u->batch_send ? tempo__udp_os_flush(u) : 0;
 }
 
+static int udp_flush(void *ctx) { return tempo_udp_flush(ctx); }
+
 tempo_transport tempo_udp_transport(tempo_udp *u)
 {
-    tempo_transport t = {udp_send, udp_recv, u};
+    tempo_transport t = {udp_send, udp_recv, u, udp_flush};
     return t;
 }
 

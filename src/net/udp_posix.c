@@ -111,6 +111,7 @@ static int refill(tempo_udp *u)
     }
     /* MSG_TRUNC: Linux reports each datagram's real length. */
     int n = recvmmsg(u->sock, msgs, TEMPO__UDP_BATCH, MSG_TRUNC, NULL);
+    u->stats.recv_calls++;
     b->count = b->next = 0;
     if (n <= 0)
         return n == 0 ? 0 : recv_failed(u);
@@ -168,6 +169,7 @@ int tempo__udp_os_recv(tempo_udp *u, tempo_address *from, uint8_t *buf, size_t c
         msg.msg_iov = &iov;
         msg.msg_iovlen = 1;
         ssize_t n = recvmsg(u->sock, &msg, 0);
+        u->stats.recv_calls++;
         if (n < 0)
             return recv_failed(u);
         int got = tempo__udp_deliver(u, &ss, NULL, (size_t)n, (msg.msg_flags & MSG_TRUNC) != 0,
@@ -183,9 +185,10 @@ bool tempo__udp_os_send(tempo_udp *u, const struct sockaddr_storage *ss, size_t 
                         const uint8_t *data, size_t size)
 {
     ssize_t n;
-    do
+    do {
         n = sendto(u->sock, data, size, 0, (const struct sockaddr *)ss, (socklen_t)len);
-    while (n < 0 && errno == EINTR);
+        u->stats.send_calls++;
+    } while (n < 0 && errno == EINTR);
     return n == (ssize_t)size;
 }
 
@@ -207,6 +210,7 @@ int tempo__udp_os_flush(tempo_udp *u)
     int sent = 0;
     for (int at = 0; at < q->count;) {
         int n = sendmmsg(u->sock, msgs + at, (unsigned)(q->count - at), 0);
+        u->stats.send_calls++;
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) { /* the first of the rest failed: dropped, as a router would */

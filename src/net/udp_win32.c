@@ -63,6 +63,7 @@ int tempo__udp_os_recv(tempo_udp *u, tempo_address *from, uint8_t *buf, size_t c
         struct sockaddr_storage ss;
         int sslen = (int)sizeof ss;
         int n = recvfrom(u->sock, into, room, 0, (struct sockaddr *)&ss, &sslen);
+        u->stats.recv_calls++;
         bool truncated = false;
         if (n == SOCKET_ERROR) {
             int e = WSAGetLastError();
@@ -93,6 +94,7 @@ bool tempo__udp_os_send(tempo_udp *u, const struct sockaddr_storage *ss, size_t 
     /* size <= TEMPO_MAX_DATAGRAM, checked by the caller: fits an int. */
     int n = sendto(u->sock, (const char *)data, (int)size, 0, (const struct sockaddr *)ss,
                    (int)len);
+    u->stats.send_calls++;
     return n == (int)size;
 }
 

@@ -52,6 +52,7 @@
 #include "wire/seal.h"
 #include "wire/replay_window.h"
 #include "net/link.h"
+#include "net/receive.h"
 #include "session/backend.h"
 #include "p2p/p2p_diff.h"
 #include "p2p/p2p_rejoin.h"
@@ -176,7 +177,7 @@ typedef struct p2p_sum_window {
 typedef struct p2p_counts {
     uint64_t desync_checks, desyncs;
     uint64_t dropped_malformed, dropped_unknown, dropped_session, dropped_replay;
-    uint64_t dropped_forged;
+    uint64_t dropped_forged, held_jumps;
     uint64_t send_errors;
     uint64_t desync_checks_missed, checksums_ignored;
     uint64_t acks_ignored, claims_ignored;
@@ -306,11 +307,9 @@ bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tem
 void p2p_fill_sync(const tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce);
 /* What only the game can check in a SYNC message from e. */
 bool p2p_sync_fits(const tempo_p2p *n, const p2p_peer *e, const tempo_msg_sync *y);
-/* Keyed: the datagram in n->buf (header read into *v, size bytes) opens
- * under `keys`, its sequence recovered against `newest`; opened in a copy,
- * so n->buf stays as it came. */
-bool p2p_opens(const tempo_p2p *n, const wire_keys *keys, const tempo_packet_view *v, size_t size,
-               uint64_t newest);
+/* A datagram refused for why: counted by its reason and in the counter
+ * the reason moves (net/receive.h; EARLY in dropped_early). */
+void p2p_drop(tempo_p2p *n, tempo_drop_reason why);
 /* Decode the body of the datagram in n->buf (header read into *v) into
  * n->msg: TEMPO_OK, or the reason it was dropped. */
 tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,

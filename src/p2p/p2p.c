@@ -144,7 +144,7 @@ void p2p_peer_init(p2p_peer *e, const tempo_address *addr, p2p_role role, uint32
     e->role = role;
     e->players = players;
     e->sent_ack = -1;
-    replay_init(&e->replay);
+    net_receive_reset(&e->replay);
 }
 
 /* The identity (wire/keys.h) of this machine, and of remote machine e;
@@ -218,8 +218,9 @@ void p2p_start_links(tempo_p2p *n)
         p2p_peer *e = i < n->npeers ? &n->peers[i] : &n->specs[i - n->npeers];
         bool lost = p2p_lost(e); /* dropped by the game before the first poll */
         link_init(&e->link, &lc, n->clock->now_us);
-        /* a peer announces its readiness and mesh until the match runs */
-        link_handshake_announce(&e->link, e->role == P2P_ROLE_PEER);
+        /* a peer announces its readiness and mesh until the match runs; a
+         * spectator announces itself until its host feeds it (p2p_input.c) */
+        link_handshake_announce(&e->link, e->role != P2P_ROLE_SPECTATOR);
         if (lost)
             link_close(&e->link);
     }
@@ -383,10 +384,13 @@ static void handshake(tempo_p2p *n, p2p_peer *e)
 
 /* ---- receiving ------------------------------------------------------------ */
 
-static void drop(tempo_p2p *n, tempo_drop_reason why)
+void p2p_drop(tempo_p2p *n, tempo_drop_reason why)
 {
     n->drops[why]++;
-    n->count.dropped_malformed++;
+    if (net_drop_counter_of(why) == NET_COUNT_EARLY)
+        n->count.dropped_early++;
+    else
+        NET_DROP_COUNT(&n->count, why);
 }
 
 /* Datagrams from e's address that do not authenticate: counted for it, and
@@ -417,10 +421,9 @@ static void auth_failed(tempo_p2p *n, p2p_peer *e, tempo_auth_failure kind)
 }
 
 /* Not authenticated: counted apart, and nothing else of it is used. */
-static void forged(tempo_p2p *n, p2p_peer *e, tempo_auth_failure kind)
+static void forged(tempo_p2p *n, p2p_peer *e, tempo_drop_reason why, tempo_auth_failure kind)
 {
-    n->drops[TEMPO_DROP_FORGED]++;
-    n->count.dropped_forged++;
+    p2p_drop(n, why);
     auth_failed(n, e, kind);
 }
 
@@ -442,7 +445,7 @@ static void settings_differ(tempo_p2p *n)
 {
     tempo__log(&n->sync->log, TEMPO_LOG_WARN,
                "tempo: handshake from a machine whose match settings differ; ignored");
-    drop(n, TEMPO_DROP_BAD_VALUE);
+    p2p_drop(n, TEMPO_DROP_BAD_VALUE);
 }
 
 static void on_sync(tempo_p2p *n, p2p_peer *e, const tempo_msg *m)
@@ -534,17 +537,6 @@ static void on_message(tempo_p2p *n, p2p_peer *e, int peer, tempo_msg *m, bool f
     }
 }
 
-bool p2p_opens(const tempo_p2p *n, const wire_keys *keys, const tempo_packet_view *v, size_t size,
-               uint64_t newest)
-{
-    uint8_t copy[TEMPO_MAX_DATAGRAM];
-    memcpy(copy, n->buf, size);
-    uint64_t seq = packet_sequence_recover(v->h.sequence, newest);
-    bool ok = keys->ready && seal_open(keys, seq, copy, size, NULL) >= 0;
-    seal_wipe(copy, sizeof copy);
-    return ok;
-}
-
 tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
                              const uint8_t *body, size_t body_size)
 {
@@ -562,34 +554,81 @@ tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet
     return why;
 }
 
+/* A peer's datagram as the receive pipeline decodes it. Until our
+ * handshake with it is complete, only the handshake is taken from a
+ * machine: anything else belongs to a conversation this process was never
+ * part of (a peer still talking to our earlier life, before it learns we
+ * restarted), and recording it would set the window's place from that
+ * conversation's sequences (EARLY). A leave or a refusal among those is
+ * still used, unrecorded (`early_use`). A fragment of a state goes to its
+ * reassembler; only a whole message is decoded. */
+typedef struct peer_rx {
+    tempo_p2p *n;
+    p2p_peer *e;
+    int peer;
+    bool early_use;
+} peer_rx;
+
+static tempo_drop_reason decode_peer(void *ctx, net_datagram *d)
+{
+    peer_rx *x = ctx;
+    tempo_p2p *n = x->n;
+    uint8_t type = d->v.h.type;
+    if (!p2p_synced(x->e) && type != TEMPO_MSG_SYNC_REQUEST && type != TEMPO_MSG_SYNC_REPLY) {
+        x->early_use = (type == TEMPO_MSG_DISCONNECT || type == TEMPO_MSG_REJOIN_REFUSED) &&
+                       !d->v.h.fragment &&
+                       p2p_decode(n, x->e, &d->v, d->body, d->body_size) == TEMPO_DROP_NONE;
+        return TEMPO_DROP_EARLY;
+    }
+    if (d->v.h.fragment) {
+        tempo_drop_reason why = TEMPO_DROP_NONE;
+        size_t size = d->body_size;
+        const uint8_t *body = d->body;
+        int got = type == TEMPO_MSG_REJOIN_STATE
+                      ? p2p_rejoin_fragment(n, x->peer, &body, &size, &why)
+                      : p2p_diff_fragment(n, x->peer, type, &body, &size, &why);
+        if (got < 0)
+            return why != TEMPO_DROP_NONE ? why : TEMPO_DROP_FRAG_BAD;
+        if (got == 0) {
+            d->whole = false;
+            return TEMPO_DROP_NONE;
+        }
+        d->body = body;
+        d->body_size = size;
+    }
+    return p2p_decode(n, x->e, &d->v, d->body, d->body_size);
+}
+
 static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
 {
     if (size > TEMPO_MAX_DATAGRAM) {
-        drop(n, TEMPO_DROP_TOO_LONG);
+        p2p_drop(n, TEMPO_DROP_TOO_LONG);
         return;
     }
     /* Strangers first: nothing of theirs is even parsed. */
     int peer;
     p2p_peer *e = find(n, from, &peer);
     if (!e) {
-        n->count.dropped_unknown++;
+        p2p_drop(n, TEMPO_DROP_UNKNOWN);
         return;
     }
     if (p2p_lost(e) && !n->rejoin.serving)
         return;
+    /* Which receiver the datagram is for (the peer, the rejoin of a lost
+     * one, a new process at its address) depends on its header. */
     uint32_t sid;
     tempo_drop_reason why = TEMPO_DROP_NONE;
+    tempo_packet_view v;
     if (packet_peek_session(n->buf, size, &sid, &why) != TEMPO_OK) {
-        drop(n, why);
+        p2p_drop(n, why);
         return;
     }
     if (sid != n->cfg->session_id) {
-        n->count.dropped_session++;
+        p2p_drop(n, TEMPO_DROP_SESSION);
         return;
     }
-    tempo_packet_view v;
     if (packet_read(n->buf, size, &v, &why) != TEMPO_OK) {
-        drop(n, why);
+        p2p_drop(n, why);
         return;
     }
     /* A lost machine speaks again: a fresh handshake within the rejoin
@@ -602,81 +641,37 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
     /* A new process at a live peer's address (p2p_restart.c). */
     if (peer >= 0 && !p2p_lost(e) && p2p_restart_take(n, peer, &v, size))
         return;
-    if (v.h.sealed && !n->keyed) { /* nothing to open it with */
-        drop(n, TEMPO_DROP_SEALED);
-        auth_failed(n, e, TEMPO_AUTH_SEALED);
+    net_receiver r = {&e->link, &e->replay, n->keyed ? &e->keys : NULL, n->cfg->session_id};
+    peer_rx x = {n, e, peer, false};
+    net_datagram d;
+    bool first = !e->link.heard;
+    why = net_receive(&r, n->clock->now_us, n->buf, size, decode_peer, &x, &d);
+    switch (why) {
+    case TEMPO_DROP_NONE:
+        break;
+    case TEMPO_DROP_SEALED: /* nothing to open it with */
+        forged(n, e, why, TEMPO_AUTH_SEALED);
         return;
-    }
-    if (!v.h.sealed && n->keyed) { /* a keyed match sends nothing in the clear */
-        forged(n, e, TEMPO_AUTH_PLAIN);
+    case TEMPO_DROP_PLAIN: /* a keyed match sends nothing in the clear */
+        forged(n, e, why, TEMPO_AUTH_PLAIN);
         return;
-    }
-    uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
-    why = replay_check(&e->replay, seq);
-    if (why != TEMPO_DROP_NONE) { /* a copy, or too old to tell: not even decoded */
-        n->drops[why]++;
-        n->count.dropped_replay++;
+    case TEMPO_DROP_FORGED:
+        forged(n, e, why, TEMPO_AUTH_FORGED);
         return;
-    }
-    size_t body_size = v.body_size;
-    if (n->keyed) {
-        /* Before a byte of the body is read: a refusal moves nothing. */
-        int opened = seal_open(&e->keys, seq, n->buf, size, &why);
-        if (opened < 0) {
-            forged(n, e, TEMPO_AUTH_FORGED);
-            return;
-        }
-        body_size = (size_t)opened - PACKET_HEADER_SIZE;
-    }
-    /* Until our handshake with it is complete, only the handshake (and a
-     * leave) is taken from a machine: anything else belongs to a
-     * conversation this process was never part of (a peer still talking to
-     * our earlier life, before it learns we restarted), and recording it
-     * would set the window's place from that conversation's sequences. A
-     * leave or a refusal is used without being recorded. */
-    if (!p2p_synced(e) && v.h.type != TEMPO_MSG_SYNC_REQUEST && v.h.type != TEMPO_MSG_SYNC_REPLY) {
-        if ((v.h.type == TEMPO_MSG_DISCONNECT || v.h.type == TEMPO_MSG_REJOIN_REFUSED) && !v.h.fragment &&
-            p2p_decode(n, e, &v, n->buf + v.body, body_size) == TEMPO_DROP_NONE)
+    case TEMPO_DROP_EARLY:
+        if (x.early_use)
             on_message(n, e, peer, &n->msg, false);
         else
-            n->count.dropped_early++;
+            p2p_drop(n, why);
+        return;
+    default:
+        p2p_drop(n, why);
         return;
     }
-    const uint8_t *body = n->buf + v.body;
-    bool partial = false;
-    if (v.h.fragment) { /* a state's fragment: only a whole message is decoded */
-        int got = v.h.type == TEMPO_MSG_REJOIN_STATE
-                      ? p2p_rejoin_fragment(n, peer, &body, &body_size, &why)
-                      : p2p_diff_fragment(n, peer, v.h.type, &body, &body_size, &why);
-        if (got < 0) {
-            drop(n, why);
-            return;
-        }
-        partial = got == 0;
-    }
-    if (!partial && (why = p2p_decode(n, e, &v, body, body_size)) != TEMPO_DROP_NONE) {
-        drop(n, why);
-        return;
-    }
-    bool first = !e->link.heard;
-    link_rx rx = link_on_datagram(&e->link, n->clock->now_us, seq, size);
-    if (rx == LINK_RX_DUPLICATE) { /* a copy of a pending jump the window could not hold */
-        n->count.dropped_replay++;
-        return;
-    }
-    /* A sequence far ahead is held, not used, until a second one confirms
-     * it (net/link.c): the window cannot record it without moving, and
-     * moving would make every later datagram look too old. Once confirmed,
-     * both are accepted (the held one is lost; inputs are sent again). */
-    if (rx == LINK_RX_JUMP)
-        return;
-    if (e->link.jump_confirmed)
-        (void)replay_accept(&e->replay, e->link.jump_seq);
-    (void)replay_accept(&e->replay, seq);
     if (first)
         p2p_event(n, TEMPO_EVENT_CONNECTED, p2p_first_player(e->players));
-    if (!partial)
-        on_message(n, e, peer, &n->msg, rx == LINK_RX_NEWEST);
+    if (d.whole)
+        on_message(n, e, peer, &n->msg, d.rx == LINK_RX_NEWEST);
 }
 
 static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
@@ -829,7 +824,7 @@ static void input_delay_event(tempo_p2p *n, int frames)
 void p2p_start_running(tempo_p2p *n)
 {
     n->running = true;
-    for (int i = 0; i < n->npeers; i++) /* nothing left to announce */
+    for (int i = 0; i < n->npeers && !n->spectating; i++) /* nothing left to announce */
         link_handshake_announce(&n->peers[i].link, false);
     if (!n->spectating && n->cfg->auto_delay.enabled) {
         int d = timesync_initial_delay(&n->ts, worst_rtt_ms(n));
@@ -1139,6 +1134,7 @@ void p2p_stats(const void *b, tempo_session_stats *out)
     out->dropped_session = n->count.dropped_session;
     out->dropped_replay = n->count.dropped_replay;
     out->dropped_forged = n->count.dropped_forged;
+    out->held_jumps = n->count.held_jumps;
     out->unauthenticated = !n->keyed;
     out->send_errors = n->count.send_errors;
     out->desync_checks_missed = n->count.desync_checks_missed;

@@ -80,7 +80,7 @@ void p2p_dropped_refuse_lost(tempo_p2p *n, int peer, const tempo_packet_view *v,
         /* Keyed only: a new process at an epoch already used here. Open, a
          * handshake is refused only for a while (the drop being agreed, the
          * window over) and says so to nobody. */
-        if (n->keyed && p2p_opens(n, &e->keys, v, size, 0))
+        if (n->keyed && net_receive_would_pass(&e->keys, NULL, 0, n->buf, size))
             refuse(n, e, TEMPO_REFUSED_EPOCH);
         return;
     }
@@ -88,9 +88,8 @@ void p2p_dropped_refuse_lost(tempo_p2p *n, int peer, const tempo_packet_view *v,
         return;
     /* Game traffic of its earlier life: newer than what its window took,
      * and (keyed) opening under its keys. Nothing of it is recorded. */
-    uint64_t seq = packet_sequence_recover(v->h.sequence, link_recv_newest(&e->link));
-    if (replay_check(&e->replay, seq) != TEMPO_DROP_NONE ||
-        (n->keyed && !p2p_opens(n, &e->keys, v, size, link_recv_newest(&e->link))))
+    if (!net_receive_would_pass(n->keyed ? &e->keys : NULL, &e->replay, link_recv_newest(&e->link),
+                                n->buf, size))
         return;
     refuse(n, e, TEMPO_REFUSED_DROPPED);
 }

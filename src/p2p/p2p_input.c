@@ -129,7 +129,13 @@ void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
     if (n->spectating) {
         p2p_peer *h = &n->peers[0];
         int32_t ack = p2p_wanted(n, h);
-        if (p2p_lost(h) || !due(n, h, keepalive_only, ack != h->sent_ack))
+        /* Until the host feeds us its own handshake may be unfinished and
+         * our acks nothing to it; they would also hold back the handshake
+         * requests the link lets through one per quiet period while the
+         * host is silent. A late spectator's acks after the state came say
+         * where to feed it from, and go. */
+        if (p2p_lost(h) || (h->link.hs.announcing && !n->rejoin.loaded) ||
+            !due(n, h, keepalive_only, ack != h->sent_ack))
             return;
         n->msg.type = TEMPO_MSG_INPUT_ACK;
         n->msg.u.input_ack.ack = ack;
@@ -177,6 +183,13 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
 {
     if (e->role == P2P_ROLE_SPECTATOR)
         return; /* spectators only acknowledge */
+    /* The host feeds only a spectator its own handshake has completed
+     * with. Until then the spectator's acknowledgements are nothing to it
+     * (it takes only the handshake), so the spectator goes on sending
+     * handshake requests: they keep the host hearing it and draw replies
+     * that keep the host's link alive while its own requests are lost. */
+    if (e->role == P2P_ROLE_HOST)
+        link_handshake_announce(&e->link, false);
     if (p2p_rejoin_waiting(n))
         return; /* a rejoining machine takes inputs once its state came */
     if (p2p_dropped_runs_alone(n, e, m->sender_frame))
@@ -190,8 +203,7 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
             if (n->drop_state[x] != DROP_NONE && !(n->local_mask & (1u << x)))
                 allowed |= 1u << x;
     if (m->player_mask & ~allowed) {
-        n->drops[TEMPO_DROP_BAD_VALUE]++;
-        n->count.dropped_malformed++;
+        p2p_drop(n, TEMPO_DROP_BAD_VALUE);
         return;
     }
     if (e->role == P2P_ROLE_HOST)

@@ -59,7 +59,7 @@ static bool start(tempo_p2p *n, int peer, uint32_t epoch, const wire_keys *keys)
     uint64_t floor = s->used && epoch == s->epoch ? link_next_seq(&s->link) : 0;
     link_init(&s->link, &e->link.cfg, n->clock->now_us);
     link_start_at(&s->link, floor);
-    replay_init(&s->replay);
+    net_receive_reset(&s->replay);
     seal_keys_wipe(&s->keys);
     if (n->keyed)
         s->keys = *keys;
@@ -72,49 +72,43 @@ static bool start(tempo_p2p *n, int peer, uint32_t epoch, const wire_keys *keys)
 /* Whether a SYNC_REQUEST could be the earlier process's: its link would
  * take it (not too old, not a copy; keyed, it opens under the pair keys),
  * and that process has not run the match yet. */
-static bool from_earlier_process(const tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
-                              size_t size)
+static bool from_earlier_process(const tempo_p2p *n, const p2p_peer *e, size_t size)
 {
     if (e->ran)
         return false;
-    uint64_t seq = packet_sequence_recover(v->h.sequence, link_recv_newest(&e->link));
-    if (replay_check(&e->replay, seq) != TEMPO_DROP_NONE)
-        return false;
-    return !n->keyed || p2p_opens(n, &e->keys, v, size, link_recv_newest(&e->link));
+    return net_receive_would_pass(n->keyed ? &e->keys : NULL, &e->replay, link_recv_newest(&e->link),
+                                  n->buf, size);
+}
+
+/* The successor's datagram as the receive pipeline decodes it: a whole
+ * handshake message whose settings fit. */
+typedef struct successor_rx {
+    tempo_p2p *n;
+    const p2p_peer *e;
+} successor_rx;
+
+static tempo_drop_reason decode_sync(void *ctx, net_datagram *d)
+{
+    successor_rx *x = ctx;
+    if (d->v.h.fragment)
+        return TEMPO_DROP_FRAGMENT;
+    tempo_drop_reason why = p2p_decode(x->n, x->e, &d->v, d->body, d->body_size);
+    if (why != TEMPO_DROP_NONE)
+        return why;
+    return p2p_sync_fits(x->n, x->e, &x->n->msg.u.sync) ? TEMPO_DROP_NONE : TEMPO_DROP_BAD_VALUE;
 }
 
 /* The successor's part of a datagram it took: its window, the seal, the
  * body, the handshake. */
-static void receive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size)
+static void receive(tempo_p2p *n, int peer, size_t size)
 {
     p2p_successor *s = &n->next[peer];
-    p2p_peer *e = &n->peers[peer];
-    uint64_t seq = packet_sequence_recover(v->h.sequence, link_recv_newest(&s->link));
-    tempo_drop_reason why = replay_check(&s->replay, seq);
+    net_receiver r = {&s->link, &s->replay, n->keyed ? &s->keys : NULL, n->cfg->session_id};
+    successor_rx x = {n, &n->peers[peer]};
+    net_datagram d;
+    tempo_drop_reason why = net_receive_open(&r, n->clock->now_us, n->buf, size, decode_sync, &x, &d);
     if (why != TEMPO_DROP_NONE) {
-        n->drops[why]++;
-        n->count.dropped_replay++;
-        return;
-    }
-    size_t body_size = v->body_size;
-    if (n->keyed) {
-        int opened = seal_open(&s->keys, seq, n->buf, size, &why);
-        if (opened < 0) {
-            n->drops[TEMPO_DROP_FORGED]++;
-            n->count.dropped_forged++;
-            return;
-        }
-        body_size = (size_t)opened - PACKET_HEADER_SIZE;
-    }
-    if (v->h.fragment || (why = p2p_decode(n, e, v, n->buf + v->body, body_size)) != TEMPO_DROP_NONE) {
-        n->drops[why != TEMPO_DROP_NONE ? why : TEMPO_DROP_FRAGMENT]++;
-        n->count.dropped_malformed++;
-        return;
-    }
-    const tempo_msg_sync *y = &n->msg.u.sync;
-    if (!p2p_sync_fits(n, e, y)) {
-        n->drops[TEMPO_DROP_BAD_VALUE]++;
-        n->count.dropped_malformed++;
+        p2p_drop(n, why);
         return;
     }
     /* A request is not answered while the earlier process is a peer here:
@@ -124,15 +118,12 @@ static void receive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t s
      * where the new process's numbering is. */
     if (n->msg.type != TEMPO_MSG_SYNC_REPLY)
         return;
+    const tempo_msg_sync *y = &n->msg.u.sync;
     link_sync ls = {true, y->nonce, y->config_hash, y->ready, y->rtt_ms, TEMPO_MAX_PLAYERS};
-    link_sync_result r = link_on_sync(&s->link, n->clock->now_us, &ls);
-    if (r != LINK_SYNC_ROUND && r != LINK_SYNC_COMPLETE)
+    link_sync_result res = link_on_sync(&s->link, n->clock->now_us, &ls);
+    if (res != LINK_SYNC_ROUND && res != LINK_SYNC_COMPLETE)
         return;
-    if (link_on_datagram(&s->link, n->clock->now_us, seq, size) == LINK_RX_JUMP)
-        return;
-    if (s->link.jump_confirmed)
-        (void)replay_accept(&s->replay, s->link.jump_seq);
-    (void)replay_accept(&s->replay, seq);
+    (void)net_receive_take(&r, n->clock->now_us, &d);
 }
 
 bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size)
@@ -145,14 +136,14 @@ bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t
         return false;
     if (type == TEMPO_MSG_SYNC_REPLY) { /* an answer to a probe, or the earlier process's */
         uint64_t newest = link_recv_newest(&s->link);
-        bool probe_s = s->active && (n->keyed ? p2p_opens(n, &s->keys, v, size, newest)
-                                              : !from_earlier_process(n, e, v, size));
+        bool probe_s = s->active && (n->keyed ? net_receive_would_pass(&s->keys, NULL, newest, n->buf, size)
+                                              : !from_earlier_process(n, e, size));
         if (!probe_s)
             return false;
-        receive(n, peer, v, size);
+        receive(n, peer, size);
         return true;
     }
-    if (from_earlier_process(n, e, v, size))
+    if (from_earlier_process(n, e, size))
         return false;
     /* Keyed: a machine revived here but not back in play that starts its
      * links again at a newer key epoch (a refusal moved it on): its link
@@ -163,7 +154,8 @@ bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t
         wire_keys keys;
         uint32_t epoch;
         memset(&keys, 0, sizeof keys);
-        bool fresh = !(s->active && p2p_opens(n, &s->keys, v, size, link_recv_newest(&s->link)));
+        bool fresh = !(s->active &&
+                       net_receive_would_pass(&s->keys, NULL, link_recv_newest(&s->link), n->buf, size));
         if (fresh && !p2p_rejoin_newer_epoch(n, e, v, size, &keys, &epoch))
             return false; /* the earlier process's copy, or a forgery: the usual way counts it */
         bool ok = !fresh || start(n, peer, epoch, &keys);
@@ -175,7 +167,7 @@ bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t
     } else if (!start(n, peer, 0, NULL)) {
         return false;
     }
-    receive(n, peer, v, size);
+    receive(n, peer, size);
     return true;
 }
 

@@ -41,7 +41,7 @@
 
 #include "net/intake.h"
 #include "net/link_stats.h"
-#include "net/sequence.h"
+#include "net/receive.h"
 #include "wire/bytes.h"
 
 void tempo_relay_config_default(tempo_relay_config *cfg)
@@ -312,7 +312,7 @@ static int popcount8(uint8_t v)
     return n;
 }
 
-static void member_free(tempo_relay *r, int index)
+void relay_member_free(tempo_relay *r, int index)
 {
     relay_member *e = &r->members[index];
     if (e->match >= 0) {
@@ -360,11 +360,13 @@ static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
     if ((size_t)j->num_players * (size_t)j->input_size > (size_t)r->cfg.max_frame_bytes)
         return false;
     int mi = relay_match_find(r, j->match_id);
+    if (mi >= 0 && r->matches[mi].p2p && e->sealed && relay_peers_moved(r, mi, index, j->slots))
+        mi = relay_match_find(r, j->match_id); /* it may have been its only member */
     if (mi >= 0) {
         relay_match *m = &r->matches[mi];
         if (m->num_players != j->num_players || m->input_size != j->input_size ||
             m->fps != j->frames_per_second || m->turn_ms != j->turn_ms ||
-            m->delay != j->execution_delay || m->start_decided)
+            m->delay != j->execution_delay || m->p2p != j->peer_to_peer || m->start_decided)
             return false;
         for (int p = 0; p < m->num_players; p++)
             if ((j->slots & (1u << p)) && m->member_of[p] >= 0)
@@ -419,9 +421,8 @@ static void admit(tempo_relay *r, const gate_admit *a)
     /* The gate's handshake stands in for the link's. */
     e->link.state = LINK_ESTABLISHED;
     e->link.hs.complete = true;
-    replay_init(&e->replay);
     /* its datagrams go on from the response's sequence (sealed), from 0 (plain) */
-    net_sequence_start(&e->link, &e->replay, r->now_us, a->sealed ? a->client_sequence : 0,
+    net_receive_start(&e->link, &e->replay, r->now_us, a->sealed ? a->client_sequence : 0,
                        a->sealed);
     e->st.client_id = a->client_id;
     e->st.address = a->address;
@@ -434,7 +435,7 @@ static void admit(tempo_relay *r, const gate_admit *a)
         if (n > 0 && r->transport.send(r->transport.ctx, &a->address, r->out, (size_t)n) < 0)
             r->st.send_errors++;
         r->st.denied++;
-        member_free(r, index);
+        relay_member_free(r, index);
         return;
     }
     send_welcome(r, e, false);
@@ -507,8 +508,8 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
         return;
     }
     relay_match *m = &r->matches[e->match];
-    if (m->turn_ms != 0) {
-        r->st.dropped_malformed++; /* frames in a lockstep match */
+    if (m->turn_ms != 0 || m->p2p) {
+        r->st.dropped_malformed++; /* frames in a lockstep or peer-to-peer match */
         return;
     }
     relay_input_msg in;
@@ -534,6 +535,24 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
     advance(r, m);
 }
 
+/* The receive pipeline's decoder for a member's datagram: the types a
+ * member sends, whole; each handler reads its own body. */
+static tempo_drop_reason member_message(void *ctx, net_datagram *d)
+{
+    (void)ctx;
+    if (d->v.h.fragment)
+        return TEMPO_DROP_FRAGMENT;
+    switch (d->v.h.type) {
+    case RELAY_TYPE_JOIN:
+    case RELAY_TYPE_INPUT:
+    case TURN_MSG_TURNS:
+    case NAT_TYPE_CANDIDATES:
+    case NAT_TYPE_FORWARD: return TEMPO_DROP_NONE;
+    case RELAY_TYPE_LEAVE: return d->body_size == 0 ? TEMPO_DROP_NONE : TEMPO_DROP_TRAILING;
+    default: return TEMPO_DROP_BAD_TYPE;
+    }
+}
+
 static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
 {
     r->st.datagrams_in++;
@@ -554,46 +573,23 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
     relay_member *e = &r->members[index];
     e->st.datagrams_up++;
     e->st.bytes_up += size;
+    uint32_t sid = connect_session_id(r->cfg.protocol_id);
     tempo_packet_view v;
-    tempo_drop_reason why;
-    if (packet_read(r->buf, size, &v, &why) != TEMPO_OK || v.h.fragment ||
-        v.h.session_id != connect_session_id(r->cfg.protocol_id)) {
-        r->st.dropped_malformed++;
-        return;
-    }
-    if (v.h.type == CONNECT_TYPE_RESPONSE) { /* it missed our welcome */
+    if (packet_read(r->buf, size, &v, NULL) == TEMPO_OK && v.h.session_id == sid &&
+        !v.h.fragment && v.h.type == CONNECT_TYPE_RESPONSE) { /* it missed our welcome */
         send_welcome(r, e, false);
         return;
     }
-    if (v.h.sealed != e->sealed) {
-        r->st.dropped_forged++;
+    net_receiver rcv = {&e->link, &e->replay, e->sealed ? &e->keys : NULL, sid};
+    net_datagram d;
+    tempo_drop_reason why = net_receive(&rcv, r->now_us, r->buf, size, member_message, NULL, &d);
+    if (why != TEMPO_DROP_NONE) {
+        NET_DROP_COUNT(&r->st, why);
         return;
     }
-    uint64_t seq = packet_sequence_recover(v.h.sequence, link_recv_newest(&e->link));
-    if (net_sequence_check(&e->link, &e->replay, r->now_us, seq) == NET_SEQUENCE_REPLAY) {
-        r->st.dropped_replay++;
-        return;
-    }
-    size_t body = v.body_size;
-    if (e->sealed) {
-        int opened = seal_open(&e->keys, seq, r->buf, size, &why);
-        if (opened < 0) {
-            r->st.dropped_forged++;
-            return;
-        }
-        body = (size_t)opened - PACKET_HEADER_SIZE;
-    }
-    link_rx rx = net_sequence_take(&e->link, &e->replay, r->now_us, seq, size);
-    if (rx == LINK_RX_JUMP) { /* far ahead: held until the member shows it moved on */
-        r->st.held_jumps++;
-        return;
-    }
-    if (!net_sequence_usable(rx)) {
-        r->st.dropped_replay++;
-        return;
-    }
-    const uint8_t *b = r->buf + PACKET_HEADER_SIZE;
-    switch (v.h.type) {
+    size_t body = d.body_size;
+    const uint8_t *b = d.body;
+    switch (d.v.h.type) {
     case RELAY_TYPE_JOIN:
         on_join(r, index, b, body);
         break;
@@ -603,15 +599,16 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
     case TURN_MSG_TURNS:
         on_turns(r, e, b, body);
         break;
-    case RELAY_TYPE_LEAVE:
-        if (body != 0) {
-            r->st.dropped_malformed++;
-            break;
-        }
-        member_free(r, index);
+    case NAT_TYPE_CANDIDATES:
+        relay_peers_candidates(r, e, b, body);
         break;
-    default:
-        r->st.dropped_malformed++;
+    case NAT_TYPE_FORWARD:
+        relay_peers_forward(r, e, b, body);
+        break;
+    case RELAY_TYPE_LEAVE:
+        relay_member_free(r, index);
+        break;
+    default: /* member_message let no other type through */
         break;
     }
 }
@@ -625,10 +622,8 @@ static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t siz
 
 /* ---- the update ---------------------------------------------------------------- */
 
-tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
+static void update_once(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
 {
-    if (!r)
-        return TEMPO_E_INVALID_ARG;
     if (now_us > r->now_us)
         r->now_us = now_us;
     r->now_seconds = now_seconds;
@@ -644,7 +639,7 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
      * members of those matches only. */
     for (int i = 0; i < r->cfg.max_matches; i++) {
         relay_match *m = &r->matches[i];
-        if (!m->used)
+        if (!m->used || m->p2p)
             continue;
         advance(r, m);
         if (m->finalized == m->sent_final)
@@ -662,7 +657,7 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
     }
     /* Every member's liveness and resends, at most every RELAY_SWEEP_US. */
     if (r->swept && r->now_us - r->last_sweep_us < RELAY_SWEEP_US)
-        return TEMPO_OK;
+        return;
     r->swept = true;
     r->last_sweep_us = r->now_us;
     for (int i = 0; i < r->cfg.max_members; i++) {
@@ -674,22 +669,30 @@ tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_se
         }
         if (link_update(&e->link, r->now_us) & LINK_EV_TIMED_OUT) {
             r->st.members_timed_out++;
-            member_free(r, i);
+            relay_member_free(r, i);
             continue;
         }
-        if (e->match < 0)
+        if (e->match < 0 || r->matches[e->match].p2p)
             continue;
         const relay_match *m = &r->matches[e->match];
         int32_t kept = m->turn_ms != 0 ? RELAY_TURN_RING - RELAY_TURN_AHEAD : RELAY_HISTORY;
         if (m->finalized - e->acked > kept) {
             /* the frames it lacks are gone: it could never catch up */
             r->st.members_behind++;
-            member_free(r, i);
+            relay_member_free(r, i);
             continue;
         }
         if (r->now_us - e->last_send_us >= RELAY_RESEND_US)
             send_frames(r, e);
     }
+}
+
+tempo_result tempo_relay_update(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
+{
+    if (!r)
+        return TEMPO_E_INVALID_ARG;
+    update_once(r, now_us, now_seconds);
+    (void)tempo_transport_flush(&r->transport); /* the frames of this update leave together */
     return TEMPO_OK;
 }
 

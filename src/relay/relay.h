@@ -19,6 +19,7 @@
 #include "net/gate.h"
 #include "net/link.h"
 #include "relay/relay_msg.h"
+#include "wire/nat_msg.h"
 #include "wire/replay_window.h"
 #include "wire/turn_msg.h"
 
@@ -33,6 +34,7 @@
 #define RELAY_TURN_RING 64      /* turns a lockstep match keeps */
 #define RELAY_TURN_AHEAD 32     /* turns past `finalized` that take lists */
 #define RELAY_TURN_SENDS 4      /* datagrams of lists to one member per send, at most */
+#define RELAY_NEWS_US 250000u   /* peer to peer: a member's news goes to the others this often */
 
 /* One player's list for one turn of a lockstep match, as turn_msg.h
  * writes it (no length: lockstep through a relay keeps one turn length). */
@@ -67,6 +69,10 @@ typedef struct relay_member {
     int32_t sum_held;           /* newest check frame of its we hold */
     int32_t sent_final;         /* `finalized` when we last sent it frames */
     uint64_t last_send_us;
+    bool introduced;            /* peer to peer: its CANDIDATES came, the others were told */
+    uint64_t news_us;           /* peer to peer: when the others were last told of it */
+    int ncand;                  /* peer to peer: the local addresses it sent */
+    tempo_address cand[NAT_MAX_LOCAL];
     tempo_relay_member_stats st;
 } relay_member;
 
@@ -83,6 +89,8 @@ typedef struct relay_match {
     uint64_t id;
     int num_players, input_size, fps;
     uint32_t turn_ms;           /* 0: rollback; else a lockstep match (relay_turns.c) */
+    bool p2p;                   /* peers introduced to each other (relay_peers.c): no frames */
+    uint8_t secret[NAT_SECRET_SIZE]; /* p2p: authenticates its members' probes */
     int delay;                  /* lockstep: the execution delay, turns below it are empty */
     int store;                  /* lockstep: index of its list store, -1 none */
     relay_turn_list *tl;        /* lockstep: RELAY_TURN_RING * TEMPO_MAX_PLAYERS lists */
@@ -114,6 +122,7 @@ struct tempo_relay {
     link_config link_cfg;
     uint64_t now_us, now_seconds;
     bool refuse_matches;        /* draining: no match is opened */
+    uint64_t p2p_opened;        /* peer-to-peer matches opened: each secret's own input */
     uint64_t backlog_since_us;  /* datagrams have waited unread since then (0: none) */
     bool swept;
     uint64_t last_sweep_us;     /* the last sweep over every member */
@@ -195,6 +204,22 @@ void relay_turns_advance(tempo_relay *r, relay_match *m);
 void relay_turns_send(tempo_relay *r, relay_member *e);
 /* The datagram of `body` bytes at r->out + PACKET_HEADER_SIZE to e (relay_send.c). */
 void relay_send_to(tempo_relay *r, relay_member *e, uint8_t type, size_t body);
+
+/* ---- relay_peers.c: peer-to-peer matches ---- */
+/* A new p2p match m: its secret, from the cookie key and a count only
+ * this relay knows. */
+void relay_peers_open(tempo_relay *r, relay_match *m);
+/* A member's CANDIDATES: kept, and answered with an INTRO. */
+void relay_peers_candidates(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size);
+/* Member `index`, new and sealed, joins p2p match `mi` for `slots`: a
+ * member there with the same client id (the same token, so the same
+ * player, from a new address: a mobile network's move) is let go for it.
+ * True if one was. */
+bool relay_peers_moved(tempo_relay *r, int mi, int index, uint8_t slots);
+/* Free member `index` (relay.c). */
+void relay_member_free(tempo_relay *r, int index);
+/* A member's FORWARD: to the member of its match it names. */
+void relay_peers_forward(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size);
 
 /* The ring slot of frame f. */
 static inline int relay_slot(int32_t f) { return (int)((uint32_t)f % RELAY_RING); }

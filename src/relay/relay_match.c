@@ -57,6 +57,7 @@ int relay_match_open(tempo_relay *r, const tempo_relay_join *j)
     m->fps = j->frames_per_second;
     m->turn_ms = j->turn_ms;
     m->delay = j->execution_delay;
+    m->p2p = j->peer_to_peer;
     m->store = -1;
     if (m->turn_ms != 0) {
         m->store = r->turn_free[--r->nturn_free];
@@ -72,6 +73,8 @@ int relay_match_open(tempo_relay *r, const tempo_relay_join *j)
     m->first_join_us = r->now_us;
     m->desync_frame = -1;
     m->st.match_id = m->id;
+    if (m->p2p)
+        relay_peers_open(r, m);
     r->st.matches++;
     return i;
 }

@@ -22,6 +22,8 @@ static bool join_valid(const tempo_relay_join *j)
     bool common = j->match_id != 0 && j->num_players >= 1 &&
                   j->num_players <= TEMPO_MAX_PLAYERS && j->slots != 0 &&
                   (j->slots >> j->num_players) == 0;
+    if (j->peer_to_peer && j->turn_ms != 0)
+        return false;
     if (j->turn_ms != 0) /* lockstep: one player per member, no frames */
         return common && j->turn_ms >= 10 && j->turn_ms <= 2000 && j->execution_delay >= 2 &&
                j->execution_delay <= 16 && (j->slots & (j->slots - 1u)) == 0 &&
@@ -42,10 +44,11 @@ static void join_put(uint8_t *p, const tempo_relay_join *j)
         wire_put16(p + 14, (uint16_t)j->turn_ms);
         p[16] = (uint8_t)j->execution_delay;
     }
+    p[17] = j->peer_to_peer ? 1 : 0;
 }
 
-/* p holds TEMPO_RELAY_JOIN_TURNS_SIZE bytes (a rollback JOIN's last
- * three are read as zero). */
+/* p holds TEMPO_RELAY_JOIN_P2P_SIZE bytes (a shorter JOIN's last ones
+ * are read as zero). */
 static bool join_get(const uint8_t *p, tempo_relay_join *out)
 {
     memset(out, 0, sizeof *out);
@@ -57,7 +60,8 @@ static bool join_get(const uint8_t *p, tempo_relay_join *out)
     j.frames_per_second = wire_get16(p + 11);
     j.turn_ms = wire_get16(p + 14);
     j.execution_delay = p[16];
-    if (p[13] != TEMPO_RELAY_JOIN_VERSION || !join_valid(&j))
+    j.peer_to_peer = p[17] == 1;
+    if (p[13] != TEMPO_RELAY_JOIN_VERSION || p[17] > 1 || !join_valid(&j))
         return false;
     *out = j;
     return true;
@@ -83,7 +87,7 @@ tempo_result tempo_relay_join_read(const uint8_t data[TEMPO_TOKEN_USER_DATA_SIZE
             memset(out, 0, sizeof *out);
         return TEMPO_E_INVALID_ARG;
     }
-    for (int i = TEMPO_RELAY_JOIN_TURNS_SIZE; i < TEMPO_TOKEN_USER_DATA_SIZE; i++)
+    for (int i = TEMPO_RELAY_JOIN_P2P_SIZE; i < TEMPO_TOKEN_USER_DATA_SIZE; i++)
         if (data[i] != 0) {
             memset(out, 0, sizeof *out);
             return TEMPO_E_MALFORMED;
@@ -113,10 +117,12 @@ int relay_frames_capacity(int num_players, int input_size, bool desync)
 
 size_t relay_join_write(uint8_t *body, const tempo_relay_join *j)
 {
-    uint8_t full[TEMPO_RELAY_JOIN_TURNS_SIZE];
+    uint8_t full[TEMPO_RELAY_JOIN_P2P_SIZE];
     memset(full, 0, sizeof full);
     join_put(full, j);
-    size_t n = j->turn_ms != 0 ? TEMPO_RELAY_JOIN_TURNS_SIZE : TEMPO_RELAY_JOIN_SIZE;
+    size_t n = j->peer_to_peer ? TEMPO_RELAY_JOIN_P2P_SIZE
+               : j->turn_ms != 0 ? TEMPO_RELAY_JOIN_TURNS_SIZE
+                                 : TEMPO_RELAY_JOIN_SIZE;
     memcpy(body, full, n);
     return n;
 }
@@ -200,15 +206,18 @@ size_t relay_frames_write(uint8_t *body, const relay_frames_msg *m, size_t frame
 
 bool relay_join_read(const uint8_t *body, size_t size, tempo_relay_join *out)
 {
-    uint8_t full[TEMPO_RELAY_JOIN_TURNS_SIZE];
+    uint8_t full[TEMPO_RELAY_JOIN_P2P_SIZE];
     memset(full, 0, sizeof full);
-    if (size != TEMPO_RELAY_JOIN_SIZE && size != TEMPO_RELAY_JOIN_TURNS_SIZE) {
+    if (size != TEMPO_RELAY_JOIN_SIZE && size != TEMPO_RELAY_JOIN_TURNS_SIZE &&
+        size != TEMPO_RELAY_JOIN_P2P_SIZE) {
         memset(out, 0, sizeof *out);
         return false;
     }
     memcpy(full, body, size);
-    /* one form per match kind: a turns JOIN is never the short one */
-    return join_get(full, out) && (size == TEMPO_RELAY_JOIN_TURNS_SIZE) == (out->turn_ms != 0);
+    /* one form per match kind: a turns JOIN is never the short one, a
+     * peer-to-peer one always the longest */
+    return join_get(full, out) && (size == TEMPO_RELAY_JOIN_TURNS_SIZE) == (out->turn_ms != 0) &&
+           (size == TEMPO_RELAY_JOIN_P2P_SIZE) == out->peer_to_peer;
 }
 
 bool relay_welcome_read(const uint8_t *body, size_t size, uint8_t *slots, bool *refused)

@@ -77,7 +77,7 @@ int iq_add(input_queue *q, int32_t frame, const uint8_t *input)
     if (q->flags[s] & IQ_REAL)
         return IQ_DUPLICATE;
     uint8_t *dst = q->inputs + (size_t)s * (size_t)q->input_size;
-    memcpy(dst, input, (size_t)q->input_size);
+    iq_copy_input(dst, input, (size_t)q->input_size);
     int result = IQ_ADDED;
     if ((q->flags[s] & IQ_GUESSED) &&
         memcmp(dst, q->guesses + (size_t)s * (size_t)q->input_size, (size_t)q->input_size) != 0)
@@ -101,7 +101,7 @@ int iq_override(input_queue *q, int32_t frame, const uint8_t *input)
     uint8_t *dst = q->inputs + (size_t)s * (size_t)q->input_size;
     if (memcmp(dst, input, (size_t)q->input_size) == 0)
         return IQ_DUPLICATE;
-    memcpy(dst, input, (size_t)q->input_size);
+    iq_copy_input(dst, input, (size_t)q->input_size);
     return IQ_MISPREDICTED;
 }
 
@@ -112,7 +112,7 @@ bool iq_real(const input_queue *q, int32_t frame, uint8_t *out)
     int s = slot_of(q, frame);
     if (!(q->flags[s] & IQ_REAL))
         return false;
-    memcpy(out, q->inputs + (size_t)s * (size_t)q->input_size, (size_t)q->input_size);
+    iq_copy_input(out, q->inputs + (size_t)s * (size_t)q->input_size, (size_t)q->input_size);
     return true;
 }
 
@@ -131,7 +131,7 @@ int32_t iq_known_end(const input_queue *q)
     return q->known_end;
 }
 
-int iq_get(input_queue *q, int32_t frame, uint8_t *out)
+int iq_get_other(input_queue *q, int32_t frame, uint8_t *out)
 {
     size_t n = (size_t)q->input_size;
     if (frame >= q->disconnect_frame) {
@@ -141,14 +141,14 @@ int iq_get(input_queue *q, int32_t frame, uint8_t *out)
     TEMPO_ASSERT(iq_holds(q, frame));
     int s = slot_of(q, frame);
     if (q->flags[s] & IQ_REAL) {
-        memcpy(out, q->inputs + (size_t)s * n, n);
+        iq_copy_input(out, q->inputs + (size_t)s * n, n);
         return q->flags[s] & IQ_DISCONNECTED ? TEMPO_INPUT_DISCONNECTED : TEMPO_INPUT_CONFIRMED;
     }
     /* Guess from the newest input of the contiguous real run. */
     uint8_t last[TEMPO_MAX_INPUT_SIZE];
     int32_t last_frame = q->known_end - 1;
     if (last_frame >= q->base && last_frame >= 0)
-        memcpy(last, q->inputs + (size_t)slot_of(q, last_frame) * n, n);
+        iq_copy_input(last, q->inputs + (size_t)slot_of(q, last_frame) * n, n);
     else {
         memset(last, 0, n);
         if (last_frame < q->base)
@@ -158,9 +158,9 @@ int iq_get(input_queue *q, int32_t frame, uint8_t *out)
     if (q->predict)
         q->predict(q->predict_ctx, q->player, frame, last, last_frame, guess, q->input_size);
     else
-        memcpy(guess, last, n);
+        iq_copy_input(guess, last, n);
     q->flags[s] |= IQ_GUESSED;
-    memcpy(out, guess, n);
+    iq_copy_input(out, guess, n);
     return TEMPO_INPUT_PREDICTED;
 }
 
@@ -173,7 +173,7 @@ int iq_known_input(const input_queue *q, int32_t frame, uint8_t *out)
     }
     int s = slot_of(q, frame);
     TEMPO_ASSERT(iq_holds(q, frame) && (q->flags[s] & IQ_REAL));
-    memcpy(out, q->inputs + (size_t)s * n, n);
+    iq_copy_input(out, q->inputs + (size_t)s * n, n);
     return q->flags[s] & IQ_DISCONNECTED ? TEMPO_INPUT_DISCONNECTED : TEMPO_INPUT_CONFIRMED;
 }
 

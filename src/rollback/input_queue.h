@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/common.h"
 #include "tempo/config.h"
@@ -75,10 +76,40 @@ int iq_override(input_queue *q, int32_t frame, const uint8_t *input);
 /* True if the queue can hold `frame` (base <= frame < base + capacity). */
 bool iq_holds(const input_queue *q, int32_t frame);
 
+/* Copy one input: the common sizes as fixed-size copies (single moves
+ * instead of a call to memcpy), since this runs for every player of every
+ * frame simulated, resimulated or logged. */
+static inline void iq_copy_input(uint8_t *dst, const uint8_t *src, size_t size)
+{
+    switch (size) {
+    case 1: dst[0] = src[0]; break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    default: memcpy(dst, src, size); break;
+    }
+}
+
+/* iq_get of a frame that is not simply real: disconnected or guessed. */
+int iq_get_other(input_queue *q, int32_t frame, uint8_t *out);
+
 /* The input the game should use at `frame` (base <= frame): real,
  * disconnected (zero) or a guess, which is remembered. Returns the
- * tempo_input_status. */
-int iq_get(input_queue *q, int32_t frame, uint8_t *out);
+ * tempo_input_status. A real input, what a resimulation mostly reads, is
+ * copied here without a call. */
+static inline int iq_get(input_queue *q, int32_t frame, uint8_t *out)
+{
+    if (frame < q->disconnect_frame) {
+        uint32_t slot = (uint32_t)frame & (uint32_t)(q->capacity - 1);
+        uint8_t flags = q->flags[slot];
+        if ((flags & (IQ_REAL | IQ_DISCONNECTED)) == IQ_REAL && frame >= q->base) {
+            size_t n = (size_t)q->input_size;
+            iq_copy_input(out, q->inputs + slot * n, n);
+            return TEMPO_INPUT_CONFIRMED;
+        }
+    }
+    return iq_get_other(q, frame, out);
+}
 
 /* The input of a known frame (iq_known), as the game plays it: copies it
  * and returns TEMPO_INPUT_CONFIRMED or TEMPO_INPUT_DISCONNECTED. */

@@ -178,7 +178,7 @@ tempo_result sync_set_delay(tempo_sync *s, int player, int frames)
 
 void sync_add_local_input(tempo_sync *s, int player, const uint8_t *input)
 {
-    memcpy(s->sample[player], input, (size_t)s->input_size);
+    iq_copy_input(s->sample[player], input, (size_t)s->input_size);
     s->has_sample[player] = true;
 }
 
@@ -449,7 +449,7 @@ int sync_next(tempo_sync *s, const tempo_request **out)
         int i = s->next_req++;
         const tempo_request *r = &s->reqs[i];
         if (s->arena && r->kind == TEMPO_REQUEST_SAVE) {
-            memcpy(s->arena_store + (size_t)r->slot * s->arena_size, s->arena, s->arena_size);
+            tempo__copy_cold(s->arena_store + (size_t)r->slot * s->arena_size, s->arena, s->arena_size);
             /* Checksums cost as much as the copy: only where someone reads them. */
             if (s->req_flags[i] & SYNC_REQ_NEED_SUM)
                 s->req_sums[i] = tempo_checksum(s->arena, s->arena_size);
@@ -578,19 +578,6 @@ void sync_fill_tick(const tempo_sync *s, tempo_tick *t, tempo_tick_status status
 
 /* ---- the confirmed-input log ---------------------------------------------- */
 
-/* Copy one input: the common sizes as fixed-size copies (single moves),
- * since this runs for every player of every frame. */
-static inline void copy_input(uint8_t *dst, const uint8_t *src, size_t size)
-{
-    switch (size) {
-    case 1: dst[0] = src[0]; break;
-    case 2: memcpy(dst, src, 2); break;
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    default: memcpy(dst, src, size); break;
-    }
-}
-
 void sync_log_confirmed(tempo_sync *s, int32_t confirmed)
 {
     int32_t upto = tempo__min32(confirmed, s->frame);
@@ -608,7 +595,7 @@ void sync_log_confirmed(tempo_sync *s, int32_t confirmed)
             }
             /* a confirmed frame is real in every queue (iq_known_input) */
             uint32_t slot = (uint32_t)f & (uint32_t)(q->capacity - 1);
-            copy_input(in, q->inputs + slot * size, size);
+            iq_copy_input(in, q->inputs + slot * size, size);
             status[p] = (q->flags[slot] & IQ_DISCONNECTED) ? TEMPO_INPUT_DISCONNECTED
                                                            : TEMPO_INPUT_CONFIRMED;
         }

@@ -150,6 +150,8 @@ tempo_result session_create(const tempo_config *cfg, const session_backend_ops *
     s->alloc = cfg->allocator;
     s->cfg = *cfg;
     s->ops = ops;
+    if (args->transport)
+        s->transport = *args->transport;
     tempo_config engine = *cfg;
     if (ops->confirmed_only)
         engine.max_prediction = 0;
@@ -304,6 +306,7 @@ tempo_result tempo_session_poll(tempo_session *s, uint64_t now_us)
         if (r != TEMPO_OK)
             return r;
         s->ops->poll(s->backend);
+        (void)tempo_transport_flush(&s->transport);
     }
     return TEMPO_OK;
 }
@@ -359,6 +362,7 @@ tempo_result tempo_session_advance(tempo_session *s, tempo_tick *tick)
     if (s->sync.arena && s->sync.next_req < s->sync.nreqs)
         return TEMPO_E_STATE;
     r = s->ops->advance(s->backend, tick);
+    (void)tempo_transport_flush(&s->transport);
     if (r == TEMPO_OK)
         s->tick_waiting = tick->status == TEMPO_TICK_WAITING;
     return r;
@@ -410,7 +414,9 @@ tempo_result tempo_session_disconnect_player(tempo_session *s, int player)
     if (player < 0 || player >= s->sync.num_players || s->sync.kind[player] != SYNC_REMOTE ||
         !s->ops->disconnect_player)
         return TEMPO_E_PLAYER;
-    return s->ops->disconnect_player(s->backend, player);
+    tempo_result r = s->ops->disconnect_player(s->backend, player);
+    (void)tempo_transport_flush(&s->transport);
+    return r;
 }
 
 tempo_result tempo_session_leave(tempo_session *s)
@@ -419,7 +425,9 @@ tempo_result tempo_session_leave(tempo_session *s)
         return TEMPO_E_INVALID_ARG;
     if (!s->ops->leave)
         return TEMPO_E_UNSUPPORTED;
-    return s->ops->leave(s->backend);
+    tempo_result r = s->ops->leave(s->backend);
+    (void)tempo_transport_flush(&s->transport);
+    return r;
 }
 
 /* ---- events and stats --------------------------------------------------- */
@@ -461,7 +469,22 @@ tempo_result tempo_session_get_endpoint_stats(const tempo_session *s, int player
         return TEMPO_E_UNSUPPORTED;
     if (player < 0 || player >= s->sync.num_players)
         return TEMPO_E_PLAYER;
-    return s->ops->endpoint_stats(s->backend, player, out);
+    tempo_result r = s->ops->endpoint_stats(s->backend, player, out);
+    tempo_path_info pi;
+    if (r == TEMPO_OK && s->traversal && tempo_traversal_get_path(s->traversal, player, &pi) == TEMPO_OK) {
+        out->path = pi.path;
+        out->rtt_direct_ms = (double)pi.rtt_direct_us / 1000.0;
+        out->rtt_relay_ms = (double)pi.rtt_relay_us / 1000.0;
+    }
+    return r;
+}
+
+tempo_result tempo_session_set_traversal(tempo_session *s, const tempo_traversal *t)
+{
+    if (!s)
+        return TEMPO_E_INVALID_ARG;
+    s->traversal = t;
+    return TEMPO_OK;
 }
 
 tempo_result tempo_session_get_spectator_stats(const tempo_session *s, int index,
@@ -481,7 +504,9 @@ tempo_result tempo_session_provide_state(tempo_session *s, int32_t frame, const 
         return TEMPO_E_INVALID_ARG;
     if (!s->ops->provide_state)
         return TEMPO_E_UNSUPPORTED;
-    return s->ops->provide_state(s->backend, frame, state, size);
+    tempo_result r = s->ops->provide_state(s->backend, frame, state, size);
+    (void)tempo_transport_flush(&s->transport);
+    return r;
 }
 
 tempo_result tempo_session_rejoin_state(const tempo_session *s, const void **state, size_t *size,

@@ -27,6 +27,11 @@ struct tempo_session {
     session_clock clock;
     session_host host;        /* what the backend sees of this session */
     const session_backend_ops *ops;
+    const tempo_traversal *traversal; /* the transport's, for the path in endpoint stats */
+    /* Network sessions: the backend's transport, flushed before every
+     * public call that may have sent returns (the end of a round of sends);
+     * zeroed for the others. */
+    tempo_transport transport;
     union {
         void *backend;        /* the backend's state, handed to every op */
         /* The same pointer in p2p and spectator sessions. Tests inspect the

@@ -25,6 +25,12 @@ const char *tempo_drop_reason_name(tempo_drop_reason r)
     case TEMPO_DROP_FRAG_DUPLICATE: return "frag_duplicate";
     case TEMPO_DROP_FRAG_BUSY: return "frag_busy";
     case TEMPO_DROP_FORGED: return "forged";
+    case TEMPO_DROP_UNKNOWN: return "unknown_sender";
+    case TEMPO_DROP_SESSION: return "session";
+    case TEMPO_DROP_PLAIN: return "plain";
+    case TEMPO_DROP_CLOSED: return "closed";
+    case TEMPO_DROP_HELD: return "held";
+    case TEMPO_DROP_EARLY: return "early";
     default: return "unknown";
     }
 }

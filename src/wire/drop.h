@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * drop.h — why the wire layer refused a datagram: one list for the packet
- * header, the replay window, fragment reassembly and the message codec, so a
- * receiver counts every drop in one array and names it with one function.
+ * drop.h — why a datagram was refused: one list for the packet header, the
+ * replay window, fragment reassembly, the message codecs, the seal and the
+ * receive pipeline every role runs (net/receive.h), so every receiver
+ * counts every drop by the same reasons and names it with one function.
  *
  * A reason describes the datagram, never the receiver's state: every one of
  * them is a normal event on a hostile network, counted, never fatal.
@@ -34,6 +35,13 @@ typedef enum tempo_drop_reason {
     TEMPO_DROP_FRAG_BUSY,      /* every reassembly slot holds a newer message */
     /* seal (wire/seal.h) */
     TEMPO_DROP_FORGED,         /* sealed, but the tag does not verify under the receiver's key */
+    /* the receiver (net/receive.h) */
+    TEMPO_DROP_UNKNOWN,        /* from an address that is none of the receiver's */
+    TEMPO_DROP_SESSION,        /* another session id */
+    TEMPO_DROP_PLAIN,          /* in the clear, to a receiver whose link seals */
+    TEMPO_DROP_CLOSED,         /* its sender's link is closed */
+    TEMPO_DROP_HELD,           /* a sequence far ahead of its sender's: held, its body unused */
+    TEMPO_DROP_EARLY,          /* before the handshake with its sender completed */
     TEMPO_DROP_REASON_COUNT_
 } tempo_drop_reason;
 

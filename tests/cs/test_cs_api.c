@@ -25,7 +25,7 @@ static int no_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t cap)
     return 0;
 }
 
-static const tempo_transport quiet = {no_send, no_recv, NULL};
+static const tempo_transport quiet = {no_send, no_recv, NULL, NULL};
 
 static void test_server_config_out_of_range_is_refused(void **state)
 {

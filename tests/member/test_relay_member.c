@@ -199,7 +199,7 @@ static void test_members_with_tokens_play_a_sealed_match(void **state)
     for (int i = 0; i < 2; i++) {
         h_peer *p = &g->h.peer[i];
         tempo_session_destroy(p->s);
-        tempo_relay_join j = {MATCH_ID, (uint8_t)(1u << i), 2, cfg.input_size, 60, 0, 0};
+        tempo_relay_join j = {MATCH_ID, (uint8_t)(1u << i), 2, cfg.input_size, 60, 0, 0, false};
         uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE], token[TEMPO_TOKEN_SIZE];
         assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
         assert_int_equal(tempo_token_create(rc.private_key, rc.protocol_id, 100 + (uint64_t)i, 2000,
@@ -233,7 +233,7 @@ static void test_create_relay_member_refuses_bad_arguments(void **state)
 {
     (void)state;
     tempo_config cfg = match_cfg(2);
-    tempo_transport t = {rig_send, h_ears_recv, NULL};
+    tempo_transport t = {rig_send, h_ears_recv, NULL, NULL};
     tempo_address relay = RELAY_ADDR, none;
     memset(&none, 0, sizeof none);
     tempo_session *s = (tempo_session *)&cfg;

@@ -715,7 +715,7 @@ static int no_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity
 static void handshake_timeout_is_validated(void **state)
 {
     (void)state;
-    tempo_transport tr = {no_send, no_recv, NULL};
+    tempo_transport tr = {no_send, no_recv, NULL, NULL};
     tempo_session *s;
     tempo_config c = keyed_cfg(2);
     c.has_match_key = tempo_secure_available(); /* the range is checked either way */

@@ -467,7 +467,7 @@ static int no_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity
 static void unkeyed_session_warns_once_and_says_unauthenticated(void **state)
 {
     (void)state;
-    tempo_transport tr = {no_send, no_recv, NULL};
+    tempo_transport tr = {no_send, no_recv, NULL, NULL};
     tempo_config c = harness_cfg(2);
     c.log = count_warnings;
     warnings = 0;
@@ -498,7 +498,7 @@ static void unkeyed_session_warns_once_and_says_unauthenticated(void **state)
 static void keyed_config_is_validated(void **state)
 {
     (void)state;
-    tempo_transport tr = {no_send, no_recv, NULL};
+    tempo_transport tr = {no_send, no_recv, NULL, NULL};
     tempo_session *s;
     tempo_config c = keyed_cfg(2);
     memset(c.match_key, 0, sizeof c.match_key);
@@ -566,7 +566,7 @@ static void scan_free(void *ctx, void *p)
 static void no_freed_block_holds_the_match_key(void **state)
 {
     (void)state;
-    tempo_transport tr = {no_send, no_recv, NULL};
+    tempo_transport tr = {no_send, no_recv, NULL, NULL};
     for (int k = 0;; k++) {
         memset(&scan, 0, sizeof scan);
         scan.fail_at = k;
@@ -625,7 +625,7 @@ static void keyed_and_unkeyed_machines_drop_each_other(void **state)
 static void keyed_config_without_libsodium_is_unsupported(void **state)
 {
     (void)state;
-    tempo_transport tr = {no_send, no_recv, NULL};
+    tempo_transport tr = {no_send, no_recv, NULL, NULL};
     tempo_session *s = (tempo_session *)&tr;
     tempo_config c = keyed_cfg(2);
     assert_int_equal(tempo_session_create_p2p(&c, &tr, &s), TEMPO_E_UNSUPPORTED);

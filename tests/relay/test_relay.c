@@ -72,7 +72,7 @@ static int tap(h_peer *from, uint8_t *d, size_t *size)
         body[13] = 1;
         return 1;
     case ATTACK_JOIN_OTHER: {
-        tempo_relay_join j = {other_match, 2u, 2, 4, 60, 0, 0};
+        tempo_relay_join j = {other_match, 2u, 2, 4, 60, 0, 0, false};
         d[7] = RELAY_TYPE_JOIN;
         *size = PACKET_HEADER_SIZE + relay_join_write(body, &j);
         return 1;
@@ -279,7 +279,7 @@ static void test_hostile_datagrams_are_dropped_and_counted(void **state)
     static const expect cases[] = {
         {ATTACK_TRUNCATE, offsetof(tempo_relay_stats, dropped_malformed)},
         {ATTACK_REPLAY, offsetof(tempo_relay_stats, dropped_replay)},
-        {ATTACK_SEAL_BIT, offsetof(tempo_relay_stats, dropped_forged)},
+        {ATTACK_SEAL_BIT, offsetof(tempo_relay_stats, dropped_malformed)}, /* sealed, no key: SEALED */
         {ATTACK_NOT_OWNED, offsetof(tempo_relay_stats, dropped_not_owned)},
         {ATTACK_FAR, offsetof(tempo_relay_stats, dropped_far)},
     };
@@ -331,7 +331,7 @@ static void test_sealed_forgeries_and_replays_are_dropped(void **state)
     for (int i = 0; i < 2; i++) {
         h_peer *p = &g->h.peer[i];
         tempo_session_destroy(p->s);
-        tempo_relay_join j = {MATCH_ID, (uint8_t)(1u << i), 2, cfg.input_size, 60, 0, 0};
+        tempo_relay_join j = {MATCH_ID, (uint8_t)(1u << i), 2, cfg.input_size, 60, 0, 0, false};
         uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE], token[TEMPO_TOKEN_SIZE];
         assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
         assert_int_equal(tempo_token_create(rc.private_key, rc.protocol_id, 1 + (uint64_t)i, 2000,
@@ -523,7 +523,7 @@ static void sealed_member(relay_rig *g, const tempo_relay_config *rc, const temp
                           int i)
 {
     h_peer *p = &g->h.peer[i];
-    tempo_relay_join j = {MATCH_ID, (uint8_t)(1u << i), 2, cfg->input_size, 60, 0, 0};
+    tempo_relay_join j = {MATCH_ID, (uint8_t)(1u << i), 2, cfg->input_size, 60, 0, 0, false};
     uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE], token[TEMPO_TOKEN_SIZE];
     assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
     assert_int_equal(tempo_token_create(rc->private_key, rc->protocol_id, 11 + (uint64_t)i, 2000,
@@ -628,7 +628,7 @@ static void test_nothing_allocates_after_create(void **state)
 static void test_the_join_fields_round_trip_and_refuse_what_is_out_of_range(void **state)
 {
     (void)state;
-    tempo_relay_join j = {0x0102030405060708ull, 0x05, 3, 4, 60, 0, 0}, back;
+    tempo_relay_join j = {0x0102030405060708ull, 0x05, 3, 4, 60, 0, 0, false}, back;
     uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE];
     assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
     static const uint8_t expected[TEMPO_RELAY_JOIN_SIZE] = {8, 7, 6, 5, 4, 3, 2, 1, 5, 3, 4, 60, 0, 1};
@@ -650,7 +650,7 @@ static void test_create_refuses_configs_out_of_range(void **state)
 {
     (void)state;
     tempo_relay_config c = relay_cfg();
-    tempo_transport t = {rig_send, NULL, NULL};
+    tempo_transport t = {rig_send, NULL, NULL, NULL};
     tempo_relay *r = (tempo_relay *)&c;
     assert_int_equal(tempo_relay_create(&c, &t, &r), TEMPO_E_INVALID_ARG); /* no recv */
     assert_null(r);

@@ -100,7 +100,7 @@ static void world_init_sealed(uint64_t seed, const char *profile, bool sealed)
         c.random_seed = seed * 31u + (uint64_t)i;
         uint8_t token[TEMPO_TOKEN_SIZE];
         if (sealed) {
-            tempo_relay_join j = {MATCH, (uint8_t)(1u << i), N, 0, 0, 100, 2};
+            tempo_relay_join j = {MATCH, (uint8_t)(1u << i), N, 0, 0, 100, 2, false};
             uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE];
             assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
             assert_int_equal(tempo_token_create(rc.private_key, rc.protocol_id, 100 + (uint64_t)i,
@@ -519,7 +519,7 @@ static void nothing_allocates_after_create(void **state)
 static void the_join_of_a_lockstep_match_reads_back(void **state)
 {
     (void)state;
-    tempo_relay_join j = {0x0102030405060708ull, 0x04, 3, 0, 0, 150, 3}, back;
+    tempo_relay_join j = {0x0102030405060708ull, 0x04, 3, 0, 0, 150, 3, false}, back;
     uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE];
     assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
     static const uint8_t expected[TEMPO_RELAY_JOIN_TURNS_SIZE] = {8, 7, 6, 5, 4, 3, 2, 1, 4,

@@ -89,7 +89,7 @@ static void every_allocation_failure_in_network_create_is_clean(void **state)
 {
     (void)state;
     tempo_address host = tempo_address_ipv4(10, 0, 0, 1, 7000);
-    tempo_transport tr = {NULL, NULL, NULL};
+    tempo_transport tr = {NULL, NULL, NULL, NULL};
     tempo_simnet *net;
     tempo_simnet_config nc;
     tempo_simnet_config_default(&nc);

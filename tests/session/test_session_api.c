@@ -665,7 +665,7 @@ static void start_frame_and_log_size_are_range_checked(void **state)
     assert_int_equal(end, 1 << 30);
     tempo_session_destroy(s);
     /* network sessions: only 0 for now */
-    tempo_transport tr = {null_send, null_recv, NULL};
+    tempo_transport tr = {null_send, null_recv, NULL, NULL};
     tempo_address host = tempo_address_ipv4(127, 0, 0, 1, 9000);
     tempo_config_default(&c);
     c.start_frame = 10;
@@ -817,7 +817,7 @@ static void empty_slots_and_joining_follow_the_session_kind(void **state)
     assert_int_equal(tempo_session_create_synctest(&cfg, 2, &s), TEMPO_OK);
     assert_int_equal(tempo_session_add_empty_slot(s, 1), TEMPO_E_UNSUPPORTED);
     tempo_session_destroy(s);
-    tempo_transport tr = {null_send, null_recv, NULL};
+    tempo_transport tr = {null_send, null_recv, NULL, NULL};
     assert_int_equal(tempo_session_create_p2p(&cfg, &tr, &s), TEMPO_OK);
     assert_int_equal(tempo_session_add_empty_slot(s, 1), TEMPO_E_UNSUPPORTED);
     tempo_session_destroy(s);

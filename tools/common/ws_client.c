@@ -41,7 +41,7 @@ void ws_client_close(ws_client *c) { (void)c; }
 tempo_transport ws_client_transport(ws_client *c, const tempo_address *peer)
 {
     (void)peer;
-    tempo_transport t = {NULL, NULL, c};
+    tempo_transport t = {NULL, NULL, c, NULL};
     return t;
 }
 void ws_client_flush(ws_client *c) { (void)c; }
@@ -361,7 +361,7 @@ static int client_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capa
 tempo_transport ws_client_transport(ws_client *c, const tempo_address *peer)
 {
     c->peer = *peer;
-    tempo_transport t = {client_send, client_recv, c};
+    tempo_transport t = {client_send, client_recv, c, NULL};
     return t;
 }
 

@@ -31,11 +31,19 @@ static int mux_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacit
     return 0;
 }
 
+/* The UDP side's held datagrams go at the end of tempo's round of sends;
+ * the WebSocket side is written by ws_server_flush from the loop. */
+static int mux_flush(void *ctx)
+{
+    ws_mux *m = ctx;
+    return tempo_transport_flush(&m->udp);
+}
+
 tempo_transport ws_mux_transport(ws_mux *m, const tempo_transport *udp, ws_server *ws)
 {
     m->udp = *udp;
     m->ws = ws;
     m->turn = 0;
-    tempo_transport t = {mux_send, mux_recv, m};
+    tempo_transport t = {mux_send, mux_recv, m, mux_flush};
     return t;
 }

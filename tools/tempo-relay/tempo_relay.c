@@ -183,8 +183,9 @@ static void print_stats(const tempo_relay *r, const tempo_udp *u, const ws_serve
            " gaps_over_16ms=%" PRIu64 " update_max_us=%" PRIu64 "\n",
            last ? "final" : "stats", secs, s.matches, s.members, s.datagrams_in, s.datagrams_out,
            s.bytes_in, s.bytes_out, s.frames_finalized, s.substitutions, s.late_inputs,
-           s.dropped_malformed + s.dropped_forged + s.dropped_replay + s.dropped_not_owned +
-               s.dropped_far + s.dropped_unbound + s.handshake_refused,
+           s.dropped_unknown + s.dropped_session + s.dropped_malformed + s.dropped_forged +
+               s.dropped_replay + s.dropped_not_owned + s.dropped_far + s.dropped_unbound +
+               s.handshake_refused,
            s.members_timed_out, us.kernel_drops, (double)cpu_us / 1e6, core,
            dgrams ? (double)cpu_us / (double)dgrams : 0.0,
            s.datagrams_out ? (double)cpu_us / (double)s.datagrams_out : 0.0, l->updates,
@@ -342,8 +343,7 @@ int main(int argc, char **argv)
         uint64_t now = platform_now_us();
         if (ws)
             ws_server_poll(ws, now);
-        tempo_relay_update(r, now, (uint64_t)time(NULL));
-        tempo_udp_flush(u);
+        tempo_relay_update(r, now, (uint64_t)time(NULL)); /* flushes the batch it sent */
         if (ws)
             ws_server_flush(ws, now);
         lateness_on_update(&late, now, platform_now_us());

@@ -10,7 +10,7 @@
  * then override it. Every option is a row of the settings table
  * (sim_settings.c), which reads plain values and gives the structured
  * ones (--link, faults) their ranges. Values that depend on the machine
- * count are checked later, by sim_network.c.
+ * count are checked later, by p2p/sim_p2p.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -256,6 +256,33 @@ static bool find_scenario(int argc, char **argv, const char **path)
     return true;
 }
 
+/* The mode the options pick (each in its own folder; sim.h). */
+static int run_mode(const sim_options *o)
+{
+    if (o->mode == SIM_MODE_SYNCTEST)
+        return sim_synctest(o);
+    if (o->mode == SIM_MODE_SOAK)
+        return sim_soak(o);
+    if (o->role == SIM_ROLE_CLIENT_SERVER)
+        return sim_cs(o);
+    if (o->compare == SIM_COMPARE_RECONCILIATION)
+        return sim_usage_error("--compare reconciliation needs --mode client-server");
+    if (o->compare == SIM_COMPARE_LOCKSTEP)
+        return sim_lockstep_compare(o);
+    if (o->lockstep_turns > 0 || o->lockstep_adaptive)
+        return sim_lockstep(o);
+    if (o->compare >= SIM_COMPARE_INTERPOLATION && o->compare <= SIM_COMPARE_LAGCOMP)
+        return sim_view_compare(o);
+    int code = sim_p2p_check(o);
+    if (code != SIM_EXIT_OK)
+        return code;
+    if (o->compare != SIM_COMPARE_NONE)
+        return sim_p2p_compare(o);
+    if (o->attack > 0)
+        return sim_attack(o);
+    return sim_p2p(o);
+}
+
 int main(int argc, char **argv)
 {
     sim_options o;
@@ -308,9 +335,5 @@ int main(int argc, char **argv)
         sim_scenario_write(stdout, &o);
         return SIM_EXIT_OK;
     }
-    if (o.mode == SIM_MODE_SYNCTEST)
-        return sim_synctest(&o);
-    if (o.mode == SIM_MODE_SOAK)
-        return sim_soak(&o);
-    return sim_network(&o);
+    return run_mode(&o);
 }

@@ -47,6 +47,7 @@ typedef struct options {
     uint64_t match;             /* a relay join: the match id, 0 none */
     int players, input_size, fps;
     uint32_t slots;             /* --player: the member's players */
+    bool p2p;                   /* --p2p: a peer-to-peer match the relay introduces */
 } options;
 
 /* --player I[,J...]: the member's players. */
@@ -102,6 +103,9 @@ static const option_spec token_specs[] = {
      .help = "--match: bytes of a player's input, default 4\n(tempo-arena's)"},
     {.name = "fps", .kind = OPTION_INT, .value = "F", .offset = FIELD(fps), .min = 1, .max = 1000,
      .help = "--match: frames a second, default 60"},
+    {.name = "p2p", .kind = OPTION_FLAG, .offset = FIELD(p2p),
+     .help = "--match: a peer-to-peer match the relay introduces\n(its members punch through "
+             "their NATs,\ndocs/NAT.md), not frames through the relay"},
     {.name = "out", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(out),
      .help = "where to write the token"},
     {.name = "show", .kind = OPTION_TEXT, .value = "FILE", .offset = FIELD(show),
@@ -122,6 +126,10 @@ static const option_command token_command = {
                 "a tempo-arena member of relay match 5, player 1 of 3:\n"
                 "  tempo-token --key-file backend.key --client-id 1 --connect 127.0.0.1:40000 \\\n"
                 "              --match 5 --players 3 --player 1 --out t1\n"
+                "the same, peer to peer (tempo-arena --relay ... --token-file t1 punches\n"
+                "through NATs, the relay forwarding for pairs that cannot):\n"
+                "  tempo-token --key-file backend.key --client-id 1 --connect 127.0.0.1:40000 \\\n"
+                "              --match 5 --players 3 --player 1 --p2p --out t1\n"
                 "exit: 0 done, 1 error, 2 usage\n",
     .aliases = token_aliases,
     .alias_count = (int)(sizeof token_aliases / sizeof token_aliases[0]),
@@ -204,7 +212,8 @@ static int mint(const options *o)
     uint8_t user[TEMPO_TOKEN_USER_DATA_SIZE];
     memset(user, 0, sizeof user);
     if (o->match) {
-        tempo_relay_join j = {o->match, (uint8_t)o->slots, o->players, o->input_size, o->fps, 0, 0};
+        tempo_relay_join j = {o->match, (uint8_t)o->slots, o->players, o->input_size, o->fps, 0, 0,
+                              o->p2p};
         int rj = tempo_relay_join_write(&j, user);
         if (rj != TEMPO_OK)
             return fail("no relay join", rj);
@@ -227,8 +236,9 @@ static int mint(const options *o)
     print_servers(o->servers, o->nservers);
     if (o->match)
         printf("tempo-token: %s: relay match %" PRIu64 ", players mask 0x%02" PRIx32 " of %d, %d-byte "
-               "inputs, %d frames a second\n",
-               o->out, o->match, o->slots, o->players, o->input_size, o->fps);
+               "inputs, %d frames a second%s\n",
+               o->out, o->match, o->slots, o->players, o->input_size, o->fps,
+               o->p2p ? ", peer to peer" : "");
     return 0;
 }
 
@@ -298,8 +308,8 @@ int main(int argc, char **argv)
         return options_error(c, "a token needs --client-id, --connect and --out");
     bool join = options_given(c, given, "players") || o.slots || options_given(c, given, "input-size") ||
                 options_given(c, given, "fps");
-    if (join && !o.match)
-        return options_error(c, "--players, --player, --input-size and --fps make a relay "
+    if ((join || o.p2p) && !o.match)
+        return options_error(c, "--players, --player, --input-size, --fps and --p2p make a relay "
                                 "member's token: give --match too");
     if (o.match && (!o.players || !o.slots))
         return options_error(c, "--match needs --players N and --player I[,J...]");

@@ -53,6 +53,6 @@ static int ws_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity
 tempo_transport tempo_ws_transport(const tempo_address *peer)
 {
     ws_peer = *peer;
-    tempo_transport t = {ws_send, ws_recv, NULL};
+    tempo_transport t = {ws_send, ws_recv, NULL, NULL};
     return t;
 }
