@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "session/link_stats.h"
+#include "net/intake.h"
 #include "wire/keys.h"
 
 int p2p_first_player(uint32_t mask)
@@ -673,17 +674,17 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
         on_message(n, e, peer, &n->msg, d.rx == LINK_RX_NEWEST);
 }
 
+static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
+{
+    (void)data; /* n->buf, which on_datagram reads */
+    on_datagram(ctx, from, size);
+    return true;
+}
+
 static void receive_all(tempo_p2p *n)
 {
     /* Bounded, so a flood cannot hold the game's tick hostage. */
-    for (int i = 0; i < 4096; i++) {
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int got = n->transport.recv(n->transport.ctx, &from, n->buf, sizeof n->buf);
-        if (got <= 0)
-            break;
-        on_datagram(n, &from, (size_t)got);
-    }
+    (void)net_intake(&n->transport, n->buf, sizeof n->buf, 4096, take, n);
 }
 
 /* ---- liveness and pings ------------------------------------------------------ */
