@@ -18,8 +18,9 @@
  *    per tick, and the mean datagram it sends. The clients' CPU is not
  *    counted.
  * 3. One relay and N members of one rollback match (N = 2, 4, 8), each on
- *    its own socket, batched: per member per frame its CPU time (this
- *    thread's clock around its calls), its send and receive system calls,
+ *    its own socket, batched: per member per frame its CPU time (the
+ *    process's, as for the peers, less the relay's, which is this thread's
+ *    clock around the relay's calls), its send and receive system calls,
  *    the relay's datagrams to it, the mean payloads up and down; and the
  *    relay's CPU per frame, per member, and its send calls per frame.
  * Every row runs open and sealed (a match key; for the server and the
@@ -225,8 +226,9 @@ static result cs_run(int clients, bool sealed, bool batch)
  * all batched. Each member's tick comes at its own point of the 16.7 ms,
  * and the relay updates just before each (as tempo-relay does when a
  * datagram arrives), so it finalizes a frame once its last input is in.
- * CPU by this thread's clock around the calls: the members' ticks, and the
- * relay's updates, apart. */
+ * The relay's CPU is this thread's clock around its updates; the members'
+ * is the process's CPU over the window, as the p2p rows measure it, less
+ * the relay's. */
 typedef struct relay_result {
     double member_us;          /* per member per frame */
     double send_calls, recv_calls; /* per member per frame */
@@ -284,7 +286,7 @@ static relay_result relay_run(int n, bool sealed)
             tempo_session_add_local_player(pr[i].p.s, i) != TEMPO_OK)
             exit(1);
     }
-    double member = 0, relay_cpu = 0;
+    double cpu0 = 0, cpu1 = 0, relay_cpu = 0;
     int32_t first = -1, last = -1;
     tempo_udp_stats before, after, rbefore, rafter;
     memset(&before, 0, sizeof before);
@@ -296,19 +298,18 @@ static relay_result relay_run(int n, bool sealed)
             uint64_t at = now + (uint64_t)i * (TICK_US / (unsigned)n);
             double t0 = thread_cpu_now();
             (void)tempo_relay_update(relay, at, 1000 + at / 1000000u);
-            double t1 = thread_cpu_now();
+            if (measuring)
+                relay_cpu += thread_cpu_now() - t0;
             (void)bench_peer_tick(&pr[i].p, at, i);
-            if (measuring) {
-                relay_cpu += t1 - t0;
-                member += thread_cpu_now() - t1;
-            }
         }
         int32_t f = tempo_session_frame(pr[0].p.s);
         if (first < 0 && f >= P2P_SETTLE) {
             first = f;
             udp_totals(socks, n, &before);
             tempo_udp_get_stats(ru, &rbefore);
+            cpu0 = bench_cpu_now();
         } else if (first >= 0 && f - first >= P2P_FRAMES) {
+            cpu1 = bench_cpu_now();
             last = f;
         }
     }
@@ -331,7 +332,7 @@ static relay_result relay_run(int n, bool sealed)
     tempo_udp_close(ru);
     double frames = (double)(last - first), per = (double)n * frames;
     relay_result r;
-    r.member_us = member * 1e6 / per;
+    r.member_us = (cpu1 - cpu0 - relay_cpu) * 1e6 / per;
     r.send_calls = (double)(after.send_calls - before.send_calls) / per;
     r.recv_calls = (double)(after.recv_calls - before.recv_calls) / per;
     r.up = (double)(after.bytes_sent - before.bytes_sent) / (double)(after.sent - before.sent);
