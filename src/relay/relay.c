@@ -3,9 +3,10 @@
  * relay.c — the relay object (tempo/relay.h): its pools, datagram intake,
  * members and what they are sent. One match's rules are relay_match.c's;
  * a lockstep match's lists and turn deadlines are relay_turns.c's; one
- * datagram out is relay_send.c's. Calls go one way: this file calls all
- * three, relay_turns.c calls relay_match.c and relay_send.c, and nothing
- * calls back up.
+ * datagram out is relay_send.c's; what the operator is told (the log
+ * hook) is relay_note.c's. Calls go one way: this file calls all four,
+ * relay_turns.c calls relay_match.c and relay_send.c, relay_send.c calls
+ * relay_note.c, and nothing calls back up.
  *
  * Intake: a datagram from an address no member has goes to the gate
  * (net/gate.h), which answers the handshake without keeping anything and
