@@ -315,6 +315,10 @@ void p2p_drop(tempo_p2p *n, tempo_drop_reason why);
 tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
                              const uint8_t *body, size_t body_size);
 
+/* The datagram ack m carries (INPUT, INPUT_ACK), as the receive pipeline
+ * gives it to the link at the take. */
+void p2p_ack_in(tempo_msg *m, net_datagram *d);
+
 /* The match runs from now on (RUNNING event, the first automatic delay). */
 void p2p_start_running(tempo_p2p *n);
 

@@ -210,7 +210,9 @@ void p2p_start_links(tempo_p2p *n)
     lc.notify_us = (uint64_t)n->cfg->disconnect_notify_ms * 1000u;
     lc.timeout_us = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
     lc.seq_jump = P2P_SEQ_JUMP;
-    lc.rtt_from_acks = false; /* no message carries acks of datagrams */
+    /* INPUT and INPUT_ACK carry the link's acks: a round trip per tick
+     * rather than per ping (without them, pings alone measure it). */
+    lc.rtt_from_acks = n->cfg->datagram_acks;
     lc.handshake_timeout_us = (uint64_t)n->cfg->handshake_timeout_ms * 1000u; /* 0: never */
     lc.config_hash = n->config_hash;
     for (int i = 0; i < n->npeers + n->nspecs; i++) {
@@ -289,11 +291,35 @@ static tempo_result p2p_add_spectator(void *b, const tempo_address *addr)
 
 /* ---- sending ------------------------------------------------------------- */
 
+/* The messages that carry the link's datagram ack (wire/ack.h), and where. */
+static wire_ack *ack_field(tempo_msg *m)
+{
+    if (m->type == TEMPO_MSG_INPUT)
+        return &m->u.input.datagram_ack;
+    if (m->type == TEMPO_MSG_INPUT_ACK)
+        return &m->u.input_ack.datagram_ack;
+    return NULL;
+}
+
+void p2p_ack_in(tempo_msg *m, net_datagram *d)
+{
+    wire_ack *a = ack_field(m);
+    if (a != NULL && a->present)
+        d->ack = (net_ack){true, WIRE_ACK_WIDTH, a->ack, a->bits};
+}
+
 bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
                      tempo_msg *msg, const tempo_codec_ctx *ctx)
 {
     if (n->keyed && !keys->ready)
         return false;
+    wire_ack *a = ack_field(msg);
+    if (a != NULL) {
+        uint64_t ack = 0;
+        uint32_t bits = 0;
+        bool any = n->cfg->datagram_acks && link_ack_out(l, &ack, &bits);
+        wire_ack_make(a, any, ack, bits);
+    }
     /* A sealed datagram's body leaves room for the tag. */
     int body = tempo_codec_encode_body(msg, ctx, n->buf + PACKET_HEADER_SIZE,
                                        n->keyed ? PACKET_MAX_SEALED_BODY : PACKET_MAX_BODY);
@@ -595,7 +621,10 @@ static tempo_drop_reason decode_peer(void *ctx, net_datagram *d)
         d->body = body;
         d->body_size = size;
     }
-    return p2p_decode(n, x->e, &d->v, d->body, d->body_size);
+    tempo_drop_reason why = p2p_decode(n, x->e, &d->v, d->body, d->body_size);
+    if (why == TEMPO_DROP_NONE)
+        p2p_ack_in(&n->msg, d);
+    return why;
 }
 
 static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)

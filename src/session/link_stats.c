@@ -13,6 +13,7 @@ void session_link_stats(const net_link *l, tempo_endpoint_stats *out)
     out->interrupted = l->interrupted;
     out->rtt_ms = (double)link_rtt_us(l) / 1000.0;
     out->jitter_ms = (double)link_rttvar_us(l) / 1000.0;
+    out->arrival_jitter_ms = (double)link_jitter_us(l) / 1000.0;
     out->loss = link_loss_in(l);
     out->packets_sent = l->packets_sent;
     out->packets_received = l->packets_received;
