@@ -355,9 +355,6 @@ static void on_frames(relay_member_state *m, const relay_frames_msg *msg, bool n
     relay_frames_msg f = *msg;
     if (m->phase == MEMBER_JOINING)
         m->phase = MEMBER_IN; /* the welcome was lost; frames say we are in */
-    uint64_t ack = packet_sequence_recover(f.acks.ack, link_next_seq(&m->link) - 1);
-    if (m->link.packets_sent > 0)
-        (void)link_on_ack(&m->link, m->clock->now_us, ack, f.acks.bits);
     if (newest && (f.flags & RELAY_FLAG_STARTED)) {
         m->started = true;
         m->relay_clock = f.clock;
@@ -441,8 +438,10 @@ static tempo_drop_reason decode_relay(void *ctx, net_datagram *d)
                                                                                  : TEMPO_DROP_BAD_VALUE;
     if (d->v.h.type == RELAY_TYPE_FRAMES) {
         size_t fsz = relay_frames_frame_size(x->m->cfg->num_players, x->m->cfg->input_size);
-        return relay_frames_read(d->body, d->body_size, fsz, &x->frames) ? TEMPO_DROP_NONE
-                                                                         : TEMPO_DROP_BAD_VALUE;
+        if (!relay_frames_read(d->body, d->body_size, fsz, &x->frames))
+            return TEMPO_DROP_BAD_VALUE;
+        d->ack = (net_ack){true, 16, x->frames.acks.ack, x->frames.acks.bits}; /* taken by the pipeline */
+        return TEMPO_DROP_NONE;
     }
     return TEMPO_DROP_BAD_TYPE;
 }

@@ -530,7 +530,7 @@ static void on_turns(tempo_relay *r, relay_member *e, const uint8_t *body, size_
     relay_turns_lists(r, m, e, &r->tmsg.u.turns);
 }
 
-static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size)
+static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size, bool newest)
 {
     if (e->match < 0) {
         r->st.dropped_unbound++;
@@ -550,9 +550,8 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
         r->st.dropped_not_owned++; /* inputs for players it does not have */
         return;
     }
-    uint64_t ack = packet_sequence_recover(in.acks.ack, link_next_seq(&e->link) - 1);
-    if (e->link.packets_sent > 0)
-        (void)link_on_ack(&e->link, r->now_us, ack, in.acks.bits);
+    if (newest) /* acks never go back: a straggler's is older */
+        (void)link_on_ack_low(&e->link, r->now_us, in.acks.ack, 16, in.acks.bits);
     if (in.frames_held > m->finalized) {
         r->st.dropped_malformed++; /* it cannot hold frames not finalized */
         return;
@@ -625,7 +624,7 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
         on_join(r, index, b, body);
         break;
     case RELAY_TYPE_INPUT:
-        on_input(r, e, b, body);
+        on_input(r, e, b, body, d.rx == LINK_RX_NEWEST);
         break;
     case TURN_MSG_TURNS:
         on_turns(r, e, b, body);
