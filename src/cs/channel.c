@@ -116,7 +116,7 @@ static tempo_drop_reason read_prefix(void *ctx, net_datagram *d)
     if (!cs_msg_get_prefix(d->body, d->body_size, &p))
         return TEMPO_DROP_TRUNCATED;
     if (p.has_ack)
-        d->ack = (net_ack){true, 16, p.ack, p.ack_bits};
+        d->ack = (net_ack){true, 16, p.ack, p.ack_bits, 0};
     return TEMPO_DROP_NONE;
 }
 

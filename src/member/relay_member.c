@@ -440,7 +440,7 @@ static tempo_drop_reason decode_relay(void *ctx, net_datagram *d)
         size_t fsz = relay_frames_frame_size(x->m->cfg->num_players, x->m->cfg->input_size);
         if (!relay_frames_read(d->body, d->body_size, fsz, &x->frames))
             return TEMPO_DROP_BAD_VALUE;
-        d->ack = (net_ack){true, 16, x->frames.acks.ack, x->frames.acks.bits}; /* taken by the pipeline */
+        d->ack = (net_ack){true, 16, x->frames.acks.ack, x->frames.acks.bits, 0}; /* taken by the pipeline */
         return TEMPO_DROP_NONE;
     }
     return TEMPO_DROP_BAD_TYPE;

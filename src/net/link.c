@@ -141,7 +141,9 @@ static bool mark_acked(net_link *l, uint64_t seq)
     return true;
 }
 
-bool link_on_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits)
+/* The acks of ack and the bits; a round trip from ack if it is newly
+ * acked, less the remote's delay. */
+static bool take_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits, uint64_t delay_us)
 {
     if (l->state == LINK_CLOSED)
         return false;
@@ -151,8 +153,10 @@ bool link_on_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits)
     }
     if (mark_acked(l, ack) && l->cfg.rtt_from_acks) {
         const link_sent *e = &l->sent[ack % LINK_SENT_RING];
-        if (e->sent_us >= l->epoch_us && now >= e->sent_us && now - e->sent_us <= LINK_MAX_RTT_US) {
-            link_rtt_sample(l, now - e->sent_us);
+        uint64_t rtt = now - e->sent_us;
+        if (e->sent_us >= l->epoch_us && now >= e->sent_us && delay_us <= rtt &&
+            rtt - delay_us <= LINK_MAX_RTT_US) {
+            link_rtt_sample(l, rtt - delay_us);
             l->ack_rtt_samples++;
         }
     }
@@ -169,7 +173,13 @@ bool link_on_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits)
     return true;
 }
 
-bool link_on_ack_low(net_link *l, uint64_t now, uint32_t low, unsigned width, uint32_t bits)
+bool link_on_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits)
+{
+    return take_ack(l, now, ack, bits, 0);
+}
+
+bool link_on_ack_low(net_link *l, uint64_t now, uint32_t low, unsigned width, uint32_t bits,
+                     uint64_t delay_us)
 {
     TEMPO_ASSERT(width >= 1 && width <= 32);
     if (l->state == LINK_CLOSED)
@@ -190,7 +200,12 @@ bool link_on_ack_low(net_link *l, uint64_t now, uint32_t low, unsigned width, ui
         l->acks_stale++;
         return false;
     }
-    return link_on_ack(l, now, ack, bits);
+    return take_ack(l, now, ack, bits, delay_us);
+}
+
+uint64_t link_ack_delay_us(const net_link *l, uint64_t now)
+{
+    return l->recv_any && now > l->newest_us ? now - l->newest_us : 0;
 }
 
 /* ---- datagrams in ------------------------------------------------------------- */

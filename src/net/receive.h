@@ -74,12 +74,14 @@ typedef struct net_receiver {
 /* The datagram ack a message carried, as the wire has it: the low `width`
  * bits of the newest of our sequences the sender received, and bit i for
  * that one - 1 - i (wire/ack.h, or 16 bits in the client-server and relay
- * messages). */
+ * messages), and how long the sender held it (0 where the message does
+ * not say: its sender answers at once). */
 typedef struct net_ack {
     bool present;
     uint8_t width;           /* 1..32 */
     uint32_t low;
     uint32_t bits;
+    uint64_t delay_us;       /* UINT64_MAX: too long to give a round trip */
 } net_ack;
 
 /* A datagram on its way in. */

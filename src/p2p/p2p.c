@@ -305,7 +305,7 @@ void p2p_ack_in(tempo_msg *m, net_datagram *d)
 {
     wire_ack *a = ack_field(m);
     if (a != NULL && a->present)
-        d->ack = (net_ack){true, WIRE_ACK_WIDTH, a->ack, a->bits};
+        d->ack = (net_ack){true, WIRE_ACK_WIDTH, a->ack, a->bits, 0};
 }
 
 bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,

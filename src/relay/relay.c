@@ -551,7 +551,7 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
         return;
     }
     if (newest) /* acks never go back: a straggler's is older */
-        (void)link_on_ack_low(&e->link, r->now_us, in.acks.ack, 16, in.acks.bits);
+        (void)link_on_ack_low(&e->link, r->now_us, in.acks.ack, 16, in.acks.bits, 0);
     if (in.frames_held > m->finalized) {
         r->st.dropped_malformed++; /* it cannot hold frames not finalized */
         return;

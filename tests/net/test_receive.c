@@ -171,7 +171,7 @@ static tempo_drop_reason read_ack(void *ctx, net_datagram *d)
     if (d->body_size != 6)
         return TEMPO_DROP_TRUNCATED;
     if (d->body[0] == 1)
-        d->ack = (net_ack){true, 8, d->body[1], 0xFFFFFFFFu};
+        d->ack = (net_ack){true, 8, d->body[1], 0xFFFFFFFFu, 0};
     return TEMPO_DROP_NONE;
 }
 
