@@ -17,8 +17,14 @@
  *    tempo_server_advance, by this thread's clock), its send system calls
  *    per tick, and the mean datagram it sends. The clients' CPU is not
  *    counted.
- * Every row runs open and sealed (a match key; for the server, connect
- * tokens), and with the transport sending each datagram at once (sendto)
+ * 3. One relay and N members of one rollback match (N = 2, 4, 8), each on
+ *    its own socket, batched: per member per frame its CPU time (the
+ *    process's, as for the peers, less the relay's, which is this thread's
+ *    clock around the relay's calls), its send and receive system calls,
+ *    the relay's datagrams to it, the mean payloads up and down; and the
+ *    relay's CPU per frame, per member, and its send calls per frame.
+ * Every row runs open and sealed (a match key; for the server and the
+ * relay, connect tokens), and with the transport sending each datagram at once (sendto)
  * or batching them until the end of the round (batch_send: one sendmmsg).
  * The rows of one size alternate within each repetition so all see the
  * same machine; the medians are printed. No pass/fail.
@@ -214,6 +220,167 @@ static result cs_run(int clients, bool sealed, bool batch)
     return r;
 }
 
+/* ---- relay ------------------------------------------------------------------ */
+
+/* One relay and N members of one rollback match, each on its own socket,
+ * all batched. Each member's tick comes at its own point of the 16.7 ms,
+ * and the relay updates just before each (as tempo-relay does when a
+ * datagram arrives), so it finalizes a frame once its last input is in.
+ * The relay's CPU is this thread's clock around its updates; the members'
+ * is the process's CPU over the window, as the p2p rows measure it, less
+ * the relay's. */
+typedef struct relay_result {
+    double member_us;          /* per member per frame */
+    double send_calls, recv_calls; /* per member per frame */
+    double up, down;           /* mean payload of a member's datagram, of the relay's */
+    double datagrams_down;     /* the relay's datagrams per member per frame */
+    double relay_us;           /* the relay's CPU per frame */
+    double relay_send_calls;   /* per frame */
+} relay_result;
+
+#define RELAY_PROTOCOL 0x62656e6368ull
+#define RELAY_MATCH 5u
+
+static relay_result relay_run(int n, bool sealed)
+{
+    tempo_udp *ru;
+    tempo_address ra;
+    open_socket(true, &ru, &ra);
+    tempo_transport rt = tempo_udp_transport(ru);
+    tempo_relay_config rc;
+    tempo_relay_config_default(&rc);
+    memset(rc.cookie_key, 0x5a, sizeof rc.cookie_key);
+    if (sealed) {
+        rc.has_private_key = true;
+        rc.protocol_id = RELAY_PROTOCOL;
+        memcpy(rc.private_key, bench_backend_key, sizeof bench_backend_key);
+        rc.self = ra;
+    }
+    tempo_relay *relay;
+    if (tempo_relay_create(&rc, &rt, &relay) != TEMPO_OK)
+        exit(1);
+    peer pr[MAX_PEERS];
+    tempo_udp *socks[MAX_PEERS];
+    memset(pr, 0, sizeof pr);
+    for (int i = 0; i < n; i++) {
+        open_socket(true, &pr[i].udp, &pr[i].addr);
+        pr[i].tr = tempo_udp_transport(pr[i].udp);
+        socks[i] = pr[i].udp;
+        tempo_rng_seed(&pr[i].p.rng, 7, (uint64_t)i);
+        tempo_config cfg;
+        tempo_config_default(&cfg);
+        cfg.num_players = n;
+        cfg.random_seed = (uint64_t)i + 1;
+        cfg.session_id = RELAY_MATCH;
+        uint8_t token[TEMPO_TOKEN_SIZE];
+        if (sealed) {
+            tempo_relay_join j = {RELAY_MATCH, (uint8_t)(1u << i), n, 4, 60, 0, 0, false};
+            uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE];
+            if (tempo_relay_join_write(&j, ud) != TEMPO_OK ||
+                tempo_token_create(bench_backend_key, RELAY_PROTOCOL, 1 + (uint64_t)i, 100000, 1000,
+                                   &ra, 1, ud, token) != TEMPO_OK)
+                exit(1);
+        }
+        if (tempo_session_create_relay_member(&cfg, &pr[i].tr, &ra, sealed ? token : NULL,
+                                              &pr[i].p.s) != TEMPO_OK ||
+            tempo_session_add_local_player(pr[i].p.s, i) != TEMPO_OK)
+            exit(1);
+    }
+    double cpu0 = 0, cpu1 = 0, relay_cpu = 0;
+    int32_t first = -1, last = -1;
+    tempo_udp_stats before, after, rbefore, rafter;
+    memset(&before, 0, sizeof before);
+    memset(&rbefore, 0, sizeof rbefore);
+    for (uint64_t k = 0; k < 100000 && last < 0; k++) {
+        uint64_t now = k * TICK_US;
+        bool measuring = first >= 0;
+        for (int i = 0; i < n; i++) {
+            uint64_t at = now + (uint64_t)i * (TICK_US / (unsigned)n);
+            double t0 = thread_cpu_now();
+            (void)tempo_relay_update(relay, at, 1000 + at / 1000000u);
+            if (measuring)
+                relay_cpu += thread_cpu_now() - t0;
+            (void)bench_peer_tick(&pr[i].p, at, i);
+        }
+        int32_t f = tempo_session_frame(pr[0].p.s);
+        if (first < 0 && f >= P2P_SETTLE) {
+            first = f;
+            udp_totals(socks, n, &before);
+            tempo_udp_get_stats(ru, &rbefore);
+            cpu0 = bench_cpu_now();
+        } else if (first >= 0 && f - first >= P2P_FRAMES) {
+            cpu1 = bench_cpu_now();
+            last = f;
+        }
+    }
+    if (last < 0) {
+        fprintf(stderr, "bench_scale: %d relay members never ran %d frames\n", n, P2P_FRAMES);
+        exit(1);
+    }
+    udp_totals(socks, n, &after);
+    tempo_udp_get_stats(ru, &rafter);
+    tempo_relay_match_stats ms;
+    if (tempo_relay_get_match_stats(relay, RELAY_MATCH, &ms) != TEMPO_OK || ms.members != n) {
+        fprintf(stderr, "bench_scale: the relay's match does not hold its %d members\n", n);
+        exit(1);
+    }
+    for (int i = 0; i < n; i++) {
+        tempo_session_destroy(pr[i].p.s);
+        tempo_udp_close(pr[i].udp);
+    }
+    tempo_relay_destroy(relay);
+    tempo_udp_close(ru);
+    double frames = (double)(last - first), per = (double)n * frames;
+    relay_result r;
+    r.member_us = (cpu1 - cpu0 - relay_cpu) * 1e6 / per;
+    r.send_calls = (double)(after.send_calls - before.send_calls) / per;
+    r.recv_calls = (double)(after.recv_calls - before.recv_calls) / per;
+    r.up = (double)(after.bytes_sent - before.bytes_sent) / (double)(after.sent - before.sent);
+    r.down = (double)(rafter.bytes_sent - rbefore.bytes_sent) / (double)(rafter.sent - rbefore.sent);
+    r.datagrams_down = (double)(rafter.sent - rbefore.sent) / per;
+    r.relay_us = relay_cpu * 1e6 / frames;
+    r.relay_send_calls = (double)(rafter.send_calls - rbefore.send_calls) / frames;
+    return r;
+}
+
+/* The relay's rows: 2, 4 and 8 members, open and sealed (alternating
+ * within each repetition), medians of REPS runs. */
+static void relay_table(int modes)
+{
+    printf("\n### Relay: N members of one match on loopback, batched sends (median of %d runs of "
+           "%d frames)\n\n",
+           REPS, P2P_FRAMES);
+    printf("| members | mode | member CPU us per frame | vs 2 members | member send calls | "
+           "member recv calls | relay datagrams to a member | bytes up | bytes down | "
+           "relay CPU us per frame | relay CPU us per member | relay send calls per frame |\n");
+    printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    static const int members[] = {2, 4, 8};
+    int rmodes = modes == 4 ? 2 : 1;
+    double two[2] = {0, 0};
+    for (int k = 0; k < 3; k++) {
+        double v[2][9][REPS];
+        for (int rep = 0; rep < REPS; rep++)
+            for (int m = 0; m < rmodes; m++) {
+                relay_result x = relay_run(members[k], m == 1);
+                double f[9] = {x.member_us, x.send_calls, x.recv_calls, x.datagrams_down, x.up,
+                               x.down, x.relay_us, x.relay_us / members[k], x.relay_send_calls};
+                for (int c = 0; c < 9; c++)
+                    v[m][c][rep] = f[c];
+            }
+        for (int m = 0; m < rmodes; m++) {
+            double med[9];
+            for (int c = 0; c < 9; c++)
+                med[c] = bench_median(v[m][c], REPS);
+            if (k == 0)
+                two[m] = med[0];
+            printf("| %d | %s | %.2f | %.2fx | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | %.2f | "
+                   "%.2f |\n",
+                   members[k], m == 1 ? "sealed" : "open", med[0], med[0] / two[m], med[1], med[2],
+                   med[3], med[4], med[5], med[6], med[7], med[8]);
+        }
+    }
+}
+
 /* ---- the tables ----------------------------------------------------------- */
 
 /* Modes of a row: open/sealed x sendto/batched, in this order. */
@@ -285,6 +452,8 @@ int main(void)
                    c[m].send_calls, c[m].recv_calls, c[m].datagram);
     }
     printf("\nA server admits at most %d clients (TEMPO_CS_MAX_CLIENTS).\n", TEMPO_CS_MAX_CLIENTS);
+
+    relay_table(modes);
     if (modes == 2)
         printf("This build has no libsodium: the sealed rows are missing.\n");
     return 0;

@@ -48,12 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t secret[NAT_SECRET_SIZE];
         memset(secret, 0x5C, sizeof secret);
         nat_probe p;
-        if (nat_probe_read(b, n, secret, &p)) {
+        if (nat_probe_read(b, n, secret, &p, NULL)) {
             if (n != NAT_PROBE_SIZE || !nat_is_probe(b, n) || p.from == p.to || p.from > 7 ||
                 p.to > 7 || nat_probe_write(again, &p, secret) != n || memcmp(again, b, n) != 0)
                 abort();
             secret[0] ^= 1;
-            if (nat_probe_read(b, n, secret, &p))
+            if (nat_probe_read(b, n, secret, &p, NULL))
                 abort();
         }
     }

@@ -267,7 +267,10 @@ relay_restart)
     pids="$pids $!"
     wait_for 8 "$probe" get $sdk_port || fail "the SDK server did not start again"
     wait_for 6 label_is matches-free 3 || fail "the relay did not set its labels again"
-    label_is gs-session-ready true || fail "session-ready was not set again"
+    # the relay sets its labels again one request after the other, in the
+    # order it first set them (matches-free first): the second may land
+    # after the first is seen
+    wait_for 3 label_is gs-session-ready true || fail "session-ready was not set again"
     wait_for 4 sh -c "[ \$(grep -c 'Health Ping Received' '$work/sdk2.log') -ge 1 ]" ||
         fail "no health ping reached the new SDK server"
     end_match m1

@@ -6,7 +6,8 @@
 # the relay's last line counts the match and its three members. Then the
 # same sealed: a relay with a private key, each member with a token from
 # tempo-token naming its match and player; and a member whose token has
-# expired says so before it sends and gives up (exit 1).
+# expired says so before it sends and gives up (exit 1), and the relay
+# names the refusal on its stderr, once.
 # usage: arena_relay.sh <tempo-arena> <tempo-relay> <tempo-token or -> <work dir>
 set -u
 arena=$1
@@ -105,6 +106,10 @@ rc=$?
 grep -q "warning: --token-file .*: it expired" "$dir/expired.err" ||
     fail "a member with an expired token did not say so before it sent it"
 echo "  expired token: $(head -n 1 "$dir/expired.err" | cut -c1-100)..."
+# the relay says why on its stderr, once (the member retried for 2 s)
+n=$(grep -c "^tempo-relay: refused a client at 127.0.0.1:[0-9]*: its token has expired" "$dir/srelay.err")
+[ "$n" -eq 1 ] || fail "the relay told the expired token $n times, not once: $(cat "$dir/srelay.err")"
+echo "  relay: $(grep "its token has expired" "$dir/srelay.err" | cut -c1-100)..."
 match sealed $port "--token-file $dir/t%i"
 grep -q "sealed: datagrams authenticated and encrypted with the token's keys" "$dir/sealed-0.err" ||
     fail "the sealed members did not say they were sealed"

@@ -1088,9 +1088,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "tempo-arena: traversal: probes %" PRIu64 " sent, %" PRIu64
                         " answered; datagrams direct %" PRIu64 " out %" PRIu64 " in, relayed %"
                         PRIu64 " out %" PRIu64 " in; relay reconnects %" PRIu64
-                        "; dropped forged=%" PRIu64 " stranger=%" PRIu64 "\n",
+                        "; dropped unknown=%" PRIu64 " session=%" PRIu64 " malformed=%" PRIu64
+                        " forged=%" PRIu64 " replay=%" PRIu64 "\n",
                 ts.probes_sent, ts.acks_in, ts.direct_out, ts.direct_in, ts.forwarded_out,
-                ts.forwarded_in, ts.relay_reconnects, ts.dropped_forged, ts.dropped_stranger);
+                ts.forwarded_in, ts.relay_reconnects, ts.dropped_unknown, ts.dropped_session,
+                ts.dropped_malformed, ts.dropped_forged, ts.dropped_replay);
     }
     tempo_session_destroy(s);
     tempo_traversal_destroy(trav);

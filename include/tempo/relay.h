@@ -140,6 +140,22 @@ typedef struct tempo_relay_config {
      * it begins: 0..5000 ms, default 200. */
     uint32_t start_delay_ms;
     tempo_allocator allocator; /* both hooks set, or both NULL (malloc) */
+    /* Where the relay tells its operator what went wrong (NULL, the
+     * default: nowhere), at WARN: a member's connect token refused
+     * (expired, minted for another relay or with another key, missing, for
+     * another protocol id), a member denied after the handshake (the relay
+     * full, no match free, its token's user data not a join, its match's
+     * settings disagreeing, its player taken, the match started), the
+     * transport refusing datagrams; and at create, a relay without a
+     * private key. At most one line per kind every 10 s, saying how many
+     * it stands for, so a flood cannot flood the log; a member denied
+     * while the relay drains (tempo_relay_refuse_matches) is told at INFO.
+     * Lines come from inside tempo_relay_create and tempo_relay_update. */
+    tempo_log_fn log;
+    void *log_ctx;
+    /* The most detailed level passed to log, TEMPO_LOG_ERROR..TEMPO_LOG_DEBUG;
+     * default TEMPO_LOG_WARN. */
+    tempo_log_level log_level;
 } tempo_relay_config;
 
 typedef struct tempo_relay tempo_relay;
@@ -151,7 +167,8 @@ TEMPO_API void tempo_relay_config_default(tempo_relay_config *cfg);
 /* Create a relay that talks through `transport` (copied; its ctx must
  * outlive the relay). Everything it will ever use is allocated here.
  * Returns TEMPO_OK and *out, or TEMPO_E_INVALID_ARG (a NULL, a field out of
- * range, an all-zero cookie key, a private key with protocol id 0),
+ * range, a log level out of range, an all-zero cookie key, a private key
+ * with protocol id 0),
  * TEMPO_E_UNSUPPORTED (a private key in a build without libsodium),
  * TEMPO_E_NO_MEMORY. */
 TEMPO_API tempo_result tempo_relay_create(const tempo_relay_config *cfg,

@@ -131,10 +131,23 @@ typedef struct tempo_traversal_stats {
     uint64_t acks_limited;          /* probes not answered: over the rate a peer may ask */
     uint64_t forwarded_out, forwarded_in; /* datagrams through the relay */
     uint64_t direct_out, direct_in;       /* datagrams straight to and from peers */
-    uint64_t dropped_forged;        /* a probe or a relay datagram that did not verify */
-    uint64_t dropped_stranger;      /* from an address no member owns */
-    uint64_t dropped_replay;        /* a copy of a probe already taken (a replay) */
-    uint64_t dropped_malformed;     /* from the relay: not a message of ours */
+    /* Every datagram refused is counted in exactly one of the six below,
+     * by the reasons and names every role's statistics share
+     * (docs/SECURITY.md), or in dropped_queue. */
+    uint64_t dropped_unknown;       /* from an address no member owns, a probe naming a
+                                       player no member has, or one before the introduction */
+    uint64_t dropped_session;       /* a probe of another match (another secret), a relay
+                                       datagram for another protocol id */
+    uint64_t dropped_malformed;     /* a header, size, type or field out of range (a probe
+                                       tagged with the secret included), or from the relay
+                                       before the handshake's challenge */
+    uint64_t dropped_forged;        /* a probe whose tag does not verify, a relay datagram
+                                       whose seal does not open or in the clear when sealed */
+    uint64_t dropped_replay;        /* a copy of a probe or an acknowledgement already taken,
+                                       or older than the newest (a replay); a relay datagram
+                                       copied or too old */
+    uint64_t held_jumps;            /* the relay's datagrams far ahead of its sequence, held
+                                       unused (docs/SECURITY.md 9.1) */
     uint64_t dropped_queue;         /* arrived while the queue for the session was full */
     uint64_t send_errors;           /* the socket refused, or too large to forward */
     uint64_t relay_reconnects;      /* sealed: the relay went silent (our address moved?)

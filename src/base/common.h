@@ -51,6 +51,23 @@ static inline tempo_logger tempo__logger(tempo_log_fn fn, void *ctx, tempo_log_l
 #endif
 void tempo__log(const tempo_logger *l, tempo_log_level level, const char *fmt, ...) TEMPO_PRINTF(3, 4);
 
+/* A kind of log line told at most once per period, so a flood of one
+ * event cannot flood the log: when it may be told next, and how many
+ * events came since it last was. Zeroed: due at once. */
+typedef struct tempo_note {
+    uint64_t at_us;
+    uint64_t unsaid;
+} tempo_note;
+
+/* One more event of n's kind at now_us: 0 if its line is not due yet (the
+ * event is counted into the next), else how many events the line due now
+ * stands for (1 or more); the next is then due period_us later. */
+uint64_t tempo__note(tempo_note *n, uint64_t now_us, uint64_t period_us);
+/* What a line tempo__note let through adds about the events it stands
+ * for, into buf[0..size): "" for one, " (N times in the last S s)" for
+ * more. */
+void tempo__note_times(char *buf, size_t size, uint64_t told, uint64_t period_us);
+
 /* Copy n bytes to storage that is not read again soon (an arena's saved
  * states): from TEMPO__COPY_STREAM_MIN bytes on, without pulling the
  * destination into the cache where the CPU can (copy.c). */

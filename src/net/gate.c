@@ -113,7 +113,22 @@ static gate_outcome refuse(gate_server *g, connect_refusal why)
 static gate_outcome refuse_client(gate_server *g, connect_refusal why)
 {
     g->last_told = why;
+    g->last_tokenless = false;
     return refuse(g, why);
+}
+
+/* A whole CONNECT_REQUEST for another protocol id: a client built for
+ * another game, or (in nonce mode) one without a token, made for an
+ * unsealed server; told too, since the operator can fix either. */
+static gate_outcome refuse_protocol(gate_server *g, const uint8_t *data, size_t size)
+{
+    tempo_packet_view v;
+    if (size != CONNECT_REQUEST_SIZE || packet_read(data, size, &v, NULL) != TEMPO_OK ||
+        v.h.type != CONNECT_TYPE_REQUEST)
+        return refuse(g, CONNECT_WRONG_PROTOCOL);
+    (void)refuse_client(g, CONNECT_WRONG_PROTOCOL);
+    g->last_tokenless = data[CONNECT_AT_MODE] == CONNECT_MODE_NONCE;
+    return GATE_IGNORED;
 }
 
 static const char *refusal_text(const gate_server *g, connect_refusal why)
@@ -129,7 +144,10 @@ static const char *refusal_text(const gate_server *g, connect_refusal why)
     case CONNECT_EXPIRED:
         return "its token has expired (by the time this server dates tokens with)";
     case CONNECT_WRONG_PROTOCOL:
-        return "its token is for another protocol id";
+        return g->last_tokenless && g->cfg.has_private_key
+                   ? "it came without a connect token (its protocol id is an unsealed "
+                     "server's), and this server takes only clients with one"
+                   : "its request names another protocol id than this server's";
     default:
         return "its token was refused";
     }
@@ -142,15 +160,13 @@ bool gate_server_refusal_note(gate_server *g, uint64_t now_us, const tempo_addre
     g->last_told = CONNECT_OK;
     if (why == CONNECT_OK || why >= CONNECT_REFUSAL_COUNT_ || buf == NULL || size == 0)
         return false;
-    g->unsaid[why]++;
-    if (g->note_at_us[why] != 0 && now_us < g->note_at_us[why])
+    uint64_t told = tempo__note(&g->notes[why], now_us, GATE_NOTE_US);
+    if (told == 0)
         return false;
     char who[TEMPO_ADDRESS_STRLEN];
     tempo_address_format(from, who, sizeof who);
-    char times[48] = "";
-    if (g->unsaid[why] > 1)
-        snprintf(times, sizeof times, " (%llu times in the last %u s)",
-                 (unsigned long long)g->unsaid[why], (unsigned)(GATE_NOTE_US / 1000000u));
+    char times[64];
+    tempo__note_times(times, sizeof times, told, GATE_NOTE_US);
     if (why == CONNECT_WRONG_SERVER) {
         char self[TEMPO_ADDRESS_STRLEN];
         tempo_address_format(&g->cfg.self, self, sizeof self);
@@ -162,10 +178,6 @@ bool gate_server_refusal_note(gate_server *g, uint64_t now_us, const tempo_addre
     } else {
         snprintf(buf, size, "refused a client at %s%s: %s", who, times, refusal_text(g, why));
     }
-    g->unsaid[why] = 0;
-    g->note_at_us[why] = now_us + GATE_NOTE_US;
-    if (g->note_at_us[why] == 0)
-        g->note_at_us[why] = 1;
     return true;
 }
 
@@ -185,6 +197,8 @@ static gate_outcome on_request(gate_server *g, uint64_t now_us, uint64_t now_sec
 {
     connect_request req;
     connect_refusal why = connect_request_read(data, size, g->cfg.protocol_id, &req);
+    if (why == CONNECT_WRONG_PROTOCOL)
+        return refuse_protocol(g, data, size);
     if (why != CONNECT_OK)
         return refuse(g, why);
     bool sealed = g->cfg.has_private_key;
@@ -300,6 +314,8 @@ gate_outcome gate_server_on_datagram(gate_server *g, uint64_t now_us, uint64_t n
     uint8_t type;
     bool sealed_bit;
     connect_refusal why = connect_peek(data, size, g->cfg.protocol_id, &type, &sealed_bit);
+    if (why == CONNECT_WRONG_PROTOCOL)
+        return refuse_protocol(g, data, size);
     if (why != CONNECT_OK)
         return refuse(g, why);
     if (type == CONNECT_TYPE_REQUEST)

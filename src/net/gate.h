@@ -52,6 +52,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/common.h"
 #include "tempo/secure.h"
 #include "wire/connect.h"
 #include "wire/seal.h"
@@ -91,8 +92,8 @@ typedef struct gate_server {
      * last datagram's, CONNECT_OK if it was none; by reason, when the
      * next line may be told and how many came since the last. */
     connect_refusal last_told;
-    uint64_t note_at_us[CONNECT_REFUSAL_COUNT_];
-    uint64_t unsaid[CONNECT_REFUSAL_COUNT_];
+    bool last_tokenless;        /* that request came without a token */
+    tempo_note notes[CONNECT_REFUSAL_COUNT_];
 } gate_server;
 
 /* What the caller learns when a client is admitted. The caller checks
@@ -157,8 +158,10 @@ gate_outcome gate_server_on_datagram(gate_server *g, uint64_t now_us, uint64_t n
 
 /* After gate_server_on_datagram: whether the datagram was a client's
  * request refused for its token (expired, minted for another server or
- * with another key, or missing where one is needed: what an operator can
- * fix, not the noise anyone can send), and a line about it is due. Then
+ * with another key, or missing where one is needed) or for its protocol
+ * id (a client of another game, or one without a token made for an
+ * unsealed server): what an operator can fix, not the noise anyone can
+ * send; and a line about it is due. Then
  * writes into buf[0..size) one line naming `from` and the reason, and how
  * many such refusals it stands for; at most one line per reason every
  * GATE_NOTE_US (the rest are counted into the next), so a flood cannot

@@ -159,28 +159,43 @@ bool punch_nonce_newer(uint32_t nonce, uint32_t last)
     return last == 0 || (d != 0 && d < (1u << (NONCE_MS_BITS - 1)));
 }
 
-unsigned punch_on_ack(punch_pair *p, uint64_t now_us, uint32_t nonce)
+/* An acknowledgement not newer than `last`: a copy of the newest, or older. */
+static tempo_drop_reason not_newer(uint32_t nonce, uint32_t last)
+{
+    return (nonce & NONCE_MS_MASK) == last ? TEMPO_DROP_DUPLICATE : TEMPO_DROP_STALE;
+}
+
+tempo_drop_reason punch_ack_refusal(const punch_pair *p, uint64_t now_us, uint32_t nonce)
 {
     if (p->path == PUNCH_WAITING)
-        return 0;
+        return TEMPO_DROP_UNKNOWN;
     int i = (int)(nonce >> NONCE_MS_BITS);
     uint32_t rtt_ms = ((uint32_t)(now_us / 1000u) - (nonce & NONCE_MS_MASK)) & NONCE_MS_MASK;
     if (rtt_ms > ACK_MAX_MS)
+        return TEMPO_DROP_STALE;
+    if (i == PUNCH_RELAY)
+        return punch_nonce_newer(nonce, p->relay_acked_ms) ? TEMPO_DROP_NONE
+                                                           : not_newer(nonce, p->relay_acked_ms);
+    if (i >= p->ncand || p->cand[i].sent_us == 0)
+        return TEMPO_DROP_BAD_VALUE;
+    return punch_nonce_newer(nonce, p->cand[i].acked_ms) ? TEMPO_DROP_NONE
+                                                         : not_newer(nonce, p->cand[i].acked_ms);
+}
+
+unsigned punch_on_ack(punch_pair *p, uint64_t now_us, uint32_t nonce)
+{
+    if (punch_ack_refusal(p, now_us, nonce) != TEMPO_DROP_NONE)
         return 0;
+    int i = (int)(nonce >> NONCE_MS_BITS);
+    uint32_t rtt_ms = ((uint32_t)(now_us / 1000u) - (nonce & NONCE_MS_MASK)) & NONCE_MS_MASK;
     uint64_t at = now_us ? now_us : 1;
     if (i == PUNCH_RELAY) {
-        if (!punch_nonce_newer(nonce, p->relay_acked_ms))
-            return 0;
         p->relay_acked_ms = nonce & NONCE_MS_MASK;
         p->relay_acked_us = at;
         p->relay_rtt_us = rtt_ms * 1000u;
         return 0;
     }
-    if (i >= p->ncand || p->cand[i].sent_us == 0)
-        return 0;
     punch_cand *c = &p->cand[i];
-    if (!punch_nonce_newer(nonce, c->acked_ms))
-        return 0;
     c->acked_ms = nonce & NONCE_MS_MASK;
     c->acked_us = at;
     c->rtt_us = rtt_ms * 1000u;

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "tempo/transport.h"
+#include "wire/drop.h"
 
 #define PUNCH_MAX_CANDS 6        /* the peer's public address, its local ones, one seen */
 #define PUNCH_RELAY 7            /* the candidate index of the relay path in a nonce */
@@ -125,10 +126,16 @@ int punch_next_probe(punch_pair *p, uint64_t now_us, uint32_t *nonce);
  * candidates is added as SEEN (replacing an earlier SEEN one). */
 void punch_on_probe(punch_pair *p, uint64_t now_us, const tempo_address *addr);
 
-/* An authenticated acknowledgement of our probe `nonce` came at now_us.
- * Only one newer than every earlier acknowledgement of that candidate
- * counts (a replayed one cannot keep a dead path alive). Returns
- * PUNCH_EV_DIRECT when it made a candidate the path, else 0. */
+/* Why an authenticated acknowledgement of our probe `nonce` coming at
+ * now_us would not count: TEMPO_DROP_NONE if it would; DUPLICATE (the
+ * newest one of that candidate again) or STALE (older than that, or than
+ * 10 s: a replayed one cannot keep a dead path alive); BAD_VALUE (it names
+ * a candidate we never probed); UNKNOWN (not introduced). */
+tempo_drop_reason punch_ack_refusal(const punch_pair *p, uint64_t now_us, uint32_t nonce);
+
+/* An authenticated acknowledgement of our probe `nonce` came at now_us:
+ * taken unless punch_ack_refusal says why not. Returns PUNCH_EV_DIRECT
+ * when it made a candidate the path, else 0. */
 unsigned punch_on_ack(punch_pair *p, uint64_t now_us, uint32_t nonce);
 
 /* A datagram of the peer's came on the direct path at now_us (its

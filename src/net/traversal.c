@@ -84,6 +84,13 @@ struct tempo_traversal {
     uint8_t out[TEMPO_MAX_DATAGRAM];
 };
 
+/* Count a datagram refused, by the reasons and counter names every role
+ * shares (wire/drop.h, net/receive.h). */
+static void drop(tempo_traversal *t, tempo_drop_reason why)
+{
+    NET_DROP_COUNT(&t->st, why);
+}
+
 static bool addr_ok(const tempo_address *a)
 {
     return (a->family == TEMPO_ADDRESS_IPV4 || a->family == TEMPO_ADDRESS_IPV6) && a->port != 0;
@@ -256,11 +263,11 @@ static void on_intro(tempo_traversal *t, const uint8_t *body, size_t size)
 {
     nat_intro in;
     if (!nat_intro_read(body, size, &in)) {
-        t->st.dropped_malformed++;
+        drop(t, TEMPO_DROP_BAD_VALUE);
         return;
     }
     if (t->has_secret && (memcmp(t->secret, in.secret, NAT_SECRET_SIZE) != 0 || in.slots != t->slots)) {
-        t->st.dropped_malformed++; /* the match does not change under us */
+        drop(t, TEMPO_DROP_BAD_VALUE); /* the match does not change under us */
         return;
     }
     if (!t->has_secret) {
@@ -353,16 +360,26 @@ static void on_probe(tempo_traversal *t, const tempo_address *from, bool via_rel
                      const uint8_t *data, size_t size)
 {
     nat_probe p;
-    if (!t->has_secret || !nat_probe_read(data, size, t->secret, &p)) {
-        t->st.dropped_forged++;
+    tempo_drop_reason why;
+    if (!t->has_secret) {
+        drop(t, TEMPO_DROP_UNKNOWN); /* before the introduction no member is known */
+        return;
+    }
+    if (!nat_probe_read(data, size, t->secret, &p, &why)) {
+        drop(t, why);
         return;
     }
     trav_member *m = member_of_player(t, p.from);
     if (!m || p.to != t->lowest || m->lowest != p.from) {
-        t->st.dropped_stranger++;
+        drop(t, TEMPO_DROP_UNKNOWN);
         return;
     }
     if (p.type == NAT_TYPE_PROBE_ACK) {
+        why = punch_ack_refusal(&m->punch, t->now_us, p.nonce);
+        if (why != TEMPO_DROP_NONE) {
+            drop(t, why); /* a copy, an old one, one for a probe never sent */
+            return;
+        }
         t->st.acks_in++;
         (void)punch_on_ack(&m->punch, t->now_us, p.nonce);
         return;
@@ -371,7 +388,8 @@ static void on_probe(tempo_traversal *t, const tempo_address *from, bool via_rel
      * answered, nor taken as where it is */
     int k = punch_nonce_index(p.nonce);
     if (!punch_nonce_newer(p.nonce, m->probe_ms[k])) {
-        t->st.dropped_replay++;
+        drop(t, (p.nonce & 0x1FFFFFFFu) == m->probe_ms[k] ? TEMPO_DROP_DUPLICATE
+                                                          : TEMPO_DROP_STALE);
         return;
     }
     m->probe_ms[k] = p.nonce & 0x1FFFFFFFu;
@@ -409,12 +427,12 @@ static void on_probe(tempo_traversal *t, const tempo_address *from, bool via_rel
 static void on_forward(tempo_traversal *t, const uint8_t *b, size_t size)
 {
     if (size < 2) {
-        t->st.dropped_malformed++;
+        drop(t, TEMPO_DROP_TRUNCATED);
         return;
     }
     trav_member *m = b[0] < 8 ? member_of_player(t, b[0]) : NULL;
     if (!m || m->lowest != b[0]) {
-        t->st.dropped_stranger++;
+        drop(t, TEMPO_DROP_UNKNOWN);
         return;
     }
     if (nat_is_probe(b + 1, size - 1)) {
@@ -443,10 +461,12 @@ static void connected(tempo_traversal *t)
 static void on_relay(tempo_traversal *t, size_t size)
 {
     tempo_packet_view v;
-    tempo_drop_reason why;
+    tempo_drop_reason why = TEMPO_DROP_NONE;
     if (packet_read(t->buf, size, &v, &why) != TEMPO_OK || v.h.fragment ||
         v.h.session_id != connect_session_id(t->cfg.protocol_id)) {
-        t->st.dropped_malformed++;
+        drop(t, why != TEMPO_DROP_NONE ? why
+                : v.h.fragment         ? TEMPO_DROP_FRAGMENT
+                                       : TEMPO_DROP_SESSION);
         return;
     }
     bool connecting = t->state == TEMPO_TRAVERSAL_CONNECTING || t->reconnecting;
@@ -457,8 +477,12 @@ static void on_relay(tempo_traversal *t, size_t size)
             t->state = TEMPO_TRAVERSAL_FAILED;
         return;
     }
-    if ((connecting && t->gate.state != GATE_CLIENT_RESPONDING) || v.h.sealed != t->sealed) {
-        t->st.dropped_forged++;
+    if (v.h.sealed != t->sealed) {
+        drop(t, t->sealed ? TEMPO_DROP_PLAIN : TEMPO_DROP_SEALED);
+        return;
+    }
+    if (connecting && t->gate.state != GATE_CLIENT_RESPONDING) {
+        drop(t, TEMPO_DROP_EARLY); /* before the relay's challenge: nothing of its can come */
         return;
     }
     /* the one way in (net/receive.h): window, seal, held jumps, take */
@@ -467,12 +491,9 @@ static void on_relay(tempo_traversal *t, size_t size)
                         connect_session_id(t->cfg.protocol_id)};
     net_datagram d;
     why = net_receive(&rcv, t->now_us, t->buf, size, NULL, NULL, &d);
-    switch (net_drop_counter_of(why)) {
-    case NET_COUNT_NONE: break;
-    case NET_COUNT_FORGED:
-    case NET_COUNT_REPLAY: t->st.dropped_forged++; return;
-    case NET_COUNT_HELD: return; /* held until the relay shows it moved on */
-    default: t->st.dropped_malformed++; return;
+    if (why != TEMPO_DROP_NONE) {
+        drop(t, why); /* a held jump waits until the relay shows it moved on */
+        return;
     }
     size_t body = d.body_size;
     t->relay_heard_us = t->now_us;
@@ -487,7 +508,7 @@ static void on_relay(tempo_traversal *t, size_t size)
     } else if (v.h.type == NAT_TYPE_FORWARD) {
         on_forward(t, b, body);
     } else {
-        t->st.dropped_malformed++;
+        drop(t, TEMPO_DROP_BAD_TYPE);
     }
 }
 
@@ -503,7 +524,7 @@ static trav_member *member_at(tempo_traversal *t, const tempo_address *from)
 static void on_datagram(tempo_traversal *t, const tempo_address *from, size_t size)
 {
     if (size > TEMPO_MAX_DATAGRAM) {
-        t->st.dropped_malformed++;
+        drop(t, TEMPO_DROP_TOO_LONG);
         return;
     }
     if (tempo_address_equal(from, &t->cfg.relay)) {
@@ -516,7 +537,7 @@ static void on_datagram(tempo_traversal *t, const tempo_address *from, size_t si
     }
     trav_member *m = member_at(t, from);
     if (!m) {
-        t->st.dropped_stranger++;
+        drop(t, TEMPO_DROP_UNKNOWN);
         return;
     }
     t->st.direct_in++;

@@ -3,9 +3,10 @@
  * relay.c — the relay object (tempo/relay.h): its pools, datagram intake,
  * members and what they are sent. One match's rules are relay_match.c's;
  * a lockstep match's lists and turn deadlines are relay_turns.c's; one
- * datagram out is relay_send.c's. Calls go one way: this file calls all
- * three, relay_turns.c calls relay_match.c and relay_send.c, and nothing
- * calls back up.
+ * datagram out is relay_send.c's; what the operator is told (the log
+ * hook) is relay_note.c's. Calls go one way: this file calls all four,
+ * relay_turns.c calls relay_match.c and relay_send.c, relay_send.c calls
+ * relay_note.c, and nothing calls back up.
  *
  * Intake: a datagram from an address no member has goes to the gate
  * (net/gate.h), which answers the handshake without keeping anything and
@@ -58,6 +59,7 @@ void tempo_relay_config_default(tempo_relay_config *cfg)
     cfg->timeout_ms = 3000;
     cfg->start_wait_ms = 10000;
     cfg->start_delay_ms = 200;
+    cfg->log_level = TEMPO_LOG_WARN;
 }
 
 static bool config_ok(const tempo_relay_config *c)
@@ -70,7 +72,8 @@ static bool config_ok(const tempo_relay_config *c)
            c->start_wait_ms <= 600000 && c->start_delay_ms <= 5000 &&
            (c->has_private_key ? c->protocol_id != 0
                                : c->protocol_id == TEMPO_RELAY_PLAIN_PROTOCOL) &&
-           (c->allocator.alloc == NULL) == (c->allocator.free == NULL);
+           (c->allocator.alloc == NULL) == (c->allocator.free == NULL) &&
+           c->log_level >= TEMPO_LOG_ERROR && c->log_level <= TEMPO_LOG_DEBUG;
 }
 
 tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_transport *transport,
@@ -86,6 +89,7 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
         return TEMPO_E_NO_MEMORY;
     r->cfg = *cfg;
     r->alloc = cfg->allocator;
+    r->log = tempo__logger(cfg->log, cfg->log_ctx, cfg->log_level);
     r->transport = *transport;
     int g = gate_server_open(&r->gate, cfg->protocol_id, cfg->has_private_key, cfg->private_key,
                              &cfg->self, cfg->cookie_key);
@@ -138,6 +142,10 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
     if (r->link_cfg.notify_us > r->link_cfg.timeout_us)
         r->link_cfg.notify_us = r->link_cfg.timeout_us;
     r->link_cfg.seq_jump = REPLAY_WINDOW / 2;
+    if (!cfg->has_private_key)
+        tempo__log(&r->log, TEMPO_LOG_WARN,
+                   "tempo relay: no private key: members join without tokens and datagrams "
+                   "travel unsealed");
     *out = r;
     return TEMPO_OK;
 }
@@ -353,12 +361,13 @@ static void guard_end(tempo_relay *r, int index)
     r->free_member = index;
 }
 
-/* Put member e in the match join names: false (counted) if it cannot be. */
-static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
+/* Put member e in the match join names: RELAY_NOTE_NONE, or why it
+ * cannot be. */
+static relay_note member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
 {
     relay_member *e = &r->members[index];
     if ((size_t)j->num_players * (size_t)j->input_size > (size_t)r->cfg.max_frame_bytes)
-        return false;
+        return RELAY_NOTE_TOO_LARGE;
     int mi = relay_match_find(r, j->match_id);
     if (mi >= 0 && r->matches[mi].p2p && e->sealed && relay_peers_moved(r, mi, index, j->slots))
         mi = relay_match_find(r, j->match_id); /* it may have been its only member */
@@ -366,15 +375,19 @@ static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
         relay_match *m = &r->matches[mi];
         if (m->num_players != j->num_players || m->input_size != j->input_size ||
             m->fps != j->frames_per_second || m->turn_ms != j->turn_ms ||
-            m->delay != j->execution_delay || m->p2p != j->peer_to_peer || m->start_decided)
-            return false;
+            m->delay != j->execution_delay || m->p2p != j->peer_to_peer)
+            return RELAY_NOTE_DISAGREES;
         for (int p = 0; p < m->num_players; p++)
             if ((j->slots & (1u << p)) && m->member_of[p] >= 0)
-                return false; /* somebody has that player */
+                return RELAY_NOTE_TAKEN;
+        if (m->start_decided)
+            return RELAY_NOTE_STARTED;
     } else {
-        mi = r->refuse_matches ? -1 : relay_match_open(r, j);
+        if (r->refuse_matches)
+            return RELAY_NOTE_DRAINING;
+        mi = relay_match_open(r, j);
         if (mi < 0)
-            return false;
+            return RELAY_NOTE_NO_MATCH;
     }
     relay_match *m = &r->matches[mi];
     e->match = mi;
@@ -389,7 +402,7 @@ static bool member_bind(tempo_relay *r, int index, const tempo_relay_join *j)
     m->st.members = m->members;
     e->st.match_id = m->id;
     e->st.slots = e->slots;
-    return true;
+    return RELAY_NOTE_NONE;
 }
 
 static void admit(tempo_relay *r, const gate_admit *a)
@@ -401,8 +414,9 @@ static void admit(tempo_relay *r, const gate_admit *a)
     if (index < 0 || !join_ok) {
         int n = gate_server_deny(&r->gate, a, r->out, sizeof r->out);
         r->st.denied++;
+        relay_tell(r, index < 0 ? RELAY_NOTE_FULL : RELAY_NOTE_NOT_A_JOIN, &a->address);
         if (n > 0 && r->transport.send(r->transport.ctx, &a->address, r->out, (size_t)n) < 0)
-            r->st.send_errors++;
+            relay_send_failed(r, &a->address);
         return;
     }
     relay_member *e = &r->members[index];
@@ -430,11 +444,15 @@ static void admit(tempo_relay *r, const gate_admit *a)
     table_add(r, index);
     r->st.members++;
     r->st.admitted++;
-    if (a->sealed && (popcount8(j.slots) != a->slots || !member_bind(r, index, &j))) {
+    relay_note why = RELAY_NOTE_NONE;
+    if (a->sealed)
+        why = popcount8(j.slots) != a->slots ? RELAY_NOTE_NOT_A_JOIN : member_bind(r, index, &j);
+    if (why != RELAY_NOTE_NONE) {
         int n = gate_server_deny(&r->gate, a, r->out, sizeof r->out);
         if (n > 0 && r->transport.send(r->transport.ctx, &a->address, r->out, (size_t)n) < 0)
-            r->st.send_errors++;
+            relay_send_failed(r, &a->address);
         r->st.denied++;
+        relay_tell(r, why, &a->address);
         relay_member_free(r, index);
         return;
     }
@@ -451,7 +469,7 @@ static void on_stranger(tempo_relay *r, const tempo_address *from, size_t size)
         r->st.datagrams_out++;
         r->st.bytes_out += reply;
         if (r->transport.send(r->transport.ctx, from, r->out, reply) < 0)
-            r->st.send_errors++;
+            relay_send_failed(r, from);
     } else if (o == GATE_ADMIT) {
         int g = table_find(r, &a.address);
         if (g >= 0 && a.sealed && seal_key_equal(r->members[g].keys.recv_key, a.keys.recv_key)) {
@@ -461,6 +479,11 @@ static void on_stranger(tempo_relay *r, const tempo_address *from, size_t size)
                 guard_end(r, g); /* a new connection from its address */
             admit(r, &a);
         }
+    } else {
+        char line[320];
+        if (r->log.fn != NULL && r->log.level >= TEMPO_LOG_WARN &&
+            gate_server_refusal_note(&r->gate, r->now_us, from, line, sizeof line))
+            tempo__log(&r->log, TEMPO_LOG_WARN, "tempo relay: %s", line);
     }
     seal_wipe(&a, sizeof a);
 }
@@ -477,8 +500,10 @@ static void on_join(tempo_relay *r, int index, const uint8_t *body, size_t size)
         r->st.dropped_not_owned++; /* another match, or players not its own */
         return;
     }
-    if (e->match < 0 && !e->sealed && !member_bind(r, index, &j)) {
+    relay_note why = e->match < 0 && !e->sealed ? member_bind(r, index, &j) : RELAY_NOTE_NONE;
+    if (why != RELAY_NOTE_NONE) {
         r->st.denied++;
+        relay_tell(r, why, &e->addr);
         send_welcome(r, e, true);
         return;
     }

@@ -114,8 +114,28 @@ typedef struct relay_match {
     tempo_relay_match_stats st;
 } relay_match;
 
+/* What the relay tells its operator (relay_note.c), one kind per line:
+ * each told at most once per RELAY_NOTE_US. */
+typedef enum relay_note {
+    RELAY_NOTE_NONE = 0,
+    RELAY_NOTE_FULL,            /* max_members in use */
+    RELAY_NOTE_NO_MATCH,        /* max_matches (or max_turn_matches) in use */
+    RELAY_NOTE_DRAINING,        /* no new match while draining (INFO) */
+    RELAY_NOTE_NOT_A_JOIN,      /* a token's user data is no join, or names other slots */
+    RELAY_NOTE_TOO_LARGE,       /* a match's frame over max_frame_bytes */
+    RELAY_NOTE_DISAGREES,       /* a join's settings are not its match's */
+    RELAY_NOTE_TAKEN,           /* a player somebody has */
+    RELAY_NOTE_STARTED,         /* a match that has started */
+    RELAY_NOTE_SEND,            /* the transport refused a datagram */
+    RELAY_NOTE_COUNT_
+} relay_note;
+
+#define RELAY_NOTE_US 10000000u /* 10 s */
+
 struct tempo_relay {
     tempo_relay_config cfg;
+    tempo_logger log;
+    tempo_note notes[RELAY_NOTE_COUNT_];
     tempo_allocator alloc;
     tempo_transport transport;
     gate_server gate;
@@ -220,6 +240,14 @@ bool relay_peers_moved(tempo_relay *r, int mi, int index, uint8_t slots);
 void relay_member_free(tempo_relay *r, int index);
 /* A member's FORWARD: to the member of its match it names. */
 void relay_peers_forward(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size);
+
+/* ---- relay_note.c ---- */
+/* Tell the operator of `kind`, about the member at `who`: a line through
+ * the config's log unless one of that kind was told in the last
+ * RELAY_NOTE_US (then counted into the next). */
+void relay_tell(tempo_relay *r, relay_note kind, const tempo_address *who);
+/* The transport refused a datagram to `to`: counted, and told. */
+void relay_send_failed(tempo_relay *r, const tempo_address *to);
 
 /* The ring slot of frame f. */
 static inline int relay_slot(int32_t f) { return (int)((uint32_t)f % RELAY_RING); }

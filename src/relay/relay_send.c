@@ -23,5 +23,5 @@ void relay_send_to(tempo_relay *r, relay_member *e, uint8_t type, size_t body)
     r->st.datagrams_out++;
     r->st.bytes_out += (uint64_t)n;
     if (r->transport.send(r->transport.ctx, &e->addr, r->out, (size_t)n) < 0)
-        r->st.send_errors++;
+        relay_send_failed(r, &e->addr);
 }

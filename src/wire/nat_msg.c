@@ -164,33 +164,61 @@ size_t nat_probe_write(uint8_t *out, const nat_probe *p, const uint8_t secret[NA
     return NAT_PROBE_SIZE;
 }
 
+/* Why data is no probe of this match, its tag aside: TEMPO_DROP_NONE if
+ * it is one (its header in *v). */
+static tempo_drop_reason probe_shape(const uint8_t *data, size_t size, tempo_packet_view *v)
+{
+    tempo_drop_reason why = TEMPO_DROP_NONE;
+    if (packet_read(data, size, v, &why) != TEMPO_OK)
+        return why != TEMPO_DROP_NONE ? why : TEMPO_DROP_TOO_SHORT;
+    if (v->h.type != NAT_TYPE_PROBE && v->h.type != NAT_TYPE_PROBE_ACK)
+        return TEMPO_DROP_BAD_TYPE;
+    if (v->h.fragment)
+        return TEMPO_DROP_FRAGMENT;
+    if (v->h.sealed)
+        return TEMPO_DROP_SEALED; /* probes travel in the clear, under their tag */
+    if (size < NAT_PROBE_SIZE)
+        return TEMPO_DROP_TRUNCATED;
+    if (size > NAT_PROBE_SIZE)
+        return TEMPO_DROP_TRAILING;
+    return TEMPO_DROP_NONE;
+}
+
 bool nat_is_probe(const uint8_t *data, size_t size)
 {
     tempo_packet_view v;
-    if (size != NAT_PROBE_SIZE || packet_read(data, size, &v, NULL) != TEMPO_OK)
-        return false;
-    return !v.h.sealed && !v.h.fragment &&
+    return packet_read(data, size, &v, NULL) == TEMPO_OK &&
            (v.h.type == NAT_TYPE_PROBE || v.h.type == NAT_TYPE_PROBE_ACK);
 }
 
 bool nat_probe_read(const uint8_t *data, size_t size, const uint8_t secret[NAT_SECRET_SIZE],
-                    nat_probe *out)
+                    nat_probe *out, tempo_drop_reason *why)
 {
-    if (!nat_is_probe(data, size))
-        return false;
+    tempo_drop_reason w;
+    if (why == NULL)
+        why = &w;
     tempo_packet_view v;
-    (void)packet_read(data, size, &v, NULL);
-    if (v.h.session_id != nat_probe_session(secret) || v.h.sequence != 0)
+    *why = probe_shape(data, size, &v);
+    if (*why != TEMPO_DROP_NONE)
         return false;
+    if (v.h.session_id != nat_probe_session(secret)) {
+        *why = TEMPO_DROP_SESSION; /* another match's secret */
+        return false;
+    }
     const uint8_t *b = data + PACKET_HEADER_SIZE;
     uint64_t tag = 0;
     for (int i = 0; i < 8; i++)
         tag |= (uint64_t)b[7 + i] << (8 * i);
     /* compared whole, not byte by byte with an early exit */
-    if ((tag ^ probe_tag(data, secret)) != 0)
+    if ((tag ^ probe_tag(data, secret)) != 0) {
+        *why = TEMPO_DROP_FORGED;
         return false;
-    if (b[0] >= 8 || b[1] >= 8 || b[0] == b[1] || (b[2] & ~NAT_FLAG_DIRECT) != 0)
+    }
+    if (v.h.sequence != 0 || b[0] >= 8 || b[1] >= 8 || b[0] == b[1] ||
+        (b[2] & ~NAT_FLAG_DIRECT) != 0) {
+        *why = TEMPO_DROP_BAD_VALUE; /* tagged by the match's secret, but out of range */
         return false;
+    }
     out->type = v.h.type;
     out->from = b[0];
     out->to = b[1];

@@ -108,11 +108,18 @@ bool nat_intro_read(const uint8_t *body, size_t size, nat_intro *out);
 uint32_t nat_probe_session(const uint8_t secret[NAT_SECRET_SIZE]);
 /* Write the whole probe datagram (NAT_PROBE_SIZE bytes) into out. */
 size_t nat_probe_write(uint8_t *out, const nat_probe *p, const uint8_t secret[NAT_SECRET_SIZE]);
-/* True if data is a probe datagram of this match with a tag that verifies. */
+/* True if data is a probe datagram of this match with a tag that verifies
+ * and fields in range (out is then filled). Else false, and *why (why may
+ * be NULL) says which it is not: the header's reasons, BAD_TYPE, FRAGMENT,
+ * SEALED, TRUNCATED or TRAILING (no probe's shape), SESSION (a probe of
+ * another match: its session id is another secret's), FORGED (the tag does
+ * not verify under this secret), BAD_VALUE (tagged, but a sequence or a
+ * field out of range). */
 bool nat_probe_read(const uint8_t *data, size_t size, const uint8_t secret[NAT_SECRET_SIZE],
-                    nat_probe *out);
-/* True if data looks like a probe (its size, header and type), whatever
- * its tag: a receiver counts a probe that does not verify as forged. */
+                    nat_probe *out, tempo_drop_reason *why);
+/* True if data's header reads and names a probe's type, whatever its
+ * size, bits or tag: a receiver hands it to nat_probe_read, which says
+ * what else is wrong with it, and counts it by that reason. */
 bool nat_is_probe(const uint8_t *data, size_t size);
 
 #endif /* TEMPO_WIRE_NAT_MSG_H */

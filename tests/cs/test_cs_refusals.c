@@ -4,9 +4,10 @@
  * whose connect token it could not take: expired, minted for another
  * server, made with another key, or missing. The client hears nothing (a
  * refused request gets no answer: no oracle, no amplification), so the
- * server's log is where an operator learns it. At most one line per
- * reason every 10 s, each counting the refusals since the last, so a
- * flood of bad requests cannot flood the log. Needs libsodium.
+ * server's log is where an operator learns it; so does a client of
+ * another game (another protocol id). At most one line per reason every
+ * 10 s, each counting the refusals since the last, so a flood of bad
+ * requests cannot flood the log. Needs libsodium.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,29 +18,10 @@
 #include <cmocka.h>
 
 #include "cs_harness.h"
+#include "log_lines.h"
 
 #define PROTOCOL 0x7465737432ull
 #define NOW_S 1900000000ull
-
-typedef struct log_lines {
-    int n;
-    char line[32][256];
-} log_lines;
-
-static void keep_line(void *ctx, tempo_log_level level, const char *message)
-{
-    log_lines *l = ctx;
-    if (level >= TEMPO_LOG_WARN && l->n < 32)
-        snprintf(l->line[l->n++], sizeof l->line[0], "%s", message);
-}
-
-static int lines_with(const log_lines *l, const char *text)
-{
-    int n = 0;
-    for (int i = 0; i < l->n; i++)
-        n += strstr(l->line[i], text) != NULL;
-    return n;
-}
 
 static uint8_t backend_key[TEMPO_KEY_SIZE];
 
@@ -73,8 +55,7 @@ static void run_refused(log_lines *log, void (*mint)(csh *h), int ticks)
     tempo_server_get_stats(h->server, &ss);
     assert_int_equal(ss.clients, 0);
     assert_true(ss.handshake_refused > 0);
-    for (int i = 0; i < log->n; i++)
-        printf("  log: %s\n", log->line[i]);
+    print_lines(log);
     csh_free(h);
     free(h);
 }
@@ -109,6 +90,15 @@ static void mint_with_another_key(csh *h)
 static void mint_none(csh *h)
 {
     h->ccfg.has_token = false;
+}
+
+static void mint_for_another_protocol(csh *h)
+{
+    h->ccfg.protocol_id = PROTOCOL + 1;
+    h->ccfg.has_token = true;
+    assert_int_equal(tempo_token_create(backend_key, PROTOCOL + 1, 1, NOW_S + 60, NOW_S,
+                                        &h->saddr, 1, NULL, h->ccfg.token),
+                     TEMPO_OK);
 }
 
 static void test_an_expired_token_is_named_in_the_servers_log(void **state)
@@ -156,6 +146,19 @@ static void test_a_client_without_a_token_is_named_in_the_servers_log(void **sta
     assert_int_equal(log.n, 1);
 }
 
+/* A client of another game (its protocol id not the server's) is told
+ * too: a whole request, which only a tempo client sends. */
+static void test_a_client_for_another_protocol_is_named_in_the_servers_log(void **state)
+{
+    (void)state;
+    if (!tempo_secure_available())
+        skip();
+    log_lines log;
+    run_refused(&log, mint_for_another_protocol, 120);
+    assert_int_equal(lines_with(&log, "names another protocol id than this server's"), 1);
+    assert_int_equal(log.n, 1);
+}
+
 /* 25 s of a client retrying: a line at once, then one every 10 s, each
  * saying how many refusals it stands for. */
 static void test_refusals_are_told_once_per_ten_seconds_with_their_count(void **state)
@@ -178,6 +181,7 @@ int main(void)
         cmocka_unit_test(test_a_token_for_another_server_is_named_in_the_servers_log),
         cmocka_unit_test(test_a_token_from_another_key_is_named_in_the_servers_log),
         cmocka_unit_test(test_a_client_without_a_token_is_named_in_the_servers_log),
+        cmocka_unit_test(test_a_client_for_another_protocol_is_named_in_the_servers_log),
         cmocka_unit_test(test_refusals_are_told_once_per_ten_seconds_with_their_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -592,6 +592,36 @@ static void test_a_copied_response_does_not_bring_back_a_member_that_left(void *
     free(g);
 }
 
+/* ---- datagrams per frame -------------------------------------------------------- */
+
+/* However many players, a member sends the relay one datagram a frame and
+ * receives one carrying every player's inputs: eight members of an
+ * eight-player match each get about one FRAMES per frame finalized (the
+ * few more are the welcome and the resends before the start), never one
+ * per other player. */
+static void test_a_member_receives_one_datagram_per_frame_whatever_the_players(void **state)
+{
+    (void)state;
+    tempo_config cfg = match_cfg(8);
+    tempo_relay_config rc = relay_cfg();
+    relay_rig *g = calloc(1, sizeof *g);
+    rig_init(g, &cfg, 8, "lan", &rc, 27);
+    rig_run(g, 300, 20000000);
+    tempo_relay_match_stats ms;
+    assert_int_equal(tempo_relay_get_match_stats(g->relay, MATCH_ID, &ms), TEMPO_OK);
+    assert_true(ms.finalized >= 290);
+    for (int p = 0; p < 8; p++) {
+        tempo_relay_member_stats es;
+        assert_int_equal(tempo_relay_get_member_stats(g->relay, MATCH_ID, p, &es), TEMPO_OK);
+        assert_true(es.datagrams_down >= (uint64_t)ms.finalized * 9 / 10);
+        assert_true(es.datagrams_down <= (uint64_t)ms.finalized + 30);
+        assert_true(es.datagrams_up <= (uint64_t)ms.finalized + 40);
+    }
+    agree(g, 0, 8, 290);
+    rig_free(g);
+    free(g);
+}
+
 /* ---- memory ----------------------------------------------------------------------- */
 
 /* Members join, play, one leaves and a new match starts: after the relay
@@ -692,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_sealed_forgeries_and_replays_are_dropped),
         cmocka_unit_test(test_a_copied_response_does_not_bring_back_a_member_that_left),
         cmocka_unit_test(test_far_ahead_spoofs_cut_off_no_one_unsealed),
+        cmocka_unit_test(test_a_member_receives_one_datagram_per_frame_whatever_the_players),
         cmocka_unit_test(test_nothing_allocates_after_create),
         cmocka_unit_test(test_the_join_fields_round_trip_and_refuse_what_is_out_of_range),
         cmocka_unit_test(test_create_refuses_configs_out_of_range),

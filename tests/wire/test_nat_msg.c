@@ -122,26 +122,34 @@ static void test_probe_vector_and_every_flip(void **state)
     static const uint8_t head[PACKET_HEADER_SIZE] = {0xB3, 17, 18, 19, 20, 0, 0, NAT_TYPE_PROBE};
     assert_memory_equal(pkt, head, sizeof head);
     assert_true(nat_is_probe(pkt, sizeof pkt));
-    assert_true(nat_probe_read(pkt, sizeof pkt, secret, &q));
+    tempo_drop_reason why = TEMPO_DROP_BAD_MAGIC;
+    assert_true(nat_probe_read(pkt, sizeof pkt, secret, &q, &why));
+    assert_int_equal(why, TEMPO_DROP_NONE);
     assert_int_equal(q.nonce, p.nonce);
     assert_int_equal(q.from, 0);
     assert_int_equal(q.to, 1);
-    assert_false(nat_probe_read(pkt, sizeof pkt, other, &q));
+    assert_false(nat_probe_read(pkt, sizeof pkt, other, &q, &why));
+    assert_int_equal(why, TEMPO_DROP_SESSION); /* another match's secret */
     for (size_t i = 0; i < sizeof pkt; i++)
         for (int b = 0; b < 8; b++) {
             uint8_t f[NAT_PROBE_SIZE];
             memcpy(f, pkt, sizeof f);
             f[i] ^= (uint8_t)(1u << b);
-            assert_false(nat_probe_read(f, sizeof f, secret, &q));
+            assert_false(nat_probe_read(f, sizeof f, secret, &q, &why));
+            assert_int_not_equal(why, TEMPO_DROP_NONE);
+            if (i >= sizeof pkt - 8) /* the tag's own bytes */
+                assert_int_equal(why, TEMPO_DROP_FORGED);
         }
-    assert_false(nat_probe_read(pkt, sizeof pkt - 1, secret, &q));
+    assert_false(nat_probe_read(pkt, sizeof pkt - 1, secret, &q, &why));
+    assert_int_equal(why, TEMPO_DROP_TRUNCATED);
     /* from == to, a player beyond 7: refused even with a good tag */
     p.to = 0;
     nat_probe_write(pkt, &p, secret);
-    assert_false(nat_probe_read(pkt, sizeof pkt, secret, &q));
+    assert_false(nat_probe_read(pkt, sizeof pkt, secret, &q, &why));
+    assert_int_equal(why, TEMPO_DROP_BAD_VALUE);
     p.to = 9;
     nat_probe_write(pkt, &p, secret);
-    assert_false(nat_probe_read(pkt, sizeof pkt, secret, &q));
+    assert_false(nat_probe_read(pkt, sizeof pkt, secret, &q, NULL));
 }
 
 static void test_random_bytes(void **state)
@@ -162,7 +170,7 @@ static void test_random_bytes(void **state)
         nat_probe q;
         (void)nat_intro_read(buf, n, &in);
         (void)nat_candidates_read(buf, n, c, &count);
-        assert_false(nat_probe_read(buf, n, secret, &q));
+        assert_false(nat_probe_read(buf, n, secret, &q, NULL));
     }
 }
 

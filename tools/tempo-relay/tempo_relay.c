@@ -23,6 +23,12 @@
  * (gaps_over_5ms, gaps_over_16ms), and the longest single update
  * (update_max_us). A relay that falls behind its members shows here.
  *
+ * What the relay tells its operator goes to stderr, at most one line per
+ * kind every 10 s: why it refused a member (a connect token expired,
+ * minted for another relay or with another key, missing; the relay full,
+ * the member's player taken...), a socket refusing datagrams, and at start
+ * that it is unsealed (no key file).
+ *
  * With --agones (on by default when AGONES_SDK_HTTP_PORT is set) it is an
  * Agones game server, and with ARBITRIUM_DELETE_URL set an Edgegap one
  * (relay_host.h, docs/DEPLOY.md): a signal then drains it rather than
@@ -136,6 +142,18 @@ static void on_signal(int sig)
     signals = signals + 1;
 }
 
+/* The relay's log lines (tempo_relay_config.log: why it refused a member,
+ * the transport refusing datagrams), on stderr like the program's own. */
+static void log_line(void *ctx, tempo_log_level level, const char *message)
+{
+    (void)ctx;
+    const char *own = "tempo relay: ";
+    if (strncmp(message, own, strlen(own)) == 0)
+        message += strlen(own);
+    fprintf(stderr, "tempo-relay: %s%s\n", level == TEMPO_LOG_ERROR ? "error: " : "", message);
+    fflush(stderr);
+}
+
 static bool read_key(const char *path, uint8_t key[TEMPO_KEY_SIZE])
 {
     char why[128];
@@ -221,6 +239,7 @@ int main(int argc, char **argv)
     cfg.max_matches = o.max_matches;
     cfg.max_members = o.max_members;
     cfg.tolerance_ms = (uint32_t)o.tolerance_ms;
+    cfg.log = log_line;
     if (o.key_file) {
         if (!read_key(o.key_file, cfg.private_key))
             return 1;
