@@ -232,6 +232,9 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
         return TEMPO_E_INVALID_ARG;
     if (cfg->has_private_key && !seal_available())
         return TEMPO_E_UNSUPPORTED;
+    int crc = seal_cipher_check((int)cfg->cipher);
+    if (crc != TEMPO_OK)
+        return (tempo_result)crc;
     tempo_server *s = (tempo_server *)tempo__calloc(&cfg->allocator, 1, sizeof *s);
     if (s == NULL)
         return TEMPO_E_NO_MEMORY;
@@ -285,6 +288,7 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     gc.has_private_key = cfg->has_private_key;
     memcpy(gc.private_key, cfg->private_key, TEMPO_KEY_SIZE);
     gc.self = cfg->self;
+    gc.ciphers = seal_offer((int)cfg->cipher);
     int r = gate_server_init(&s->gate, &gc, key);
     seal_wipe(key, sizeof key);
     seal_wipe(&gc, sizeof gc);

@@ -81,6 +81,9 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
     *out = NULL;
     if (!cfg || !transport || !transport->send || !transport->recv || !config_ok(cfg))
         return TEMPO_E_INVALID_ARG;
+    int crc = seal_cipher_check((int)cfg->cipher);
+    if (crc != TEMPO_OK)
+        return (tempo_result)crc;
     tempo_relay *r = tempo__calloc(&cfg->allocator, 1, sizeof *r);
     if (!r)
         return TEMPO_E_NO_MEMORY;
@@ -93,6 +96,7 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
     gc.has_private_key = cfg->has_private_key;
     memcpy(gc.private_key, cfg->private_key, TEMPO_KEY_SIZE);
     gc.self = cfg->self;
+    gc.ciphers = seal_offer((int)cfg->cipher);
     int g = gate_server_init(&r->gate, &gc, cfg->cookie_key);
     seal_wipe(&gc, sizeof gc);
     if (g != TEMPO_OK) {

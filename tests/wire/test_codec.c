@@ -120,6 +120,7 @@ static void random_sync(tempo_rng *rng, tempo_msg_sync *s)
     s->player_mask = (uint8_t)tempo_rng_below(rng, 1u << s->num_players);
     s->ready_mask = (uint8_t)tempo_rng_below(rng, 1u << s->num_players);
     s->ready = tempo_rng_below(rng, 2) != 0;
+    s->ciphers = (uint8_t)tempo_rng_below(rng, 4);
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++) {
         uint32_t k = tempo_rng_below(rng, 4);
         s->rtt_ms[p] = (uint16_t)(k == 0   ? 0xFFFFu
@@ -314,8 +315,8 @@ static const struct {
     const char *name;
     const char *hex;
 } vectors[] = {
-    {"sync_request", "b3 78 56 34 12 01 00 01 0d f0 fe ca 04 03 02 01 19 02 00 00"},
-    {"sync_reply", "b3 78 56 34 12 02 00 02 0d f0 fe ca 04 03 02 01 3b ec 37 01 b0 1f"},
+    {"sync_request", "b3 78 56 34 12 01 00 01 0d f0 fe ca 04 03 02 01 19 c2 00 00"},
+    {"sync_reply", "b3 78 56 34 12 02 00 02 0d f0 fe ca 04 03 02 01 3b ec d7 04 c0 7e 00"},
     {"input_lan", "b3 78 56 34 12 03 00 03 e8 03 02 04 00"},
     {"input_target", "b3 78 56 34 12 04 00 03 88 13 c8 7d c0 12 96 02"},
     {"input_changes", "b3 78 56 34 12 05 00 03 c8 00 43 65 02 30 f2 3d 74 6c e1 af 65 7d 1f 38 30 60 00"},
@@ -387,6 +388,7 @@ static void vector_msg(int i, tempo_msg *m, tempo_codec_ctx *ctx)
         s->player_mask = (uint8_t)(i == 0 ? 0x01 : 0x06);
         s->ready_mask = (uint8_t)(i == 0 ? 0x00 : 0x0F);
         s->ready = i == 1;
+        s->ciphers = (uint8_t)(i == 0 ? 3 : 1); /* both; ChaCha20-Poly1305 only */
         for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
             s->rtt_ms[p] = 0xFFFF;
         if (i == 1) {
@@ -652,7 +654,7 @@ static const struct {
     {"a checksum's ack above 2^31 - 1", TEMPO_MSG_CHECKSUM,
      {{'u', 600, 7}, {'b', 0, 32}, {'b', 0, 32}, {'u', INT32_MIN, 7}}},
     {"an rtt above 0xFFFE", TEMPO_MSG_SYNC_REQUEST,
-     {{'b', 0, 32}, {'b', 0, 32}, {'r', 1, 8}, {'r', 4, 64}, {'b', 0, 3}, {'u', 0x10000, 5}}},
+     {{'b', 0, 32}, {'b', 0, 32}, {'r', 1, 8}, {'r', 4, 64}, {'b', 0, 5}, {'u', 0x10000, 5}}},
 };
 
 static tempo_drop_reason decode_reason(const uint8_t *buf, size_t n, const tempo_codec_ctx *ctx)
