@@ -315,23 +315,23 @@ static const struct {
     const char *name;
     const char *hex;
 } vectors[] = {
-    {"sync_request", "b3 78 56 34 12 01 00 01 0d f0 fe ca 04 03 02 01 19 c2 00 00"},
-    {"sync_reply", "b3 78 56 34 12 02 00 02 0d f0 fe ca 04 03 02 01 3b ec d7 04 c0 7e 00"},
-    {"input_lan", "b3 78 56 34 12 03 00 03 e8 03 02 04 00"},
-    {"input_target", "b3 78 56 34 12 04 00 03 88 13 c8 7d c0 12 96 02"},
-    {"input_changes", "b3 78 56 34 12 05 00 03 c8 00 43 65 02 30 f2 3d 74 6c e1 af 65 7d 1f 38 30 60 00"},
-    {"input_players", "b3 78 56 34 12 06 00 03 70 11 84 58 41 f0 c0 2c cc 61 00"},
-    {"input_disconnect", "b3 78 56 34 12 07 00 03 39 30 42 24 32 97 5c 00"},
-    {"input_wrap", "b3 78 56 34 12 08 00 03 fe ff c4 34 08 00"},
-    {"input_start0", "b3 78 56 34 12 09 00 03 00 00 40 38 08 0b 00"},
-    {"input_empty", "b3 78 56 34 12 0a 00 03 90 01 33 08 00"},
-    {"input_ack", "b3 78 56 34 12 0b 00 04 87 ad 4b 8a ad 4b"},
-    {"ping", "b3 78 56 34 12 0c 00 05 ef cd ab 89"},
-    {"pong", "b3 78 56 34 12 0d 00 06 ef cd ab 89"},
-    {"quality", "b3 78 56 34 12 0e 00 07 ff 05"},
-    {"checksum", "b3 78 56 34 12 0f 00 08 d8 04 ef cd ab 89 67 45 23 01 9c 04"},
-    {"disconnect", "b3 78 56 34 12 10 00 09"},
-    {"checksum_ack", "b3 78 56 34 12 11 00 08 00 d8 04"},
+    {"sync_request", "b4 78 56 34 12 01 00 01 0d f0 fe ca 04 03 02 01 19 c2 00 00"},
+    {"sync_reply", "b4 78 56 34 12 02 00 02 0d f0 fe ca 04 03 02 01 3b ec d7 04 c0 7e 00"},
+    {"input_lan", "b4 78 56 34 12 03 00 03 e8 03 02 04 00"},
+    {"input_target", "b4 78 56 34 12 04 00 03 88 13 c8 7d c0 12 96 02"},
+    {"input_changes", "b4 78 56 34 12 05 00 03 c8 00 43 65 02 30 f2 3d 74 6c e1 af 65 7d 1f 38 30 60 00"},
+    {"input_players", "b4 78 56 34 12 06 00 03 70 11 84 58 41 f0 c0 2c cc 61 00"},
+    {"input_disconnect", "b4 78 56 34 12 07 00 03 39 30 42 24 32 97 5c 00"},
+    {"input_wrap", "b4 78 56 34 12 08 00 03 fe ff c4 34 08 00"},
+    {"input_start0", "b4 78 56 34 12 09 00 03 00 00 40 38 08 0b 00"},
+    {"input_empty", "b4 78 56 34 12 0a 00 03 90 01 33 08 00"},
+    {"input_ack", "b4 78 56 34 12 0b 00 04 87 ad 4b 8a ad 4b"},
+    {"ping", "b4 78 56 34 12 0c 00 05 ef cd ab 89"},
+    {"pong", "b4 78 56 34 12 0d 00 06 ef cd ab 89"},
+    {"quality", "b4 78 56 34 12 0e 00 07 ff 05"},
+    {"checksum", "b4 78 56 34 12 0f 00 08 d8 04 ef cd ab 89 67 45 23 01 9c 04"},
+    {"disconnect", "b4 78 56 34 12 10 00 09"},
+    {"checksum_ack", "b4 78 56 34 12 11 00 08 00 d8 04"},
 };
 #define VECTOR_COUNT ((int)(sizeof vectors / sizeof vectors[0]))
 
@@ -597,7 +597,7 @@ static void test_corrupted_datagrams_are_rejected_or_valid(void **state)
 static void craft(tempo_bitwriter *w, uint8_t *buf, size_t cap, int type)
 {
     tempo_bitwriter_init(w, buf, cap);
-    tempo_bitwriter_bits(w, 0xB3, 8);
+    tempo_bitwriter_bits(w, 0xB4, 8);
     tempo_bitwriter_bits(w, SESSION, 32);
     tempo_bitwriter_bits(w, 7, 16);
     tempo_bitwriter_bits(w, (uint32_t)type, 8);
@@ -712,7 +712,7 @@ static void test_each_drop_reason_from_a_crafted_datagram(void **state)
     EXPECT(TEMPO_DROP_FRAGMENT, BODY_LEN);
     craft(&w, buf, sizeof buf, TEMPO_MSG_PING);
     tempo_bitwriter_bits(&w, 0x01020304, 32);
-    buf[0] = 0xBB; /* sealed: this decoder holds no key */
+    buf[0] = 0xBC; /* sealed: this decoder holds no key */
     EXPECT(TEMPO_DROP_SEALED, BODY_LEN + PACKET_TAG_SIZE);
     EXPECT(TEMPO_DROP_TOO_SHORT, PACKET_HEADER_SIZE + PACKET_TAG_SIZE - 1);
 
