@@ -59,6 +59,10 @@ static inline double bench_peer_tick(bench_peer *p, uint64_t now, int player)
 
 static const uint8_t bench_backend_key[TEMPO_KEY_SIZE] = {9, 8, 7};
 
+/* The cipher setting of the sealed servers and clients below (AUTO unless
+ * a bench times one cipher against the other). */
+static tempo_cipher bench_cipher = TEMPO_CIPHER_AUTO;
+
 /* A server of `clients` players, one each, reading its state from arena. */
 static inline tempo_server *bench_server_open(uint8_t *arena, size_t size, int clients,
                                               uint64_t seed, bool sealed,
@@ -74,6 +78,7 @@ static inline tempo_server *bench_server_open(uint8_t *arena, size_t size, int c
     sc.random_seed = seed;
     if (sealed) {
         sc.has_private_key = true;
+        sc.cipher = bench_cipher;
         memcpy(sc.private_key, bench_backend_key, sizeof bench_backend_key);
         sc.self = *self;
     }
@@ -98,6 +103,7 @@ static inline tempo_client *bench_client_open(uint8_t *arena, size_t size, int c
     cc.random_seed = seed + (uint64_t)i + 1;
     if (sealed) {
         cc.has_token = true;
+        cc.cipher = bench_cipher;
         if (tempo_token_create(bench_backend_key, 0, (uint64_t)i + 1, 100000, 1, server, 1, NULL,
                                cc.token) != TEMPO_OK)
             exit(1);

@@ -24,10 +24,16 @@
  *    the relay's datagrams to it, the mean payloads up and down; and the
  *    relay's CPU per frame, per member, and its send calls per frame.
  * Every row runs open and sealed (a match key; for the server and the
- * relay, connect tokens), and with the transport sending each datagram at once (sendto)
- * or batching them until the end of the round (batch_send: one sendmmsg).
+ * relay, connect tokens); the peers and the server with each cipher the
+ * machine has (ChaCha20-Poly1305, and AES-256-GCM where the CPU has AES:
+ * the setting forced on every end), the relay with the cipher its ends
+ * agree on; and the peers and the server with the transport sending each
+ * datagram at once (sendto) or batching them until the end of the round
+ * (batch_send: one sendmmsg).
  * The rows of one size alternate within each repetition so all see the
- * same machine; the medians are printed. No pass/fail.
+ * same machine; the medians are printed, and each sealed / open ratio is
+ * the median of the ratios within one repetition. The first argument sets
+ * the repetitions (default 5). No pass/fail.
  */
 #include <string.h>
 
@@ -35,7 +41,8 @@
 #include "tempo/tempo.h"
 #include "tempo/udp.h"
 
-#define REPS 5
+#define REPS 5      /* repetitions by default; the first argument may ask 1..MAX_REPS */
+#define MAX_REPS 31
 #define P2P_SETTLE 60 /* frames before the measured window */
 #define P2P_FRAMES 600
 #define CS_SETTLE 120
@@ -87,7 +94,7 @@ static void udp_totals(tempo_udp *const *u, int n, tempo_udp_stats *sum)
     }
 }
 
-static result p2p_run(int n, bool sealed, bool batch)
+static result p2p_run(int n, tempo_cipher sealed, bool batch)
 {
     peer pr[MAX_PEERS];
     tempo_udp *socks[MAX_PEERS];
@@ -103,7 +110,8 @@ static result p2p_run(int n, bool sealed, bool batch)
         tempo_config_default(&cfg);
         cfg.num_players = n;
         cfg.random_seed = (uint64_t)i + 1;
-        cfg.has_match_key = sealed;
+        cfg.has_match_key = sealed != TEMPO_CIPHER_AUTO;
+        cfg.cipher = sealed;
         for (int k = 0; k < 32; k++)
             cfg.match_key[k] = (uint8_t)(k * 37 + 11);
         if (tempo_session_create_p2p(&cfg, &pr[i].tr, &pr[i].p.s) != TEMPO_OK)
@@ -163,7 +171,7 @@ static double thread_cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static result cs_run(int clients, bool sealed, bool batch)
+static result cs_run(int clients, tempo_cipher sealed, bool batch)
 {
     enum { STATE = 4096 };
     static uint8_t arena[STATE], carena[MAX_CLIENTS][STATE];
@@ -173,14 +181,17 @@ static result cs_run(int clients, bool sealed, bool batch)
     tempo_address sa;
     open_socket(batch, &su, &sa);
     tempo_transport st = tempo_udp_transport(su);
-    tempo_server *s = bench_server_open(arena, STATE, clients, 5, sealed, &sa, &st);
+    bench_cipher = sealed;
+    tempo_server *s = bench_server_open(arena, STATE, clients, 5, sealed != TEMPO_CIPHER_AUTO, &sa,
+                                        &st);
     tempo_udp *cu[MAX_CLIENTS];
     tempo_client *c[MAX_CLIENTS];
     for (int i = 0; i < clients; i++) {
         tempo_address ca;
         open_socket(false, &cu[i], &ca);
         tempo_transport ct = tempo_udp_transport(cu[i]);
-        c[i] = bench_client_open(carena[i], STATE, clients, i, 5, sealed, &sa, &ct);
+        c[i] = bench_client_open(carena[i], STATE, clients, i, 5, sealed != TEMPO_CIPHER_AUTO, &sa,
+                                 &ct);
     }
     const size_t stride = STATE / (size_t)clients;
     double spent = 0;
@@ -344,22 +355,22 @@ static relay_result relay_run(int n, bool sealed)
 }
 
 /* The relay's rows: 2, 4 and 8 members, open and sealed (alternating
- * within each repetition), medians of REPS runs. */
-static void relay_table(int modes)
+ * within each repetition), medians of `runs` runs. */
+static void relay_table(int modes, int runs)
 {
     printf("\n### Relay: N members of one match on loopback, batched sends (median of %d runs of "
            "%d frames)\n\n",
-           REPS, P2P_FRAMES);
+           runs, P2P_FRAMES);
     printf("| members | mode | member CPU us per frame | vs 2 members | member send calls | "
            "member recv calls | relay datagrams to a member | bytes up | bytes down | "
            "relay CPU us per frame | relay CPU us per member | relay send calls per frame |\n");
     printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     static const int members[] = {2, 4, 8};
-    int rmodes = modes == 4 ? 2 : 1;
+    int rmodes = modes >= 4 ? 2 : 1; /* open, and sealed when libsodium is here */
     double two[2] = {0, 0};
     for (int k = 0; k < 3; k++) {
-        double v[2][9][REPS];
-        for (int rep = 0; rep < REPS; rep++)
+        double v[2][9][MAX_REPS];
+        for (int rep = 0; rep < runs; rep++)
             for (int m = 0; m < rmodes; m++) {
                 relay_result x = relay_run(members[k], m == 1);
                 double f[9] = {x.member_us, x.send_calls, x.recv_calls, x.datagrams_down, x.up,
@@ -370,7 +381,7 @@ static void relay_table(int modes)
         for (int m = 0; m < rmodes; m++) {
             double med[9];
             for (int c = 0; c < 9; c++)
-                med[c] = bench_median(v[m][c], REPS);
+                med[c] = bench_median(v[m][c], runs);
             if (k == 0)
                 two[m] = med[0];
             printf("| %d | %s | %.2f | %.2fx | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | %.2f | "
@@ -383,78 +394,128 @@ static void relay_table(int modes)
 
 /* ---- the tables ----------------------------------------------------------- */
 
-/* Modes of a row: open/sealed x sendto/batched, in this order. */
-#define MODES 4
+/* Modes of a row: open / sealed ChaCha20-Poly1305 / sealed AES-256-GCM x
+ * sendto / batched, in this order (run_fn's `sealed`: TEMPO_CIPHER_AUTO
+ * means open here). */
+#define MODES 6
 static const char *mode_name(int m)
 {
-    static const char *names[MODES] = {"open, sendto", "open, batched", "sealed, sendto",
-                                       "sealed, batched"};
+    static const char *names[MODES] = {"open, sendto",          "open, batched",
+                                       "ChaCha20, sendto",      "ChaCha20, batched",
+                                       "AES-256-GCM, sendto",   "AES-256-GCM, batched"};
     return names[m];
 }
 
-typedef result (*run_fn)(int size, bool sealed, bool batch);
-
-/* REPS repetitions of every mode of one size, alternating; medians into out. */
-static void measure(run_fn fn, int size, int modes, result out[MODES])
+static tempo_cipher mode_cipher(int m)
 {
-    double v[MODES][4][REPS];
-    for (int r = 0; r < REPS; r++)
+    return m < 2 ? TEMPO_CIPHER_AUTO : m < 4 ? TEMPO_CIPHER_CHACHA20 : TEMPO_CIPHER_AES256GCM;
+}
+
+typedef result (*run_fn)(int size, tempo_cipher sealed, bool batch);
+
+static int reps = REPS;
+
+/* Each mode's CPU in each repetition, for ratios of the same repetition. */
+typedef struct cpu_reps {
+    double us[MODES][MAX_REPS];
+} cpu_reps;
+
+/* `reps` repetitions of every mode of one size, alternating; medians into
+ * out, each repetition's CPU into *cpu. */
+static void measure(run_fn fn, int size, int modes, result out[MODES], cpu_reps *cpu)
+{
+    double v[MODES][4][MAX_REPS];
+    for (int r = 0; r < reps; r++)
         for (int m = 0; m < modes; m++) {
-            result x = fn(size, m >= 2, m % 2 == 1);
+            result x = fn(size, mode_cipher(m), m % 2 == 1);
             v[m][0][r] = x.us, v[m][1][r] = x.send_calls, v[m][2][r] = x.recv_calls;
             v[m][3][r] = x.datagram;
+            cpu->us[m][r] = x.us;
         }
     for (int m = 0; m < modes; m++) {
-        out[m].us = bench_median(v[m][0], REPS);
-        out[m].send_calls = bench_median(v[m][1], REPS);
-        out[m].recv_calls = bench_median(v[m][2], REPS);
-        out[m].datagram = bench_median(v[m][3], REPS);
+        out[m].us = bench_median(v[m][0], reps);
+        out[m].send_calls = bench_median(v[m][1], reps);
+        out[m].recv_calls = bench_median(v[m][2], reps);
+        out[m].datagram = bench_median(v[m][3], reps);
     }
 }
 
-int main(void)
+/* Mode m's CPU over mode base's: the median of the ratios within each
+ * repetition (the two ran back to back, so a busy machine's drift
+ * cancels). */
+static double paired_ratio(const cpu_reps *cpu, int m, int base)
 {
+    double q[MAX_REPS];
+    for (int r = 0; r < reps; r++)
+        q[r] = cpu->us[m][r] / cpu->us[base][r];
+    return bench_median(q, reps);
+}
+
+/* The sealed / open lines of one table: for each cipher, sendto and
+ * batched at the sizes named. */
+static void ratio_lines(const char *what, const cpu_reps *a, const char *a_name,
+                        const cpu_reps *b, const char *b_name, int modes)
+{
+    for (int m = 2; m < modes; m += 2)
+        printf("\nsealed / open CPU, %s, %s (median of the runs' ratios): sendto %s %.2fx, %s "
+               "%.2fx; batched %s %.2fx, %s %.2fx\n",
+               m == 2 ? "ChaCha20-Poly1305" : "AES-256-GCM", what, a_name, paired_ratio(a, m, 0),
+               b_name, paired_ratio(b, m, 0), a_name, paired_ratio(a, m + 1, 1), b_name,
+               paired_ratio(b, m + 1, 1));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        reps = atoi(argv[1]);
+        if (reps < 1 || reps > MAX_REPS) {
+            fprintf(stderr, "usage: bench_scale [repetitions 1..%d, default %d]\n", MAX_REPS,
+                    REPS);
+            return 2;
+        }
+    }
     printf("## bench_scale (tempo %s)\n", tempo_version_string());
     bench_machine_line();
-    int modes = tempo_secure_available() ? 4 : 2;
+    int modes = !tempo_secure_available() ? 2 : tempo_cipher_aes_available() ? 6 : 4;
 
     printf("\n### p2p: N peers on loopback, per peer per frame (median of %d runs of %d frames)\n\n",
-           REPS, P2P_FRAMES);
+           reps, P2P_FRAMES);
     printf("| peers | mode | CPU us | vs 2 peers | send calls | recv calls | bytes per datagram |\n");
     printf("|---:|---|---:|---:|---:|---:|---:|\n");
     static const int peers[] = {2, 4, 8};
     result r[3][MODES];
+    static cpu_reps pc[3];
     for (int k = 0; k < 3; k++) {
-        measure(p2p_run, peers[k], modes, r[k]);
+        measure(p2p_run, peers[k], modes, r[k], &pc[k]);
         for (int m = 0; m < modes; m++)
             printf("| %d | %s | %.2f | %.2fx | %.2f | %.2f | %.1f |\n", peers[k], mode_name(m),
                    r[k][m].us, r[k][m].us / r[0][m].us, r[k][m].send_calls, r[k][m].recv_calls,
                    r[k][m].datagram);
     }
-    if (modes == 4)
-        printf("\nsealed / open CPU: sendto 2 peers %.2fx, 8 peers %.2fx; batched 2 peers %.2fx, "
-               "8 peers %.2fx\n",
-               r[0][2].us / r[0][0].us, r[2][2].us / r[2][0].us, r[0][3].us / r[0][1].us,
-               r[2][3].us / r[2][1].us);
+    ratio_lines("p2p", &pc[0], "2 peers", &pc[2], "8 peers", modes);
 
     printf("\n### Server: C clients on loopback, a snapshot every tick (median of %d runs of %d "
            "ticks)\n\n",
-           REPS, CS_TICKS);
+           reps, CS_TICKS);
     printf("| clients | mode | server CPU us per client per tick | server send calls per tick | "
            "recv calls per tick | bytes per datagram |\n");
     printf("|---:|---|---:|---:|---:|---:|\n");
     static const int clients[] = {8, 64};
+    static cpu_reps cc[2];
     for (int k = 0; k < 2; k++) {
         result c[MODES];
-        measure(cs_run, clients[k], modes, c);
+        measure(cs_run, clients[k], modes, c, &cc[k]);
         for (int m = 0; m < modes; m++)
             printf("| %d | %s | %.2f | %.2f | %.2f | %.1f |\n", clients[k], mode_name(m), c[m].us,
                    c[m].send_calls, c[m].recv_calls, c[m].datagram);
     }
+    ratio_lines("server", &cc[0], "8 clients", &cc[1], "64 clients", modes);
     printf("\nA server admits at most %d clients (TEMPO_CS_MAX_CLIENTS).\n", TEMPO_CS_MAX_CLIENTS);
 
-    relay_table(modes);
+    relay_table(modes, reps);
     if (modes == 2)
         printf("This build has no libsodium: the sealed rows are missing.\n");
+    else if (modes == 4)
+        printf("This CPU has no AES-256-GCM (libsodium): its rows are missing.\n");
     return 0;
 }

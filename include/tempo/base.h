@@ -104,6 +104,31 @@ typedef enum tempo_log_level {
  * during the call. Called from inside tempo functions, never concurrently. */
 typedef void (*tempo_log_fn)(void *ctx, tempo_log_level level, const char *message);
 
+/* ---- datagram ciphers ------------------------------------------------- */
+
+/* Which AEAD seals a link's datagrams (docs/SECURITY.md, "Choosing the
+ * cipher"). Every role's configuration has a `cipher` field of this type;
+ * 0 (AUTO) is the default. Each end offers what its setting and its CPU
+ * allow; the handshake takes AES-256-GCM when both ends offer it, else
+ * ChaCha20-Poly1305, and fails (counted) when the two offers share none.
+ *   AUTO       offer both where the CPU has AES instructions
+ *              (libsodium's crypto_aead_aes256gcm_is_available), else
+ *              ChaCha20-Poly1305 only;
+ *   CHACHA20   offer ChaCha20-Poly1305-IETF only (always available);
+ *   AES256GCM  offer AES-256-GCM only: a create function refuses it with
+ *              TEMPO_E_UNSUPPORTED where the CPU or the build lacks it,
+ *              and the handshake fails against an end that cannot.
+ * Any other value is TEMPO_E_INVALID_ARG at create. Unsealed sessions
+ * ignore the field. */
+typedef enum tempo_cipher {
+    TEMPO_CIPHER_AUTO = 0,
+    TEMPO_CIPHER_CHACHA20 = 1,
+    TEMPO_CIPHER_AES256GCM = 2
+} tempo_cipher;
+
+/* Whether this build, on this CPU, can seal with AES-256-GCM. */
+TEMPO_API bool tempo_cipher_aes_available(void);
+
 /* ---- checksums -------------------------------------------------------- */
 
 /* 64-bit checksum of size bytes (XXH3-64, seed 0): what arena mode uses, and

@@ -124,6 +124,14 @@ typedef struct tempo_client_config {
      * which only a server without a private key accepts. */
     bool has_token;
     uint8_t token[TEMPO_TOKEN_SIZE];
+    /* The AEAD of sealed datagrams (tempo_cipher, base.h): AUTO (default)
+     * takes AES-256-GCM when the server also offers it, else
+     * ChaCha20-Poly1305; CHACHA20 or AES256GCM force one. Offers that
+     * share none never connect (the handshake times out; counted in the
+     * server's handshake_refused). TEMPO_E_INVALID_ARG outside the enum,
+     * TEMPO_E_UNSUPPORTED for AES256GCM where tempo_cipher_aes_available()
+     * is false. */
+    tempo_cipher cipher;
     /* Give up connecting after this long, 100..600000 ms; default 10000. */
     uint32_t handshake_timeout_ms;
     /* Silence of the server before the client gives up, 100..600000 ms;
@@ -197,7 +205,7 @@ TEMPO_API tempo_result tempo_client_add_local_input(tempo_client *c, int player,
 typedef enum tempo_client_state {
     TEMPO_CLIENT_CONNECTING = 0,
     TEMPO_CLIENT_CONNECTED = 1,    /* running ticks */
-    TEMPO_CLIENT_DENIED = 2,       /* the server is full or refused the token */
+    TEMPO_CLIENT_DENIED = 2,       /* the server is full, refused the token, or shares no cipher */
     TEMPO_CLIENT_TIMED_OUT = 3,    /* no handshake in time, or the server fell silent */
     TEMPO_CLIENT_DISCONNECTED = 4  /* the server said goodbye or kicked us, or we left */
 } tempo_client_state;
@@ -229,7 +237,7 @@ TEMPO_API tempo_result tempo_client_disconnect(tempo_client *c);
 
 typedef enum tempo_client_event_kind {
     TEMPO_CLIENT_EVENT_CONNECTED = 1,     /* admitted: slots */
-    TEMPO_CLIENT_EVENT_DENIED = 2,        /* refused (full, or the token) */
+    TEMPO_CLIENT_EVENT_DENIED = 2,        /* refused (full, the token, or no common cipher) */
     TEMPO_CLIENT_EVENT_TIMED_OUT = 3,     /* handshake or server silence */
     TEMPO_CLIENT_EVENT_DISCONNECTED = 4,  /* the server ended it */
     TEMPO_CLIENT_EVENT_SNAP = 5           /* tick sync jumped: ticks (+ ahead, - back) */

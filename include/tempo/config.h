@@ -287,6 +287,16 @@ typedef struct tempo_config {
      * warning at create and tempo_session_stats.unauthenticated is true. */
     bool has_match_key;
     uint8_t match_key[32];
+    /* The AEAD sealed datagrams use (tempo_cipher, base.h): AUTO (the
+     * default) takes AES-256-GCM with every machine that also offers it,
+     * ChaCha20-Poly1305 with the others; CHACHA20 or AES256GCM force one.
+     * Each pair of machines agrees in its SYNC handshake; a pair whose
+     * settings share no cipher never finishes it (counted in
+     * tempo_session_stats.dropped_malformed, and logged). Also the cipher a relay
+     * member or a traversal offers its relay. TEMPO_E_INVALID_ARG outside
+     * the enum, TEMPO_E_UNSUPPORTED for AES256GCM where
+     * tempo_cipher_aes_available() is false. */
+    tempo_cipher cipher;
     /* Spectator sessions with a match key: both ends must name the pair's
      * keys alike before the first datagram. spectator_number is this
      * spectator's number at its host, 0.. in the order the host called

@@ -67,6 +67,15 @@ typedef struct tempo_lockstep_config {
      * the match must hold the same key. Default false. */
     bool has_match_key;
     uint8_t match_key[32];
+    /* The AEAD of sealed datagrams (tempo_cipher, base.h): AUTO (default)
+     * takes AES-256-GCM with every machine (or the relay) that also offers
+     * it, else ChaCha20-Poly1305; CHACHA20 or AES256GCM force one. Each
+     * pair agrees in its turn_hello handshake (a relay member in the
+     * connect handshake); settings that share no cipher never connect
+     * (counted in tempo_lockstep_stats.dropped_malformed).
+     * TEMPO_E_INVALID_ARG outside the enum, TEMPO_E_UNSUPPORTED for
+     * AES256GCM where tempo_cipher_aes_available() is false. */
+    tempo_cipher cipher;
     tempo_allocator allocator;    /* NULL hooks: malloc/free */
     tempo_log_fn log;             /* may be NULL */
     void *log_ctx;

@@ -110,6 +110,14 @@ typedef struct tempo_relay_config {
      * (false, the default) nothing is sealed and anyone may join. */
     bool has_private_key;
     uint8_t private_key[TEMPO_KEY_SIZE];
+    /* The AEAD of the members' sealed datagrams (tempo_cipher, base.h):
+     * AUTO (default) takes AES-256-GCM with a member that also offers it
+     * (a browser page never does: ChaCha20-Poly1305 with it), else
+     * ChaCha20-Poly1305; CHACHA20 or AES256GCM force one (a member whose
+     * offer shares none is refused, counted in handshake_refused).
+     * TEMPO_E_INVALID_ARG outside the enum, TEMPO_E_UNSUPPORTED for
+     * AES256GCM where tempo_cipher_aes_available() is false. */
+    tempo_cipher cipher;
     /* Random bytes (tempo_key_generate) the handshake's cookies are sealed
      * or tagged with. All zero is refused. */
     uint8_t cookie_key[TEMPO_KEY_SIZE];

@@ -86,6 +86,13 @@ typedef struct tempo_server_config {
      * warning once. */
     bool has_private_key;
     uint8_t private_key[32];
+    /* The AEAD of the clients' sealed datagrams (tempo_cipher, base.h):
+     * AUTO (default) takes AES-256-GCM with a client that also offers it,
+     * else ChaCha20-Poly1305; CHACHA20 or AES256GCM force one (a client
+     * whose offer shares none is refused, counted in handshake_refused).
+     * TEMPO_E_INVALID_ARG outside the enum, TEMPO_E_UNSUPPORTED for
+     * AES256GCM where tempo_cipher_aes_available() is false. */
+    tempo_cipher cipher;
     /* This server's address as tokens name it (tokens not listing it are
      * refused). Ignored without a private key. */
     tempo_address self;

@@ -55,6 +55,10 @@ typedef struct tempo_traversal_config {
      * and `join` says the match. */
     const uint8_t *token;
     uint64_t protocol_id;
+    /* The AEAD offered to a sealed relay (tempo_cipher, base.h; AUTO by
+     * default, see tempo_config.cipher). TEMPO_E_INVALID_ARG outside the
+     * enum, TEMPO_E_UNSUPPORTED for AES256GCM without AES. */
+    tempo_cipher cipher;
     /* Unsealed: the member's id, drawn at random by the caller, not 0. */
     uint64_t nonce;
     /* Unsealed: tempo_relay_join_write's bytes of this member's join

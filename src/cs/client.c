@@ -115,6 +115,9 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
         return TEMPO_E_INVALID_ARG;
     if (cfg->has_token && !seal_available())
         return TEMPO_E_UNSUPPORTED;
+    int crc = seal_cipher_check((int)cfg->cipher);
+    if (crc != TEMPO_OK)
+        return (tempo_result)crc;
     if (cfg->has_token) {
         tempo_token_public info;
         if (tempo_token_read_public(cfg->token, TEMPO_TOKEN_SIZE, &info) != TEMPO_OK)
@@ -124,6 +127,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
     if (c == NULL)
         return TEMPO_E_NO_MEMORY;
     c->cfg = *cfg;
+    c->offer = seal_offer((int)cfg->cipher);
     c->tr = *transport;
     c->server = *server;
     c->log = tempo__logger(cfg->log, cfg->log_ctx, cfg->log_level);
@@ -209,6 +213,7 @@ static bool gate_start(tempo_client *c)
     gc.nonce = ((uint64_t)tempo_rng_next(&r) << 32 | tempo_rng_next(&r)) | 1u;
     gc.server = c->server;
     gc.slots = (uint8_t)c->cfg.slots;
+    gc.ciphers = c->offer;
     gc.timeout_us = (uint64_t)c->cfg.handshake_timeout_ms * 1000u;
     int rc = gate_client_init(&c->gate, &gc, c->now_us);
     if (rc != TEMPO_OK) {

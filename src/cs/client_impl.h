@@ -33,6 +33,7 @@ struct tempo_client {
 
     /* handshake */
     gate_client gate;
+    uint8_t offer;                /* our cipher offer (wire/seal.h), from create */
     bool gate_up;
     bool responded;
     uint64_t response_sent_us;    /* the first response: the RTT until the ACCEPT */

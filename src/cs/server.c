@@ -222,6 +222,9 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
         return TEMPO_E_INVALID_ARG;
     if (cfg->has_private_key && !seal_available())
         return TEMPO_E_UNSUPPORTED;
+    int crc = seal_cipher_check((int)cfg->cipher);
+    if (crc != TEMPO_OK)
+        return (tempo_result)crc;
     tempo_server *s = (tempo_server *)tempo__calloc(&cfg->allocator, 1, sizeof *s);
     if (s == NULL)
         return TEMPO_E_NO_MEMORY;
@@ -269,7 +272,7 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
                    0x636f6f6b6965ull);
     draw_key(s, key);
     int r = gate_server_open(&s->gate, cfg->protocol_id, cfg->has_private_key, cfg->private_key,
-                             &cfg->self, key);
+                             &cfg->self, seal_offer((int)cfg->cipher), key);
     seal_wipe(key, sizeof key);
     if (r != TEMPO_OK) {
         tempo_server_destroy(s);

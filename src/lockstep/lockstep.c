@@ -109,6 +109,9 @@ tempo_result tempo_lockstep_create(const tempo_lockstep_config *cfg,
         return TEMPO_E_INVALID_ARG;
     if (cfg->has_match_key && seal_start() != TEMPO_OK)
         return TEMPO_E_UNSUPPORTED;
+    int crc = seal_cipher_check((int)cfg->cipher);
+    if (crc != TEMPO_OK)
+        return (tempo_result)crc;
     tempo_lockstep *ls = tempo__calloc(&cfg->allocator, 1, sizeof *ls);
     if (!ls)
         return TEMPO_E_NO_MEMORY;
@@ -117,6 +120,7 @@ tempo_result tempo_lockstep_create(const tempo_lockstep_config *cfg,
     ls->log = tempo__logger(cfg->log, cfg->log_ctx, TEMPO_LOG_INFO);
     event_ring_init(&ls->ev, LS_EVENTS);
     ls->keyed = cfg->has_match_key;
+    ls->offer = seal_offer((int)cfg->cipher);
     ls->config_hash = config_hash(cfg);
     tempo_rng_seed(&ls->rng, cfg->random_seed, cfg->session_id);
     ls->lists = tempo__calloc(&ls->cfg.allocator, (size_t)cfg->num_players * LS_WINDOW,

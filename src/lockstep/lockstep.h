@@ -105,6 +105,7 @@ struct tempo_lockstep {
     tempo_rng rng;
     uint32_t config_hash;
     bool keyed, polled, starting, running, ended, outstanding;
+    uint8_t offer;              /* our cipher offer (wire/seal.h), sent in every hello */
     bool took_host;           /* a survivor that became the host has taken over the length */
     uint8_t lost_mask;        /* players whose machines are gone */
     bool cut_final[TEMPO_MAX_PLAYERS];

@@ -114,6 +114,7 @@ static void send_hello(tempo_lockstep *ls, ls_peer *e, uint8_t type, uint32_t no
     ls->msg.u.hello.config_hash = ls->config_hash;
     ls->msg.u.hello.player = (uint8_t)ls->cfg.local_player;
     ls->msg.u.hello.ready = all_established(ls);
+    ls->msg.u.hello.ciphers = ls->offer;
     send_msg(ls, e, &ls->msg);
 }
 
@@ -347,6 +348,17 @@ static void on_hello(tempo_lockstep *ls, int player, const turn_msg *m)
     ls_peer *e = &ls->peer[player];
     const turn_hello *h = &m->u.hello;
     if (h->player != player) {
+        malformed(ls);
+        return;
+    }
+    /* Keyed: the pair's cipher from the two offers (this hello opened under
+     * the pair key); the first hello of the keys decides, later ones must
+     * agree. */
+    if (ls->keyed && e->keys.ready && !seal_keys_agree(&e->keys, ls->offer, h->ciphers)) {
+        tempo__log(&ls->log, TEMPO_LOG_WARN,
+                   "tempo: lockstep handshake from player %d whose cipher setting shares no "
+                   "cipher with ours; ignored",
+                   player);
         malformed(ls);
         return;
     }

@@ -292,6 +292,7 @@ tempo_result lockstep_relay_open(tempo_lockstep *ls)
     gc.nonce = rl->nonce;
     gc.server = rl->addr;
     gc.slots = 1;
+    gc.ciphers = ls->offer;
     gc.timeout_us = (uint64_t)ls->cfg.disconnect_timeout_ms * 1000u;
     int g = gate_client_init(&rl->gate, &gc, ls->now_us);
     if (g != TEMPO_OK)

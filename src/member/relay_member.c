@@ -56,6 +56,7 @@ typedef enum member_phase {
 typedef struct relay_member_state {
     const session_host *host;
     const tempo_config *cfg;
+    uint8_t offer;             /* our cipher offer (wire/seal.h), from create */
     tempo_sync *sync;
     const session_clock *clock;
     tempo_transport transport;
@@ -113,6 +114,7 @@ static tempo_result member_create(const session_host *host, const session_args *
         return TEMPO_E_NO_MEMORY;
     m->host = host;
     m->cfg = host->cfg;
+    m->offer = seal_offer((int)m->cfg->cipher);
     m->sync = host->sync;
     m->clock = host->clock;
     m->transport = *args->transport;
@@ -484,6 +486,7 @@ static void open_member(relay_member_state *m)
     gc.nonce = m->nonce;
     gc.server = m->relay;
     gc.slots = (uint8_t)(m->nlocal > 0 ? m->nlocal : 1);
+    gc.ciphers = m->offer;
     if (m->cfg->handshake_timeout_ms != 0)
         gc.timeout_us = (uint64_t)m->cfg->handshake_timeout_ms * 1000u;
     else

@@ -49,18 +49,34 @@ static uint64_t first_reply_sequence(const uint8_t key[TEMPO_KEY_SIZE])
 
 /* ---- server --------------------------------------------------------- */
 
+/* An offer a caller may configure: SEAL_CIPHER_* bits, 0 for the default. */
+static bool offer_valid(uint8_t ciphers)
+{
+    return (ciphers & ~SEAL_CIPHERS_ALL) == 0;
+}
+
+/* ...and one this machine can keep: AES only where it has it. */
+static bool offer_possible(uint8_t ciphers)
+{
+    return (ciphers & SEAL_CIPHER_AES256GCM) == 0 || seal_aes_available();
+}
+
 int gate_server_init(gate_server *g, const gate_server_config *cfg,
                      const uint8_t cookie_key[TEMPO_KEY_SIZE])
 {
     if (g == NULL || cfg == NULL || cookie_key == NULL ||
-        cfg->cookie_lifetime_us > MAX_COOKIE_LIFETIME_US)
+        cfg->cookie_lifetime_us > MAX_COOKIE_LIFETIME_US || !offer_valid(cfg->ciphers))
         return TEMPO_E_INVALID_ARG;
+    if (!offer_possible(cfg->ciphers))
+        return TEMPO_E_UNSUPPORTED;
     if (cfg->has_private_key && seal_start() != TEMPO_OK)
         return TEMPO_E_UNSUPPORTED;
     memset(g, 0, sizeof *g);
     g->cfg = *cfg;
     if (g->cfg.cookie_lifetime_us == 0)
         g->cfg.cookie_lifetime_us = GATE_DEFAULT_COOKIE_LIFETIME_US;
+    if (g->cfg.ciphers == 0)
+        g->cfg.ciphers = seal_offer(TEMPO_CIPHER_AUTO);
     memcpy(g->cookie_key, cookie_key, TEMPO_KEY_SIZE);
     g->reply_sequence = first_reply_sequence(cookie_key);
     return TEMPO_OK;
@@ -68,7 +84,7 @@ int gate_server_init(gate_server *g, const gate_server_config *cfg,
 
 int gate_server_open(gate_server *g, uint64_t protocol_id, bool has_private_key,
                      const uint8_t private_key[TEMPO_KEY_SIZE], const tempo_address *self,
-                     const uint8_t cookie_key[TEMPO_KEY_SIZE])
+                     uint8_t ciphers, const uint8_t cookie_key[TEMPO_KEY_SIZE])
 {
     gate_server_config gc;
     memset(&gc, 0, sizeof gc);
@@ -76,6 +92,7 @@ int gate_server_open(gate_server *g, uint64_t protocol_id, bool has_private_key,
     gc.has_private_key = has_private_key;
     memcpy(gc.private_key, private_key, TEMPO_KEY_SIZE);
     gc.self = *self;
+    gc.ciphers = ciphers;
     int r = gate_server_init(g, &gc, cookie_key);
     seal_wipe(&gc, sizeof gc);
     return r;
@@ -232,7 +249,7 @@ static gate_outcome on_request(gate_server *g, uint64_t now_us, uint64_t now_sec
     if (n >= 0)
         n = connect_challenge_write(reply, reply_cap, g->cfg.protocol_id,
                                     sealed ? c.server_to_client_key : NULL, seq, c.client_id,
-                                    cookie);
+                                    g->cfg.ciphers, cookie);
     seal_wipe(&c, sizeof c);
     seal_wipe(cookie, sizeof cookie);
     if (n < 0)
@@ -251,7 +268,8 @@ static gate_outcome on_response(gate_server *g, uint64_t now_us, uint64_t now_se
     bool sealed = g->cfg.has_private_key;
     const uint8_t *cookie;
     uint64_t seq;
-    connect_refusal why = connect_response_read(data, size, sealed, &cookie, &seq);
+    uint8_t offer;
+    connect_refusal why = connect_response_read(data, size, sealed, &cookie, &seq, &offer);
     if (why != CONNECT_OK)
         return refuse(g, why);
     uint8_t gen = connect_cookie_generation(cookie);
@@ -278,9 +296,14 @@ static gate_outcome on_response(gate_server *g, uint64_t now_us, uint64_t now_se
         why = CONNECT_FORGED; /* cannot happen: the server started libsodium at init */
     if (why == CONNECT_OK && sealed && !connect_response_verify(data, size, c2s))
         why = CONNECT_FORGED;
+    /* the offer is the client's: the tag just held */
+    uint8_t cipher = seal_choose(g->cfg.ciphers, offer);
+    if (why == CONNECT_OK && sealed && cipher == 0)
+        why = CONNECT_NO_CIPHER;
     if (why == CONNECT_OK && sealed &&
-        seal_keys_set(&admit->keys, s2c, c2s, SEAL_DIRECTION_HIGH) != TEMPO_OK)
-        why = CONNECT_FORGED; /* cannot happen, as above */
+        (seal_keys_set(&admit->keys, s2c, c2s, SEAL_DIRECTION_HIGH) != TEMPO_OK ||
+         seal_keys_use(&admit->keys, cipher) != TEMPO_OK))
+        why = CONNECT_FORGED; /* cannot happen, as above; our offer holds only what we can */
     seal_wipe(c2s, sizeof c2s);
     seal_wipe(s2c, sizeof s2c);
     if (why != CONNECT_OK) {
@@ -348,8 +371,11 @@ int gate_client_init(gate_client *c, const gate_client_config *cfg, uint64_t now
     uint64_t retry = cfg->retry_us != 0 ? cfg->retry_us : GATE_DEFAULT_RETRY_US;
     uint64_t timeout = cfg->timeout_us != 0 ? cfg->timeout_us : GATE_DEFAULT_TIMEOUT_US;
     if (cfg->slots < 1 || cfg->slots > CONNECT_MAX_SLOTS || retry < 1000 || retry > 10000000 ||
-        timeout < 1000 || timeout > 600000000ull || (cfg->token == NULL && cfg->nonce == 0))
+        timeout < 1000 || timeout > 600000000ull || (cfg->token == NULL && cfg->nonce == 0) ||
+        !offer_valid(cfg->ciphers))
         return TEMPO_E_INVALID_ARG;
+    if (!offer_possible(cfg->ciphers))
+        return TEMPO_E_UNSUPPORTED;
     memset(c, 0, sizeof *c);
     if (cfg->token != NULL) {
         tempo_token_public pub;
@@ -373,6 +399,7 @@ int gate_client_init(gate_client *c, const gate_client_config *cfg, uint64_t now
     c->retry_us = retry;
     c->timeout_us = timeout;
     c->nonce = cfg->nonce;
+    c->ciphers = cfg->ciphers != 0 ? cfg->ciphers : seal_offer(TEMPO_CIPHER_AUTO);
     c->client_id = c->sealed ? 0 : cfg->nonce;
     c->state = GATE_CLIENT_REQUESTING;
     c->start_us = now_us;
@@ -415,7 +442,7 @@ int gate_client_write(gate_client *c, uint64_t now_us, uint8_t *buf, size_t cap)
             c->stats.requests++;
     } else {
         n = connect_response_write(buf, cap, c->protocol_id, c->sealed ? c->keys.send_key : NULL,
-                                   c->next_sequence, c->cookie);
+                                   c->next_sequence, c->ciphers, c->cookie);
         if (n > 0) {
             if (c->sealed)
                 c->next_sequence++;
@@ -453,12 +480,22 @@ gate_client_event gate_client_on_datagram(gate_client *c, uint64_t now_us,
     uint64_t seq, id;
     if (type == CONNECT_TYPE_CHALLENGE) {
         uint8_t cookie[COOKIE_SEALED_SIZE];
+        uint8_t offer;
         connect_refusal why = connect_challenge_read(
-            data, size, c->sealed ? c->token_keys.recv_key : NULL, &seq, &id, cookie);
+            data, size, c->sealed ? c->token_keys.recv_key : NULL, &seq, &id, &offer, cookie);
         if (why == CONNECT_OK && !c->sealed && id != c->nonce)
             why = CONNECT_FORGED; /* an answer to someone else's request */
         if (why == CONNECT_OK && c->sealed && c->state == GATE_CLIENT_RESPONDING)
             why = CONNECT_UNEXPECTED; /* the connection's keys come from the one we hold */
+        uint8_t cipher = seal_choose(c->ciphers, offer);
+        if (why == CONNECT_OK && c->sealed && cipher == 0) {
+            /* the server's offer (authentic: it opened under the token's
+             * key) and ours share none: no retry can change that */
+            seal_wipe(cookie, sizeof cookie);
+            c->stats.no_cipher++;
+            c->state = GATE_CLIENT_DENIED;
+            return GATE_CLIENT_GOT_DENIED;
+        }
         if (why != CONNECT_OK) {
             seal_wipe(cookie, sizeof cookie);
             return ignore(c, why == CONNECT_FORGED || why == CONNECT_WRONG_MODE);
@@ -469,6 +506,8 @@ gate_client_event gate_client_on_datagram(gate_client *c, uint64_t now_us,
                                              seq, c2s, s2c);
             if (rc == TEMPO_OK)
                 rc = seal_keys_set(&c->keys, c2s, s2c, SEAL_DIRECTION_LOW);
+            if (rc == TEMPO_OK)
+                rc = seal_keys_use(&c->keys, cipher);
             seal_wipe(c2s, sizeof c2s);
             seal_wipe(s2c, sizeof s2c);
             if (rc != TEMPO_OK) { /* cannot happen: init started libsodium */

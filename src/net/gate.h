@@ -41,6 +41,16 @@
  * server's datagrams to the client from 0, its denial on the reply
  * counter.
  *
+ * Ciphers: the CHALLENGE carries the server's offer (encrypted and
+ * authenticated under the token's key), the response the client's
+ * (authenticated under the connection's key). Each end takes
+ * seal_choose of the two for the connection's keys; offers that share no
+ * cipher fail the handshake (the client ends DENIED at the challenge,
+ * counted in no_cipher; a server counts CONNECT_NO_CIPHER for a response
+ * that offers none of its ciphers), and an offer changed on the
+ * way fails its tag (forged), so nobody on the path can make the ends
+ * disagree or pick a weaker cipher than both offer.
+ *
  * Nothing here allocates, reads a clock or keeps a pointer to the
  * caller's memory; one call per datagram. Not thread safe: one gate, one
  * thread.
@@ -69,6 +79,7 @@ typedef struct gate_server_config {
     uint8_t private_key[TEMPO_KEY_SIZE]; /* the backend's, opens tokens */
     tempo_address self;         /* the address tokens must name; family NONE: not checked */
     uint64_t cookie_lifetime_us; /* 1 .. 60 s; 0: GATE_DEFAULT_COOKIE_LIFETIME_US */
+    uint8_t ciphers;            /* the server's offer (SEAL_CIPHER_* bits); 0: seal_offer(AUTO) */
 } gate_server_config;
 
 typedef struct gate_server_stats {
@@ -106,6 +117,7 @@ typedef struct gate_server {
  * sequences to this client start at 0, and the client's next datagram is
  * numbered above client_sequence. */
 typedef struct gate_admit {
+    /* keys.cipher is the cipher the two offers agreed (seal_choose). */
     uint64_t client_id;
     tempo_address address;
     uint8_t slots;              /* 1..CONNECT_MAX_SLOTS, as the client asked */
@@ -124,18 +136,20 @@ typedef enum gate_outcome {
 
 /* Set g up. cookie_key: 32 bytes the caller drew at random
  * (tempo_key_generate), copied. Returns TEMPO_OK, or
- *   TEMPO_E_INVALID_ARG  a NULL, cookie_lifetime_us above 60 s;
- *   TEMPO_E_UNSUPPORTED  a private key in a build without libsodium. */
+ *   TEMPO_E_INVALID_ARG  a NULL, cookie_lifetime_us above 60 s, ciphers
+ *                        with a bit outside SEAL_CIPHERS_ALL;
+ *   TEMPO_E_UNSUPPORTED  a private key in a build without libsodium, an
+ *                        AES-256-GCM offer where seal_aes_available() is false. */
 int gate_server_init(gate_server *g, const gate_server_config *cfg,
                      const uint8_t cookie_key[TEMPO_KEY_SIZE]);
 
 /* gate_server_init as the server and the relay start theirs, from their
- * public configs' fields (the cookie lifetime default); the config made on
- * the way, which held the private key, is wiped. Returns as
- * gate_server_init. */
+ * public configs' fields (the cookie lifetime default; ciphers, their
+ * offer: seal_offer of their cipher setting); the config made on the way,
+ * which held the private key, is wiped. Returns as gate_server_init. */
 int gate_server_open(gate_server *g, uint64_t protocol_id, bool has_private_key,
                      const uint8_t private_key[TEMPO_KEY_SIZE], const tempo_address *self,
-                     const uint8_t cookie_key[TEMPO_KEY_SIZE]);
+                     uint8_t ciphers, const uint8_t cookie_key[TEMPO_KEY_SIZE]);
 
 /* Handshake datagrams refused, every reason together: what a server's and
  * a relay's statistics show as handshake_refused. */
@@ -190,7 +204,8 @@ typedef enum gate_client_state {
 typedef enum gate_client_event {
     GATE_CLIENT_NOTHING = 0,    /* ignored (counted) */
     GATE_CLIENT_CHALLENGED,     /* a challenge taken: a response is due now */
-    GATE_CLIENT_GOT_DENIED      /* the server refused us: state DENIED */
+    GATE_CLIENT_GOT_DENIED      /* the server refused us, or its cipher offer shares
+                                   none with ours (stats.no_cipher): state DENIED */
 } gate_client_event;
 
 typedef struct gate_client_config {
@@ -201,6 +216,7 @@ typedef struct gate_client_config {
     uint8_t slots;              /* 1..CONNECT_MAX_SLOTS */
     uint64_t retry_us;          /* between sends, 1 ms .. 10 s; 0: GATE_DEFAULT_RETRY_US */
     uint64_t timeout_us;        /* give up after, 1 ms .. 10 min; 0: GATE_DEFAULT_TIMEOUT_US */
+    uint8_t ciphers;            /* the client's offer (SEAL_CIPHER_* bits); 0: seal_offer(AUTO) */
 } gate_client_config;
 
 typedef struct gate_client_stats {
@@ -210,6 +226,8 @@ typedef struct gate_client_stats {
     uint64_t ignored;           /* datagrams refused, forged ones included */
     uint64_t forged;            /* of those: a seal that did not open, the wrong
                                    mode, a plain one naming another client */
+    uint64_t no_cipher;         /* challenges whose offer shares no cipher with
+                                   ours: the handshake ends DENIED */
 } gate_client_stats;
 
 typedef struct gate_client {
@@ -220,6 +238,7 @@ typedef struct gate_client {
     uint64_t retry_us, timeout_us;
     uint8_t token[TEMPO_TOKEN_CONNECT_SIZE];
     uint64_t nonce;
+    uint8_t ciphers;             /* our offer, sent in the response */
     gate_client_state state;
     uint64_t start_us, last_send_us;
     bool sent_any, send_now;
@@ -229,16 +248,19 @@ typedef struct gate_client {
     uint64_t next_sequence;      /* the client's next sealed datagram */
     wire_keys token_keys;        /* sealed: the token's keys; open CHALLENGEs */
     wire_keys keys;              /* sealed, once challenged: the connection's keys
-                                    (send client-to-server, LOW) */
+                                    (send client-to-server, LOW), with the cipher
+                                    both offers agreed */
     gate_client_stats stats;
 } gate_client;
 
 /* Set c up at now_us (the timeout counts from here). Returns TEMPO_OK, or
  *   TEMPO_E_INVALID_ARG  a NULL, slots or a period out of range, unsealed
- *                        with nonce 0;
+ *                        with nonce 0, ciphers with a bit outside
+ *                        SEAL_CIPHERS_ALL;
  *   TEMPO_E_MALFORMED    a token whose public part does not read;
  *   TEMPO_E_PROTOCOL     a token made for another protocol id;
- *   TEMPO_E_UNSUPPORTED  a token in a build without libsodium. */
+ *   TEMPO_E_UNSUPPORTED  a token in a build without libsodium, an
+ *                        AES-256-GCM offer where seal_aes_available() is false. */
 int gate_client_init(gate_client *c, const gate_client_config *cfg, uint64_t now_us);
 
 /* The state at now_us: REQUESTING or RESPONDING become TIMED_OUT once

@@ -139,6 +139,9 @@ tempo_result tempo_traversal_create(const tempo_traversal_config *cfg, uint64_t 
         *out = NULL;
     if (!cfg || !out || !config_ok(cfg))
         return TEMPO_E_INVALID_ARG;
+    int crc = seal_cipher_check((int)cfg->cipher);
+    if (crc != TEMPO_OK)
+        return (tempo_result)crc;
     tempo_allocator alloc = cfg->allocator;
     tempo_traversal *t = tempo__calloc(&alloc, 1, sizeof *t);
     if (!t)
@@ -163,6 +166,7 @@ tempo_result tempo_traversal_create(const tempo_traversal_config *cfg, uint64_t 
     gc.nonce = cfg->nonce;
     gc.server = cfg->relay;
     gc.slots = (uint8_t)cfg->players;
+    gc.ciphers = seal_offer((int)cfg->cipher);
     gc.timeout_us = (uint64_t)cfg->connect_timeout_ms * 1000u;
     t->gate_cfg = gc;
     t->relay_heard_us = now_us;

@@ -199,6 +199,7 @@ typedef struct tempo_p2p {
     tempo_transport transport;
     bool spectating;                 /* a spectator session (peers[0] is the host) */
     bool keyed;                      /* a match key: every datagram sealed */
+    uint8_t offer;                   /* our cipher offer (wire/seal.h), sent in every SYNC */
 
     p2p_peer peers[P2P_MAX_PEERS];   /* machines hosting players (or the host) */
     int npeers;

@@ -74,6 +74,9 @@ tempo_result p2p_open(const session_host *host, const session_args *args, tempo_
         n->own_sums[i].frame = -1;
     for (int i = 0; i < 8; i++)
         n->desync_reported[i] = -1;
+    n->offer = seal_offer((int)cfg->cipher);
+    if (n->offer == 0)
+        n->offer = SEAL_CIPHER_CHACHA20; /* the session's create refused such a cipher */
     if (cfg->has_match_key) {
         if (seal_start() != TEMPO_OK)
             return TEMPO_E_UNSUPPORTED; /* no libsodium: refuse rather than run open */

@@ -101,6 +101,7 @@ void p2p_fill_sync(const tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonc
     y->num_players = (uint8_t)n->cfg->num_players;
     y->input_size = (uint8_t)n->cfg->input_size;
     y->player_mask = (uint8_t)n->local_mask;
+    y->ciphers = n->offer;
     bool ready = true;
     uint8_t ready_mask = (uint8_t)n->local_mask;
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
@@ -200,6 +201,22 @@ static void settings_differ(tempo_p2p *n)
     p2p_drop(n, TEMPO_DROP_BAD_VALUE);
 }
 
+/* Keyed: the link's cipher from the two offers (the SYNC was opened under
+ * the pair key, so the offer is the peer's). The first SYNC of a link's
+ * keys decides; a later one must agree. False: no common cipher, or a
+ * machine that changed its offer: ignored and counted, and the handshake
+ * cannot finish. */
+static bool agree_cipher(tempo_p2p *n, p2p_peer *e, const tempo_msg_sync *y)
+{
+    if (!n->keyed || !e->keys.ready || seal_keys_agree(&e->keys, n->offer, y->ciphers))
+        return true;
+    tempo__log(&n->sync->log, TEMPO_LOG_WARN,
+               "tempo: handshake from a machine whose cipher setting shares no cipher with "
+               "ours (tempo_config.cipher); ignored");
+    p2p_drop(n, TEMPO_DROP_BAD_VALUE);
+    return false;
+}
+
 static void on_sync(tempo_p2p *n, p2p_peer *e, const tempo_msg *m)
 {
     const tempo_msg_sync *y = &m->u.sync;
@@ -207,6 +224,8 @@ static void on_sync(tempo_p2p *n, p2p_peer *e, const tempo_msg *m)
         settings_differ(n);
         return;
     }
+    if (!agree_cipher(n, e, y))
+        return;
     link_sync ls = {m->type == TEMPO_MSG_SYNC_REPLY, y->nonce, y->config_hash, y->ready,
                     y->rtt_ms, TEMPO_MAX_PLAYERS};
     tempo_event ev;

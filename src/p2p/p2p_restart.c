@@ -119,6 +119,12 @@ static void receive(tempo_p2p *n, int peer, size_t size)
     if (n->msg.type != TEMPO_MSG_SYNC_REPLY)
         return;
     const tempo_msg_sync *y = &n->msg.u.sync;
+    /* the new process's offer, authentic under these keys: the cipher the
+     * link keeps when it is taken back */
+    if (n->keyed && !seal_keys_agree(&s->keys, n->offer, y->ciphers)) {
+        p2p_drop(n, TEMPO_DROP_BAD_VALUE);
+        return;
+    }
     link_sync ls = {true, y->nonce, y->config_hash, y->ready, y->rtt_ms, TEMPO_MAX_PLAYERS};
     link_sync_result res = link_on_sync(&s->link, n->clock->now_us, &ls);
     if (res != LINK_SYNC_ROUND && res != LINK_SYNC_COMPLETE)

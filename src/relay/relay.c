@@ -84,6 +84,9 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
     *out = NULL;
     if (!cfg || !transport || !transport->send || !transport->recv || !config_ok(cfg))
         return TEMPO_E_INVALID_ARG;
+    int crc = seal_cipher_check((int)cfg->cipher);
+    if (crc != TEMPO_OK)
+        return (tempo_result)crc;
     tempo_relay *r = tempo__calloc(&cfg->allocator, 1, sizeof *r);
     if (!r)
         return TEMPO_E_NO_MEMORY;
@@ -92,7 +95,7 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
     r->log = tempo__logger(cfg->log, cfg->log_ctx, cfg->log_level);
     r->transport = *transport;
     int g = gate_server_open(&r->gate, cfg->protocol_id, cfg->has_private_key, cfg->private_key,
-                             &cfg->self, cfg->cookie_key);
+                             &cfg->self, seal_offer((int)cfg->cipher), cfg->cookie_key);
     if (g != TEMPO_OK) {
         tempo__free(&r->alloc, r);
         return (tempo_result)g;

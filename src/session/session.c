@@ -89,7 +89,7 @@ tempo_result session_validate_config(const tempo_config *cfg)
     if (cfg->spectator_number < 0 || cfg->spectator_number >= TEMPO_MAX_SPECTATORS ||
         cfg->spectator_host_player < 0 || cfg->spectator_host_player >= cfg->num_players)
         return TEMPO_E_INVALID_ARG;
-    return TEMPO_OK;
+    return seal_cipher_check((int)cfg->cipher);
 }
 
 /* ---- the host: what backends may ask of the facade ----------------------- */

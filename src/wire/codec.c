@@ -75,7 +75,8 @@ static bool msg_valid(const tempo_msg *m, const tempo_codec_ctx *ctx)
         const tempo_msg_sync *s = &m->u.sync;
         return s->num_players >= 1 && s->num_players <= TEMPO_MAX_PLAYERS &&
                s->input_size >= 1 && s->input_size <= TEMPO_MAX_INPUT_SIZE &&
-               mask_ok(s->player_mask, s->num_players) && mask_ok(s->ready_mask, s->num_players);
+               mask_ok(s->player_mask, s->num_players) && mask_ok(s->ready_mask, s->num_players) &&
+               s->ciphers <= 3;
     }
     case TEMPO_MSG_INPUT: return input_valid(&m->u.input, ctx);
     case TEMPO_MSG_INPUT_ACK: return m->u.input_ack.ack >= 0 && m->u.input_ack.sender_frame >= 0;
@@ -193,6 +194,7 @@ static void put_sync(tempo_bitwriter *w, const tempo_msg_sync *s)
     tempo_bitwriter_bits(w, s->player_mask, s->num_players);
     tempo_bitwriter_bits(w, s->ready_mask, s->num_players);
     tempo_bitwriter_bits(w, s->ready ? 1u : 0u, 1);
+    tempo_bitwriter_bits(w, s->ciphers, 2);
     for (int p = 0; p < s->num_players; p++)
         tempo_bitwriter_uvarint(w, (s->rtt_ms[p] + 1u) & 0xFFFFu, G_RTT);
 }
@@ -440,6 +442,7 @@ static void get_sync(tempo_bitreader *r, tempo_msg_sync *s)
     s->player_mask = (uint8_t)get_bits(r, n);
     s->ready_mask = (uint8_t)get_bits(r, n);
     s->ready = get_bits(r, 1) != 0;
+    s->ciphers = (uint8_t)get_bits(r, 2);
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++) {
         uint32_t v = 0;
         if (p < np && tempo_bitreader_uvarint(r, G_RTT, &v) && v > 0xFFFFu)
@@ -477,7 +480,8 @@ static bool sync_equal(const tempo_msg *ma, const tempo_msg *mb, int input_size)
     (void)input_size;
     if (a->nonce != b->nonce || a->config_hash != b->config_hash ||
         a->num_players != b->num_players || a->input_size != b->input_size ||
-        a->player_mask != b->player_mask || a->ready_mask != b->ready_mask || a->ready != b->ready)
+        a->player_mask != b->player_mask || a->ready_mask != b->ready_mask || a->ready != b->ready ||
+        a->ciphers != b->ciphers)
         return false;
     for (int p = 0; p < a->num_players && p < TEMPO_MAX_PLAYERS; p++)
         if (a->rtt_ms[p] != b->rtt_ms[p])

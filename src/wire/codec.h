@@ -69,6 +69,8 @@ typedef struct tempo_msg_sync {
     uint8_t player_mask;   /* players the sender hosts (0: a spectator) */
     uint8_t ready_mask;    /* players whose machines the sender has finished the handshake with */
     bool ready;            /* the sender has finished the handshake with everyone */
+    uint8_t ciphers;       /* the sender's cipher offer, 0..3 (wire/seal.h's SEAL_CIPHER_* bits;
+                              0, no cipher, is for unsealed sessions, which ignore it) */
     /* the sender's round-trip estimate to the machine of each player, in
      * milliseconds; 0xFFFF = unknown (the ping mesh for start-up). */
     uint16_t rtt_ms[TEMPO_MAX_PLAYERS];

@@ -66,6 +66,7 @@ const char *connect_refusal_name(connect_refusal r)
     case CONNECT_BAD_COOKIE: return "bad_cookie";
     case CONNECT_STALE_COOKIE: return "stale_cookie";
     case CONNECT_FORGED: return "forged";
+    case CONNECT_NO_CIPHER: return "no_cipher";
     case CONNECT_UNEXPECTED: return "unexpected";
     default: return "unknown";
     }
@@ -336,26 +337,39 @@ connect_refusal connect_cookie_read(const uint8_t key[TEMPO_KEY_SIZE], bool seal
 
 /* ---- challenge ------------------------------------------------------ */
 
+static bool offer_ok(uint8_t ciphers)
+{
+    return ciphers != 0 && (ciphers & ~SEAL_CIPHERS_ALL) == 0;
+}
+
 int connect_challenge_write(uint8_t *buf, size_t cap, uint64_t protocol_id, const uint8_t *key,
-                            uint64_t sequence, uint64_t client_id, const uint8_t *cookie)
+                            uint64_t sequence, uint64_t client_id, uint8_t ciphers,
+                            const uint8_t *cookie)
 {
     bool sealed = key != NULL;
     size_t size = sealed ? CONNECT_CHALLENGE_SEALED_SIZE : CONNECT_CHALLENGE_PLAIN_SIZE;
     if (cap < size)
         return TEMPO_E_FULL;
+    if (sealed && !offer_ok(ciphers))
+        return TEMPO_E_INVALID_ARG;
     put_header(buf, protocol_id, CONNECT_TYPE_CHALLENGE, sealed, sequence);
     size_t at = sealed ? CONNECT_SEALED_AD : PACKET_HEADER_SIZE;
     wire_put64(buf + at, client_id);
-    memcpy(buf + at + 8, cookie, connect_cookie_size(sealed));
+    at += 8;
+    if (sealed)
+        buf[at++] = ciphers;
+    memcpy(buf + at, cookie, connect_cookie_size(sealed));
     if (!sealed)
         return (int)size;
     return seal_at(key, SEAL_DIRECTION_HIGH, buf, CONNECT_SEALED_AD, size - CONNECT_TAG_SIZE);
 }
 
 connect_refusal connect_challenge_read(const uint8_t *data, size_t size, const uint8_t *key,
-                                       uint64_t *sequence, uint64_t *client_id, uint8_t *cookie)
+                                       uint64_t *sequence, uint64_t *client_id, uint8_t *ciphers,
+                                       uint8_t *cookie)
 {
     bool sealed = key != NULL;
+    *ciphers = 0;
     uint64_t seq;
     connect_refusal why = frame_read(data, size, sealed, CONNECT_CHALLENGE_PLAIN_SIZE,
                                      CONNECT_CHALLENGE_SEALED_SIZE, true, &seq);
@@ -367,28 +381,36 @@ connect_refusal connect_challenge_read(const uint8_t *data, size_t size, const u
         memcpy(cookie, data + PACKET_HEADER_SIZE + 8, COOKIE_PLAIN_SIZE);
         return CONNECT_OK;
     }
-    uint8_t plain[8 + COOKIE_SEALED_SIZE];
+    uint8_t plain[9 + COOKIE_SEALED_SIZE];
     if (!open_at(key, SEAL_DIRECTION_HIGH, data, CONNECT_SEALED_AD, size, plain))
         return CONNECT_FORGED;
+    if (!offer_ok(plain[8])) { /* sealed by the server, so its own bug */
+        seal_wipe(plain, sizeof plain);
+        return CONNECT_MALFORMED;
+    }
     *sequence = seq;
     *client_id = wire_get64(plain);
-    memcpy(cookie, plain + 8, COOKIE_SEALED_SIZE);
+    *ciphers = plain[8];
+    memcpy(cookie, plain + 9, COOKIE_SEALED_SIZE);
+    seal_wipe(plain, sizeof plain);
     return CONNECT_OK;
 }
 
 /* ---- response ------------------------------------------------------- */
 
 int connect_response_write(uint8_t *buf, size_t cap, uint64_t protocol_id, const uint8_t *key,
-                           uint64_t sequence, const uint8_t *cookie)
+                           uint64_t sequence, uint8_t ciphers, const uint8_t *cookie)
 {
     bool sealed = key != NULL;
     size_t size = sealed ? CONNECT_RESPONSE_SEALED_SIZE : CONNECT_RESPONSE_PLAIN_SIZE;
     if (cap < size)
         return TEMPO_E_FULL;
-    if (sealed && (sequence & TOP_BIT) != 0)
+    if (sealed && ((sequence & TOP_BIT) != 0 || !offer_ok(ciphers)))
         return TEMPO_E_INVALID_ARG;
     put_header(buf, protocol_id, CONNECT_TYPE_RESPONSE, sealed, sequence);
     size_t at = sealed ? CONNECT_SEALED_AD : PACKET_HEADER_SIZE;
+    if (sealed)
+        buf[at++] = ciphers;
     memcpy(buf + at, cookie, connect_cookie_size(sealed));
     if (!sealed)
         return (int)size;
@@ -398,13 +420,23 @@ int connect_response_write(uint8_t *buf, size_t cap, uint64_t protocol_id, const
 }
 
 connect_refusal connect_response_read(const uint8_t *data, size_t size, bool sealed,
-                                      const uint8_t **cookie, uint64_t *sequence)
+                                      const uint8_t **cookie, uint64_t *sequence,
+                                      uint8_t *ciphers)
 {
+    *ciphers = 0;
     connect_refusal why = frame_read(data, size, sealed, CONNECT_RESPONSE_PLAIN_SIZE,
                                      CONNECT_RESPONSE_SEALED_SIZE, false, sequence);
-    if (why == CONNECT_OK)
-        *cookie = data + (sealed ? CONNECT_SEALED_AD : PACKET_HEADER_SIZE);
-    return why;
+    if (why != CONNECT_OK)
+        return why;
+    if (!sealed) {
+        *cookie = data + PACKET_HEADER_SIZE;
+        return CONNECT_OK;
+    }
+    if (!offer_ok(data[CONNECT_SEALED_AD]))
+        return CONNECT_MALFORMED;
+    *ciphers = data[CONNECT_SEALED_AD];
+    *cookie = data + CONNECT_SEALED_AD + 1;
+    return CONNECT_OK;
 }
 
 bool connect_response_verify(const uint8_t *data, size_t size, const uint8_t *key)

@@ -15,11 +15,13 @@
  *     8 protocol id u64 | 16 mode (0 nonce, 1 token) | 17 slots 1..8 |
  *     18 token connect part (568 bytes) or client nonce (u64) | zeros
  *   CHALLENGE (17), server to client:
- *     sealed: 8 sequence u64 | 16 client id u64 | 24 cookie | tag, all
- *             after byte 16 encrypted under the server-to-client key (HIGH)
+ *     sealed: 8 sequence u64 | 16 client id u64 | 24 ciphers u8 (the
+ *             server's offer, wire/seal.h) | 25 cookie | tag, all after
+ *             byte 16 encrypted under the server-to-client key (HIGH)
  *     plain:  8 client id u64 (the client's nonce) | 16 cookie
  *   CHALLENGE_RESPONSE (18), client to server:
- *     sealed: 8 sequence u64 | 16 cookie | tag: nothing encrypted, the tag
+ *     sealed: 8 sequence u64 | 16 ciphers u8 (the client's offer) |
+ *             17 cookie | tag: nothing encrypted, the tag
  *             (client-to-server key, LOW) covers every byte before it
  *     plain:  8 cookie
  *   CONNECT_DENIED (19), server to client:
@@ -83,10 +85,10 @@
 
 /* Whole messages, by mode. */
 #define CONNECT_CHALLENGE_SEALED_SIZE \
-    (CONNECT_SEALED_AD + 8 + COOKIE_SEALED_SIZE + CONNECT_TAG_SIZE) /* 410 */
+    (CONNECT_SEALED_AD + 9 + COOKIE_SEALED_SIZE + CONNECT_TAG_SIZE) /* 411 */
 #define CONNECT_CHALLENGE_PLAIN_SIZE (PACKET_HEADER_SIZE + 8 + COOKIE_PLAIN_SIZE) /* 58 */
 #define CONNECT_RESPONSE_SEALED_SIZE \
-    (CONNECT_SEALED_AD + COOKIE_SEALED_SIZE + CONNECT_TAG_SIZE) /* 402 */
+    (CONNECT_SEALED_AD + 1 + COOKIE_SEALED_SIZE + CONNECT_TAG_SIZE) /* 403 */
 #define CONNECT_RESPONSE_PLAIN_SIZE (PACKET_HEADER_SIZE + COOKIE_PLAIN_SIZE) /* 50 */
 #define CONNECT_DENIED_SEALED_SIZE (CONNECT_SEALED_AD + CONNECT_TAG_SIZE) /* 32 */
 #define CONNECT_DENIED_PLAIN_SIZE (PACKET_HEADER_SIZE + 8) /* 16 */
@@ -104,6 +106,7 @@ typedef enum connect_refusal {
     CONNECT_STALE_COOKIE,   /* the cookie is older than its lifetime, or issued in the future */
     CONNECT_FORGED,         /* a seal that does not verify; a plain message's id that is not ours */
     CONNECT_UNEXPECTED,     /* not a handshake message, or one this side never receives */
+    CONNECT_NO_CIPHER,      /* the two ends' cipher offers share none (wire/seal.h) */
     CONNECT_REFUSAL_COUNT_
 } connect_refusal;
 
@@ -164,22 +167,30 @@ connect_refusal connect_cookie_read(const uint8_t key[TEMPO_KEY_SIZE], bool seal
                                     const uint8_t *cookie, connect_cookie *out);
 
 /* CHALLENGE. key: the server-to-client key, or NULL for a plain one.
- * Returns the size, or TEMPO_E_FULL (cap), TEMPO_E_UNSUPPORTED (sealed,
- * no libsodium). */
+ * ciphers: the server's offer (sealed only; SEAL_CIPHER_* bits, 1..3).
+ * Returns the size, or TEMPO_E_FULL (cap), TEMPO_E_INVALID_ARG (sealed,
+ * ciphers out of range), TEMPO_E_UNSUPPORTED (sealed, no libsodium). */
 int connect_challenge_write(uint8_t *buf, size_t cap, uint64_t protocol_id, const uint8_t *key,
-                            uint64_t sequence, uint64_t client_id, const uint8_t *cookie);
+                            uint64_t sequence, uint64_t client_id, uint8_t ciphers,
+                            const uint8_t *cookie);
 /* Read (and open, sealed) a CHALLENGE whose header connect_peek accepted;
- * cookie receives connect_cookie_size(key != NULL) bytes. */
+ * cookie receives connect_cookie_size(key != NULL) bytes, *ciphers the
+ * server's offer (0 when plain). An offer out of range is MALFORMED. */
 connect_refusal connect_challenge_read(const uint8_t *data, size_t size, const uint8_t *key,
-                                       uint64_t *sequence, uint64_t *client_id, uint8_t *cookie);
+                                       uint64_t *sequence, uint64_t *client_id, uint8_t *ciphers,
+                                       uint8_t *cookie);
 
 /* CHALLENGE_RESPONSE. key: the connection's client-to-server key
- * (connect_connection_keys), or NULL. */
+ * (connect_connection_keys), or NULL. ciphers: the client's offer (sealed
+ * only, 1..3; TEMPO_E_INVALID_ARG otherwise). */
 int connect_response_write(uint8_t *buf, size_t cap, uint64_t protocol_id, const uint8_t *key,
-                           uint64_t sequence, const uint8_t *cookie);
-/* The shape of a response (sizes, sequence bits): where its cookie is. */
+                           uint64_t sequence, uint8_t ciphers, const uint8_t *cookie);
+/* The shape of a response (sizes, sequence bits, the offer's range):
+ * where its cookie is, and the client's offer (0 when plain). The offer
+ * counts only once connect_response_verify says the tag holds. */
 connect_refusal connect_response_read(const uint8_t *data, size_t size, bool sealed,
-                                      const uint8_t **cookie, uint64_t *sequence);
+                                      const uint8_t **cookie, uint64_t *sequence,
+                                      uint8_t *ciphers);
 /* A sealed response's tag under the connection's client-to-server key. */
 bool connect_response_verify(const uint8_t *data, size_t size, const uint8_t *key);
 

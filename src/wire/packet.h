@@ -29,7 +29,7 @@
 #include "tempo/transport.h"
 #include "wire/drop.h"
 
-#define TEMPO_PROTOCOL_VERSION 3
+#define TEMPO_PROTOCOL_VERSION 4
 
 #define PACKET_HEADER_SIZE 8
 #define PACKET_TAG_SIZE 16     /* trailing AEAD tag of a sealed datagram */

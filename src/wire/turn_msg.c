@@ -172,12 +172,13 @@ int turn_msg_encode(const turn_msg *m, uint8_t *buf, size_t capacity)
     case TURN_MSG_HELLO:
     case TURN_MSG_HELLO_REPLY: {
         const turn_hello *h = &m->u.hello;
-        if (h->nonce == 0 || h->player >= 8)
+        if (h->nonce == 0 || h->player >= 8 || h->ciphers > 3)
             return TEMPO_E_INVALID_ARG;
         put(&c, h->nonce, 4);
         put(&c, h->config_hash, 4);
         put(&c, h->player, 1);
         put(&c, h->ready ? 1u : 0u, 1);
+        put(&c, h->ciphers, 1);
         break;
     }
     case TURN_MSG_START:
@@ -332,9 +333,10 @@ int turn_msg_decode(uint8_t type, const uint8_t *data, size_t size, turn_msg *ou
         h->player = (uint8_t)get(&c, 1);
         uint8_t ready = (uint8_t)get(&c, 1);
         h->ready = ready == 1;
+        h->ciphers = (uint8_t)get(&c, 1);
         if (c.failed)
             why = TEMPO_DROP_TRUNCATED;
-        else if (h->nonce == 0 || h->player >= 8 || ready > 1)
+        else if (h->nonce == 0 || h->player >= 8 || ready > 1 || h->ciphers > 3)
             why = TEMPO_DROP_BAD_VALUE;
         break;
     }

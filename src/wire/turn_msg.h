@@ -5,7 +5,8 @@
  * Every integer is little endian; a body is decoded as hostile data:
  * bounds-checked, range-checked, canonical, never allocating.
  *
- *   30 turn_hello        nonce u32 (not 0), config hash u32, player u8, ready u8 (0/1)
+ *   30 turn_hello        nonce u32 (not 0), config hash u32, player u8, ready u8 (0/1),
+ *                        ciphers u8 (0..3: the sender's offer, wire/seal.h)
  *   31 turn_hello_reply  the same, echoing the request's nonce
  *   32 turn_start        empty: the host starts the match (turn 0)
  *   33 turns             the header below, then `lists` turn lists
@@ -91,6 +92,7 @@ typedef struct turn_hello {
     uint32_t config_hash;
     uint8_t player;
     bool ready;
+    uint8_t ciphers;          /* the sender's cipher offer, 0..3 (0: none, a keyed match refuses it) */
 } turn_hello;
 
 /* One player's list for one turn; cmds points into the decoded buffer (or

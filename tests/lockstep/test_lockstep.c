@@ -8,7 +8,10 @@
  * a slow machine must freeze the others, counted; the host's rule must
  * lengthen turns on transatlantic links and shorten them on a lan, with
  * every machine switching at the same turn; hostile datagrams must be
- * dropped and counted while honest traffic flows; nothing may allocate
+ * dropped and counted while honest traffic flows; sealed, each pair agrees
+ * AES-256-GCM unless one of them lacks it (then ChaCha20-Poly1305),
+ * machines whose settings share no cipher never connect, and an altered
+ * hello is forged while the honest ones agree; nothing may allocate
  * after create. Seeds are fixed, so the numbers are exact.
  */
 #include <setjmp.h>
@@ -22,6 +25,7 @@
 #include <cmocka.h>
 
 #include "count_malloc.h"
+#include "lockstep/lockstep.h"
 #include "hook_count.h"
 #include "tempo/lockstep.h"
 #include "tempo/rng.h"
@@ -67,6 +71,7 @@ typedef struct bot {
     size_t last_to0_size;
     bool render_bad;
     int32_t first_substituted[N_MAX]; /* first turn with a player's list substituted, -1 */
+    int tamper_hellos;         /* flip a body bit of this many hellos to machine 0 */
     int liar_about;            /* >= 0: claims to hold this lost player's lists liar_extra
                                   turns further than it does, and forwards none of them */
     uint32_t liar_extra;
@@ -118,6 +123,13 @@ static int wrap_send(void *ctx, const tempo_address *to, const uint8_t *data, si
         memcpy(lie_buf, data, size);
         size = lie(b, lie_buf, size);
         data = lie_buf;
+    }
+    if (b->tamper_hellos > 0 && tempo_address_equal(to, &w.b[0].addr) && size > 20 &&
+        (data[7] == TURN_MSG_HELLO || data[7] == TURN_MSG_HELLO_REPLY)) {
+        memcpy(lie_buf, data, size);
+        lie_buf[PACKET_HEADER_SIZE + 10] ^= 0x01; /* where the offer lies, encrypted */
+        data = lie_buf;
+        b->tamper_hellos--;
     }
     if (tempo_address_equal(to, &w.b[0].addr)) {
         b->to0++;
@@ -826,6 +838,9 @@ static size_t craft(int from, uint8_t type, const uint8_t *body, size_t body_siz
             skip(); /* nothing to seal with */
         wire_keys k;
         assert_int_equal(keys_derive_link(key, 77, (uint32_t)from, 0, &k), TEMPO_OK);
+        /* the cipher two machines of default settings agree on */
+        uint8_t offer = seal_offer(TEMPO_CIPHER_AUTO);
+        assert_int_equal(seal_keys_use(&k, seal_choose(offer, offer)), TEMPO_OK);
         int n = seal_datagram(&k, seq, buf, size, TEMPO_MAX_DATAGRAM);
         assert_true(n > 0);
         size = (size_t)n;
@@ -984,6 +999,89 @@ static void a_sealed_match_drops_forged_plain_and_replayed_datagrams(void **stat
     assert_int_equal(after.dropped_malformed - before.dropped_malformed, 1);
     assert_in_range(w.b[0].turns - turns_before, 49, 51);
     assert_same_states();
+    world_free();
+}
+
+/* ---- the cipher each pair agrees ----------------------------------------------------- */
+
+/* The cipher machine i holds for its link to k, or 0 if none was agreed. */
+static uint8_t cipher_of(int i, int k)
+{
+    const wire_keys *keys = &w.b[i].ls->peer[k].keys;
+    return keys->agreed ? keys->cipher : 0;
+}
+
+static void no_aes_on_1(tempo_lockstep_config *c, int i)
+{
+    (void)c;
+    seal_test_hide_aes(i == 1); /* machine 1 is made on a CPU without AES */
+}
+
+static void aes_forced_on_0_no_aes_on_1(tempo_lockstep_config *c, int i)
+{
+    if (i == 0)
+        c->cipher = TEMPO_CIPHER_AES256GCM;
+    seal_test_hide_aes(i == 1);
+}
+
+static void need_aes(void)
+{
+    seal_test_hide_aes(false);
+    if (!tempo_secure_available() || !seal_aes_available())
+        skip();
+}
+
+static void each_pair_agrees_aes_unless_a_machine_lacks_it(void **state)
+{
+    (void)state;
+    need_aes();
+    world_init(3, 41, "lan", no_aes_on_1, true);
+    seal_test_hide_aes(false);
+    run_until(4000000);
+    assert_true(assert_same_states() > 20);
+    assert_int_equal(cipher_of(0, 2), SEAL_CIPHER_AES256GCM);
+    assert_int_equal(cipher_of(2, 0), SEAL_CIPHER_AES256GCM);
+    for (int k = 0; k < 3; k += 2) {
+        assert_int_equal(cipher_of(1, k), SEAL_CIPHER_CHACHA20);
+        assert_int_equal(cipher_of(k, 1), SEAL_CIPHER_CHACHA20);
+    }
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(stats_of(i).dropped_forged, 0);
+        assert_int_equal(stats_of(i).dropped_malformed, 0);
+    }
+    world_free();
+}
+
+static void machines_sharing_no_cipher_never_connect_and_count_it(void **state)
+{
+    (void)state;
+    need_aes();
+    world_init(2, 42, "lan", aes_forced_on_0_no_aes_on_1, true);
+    seal_test_hide_aes(false);
+    run_until(2000000);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(w.b[i].turns, 0);
+        assert_int_equal(w.b[i].events[TEMPO_LOCKSTEP_CONNECTED], 0);
+        assert_true(stats_of(i).dropped_malformed > 0);
+        assert_int_equal(stats_of(i).dropped_forged, 0);
+        assert_int_equal(cipher_of(i, 1 - i), 0);
+    }
+    world_free();
+}
+
+static void an_altered_hello_is_forged_and_the_honest_ones_agree(void **state)
+{
+    (void)state;
+    need_aes();
+    world_init(2, 43, "lan", NULL, true);
+    w.b[1].tamper_hellos = 3;
+    run_until(3000000);
+    assert_int_equal(w.b[1].tamper_hellos, 0);
+    assert_int_equal(stats_of(0).dropped_forged, 3);
+    assert_int_equal(stats_of(0).dropped_malformed, 0);
+    assert_true(assert_same_states() > 20);
+    assert_int_equal(cipher_of(0, 1), SEAL_CIPHER_AES256GCM);
+    assert_int_equal(cipher_of(1, 0), SEAL_CIPHER_AES256GCM);
     world_free();
 }
 
@@ -1176,6 +1274,9 @@ int main(void)
         cmocka_unit_test(hostile_datagrams_are_dropped_and_counted),
         cmocka_unit_test(far_ahead_spoofs_cut_off_no_one_unsealed),
         cmocka_unit_test(a_sealed_match_drops_forged_plain_and_replayed_datagrams),
+        cmocka_unit_test(each_pair_agrees_aes_unless_a_machine_lacks_it),
+        cmocka_unit_test(machines_sharing_no_cipher_never_connect_and_count_it),
+        cmocka_unit_test(an_altered_hello_is_forged_and_the_honest_ones_agree),
         cmocka_unit_test(nothing_allocates_after_create),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -242,7 +242,7 @@ static void check_no_amplification(bool sealed)
     gate_admit admit;
     assert_int_equal(req.size, CONNECT_REQUEST_SIZE);
     assert_int_equal(to_server(&g, T0, &client_addr, &req, &reply, &admit), GATE_REPLY);
-    assert_int_equal(reply.size, sealed ? 410 : 58);
+    assert_int_equal(reply.size, sealed ? 411 : 58);
     assert_true(reply.size <= req.size);
 
     /* the challenge and a denial sent to the server: nothing back */
@@ -252,7 +252,7 @@ static void check_no_amplification(bool sealed)
     assert_int_equal(gate_client_on_datagram(&c, T0, &server_addr, ch.buf, ch.size),
                      GATE_CLIENT_CHALLENGED);
     wire resp = client_sends(&c, T0);
-    assert_int_equal(resp.size, sealed ? 402 : 50);
+    assert_int_equal(resp.size, sealed ? 403 : 50);
     assert_int_equal(to_server(&g, T0, &client_addr, &resp, &reply, &admit), GATE_ADMIT);
     assert_int_equal(reply.size, 0);
     wire den;

@@ -226,7 +226,7 @@ static void forged_disconnects_are_dropped_and_counted(void **state)
     m.type = TEMPO_MSG_DISCONNECT;
     size_t n = plain_datagram(B, A, &m, buf, &seq);
     assert_int_equal(n, 8);
-    assert_int_equal(buf[0], 0xB3);
+    assert_int_equal(buf[0], 0xB4);
     assert_memory_equal(buf + 1, "\xEE\xFF\xC0\x00", 4);
     assert_int_equal(buf[7], TEMPO_MSG_DISCONNECT);
     inject(B, A, buf, n);
@@ -272,7 +272,7 @@ static void altered_captured_inputs_are_dropped_and_counted(void **state)
     for (int i = 0; i < tap.ngot; i++) {
         for (int k = 0; k < 8; k++) {
             tap_datagram d = tap.got[i];
-            assert_int_equal(d.data[0], 0xBB);
+            assert_int_equal(d.data[0], 0xBC);
             size_t at = PACKET_HEADER_SIZE + (size_t)(craft_rand(&x) % (d.size - PACKET_HEADER_SIZE));
             if (k == 0)
                 at = 5; /* the low sequence bit: another nonce */

@@ -518,24 +518,6 @@ static void relay_alone(relay_rig *g, uint64_t us)
     }
 }
 
-/* A sealed member for player i of MATCH_ID, token id 11 + i. */
-static void sealed_member(relay_rig *g, const tempo_relay_config *rc, const tempo_config *cfg,
-                          int i)
-{
-    h_peer *p = &g->h.peer[i];
-    tempo_relay_join j = {MATCH_ID, (uint8_t)(1u << i), 2, cfg->input_size, 60, 0, 0, false};
-    uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE], token[TEMPO_TOKEN_SIZE];
-    assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
-    assert_int_equal(tempo_token_create(rc->private_key, rc->protocol_id, 11 + (uint64_t)i, 2000,
-                                        1000, &g->relay_addr, 1, ud, token),
-                     TEMPO_OK);
-    tempo_config c = *cfg;
-    c.random_seed = 9 + (uint64_t)i;
-    assert_int_equal(tempo_session_create_relay_member(&c, &p->ears, &g->relay_addr, token, &p->s),
-                     TEMPO_OK);
-    assert_int_equal(tempo_session_add_local_player(p->s, i), TEMPO_OK);
-}
-
 /* A copy of a response arriving within the cookie lifetime after its
  * member was dropped would be admitted again under the same keys, the relay's
  * sequences to it starting from 0 again: nonces used twice. The relay
@@ -559,7 +541,7 @@ static void test_a_copied_response_does_not_bring_back_a_member_that_left(void *
     rig_tap = keep_response;
     for (int i = 0; i < 2; i++) {
         tempo_session_destroy(g->h.peer[i].s);
-        sealed_member(g, &rc, &cfg, i);
+        rig_sealed_member(g, &rc, &cfg, i);
     }
     rig_run(g, 120, 10000000);
     assert_true(response_size > 0);
@@ -579,7 +561,7 @@ static void test_a_copied_response_does_not_bring_back_a_member_that_left(void *
     assert_int_equal(b.dropped_replay - a.dropped_replay, 1);
     /* the same token again from the same address */
     tempo_session_destroy(p1->s);
-    sealed_member(g, &rc, &cfg, 1);
+    rig_sealed_member(g, &rc, &cfg, 1);
     p1->dead = false;
     run_for(g, 500000);
     assert_int_equal(tempo_relay_get_stats(g->relay, &b), TEMPO_OK);

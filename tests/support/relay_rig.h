@@ -10,6 +10,7 @@
 
 #include "p2p_harness.h"
 #include "tempo/relay.h"
+#include "tempo/secure.h"
 
 #define RELAY_ADDR tempo_address_ipv4(10, 0, 1, 1, 9000)
 
@@ -153,6 +154,27 @@ static inline void rig_run(relay_rig *g, int32_t frames, uint64_t max_us)
         if (done)
             return;
     }
+}
+
+/* Member i made (again) as a sealed member for player i of MATCH_ID, a
+ * match of cfg->num_players, with token id 11 + i and cfg's settings (its
+ * cipher too). */
+static inline void rig_sealed_member(relay_rig *g, const tempo_relay_config *rc,
+                                     const tempo_config *cfg, int i)
+{
+    h_peer *p = &g->h.peer[i];
+    tempo_relay_join j = {MATCH_ID, (uint8_t)(1u << i), (uint8_t)cfg->num_players,
+                          (uint8_t)cfg->input_size, 60, 0, 0, false};
+    uint8_t ud[TEMPO_TOKEN_USER_DATA_SIZE], token[TEMPO_TOKEN_SIZE];
+    assert_int_equal(tempo_relay_join_write(&j, ud), TEMPO_OK);
+    assert_int_equal(tempo_token_create(rc->private_key, rc->protocol_id, 11 + (uint64_t)i, 2000,
+                                        1000, &g->relay_addr, 1, ud, token),
+                     TEMPO_OK);
+    tempo_config c = *cfg;
+    c.random_seed = 9 + (uint64_t)i;
+    assert_int_equal(tempo_session_create_relay_member(&c, &p->ears, &g->relay_addr, token, &p->s),
+                     TEMPO_OK);
+    assert_int_equal(tempo_session_add_local_player(p->s, i), TEMPO_OK);
 }
 
 static inline tempo_config match_cfg(int players)

@@ -129,6 +129,7 @@ static void random_sync(tempo_rng *rng, tempo_msg_sync *s)
     s->player_mask = (uint8_t)tempo_rng_below(rng, 1u << s->num_players);
     s->ready_mask = (uint8_t)tempo_rng_below(rng, 1u << s->num_players);
     s->ready = tempo_rng_below(rng, 2) != 0;
+    s->ciphers = (uint8_t)tempo_rng_below(rng, 4);
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++) {
         uint32_t k = tempo_rng_below(rng, 4);
         s->rtt_ms[p] = (uint16_t)(k == 0   ? 0xFFFFu
@@ -324,23 +325,23 @@ static const struct {
     const char *name;
     const char *hex;
 } vectors[] = {
-    {"sync_request", "b3 78 56 34 12 01 00 01 0d f0 fe ca 04 03 02 01 19 02 00 00"},
-    {"sync_reply", "b3 78 56 34 12 02 00 02 0d f0 fe ca 04 03 02 01 3b ec 37 01 b0 1f"},
-    {"input_lan", "b3 78 56 34 12 03 00 03 e8 03 02 04 14 00"},
-    {"input_target", "b3 78 56 34 12 04 00 03 88 13 c8 7d c0 12 96 02"},
-    {"input_changes", "b3 78 56 34 12 05 00 03 c8 00 43 65 02 30 f2 3d 74 6c e1 af 65 7d 1f 38 30 60 40 a0 fd ff ff ff"},
-    {"input_players", "b3 78 56 34 12 06 00 03 70 11 84 58 41 f0 c0 2c cc 61 00"},
-    {"input_disconnect", "b3 78 56 34 12 07 00 03 39 30 42 24 32 97 5c 00"},
-    {"input_wrap", "b3 78 56 34 12 08 00 03 fe ff c4 34 08 00"},
-    {"input_start0", "b3 78 56 34 12 09 00 03 00 00 40 38 08 0b 00"},
-    {"input_empty", "b3 78 56 34 12 0a 00 03 90 01 33 08 00"},
-    {"input_ack", "b3 78 56 34 12 0b 00 04 87 ad 4b 8a ad 4b 0b 00"},
-    {"ping", "b3 78 56 34 12 0c 00 05 ef cd ab 89"},
-    {"pong", "b3 78 56 34 12 0d 00 06 ef cd ab 89"},
-    {"quality", "b3 78 56 34 12 0e 00 07 ff 05"},
-    {"checksum", "b3 78 56 34 12 0f 00 08 d8 04 ef cd ab 89 67 45 23 01 9c 04"},
-    {"disconnect", "b3 78 56 34 12 10 00 09"},
-    {"checksum_ack", "b3 78 56 34 12 11 00 08 00 d8 04"},
+    {"sync_request", "b4 78 56 34 12 01 00 01 0d f0 fe ca 04 03 02 01 19 c2 00 00"},
+    {"sync_reply", "b4 78 56 34 12 02 00 02 0d f0 fe ca 04 03 02 01 3b ec d7 04 c0 7e 00"},
+    {"input_lan", "b4 78 56 34 12 03 00 03 e8 03 02 04 14 00"},
+    {"input_target", "b4 78 56 34 12 04 00 03 88 13 c8 7d c0 12 96 02"},
+    {"input_changes", "b4 78 56 34 12 05 00 03 c8 00 43 65 02 30 f2 3d 74 6c e1 af 65 7d 1f 38 30 60 40 a0 fd ff ff ff"},
+    {"input_players", "b4 78 56 34 12 06 00 03 70 11 84 58 41 f0 c0 2c cc 61 00"},
+    {"input_disconnect", "b4 78 56 34 12 07 00 03 39 30 42 24 32 97 5c 00"},
+    {"input_wrap", "b4 78 56 34 12 08 00 03 fe ff c4 34 08 00"},
+    {"input_start0", "b4 78 56 34 12 09 00 03 00 00 40 38 08 0b 00"},
+    {"input_empty", "b4 78 56 34 12 0a 00 03 90 01 33 08 00"},
+    {"input_ack", "b4 78 56 34 12 0b 00 04 87 ad 4b 8a ad 4b 0b 00"},
+    {"ping", "b4 78 56 34 12 0c 00 05 ef cd ab 89"},
+    {"pong", "b4 78 56 34 12 0d 00 06 ef cd ab 89"},
+    {"quality", "b4 78 56 34 12 0e 00 07 ff 05"},
+    {"checksum", "b4 78 56 34 12 0f 00 08 d8 04 ef cd ab 89 67 45 23 01 9c 04"},
+    {"disconnect", "b4 78 56 34 12 10 00 09"},
+    {"checksum_ack", "b4 78 56 34 12 11 00 08 00 d8 04"},
 };
 #define VECTOR_COUNT ((int)(sizeof vectors / sizeof vectors[0]))
 
@@ -398,6 +399,7 @@ static void vector_msg(int i, tempo_msg *m, tempo_codec_ctx *ctx)
         s->player_mask = (uint8_t)(i == 0 ? 0x01 : 0x06);
         s->ready_mask = (uint8_t)(i == 0 ? 0x00 : 0x0F);
         s->ready = i == 1;
+        s->ciphers = (uint8_t)(i == 0 ? 3 : 1); /* both; ChaCha20-Poly1305 only */
         for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
             s->rtt_ms[p] = 0xFFFF;
         if (i == 1) {
@@ -609,7 +611,7 @@ static void test_corrupted_datagrams_are_rejected_or_valid(void **state)
 static void craft(tempo_bitwriter *w, uint8_t *buf, size_t cap, int type)
 {
     tempo_bitwriter_init(w, buf, cap);
-    tempo_bitwriter_bits(w, 0xB3, 8);
+    tempo_bitwriter_bits(w, 0xB4, 8);
     tempo_bitwriter_bits(w, SESSION, 32);
     tempo_bitwriter_bits(w, 7, 16);
     tempo_bitwriter_bits(w, (uint32_t)type, 8);
@@ -666,7 +668,7 @@ static const struct {
     {"a checksum's ack above 2^31 - 1", TEMPO_MSG_CHECKSUM,
      {{'u', 600, 7}, {'b', 0, 32}, {'b', 0, 32}, {'u', INT32_MIN, 7}}},
     {"an rtt above 0xFFFE", TEMPO_MSG_SYNC_REQUEST,
-     {{'b', 0, 32}, {'b', 0, 32}, {'r', 1, 8}, {'r', 4, 64}, {'b', 0, 3}, {'u', 0x10000, 5}}},
+     {{'b', 0, 32}, {'b', 0, 32}, {'r', 1, 8}, {'r', 4, 64}, {'b', 0, 5}, {'u', 0x10000, 5}}},
 };
 
 static tempo_drop_reason decode_reason(const uint8_t *buf, size_t n, const tempo_codec_ctx *ctx)
@@ -724,7 +726,7 @@ static void test_each_drop_reason_from_a_crafted_datagram(void **state)
     EXPECT(TEMPO_DROP_FRAGMENT, BODY_LEN);
     craft(&w, buf, sizeof buf, TEMPO_MSG_PING);
     tempo_bitwriter_bits(&w, 0x01020304, 32);
-    buf[0] = 0xBB; /* sealed: this decoder holds no key */
+    buf[0] = 0xBC; /* sealed: this decoder holds no key */
     EXPECT(TEMPO_DROP_SEALED, BODY_LEN + PACKET_TAG_SIZE);
     EXPECT(TEMPO_DROP_TOO_SHORT, PACKET_HEADER_SIZE + PACKET_TAG_SIZE - 1);
 

@@ -119,7 +119,7 @@ static void test_probe_vector_and_every_flip(void **state)
     assert_int_equal(nat_probe_write(pkt, &p, secret), NAT_PROBE_SIZE);
     /* the header as docs/NAT.md gives it: magic and version, the session
      * id (the secret's bytes 16..19), sequence 0, the type */
-    static const uint8_t head[PACKET_HEADER_SIZE] = {0xB3, 17, 18, 19, 20, 0, 0, NAT_TYPE_PROBE};
+    static const uint8_t head[PACKET_HEADER_SIZE] = {0xB4, 17, 18, 19, 20, 0, 0, NAT_TYPE_PROBE};
     assert_memory_equal(pkt, head, sizeof head);
     assert_true(nat_is_probe(pkt, sizeof pkt));
     tempo_drop_reason why = TEMPO_DROP_BAD_MAGIC;

@@ -78,15 +78,15 @@ static void test_header_bytes_are_exact(void **state)
     (void)state;
     uint8_t b[PACKET_HEADER_SIZE];
     tempo_packet_header h = {0x12345678u, 0xBEEF, 3, false, false};
-    static const uint8_t plain[] = {0xB3, 0x78, 0x56, 0x34, 0x12, 0xEF, 0xBE, 0x03};
+    static const uint8_t plain[] = {0xB4, 0x78, 0x56, 0x34, 0x12, 0xEF, 0xBE, 0x03};
     assert_int_equal(packet_write(&h, b, sizeof b), 8);
     assert_memory_equal(b, plain, 8);
     h.sealed = h.fragment = true;
-    static const uint8_t both[] = {0xBB, 0x78, 0x56, 0x34, 0x12, 0xEF, 0xBE, 0x83};
+    static const uint8_t both[] = {0xBC, 0x78, 0x56, 0x34, 0x12, 0xEF, 0xBE, 0x83};
     assert_int_equal(packet_write(&h, b, sizeof b), 8);
     assert_memory_equal(b, both, 8);
-    assert_int_equal(packet_protocol_byte(false), 0xB3);
-    assert_int_equal(packet_protocol_byte(true), 0xBB);
+    assert_int_equal(packet_protocol_byte(false), 0xB4);
+    assert_int_equal(packet_protocol_byte(true), 0xBC);
 }
 
 static void test_write_refuses_bad_headers(void **state)
@@ -125,15 +125,19 @@ static void test_read_refuses_each_bad_header_with_its_reason(void **state)
         assert_int_equal(read_reason(d, n), TEMPO_DROP_TOO_SHORT);
     d[0] = 0xA3; /* magic 1010 */
     assert_int_equal(read_reason(d, 8), TEMPO_DROP_BAD_MAGIC);
-    d[0] = 0xB2; /* version 2, as every build before this protocol sends */
+    d[0] = 0xB2; /* version 2 */
     assert_int_equal(read_reason(d, 8), TEMPO_DROP_BAD_VERSION);
-    d[0] = 0xB3;
+    d[0] = 0xB3; /* version 3, before the cipher offers */
+    assert_int_equal(read_reason(d, 8), TEMPO_DROP_BAD_VERSION);
+    d[0] = 0xBB;
+    assert_int_equal(read_reason(d, 24), TEMPO_DROP_BAD_VERSION);
+    d[0] = 0xB4;
     d[7] = 0x00;
     assert_int_equal(read_reason(d, 8), TEMPO_DROP_BAD_TYPE);
     d[7] = 0x80; /* a fragment of type 0 */
     assert_int_equal(read_reason(d, 8), TEMPO_DROP_BAD_TYPE);
     d[7] = 0x05;
-    d[0] = 0xBB; /* sealed: the tag must fit */
+    d[0] = 0xBC; /* sealed: the tag must fit */
     assert_int_equal(read_reason(d, 23), TEMPO_DROP_TOO_SHORT);
     assert_int_equal(read_reason(d, 24), TEMPO_DROP_NONE);
     tempo_packet_view v;

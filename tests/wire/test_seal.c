@@ -96,7 +96,7 @@ static void test_round_trip_is_exact_at_every_size(void **state)
         memcpy(buf, orig, n);
         int sealed = seal_datagram(&a, seq, buf, n, sizeof buf);
         assert_int_equal(sealed, (int)(n + SEAL_TAG_SIZE));
-        assert_int_equal(buf[0], 0xBB); /* the S bit set, version 3 */
+        assert_int_equal(buf[0], 0xBC); /* the S bit set, version 4 */
         assert_memory_equal(buf + 1, orig + 1, PACKET_HEADER_SIZE - 1);
         if (bodies[i] >= 4)
             assert_true(memcmp(buf + PACKET_HEADER_SIZE, orig + PACKET_HEADER_SIZE, bodies[i]) != 0);
@@ -109,7 +109,7 @@ static void test_round_trip_is_exact_at_every_size(void **state)
         tempo_drop_reason why = TEMPO_DROP_REASON_COUNT_;
         assert_int_equal(seal_open(&b, seq, buf, (size_t)sealed, &why), (int)n);
         assert_int_equal(why, TEMPO_DROP_NONE);
-        assert_int_equal(buf[0], 0xBB);
+        assert_int_equal(buf[0], 0xBC);
         assert_memory_equal(buf + 1, orig + 1, n - 1);
     }
 }
@@ -273,7 +273,7 @@ static void test_refusals_leave_the_buffer_alone(void **state)
     assert_int_equal(seal_open(NULL, 4, buf, (size_t)sealed, &why), TEMPO_E_INVALID_ARG);
     /* none of those touched it: it still opens */
     assert_int_equal(seal_open(&b, 4, buf, (size_t)sealed, NULL), (int)n);
-    assert_memory_equal(buf, (uint8_t[]){0xBB}, 1);
+    assert_memory_equal(buf, (uint8_t[]){0xBC}, 1);
     assert_memory_equal(buf + 1, orig + 1, n - 1);
     /* the smallest sealed datagram: a header and a tag */
     n = plain(buf, 6, 0);

@@ -41,7 +41,7 @@ static void names_are_in_the_registry(void **state)
     assert_false(tempo_msg_type_known(33)); /* coded in turn_msg.c, not by the codec */
 }
 
-static void a_hello_is_ten_bytes(void **state)
+static void a_hello_is_eleven_bytes(void **state)
 {
     (void)state;
     turn_msg m;
@@ -51,12 +51,20 @@ static void a_hello_is_ten_bytes(void **state)
     m.u.hello.config_hash = 0xDDCCBBAAu;
     m.u.hello.player = 5;
     m.u.hello.ready = true;
+    m.u.hello.ciphers = 3;
     uint8_t buf[64];
-    static const uint8_t want[] = {1, 2, 3, 4, 0xAA, 0xBB, 0xCC, 0xDD, 5, 1};
-    assert_int_equal(turn_msg_encode(&m, buf, sizeof buf), 10);
+    static const uint8_t want[] = {1, 2, 3, 4, 0xAA, 0xBB, 0xCC, 0xDD, 5, 1, 3};
+    assert_int_equal(turn_msg_encode(&m, buf, sizeof buf), 11);
     assert_memory_equal(buf, want, sizeof want);
     turn_msg out;
-    assert_int_equal(turn_msg_decode(TURN_MSG_HELLO_REPLY, buf, 10, &out, NULL), TEMPO_OK);
+    assert_int_equal(turn_msg_decode(TURN_MSG_HELLO_REPLY, buf, 11, &out, NULL), TEMPO_OK);
+    assert_int_equal(out.u.hello.ciphers, 3);
+    /* an offer with an unknown bit is out of range */
+    buf[10] = 4;
+    tempo_drop_reason why;
+    assert_int_equal(turn_msg_decode(TURN_MSG_HELLO, buf, 11, &out, &why), TEMPO_E_MALFORMED);
+    assert_int_equal(why, TEMPO_DROP_BAD_VALUE);
+    buf[10] = 3;
     assert_int_equal(out.u.hello.nonce, m.u.hello.nonce);
     assert_int_equal(out.u.hello.config_hash, m.u.hello.config_hash);
     assert_int_equal(out.u.hello.player, 5);
@@ -167,7 +175,7 @@ static void the_spec_vectors_are_these_bytes(void **state)
     rewind(f);
     hex = doc_next(f, "hello", line, sizeof line, name);
     assert_non_null(hex);
-    static const uint8_t hello[] = {1, 2, 3, 4, 0xAA, 0xBB, 0xCC, 0xDD, 5, 1};
+    static const uint8_t hello[] = {1, 2, 3, 4, 0xAA, 0xBB, 0xCC, 0xDD, 5, 1, 3};
     assert_int_equal(from_hex(hex, got, sizeof got), (int)sizeof hello);
     assert_memory_equal(got, hello, sizeof hello);
     fclose(f);
@@ -183,7 +191,7 @@ static void every_prefix_of_a_body_is_truncated(void **state)
                          TEMPO_E_MALFORMED);
         assert_int_equal(why, TEMPO_DROP_TRUNCATED);
     }
-    for (size_t n = 0; n < 10; n++) {
+    for (size_t n = 0; n < 11; n++) {
         tempo_drop_reason why = TEMPO_DROP_NONE;
         assert_int_equal(turn_msg_decode(TURN_MSG_HELLO, turns_bytes, n, &out, &why),
                          TEMPO_E_MALFORMED);
@@ -324,12 +332,12 @@ static void other_types_and_empty_bodies(void **state)
                      TEMPO_E_MALFORMED);
     assert_int_equal(why, TEMPO_DROP_BAD_TYPE);
     /* a hello with nonce 0 or a player above 7 */
-    uint8_t hello[10] = {0, 0, 0, 0, 1, 2, 3, 4, 1, 0};
-    assert_int_equal(turn_msg_decode(TURN_MSG_HELLO, hello, 10, &out, &why), TEMPO_E_MALFORMED);
+    uint8_t hello[11] = {0, 0, 0, 0, 1, 2, 3, 4, 1, 0, 1};
+    assert_int_equal(turn_msg_decode(TURN_MSG_HELLO, hello, 11, &out, &why), TEMPO_E_MALFORMED);
     assert_int_equal(why, TEMPO_DROP_BAD_VALUE);
     hello[0] = 7;
     hello[8] = 8;
-    assert_int_equal(turn_msg_decode(TURN_MSG_HELLO, hello, 10, &out, &why), TEMPO_E_MALFORMED);
+    assert_int_equal(turn_msg_decode(TURN_MSG_HELLO, hello, 11, &out, &why), TEMPO_E_MALFORMED);
     assert_int_equal(why, TEMPO_DROP_BAD_VALUE);
 }
 
@@ -376,7 +384,7 @@ static bool corpus_sample(uint8_t type, turn_msg *m)
     switch (type) {
     case TURN_MSG_HELLO:
     case TURN_MSG_HELLO_REPLY:
-        m->u.hello = (turn_hello){0x04030201u, 0xDDCCBBAAu, 5, true};
+        m->u.hello = (turn_hello){0x04030201u, 0xDDCCBBAAu, 5, true, 3};
         return true;
     case TURN_MSG_START:
     case TURN_MSG_LEAVE:
@@ -480,7 +488,7 @@ int main(int argc, char **argv)
         return write_corpus(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_are_in_the_registry),
-        cmocka_unit_test(a_hello_is_ten_bytes),
+        cmocka_unit_test(a_hello_is_eleven_bytes),
         cmocka_unit_test(a_turns_message_matches_its_bytes),
         cmocka_unit_test(the_datagram_ack_takes_one_three_or_seven_bytes),
         cmocka_unit_test(the_spec_vectors_are_these_bytes),

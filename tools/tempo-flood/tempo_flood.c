@@ -59,7 +59,7 @@
 
 #define BURST_US 1000u      /* time between bursts */
 #define HEADER_SIZE 8       /* docs/PROTOCOL.md, section 2 */
-#define PROTOCOL_BYTE 0xB3u /* magic 1011, plain, version 3 */
+#define PROTOCOL_BYTE 0xB4u /* magic 1011, plain, version 4 */
 
 typedef struct flood_cli {
     tempo_address to, from;
