@@ -48,6 +48,7 @@
 #include "cs/channel.h"
 #include "cs/server_input.h"
 #include "cs/snapshot.h"
+#include "net/addr_map.h"
 #include "net/gate.h"
 #include "net/receive.h"
 #include "wire/cs_msg.h"
@@ -102,6 +103,7 @@ struct tempo_server {
     uint64_t tick_us;
 
     cs_client *clients;
+    addr_map by_addr;            /* a connected client's address -> its index */
     cs_slot_inputs *slot_in;     /* num_players */
     int owner[TEMPO_CS_MAX_PLAYERS]; /* client index, -1 none */
 
@@ -210,6 +212,7 @@ void tempo_server_destroy(tempo_server *s)
     if (s->clients != NULL)
         seal_wipe(s->clients, (size_t)s->cfg.max_clients * sizeof *s->clients);
     tempo__free(&a, s->clients);
+    tempo__free(&a, s->by_addr.e);
     if (s->slot_in != NULL)
         tempo__free(&a, s->slot_in[0].data);
     tempo__free(&a, s->slot_in);
@@ -245,6 +248,8 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     const tempo_allocator *a = &s->cfg.allocator;
     const int np = cfg->num_players, is = cfg->input_size;
     s->clients = (cs_client *)tempo__calloc(a, (size_t)cfg->max_clients, sizeof *s->clients);
+    s->by_addr.e = (addr_map_entry *)tempo__alloc(
+        a, addr_map_entries(cfg->max_clients) * sizeof *s->by_addr.e);
     s->slot_in = (cs_slot_inputs *)tempo__calloc(a, (size_t)np, sizeof *s->slot_in);
     uint8_t *ring = (uint8_t *)tempo__calloc(a, (size_t)np * CS_INPUT_RING, (size_t)is);
     uint8_t *hist = (uint8_t *)tempo__alloc(a, (size_t)cfg->snapshot_history * s->state_cap);
@@ -260,7 +265,7 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     else
         tempo__free(a, ring);
     s->hist.states = hist;
-    if (s->clients == NULL || s->slot_in == NULL || ring == NULL || hist == NULL ||
+    if (s->clients == NULL || s->by_addr.e == NULL || s->slot_in == NULL || ring == NULL || hist == NULL ||
         s->inputs == NULL || s->played == NULL || s->body == NULL || s->cache == NULL) {
         tempo_server_destroy(s);
         return TEMPO_E_NO_MEMORY;
@@ -278,6 +283,8 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     /* seeded: the same keys every run; else the address adds a little */
     tempo_rng_seed(&s->rng, cfg->random_seed != 0 ? cfg->random_seed : (uint64_t)(uintptr_t)s,
                    0x636f6f6b6965ull);
+    draw_key(s, key);
+    addr_map_init(&s->by_addr, s->by_addr.e, cfg->max_clients, key);
     draw_key(s, key);
     gate_server_config gc;
     memset(&gc, 0, sizeof gc);
@@ -311,10 +318,7 @@ void tempo_server_set_token_time(tempo_server *s, uint64_t unix_seconds)
 
 static int find_client(const tempo_server *s, const tempo_address *from)
 {
-    for (int i = 0; i < s->cfg.max_clients; i++)
-        if (s->clients[i].used && tempo_address_equal(&s->clients[i].ch.to, from))
-            return i;
-    return -1;
+    return addr_map_find(&s->by_addr, from);
 }
 
 static void send_body(tempo_server *s, cs_client *c, uint8_t type, const uint8_t *body, size_t n)
@@ -362,6 +366,7 @@ static void drop_client(tempo_server *s, int i, bool timed_out, bool say_bye)
     const bool linger = c->sealed && s->now_us - c->admitted_us < s->gate.cfg.cookie_lifetime_us;
     const uint64_t until = c->admitted_us + s->gate.cfg.cookie_lifetime_us;
     const tempo_address addr = c->ch.to;
+    addr_map_remove(&s->by_addr, &addr);
     uint8_t key[SEAL_KEY_SIZE];
     memcpy(key, c->ch.keys.recv_key, sizeof key);
     cs_channel_wipe(&c->ch);
@@ -421,7 +426,10 @@ static void admit(tempo_server *s, gate_admit *ad)
         if (idx < 0 || c->closed_until_us < s->clients[idx].closed_until_us)
             idx = i;
     }
-    if (idx < 0 || ad->slots > s->cfg.max_slots_per_client || ad->slots > free_slots) {
+    /* another connection already speaks from this address: its datagrams
+     * could not be told apart */
+    if (idx < 0 || ad->slots > s->cfg.max_slots_per_client || ad->slots > free_slots ||
+        addr_map_find(&s->by_addr, &ad->address) >= 0) {
         int n = gate_server_deny(&s->gate, ad, s->dgram, sizeof s->dgram);
         if (n > 0) {
             (void)s->tr.send(s->tr.ctx, &ad->address, s->dgram, (size_t)n);
@@ -446,6 +454,7 @@ static void admit(tempo_server *s, gate_admit *ad)
     cs_channel_init(&c->ch, s->now_us, &ad->address, s->cfg.session_id,
                     ad->sealed ? &ad->keys : NULL,
                     (uint64_t)s->cfg.disconnect_timeout_ms * 1000u);
+    (void)addr_map_add(&s->by_addr, &ad->address, idx);
     if (ad->sealed) /* its datagrams go on from the response's sequence */
         net_receive_start(&c->ch.link, &c->ch.replay, s->now_us, ad->client_sequence, true);
     c->acked_snapshot = -1;
