@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cs/client_impl.h"
+#include "cs/slots.h"
 #include "wire/cs_msg.h"
 #include "wire/delta.h"
 
@@ -104,6 +105,7 @@ void tempo_client_destroy(tempo_client *c)
     frag_destroy(&c->frag);
     tempo__free(&a, c->states.states);
     tempo__free(&a, c->reported);
+    tempo__free(&a, c->reported_status);
     tempo__free(&a, c->local);
     tempo__free(&a, c->kept);
     tempo__free(&a, c->kept_tick);
@@ -149,6 +151,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
     uint8_t *st = (uint8_t *)tempo__alloc(a, CS_CLIENT_STATES * c->state_cap);
     c->states.states = st;
     c->reported = (uint8_t *)tempo__calloc(a, np, is);
+    c->reported_status = (uint8_t *)tempo__calloc(a, np, 1);
     c->local = (uint8_t *)tempo__calloc(a, np, is);
     c->kept = (uint8_t *)tempo__calloc(a, h * (size_t)cfg->slots, is);
     c->kept_tick = (int32_t *)tempo__calloc(a, h, sizeof(int32_t));
@@ -160,7 +163,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
     c->req_inputs = (uint8_t *)tempo__calloc(a, (size_t)c->req_cap * np, is);
     c->req_status = (uint8_t *)tempo__calloc(a, (size_t)c->req_cap, np);
     int fr = frag_create(&c->frag, 2, 1000000u, a);
-    if (st == NULL || c->reported == NULL || c->local == NULL || c->kept == NULL ||
+    if (st == NULL || c->reported == NULL || c->reported_status == NULL || c->local == NULL || c->kept == NULL ||
         c->kept_tick == NULL || (cfg->arena != NULL && (c->pred == NULL || c->pred_tick == NULL)) ||
         c->req == NULL || c->req_inputs == NULL || c->req_status == NULL || fr != TEMPO_OK) {
         if (fr != TEMPO_OK)
@@ -202,7 +205,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
 static void set_state(tempo_client *c, tempo_client_state s, tempo_client_event_kind ev)
 {
     c->state = s;
-    tempo_client_event e = {ev, 0, 0};
+    tempo_client_event e = {ev, 0, 0, -1, 0};
     cs_client_push_event(c, &e);
 }
 
@@ -251,24 +254,19 @@ static void on_accept(tempo_client *c, const uint8_t *body, size_t n)
         set_state(c, TEMPO_CLIENT_DISCONNECTED, TEMPO_CLIENT_EVENT_DISCONNECTED);
         return;
     }
-    if (a.num_players < 64 && (a.slots >> a.num_players) != 0) {
+    if (a.num_slots > c->cfg.slots) { /* the reader checked they are the match's */
         c->st.dropped_malformed++;
         return;
     }
     (void)gate_client_connected(&c->gate);
-    c->slots = a.slots;
-    c->num_slots = 0;
-    for (int p = 0; p < c->cfg.num_players; p++)
-        c->num_slots += (int)(a.slots >> p & 1u);
-    if (c->num_slots > c->cfg.slots) {
-        c->st.dropped_malformed++;
-        return;
-    }
+    c->first_slot = a.first_slot;
+    c->num_slots = a.num_slots;
     c->client_index = a.client;
     if (c->now_us >= c->response_sent_us)
         link_rtt_sample(&c->ch.link, c->now_us - c->response_sent_us);
     c->state = TEMPO_CLIENT_CONNECTED;
-    tempo_client_event e = {TEMPO_CLIENT_EVENT_CONNECTED, c->slots, 0};
+    tempo_client_event e = {TEMPO_CLIENT_EVENT_CONNECTED, cs_slot_mask(c->first_slot, c->num_slots),
+                            0, c->first_slot, c->num_slots};
     cs_client_push_event(c, &e);
 }
 
@@ -321,7 +319,7 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
         c->input_ack = m.input_ack;
     for (int p = 0; p < np; p++) {
         const uint8_t *pl = m.players + (size_t)p * (size_t)(1 + is);
-        if (c->slots >> p & 1u) {
+        if (p >= c->first_slot && p < c->first_slot + c->num_slots) {
             if (pl[0] == TEMPO_INPUT_PREDICTED && c->started && m.tick - 1 >= c->first_tick)
                 c->st.late_inputs++;
             continue;
@@ -572,7 +570,18 @@ uint64_t tempo_client_next_tick_at(const tempo_client *c)
 
 uint64_t tempo_client_local_players(const tempo_client *c)
 {
-    return c != NULL && c->state == TEMPO_CLIENT_CONNECTED ? c->slots : 0;
+    return c != NULL && c->state == TEMPO_CLIENT_CONNECTED ? cs_slot_mask(c->first_slot, c->num_slots)
+                                                           : 0;
+}
+
+int tempo_client_local_slots(const tempo_client *c, int *first, int *count)
+{
+    const bool on = c != NULL && c->state == TEMPO_CLIENT_CONNECTED;
+    if (first != NULL)
+        *first = on ? c->first_slot : -1;
+    if (count != NULL)
+        *count = on ? c->num_slots : 0;
+    return on ? c->num_slots : 0;
 }
 
 tempo_result tempo_client_add_local_input(tempo_client *c, int player, const void *input,
@@ -582,7 +591,7 @@ tempo_result tempo_client_add_local_input(tempo_client *c, int player, const voi
         return TEMPO_E_INVALID_ARG;
     if (c->state != TEMPO_CLIENT_CONNECTED)
         return TEMPO_E_STATE;
-    if (player < 0 || player >= c->cfg.num_players || !(c->slots >> player & 1u))
+    if (player < c->first_slot || player >= c->first_slot + c->num_slots)
         return TEMPO_E_PLAYER;
     memcpy(c->local + (size_t)player * (size_t)c->cfg.input_size, input,
            (size_t)c->cfg.input_size);

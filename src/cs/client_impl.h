@@ -40,8 +40,7 @@ struct tempo_client {
     bool channel_up;
     cs_channel ch;
     tempo_frag_assembler frag;
-    uint64_t slots;
-    int num_slots;
+    int first_slot, num_slots;    /* ours: first_slot .. first_slot + num_slots - 1 */
     int client_index;
     uint64_t last_send_us;
 
@@ -53,7 +52,7 @@ struct tempo_client {
     uint64_t newest_us;           /* when it came */
     int32_t input_ack;            /* the server holds our inputs up to here */
     uint8_t *reported;            /* num_players * input_size: others' newest inputs */
-    uint8_t reported_status[TEMPO_CS_MAX_PLAYERS];
+    uint8_t *reported_status;     /* num_players */
 
     /* ticks */
     bool started;

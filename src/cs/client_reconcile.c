@@ -44,7 +44,10 @@
 
 #include "cs/client_impl.h"
 
-static bool own(const tempo_client *c, int p) { return (c->slots >> p & 1u) != 0; }
+static bool own(const tempo_client *c, int p)
+{
+    return p >= c->first_slot && p < c->first_slot + c->num_slots;
+}
 
 /* Keep the local players' input of tick t (from c->local). */
 static void keep(tempo_client *c, int32_t t)
@@ -213,7 +216,7 @@ static void plan(tempo_client *c, tempo_client_tick *tick)
                 const cs_ticksync_config tc = c->ts.cfg;
                 cs_ticksync_init(&c->ts, &tc);
                 c->report_from = to;
-                tempo_client_event ev = {TEMPO_CLIENT_EVENT_SNAP, 0, k};
+                tempo_client_event ev = {TEMPO_CLIENT_EVENT_SNAP, 0, k, -1, 0};
                 cs_client_push_event(c, &ev);
                 c->st.snaps++;
                 for (int32_t f = t; f < to; f++) /* zeros: the player gave none */
@@ -234,7 +237,7 @@ static void plan(tempo_client *c, tempo_client_tick *tick)
         if (k != 0) {
             if (k > CS_CLIENT_MAX_JUMP)
                 k = CS_CLIENT_MAX_JUMP;
-            tempo_client_event ev = {TEMPO_CLIENT_EVENT_SNAP, 0, k};
+            tempo_client_event ev = {TEMPO_CLIENT_EVENT_SNAP, 0, k, -1, 0};
             cs_client_push_event(c, &ev);
             c->st.snaps++;
             if (k < 0) {

@@ -47,6 +47,7 @@
 #include "base/common.h"
 #include "cs/channel.h"
 #include "cs/server_input.h"
+#include "cs/slots.h"
 #include "cs/snapshot.h"
 #include "net/addr_map.h"
 #include "net/gate.h"
@@ -66,8 +67,7 @@ typedef struct cs_client {
     bool used;
     uint64_t client_id;
     bool sealed;
-    uint64_t slots;
-    int num_slots;
+    int first_slot, num_slots;   /* its slots: first_slot .. first_slot + num_slots - 1 */
     cs_channel ch;
     bool heard_input;            /* it sent an INPUT: the ACCEPT arrived */
     uint64_t accept_sent_us;
@@ -105,7 +105,7 @@ struct tempo_server {
     cs_client *clients;
     addr_map by_addr;            /* a connected client's address -> its index */
     cs_slot_inputs *slot_in;     /* num_players */
-    int owner[TEMPO_CS_MAX_PLAYERS]; /* client index, -1 none */
+    int *owner;                  /* num_players: client index, -1 none */
 
     cs_history hist;
     size_t state_cap;
@@ -116,7 +116,7 @@ struct tempo_server {
 
     int32_t frame;               /* the next tick */
     uint8_t *inputs;             /* num_players * input_size: the tick's */
-    uint8_t status[TEMPO_CS_MAX_PLAYERS];
+    uint8_t *status;             /* num_players */
     uint8_t *played;             /* num_players * (1 + input_size): tick T - 1 for snapshots */
     tempo_request req;
 
@@ -219,6 +219,8 @@ void tempo_server_destroy(tempo_server *s)
     tempo__free(&a, s->hist.states);
     tempo__free(&a, s->inputs);
     tempo__free(&a, s->played);
+    tempo__free(&a, s->owner);
+    tempo__free(&a, s->status);
     tempo__free(&a, s->body);
     tempo__free(&a, s->cache);
     seal_wipe(s, sizeof *s);
@@ -255,6 +257,8 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     uint8_t *hist = (uint8_t *)tempo__alloc(a, (size_t)cfg->snapshot_history * s->state_cap);
     s->inputs = (uint8_t *)tempo__calloc(a, (size_t)np, (size_t)is);
     s->played = (uint8_t *)tempo__calloc(a, (size_t)np, (size_t)(1 + is));
+    s->owner = (int *)tempo__calloc(a, (size_t)np, sizeof *s->owner);
+    s->status = (uint8_t *)tempo__calloc(a, (size_t)np, 1);
     s->body_cap = CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD + (size_t)np * (size_t)(1 + is) + 4 +
                   delta_bound(s->state_cap);
     s->body = (uint8_t *)tempo__alloc(a, s->body_cap);
@@ -266,7 +270,7 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
         tempo__free(a, ring);
     s->hist.states = hist;
     if (s->clients == NULL || s->by_addr.e == NULL || s->slot_in == NULL || ring == NULL || hist == NULL ||
-        s->inputs == NULL || s->played == NULL || s->body == NULL || s->cache == NULL) {
+        s->inputs == NULL || s->played == NULL || s->owner == NULL || s->status == NULL || s->body == NULL || s->cache == NULL) {
         tempo_server_destroy(s);
         return TEMPO_E_NO_MEMORY;
     }
@@ -332,8 +336,8 @@ static void send_accept(tempo_server *s, int i)
 {
     cs_client *c = &s->clients[i];
     cs_msg_prefix p = cs_channel_prefix(&c->ch);
-    cs_msg_accept a = {(uint8_t)i, c->slots, (uint8_t)s->cfg.num_players,
-                       (uint8_t)s->cfg.input_size, (uint16_t)s->cfg.frames_per_second, s->frame,
+    cs_msg_accept a = {(uint16_t)i, (uint16_t)c->first_slot, (uint8_t)c->num_slots,
+                       (uint16_t)s->cfg.num_players, (uint8_t)s->cfg.input_size, (uint16_t)s->cfg.frames_per_second, s->frame,
                        (uint8_t)s->cfg.snapshot_interval};
     uint8_t body[64];
     size_t n = cs_msg_write_accept(body, sizeof body, &p, &a);
@@ -351,13 +355,13 @@ static void drop_client(tempo_server *s, int i, bool timed_out, bool say_bye)
         for (int k = 0; k < BYE_COPIES; k++)
             send_body(s, c, CS_MSG_BYE, body, sizeof body);
     }
-    for (int p = 0; p < s->cfg.num_players; p++)
-        if (s->owner[p] == i) {
-            s->owner[p] = -1;
-            cs_slot_inputs_reset(&s->slot_in[p], s->slot_in[p].data, s->cfg.input_size);
-        }
+    for (int p = c->first_slot; p < c->first_slot + c->num_slots; p++) {
+        s->owner[p] = -1;
+        cs_slot_inputs_reset(&s->slot_in[p], s->slot_in[p].data, s->cfg.input_size);
+    }
     tempo_server_event ev = {TEMPO_SERVER_CLIENT_DISCONNECTED, i,
-                             c->sealed ? c->client_id : 0, c->slots, timed_out};
+                             c->sealed ? c->client_id : 0, cs_slot_mask(c->first_slot, c->num_slots),
+                             timed_out, c->first_slot, c->num_slots};
     push_event(s, &ev);
     s->st.disconnects++;
     if (timed_out)
@@ -409,9 +413,14 @@ static void admit(tempo_server *s, gate_admit *ad)
             return; /* the same id elsewhere: one connection per token */
         }
     }
-    int free_slots = 0;
-    for (int p = 0; p < s->cfg.num_players; p++)
-        free_slots += s->owner[p] < 0;
+    /* the first run of ad->slots free slots: a client's slots are contiguous */
+    int first = -1;
+    if (ad->slots >= 1 && ad->slots <= s->cfg.max_slots_per_client)
+        for (int p = 0, run = 0; p < s->cfg.num_players && first < 0; p++) {
+            run = s->owner[p] < 0 ? run + 1 : 0;
+            if (run == ad->slots)
+                first = p + 1 - run;
+        }
     /* a free record; one guarding a closed connection only if none is
      * free, the one whose guard ends first */
     int idx = -1;
@@ -428,7 +437,7 @@ static void admit(tempo_server *s, gate_admit *ad)
     }
     /* another connection already speaks from this address: its datagrams
      * could not be told apart */
-    if (idx < 0 || ad->slots > s->cfg.max_slots_per_client || ad->slots > free_slots ||
+    if (idx < 0 || first < 0 ||
         addr_map_find(&s->by_addr, &ad->address) >= 0) {
         int n = gate_server_deny(&s->gate, ad, s->dgram, sizeof s->dgram);
         if (n > 0) {
@@ -444,13 +453,12 @@ static void admit(tempo_server *s, gate_admit *ad)
     c->admitted_us = s->now_us;
     c->client_id = ad->client_id;
     c->sealed = ad->sealed;
-    for (int p = 0; p < s->cfg.num_players && c->num_slots < ad->slots; p++)
-        if (s->owner[p] < 0) {
-            s->owner[p] = idx;
-            c->slots |= 1ull << p;
-            c->num_slots++;
-            cs_slot_inputs_reset(&s->slot_in[p], s->slot_in[p].data, s->cfg.input_size);
-        }
+    c->first_slot = first;
+    c->num_slots = ad->slots;
+    for (int p = first; p < first + ad->slots; p++) {
+        s->owner[p] = idx;
+        cs_slot_inputs_reset(&s->slot_in[p], s->slot_in[p].data, s->cfg.input_size);
+    }
     cs_channel_init(&c->ch, s->now_us, &ad->address, s->cfg.session_id,
                     ad->sealed ? &ad->keys : NULL,
                     (uint64_t)s->cfg.disconnect_timeout_ms * 1000u);
@@ -463,7 +471,7 @@ static void admit(tempo_server *s, gate_admit *ad)
     s->st.clients++;
     s->st.connects++;
     tempo_server_event ev = {TEMPO_SERVER_CLIENT_CONNECTED, idx, ad->sealed ? ad->client_id : 0,
-                             c->slots, false};
+                             cs_slot_mask(first, ad->slots), false, first, ad->slots};
     push_event(s, &ev);
     send_accept(s, idx);
 }
@@ -499,11 +507,8 @@ static void on_input(tempo_server *s, int ci, const uint8_t *body, size_t size)
             continue;
         }
         const uint8_t *src = in.inputs + (size_t)k * (size_t)c->num_slots * (size_t)is;
-        for (int p = 0, j = 0; p < s->cfg.num_players; p++)
-            if (c->slots >> p & 1u) {
-                (void)cs_slot_inputs_put(&s->slot_in[p], t, src + (size_t)j * (size_t)is);
-                j++;
-            }
+        for (int j = 0; j < c->num_slots; j++)
+            (void)cs_slot_inputs_put(&s->slot_in[c->first_slot + j], t, src + (size_t)j * (size_t)is);
     }
     const int32_t newest_new = in.first + in.count - 1;
     if (in.count > 0 && newest_new > c->last_input_tick && newest_new <= newest) {
@@ -524,11 +529,8 @@ static void on_input(tempo_server *s, int ci, const uint8_t *body, size_t size)
         }
         c->last_input_tick = newest_new;
     }
-    int first_slot = 0;
-    while (!(c->slots >> first_slot & 1u))
-        first_slot++;
     while (c->input_ack < newest &&
-           cs_slot_inputs_get(&s->slot_in[first_slot], c->input_ack + 1) != NULL)
+           cs_slot_inputs_get(&s->slot_in[c->first_slot], c->input_ack + 1) != NULL)
         c->input_ack++;
 }
 
@@ -722,7 +724,6 @@ tempo_result tempo_server_advance(tempo_server *s, tempo_server_tick *tick)
     const int np = s->cfg.num_players, is = s->cfg.input_size;
     const int32_t f = s->frame;
     uint64_t late_mask = 0;
-    uint64_t late_clients = 0;
     for (int p = 0; p < np; p++) {
         uint8_t *dst = s->inputs + (size_t)p * (size_t)is;
         cs_slot_inputs *si = &s->slot_in[p];
@@ -736,8 +737,8 @@ tempo_result tempo_server_advance(tempo_server *s, tempo_server_tick *tick)
                 s->status[p] = TEMPO_INPUT_CONFIRMED;
             } else {
                 s->status[p] = TEMPO_INPUT_PREDICTED;
-                late_mask |= 1ull << p;
-                late_clients |= 1ull << s->owner[p];
+                if (p < 64)
+                    late_mask |= 1ull << p;
             }
             memcpy(dst, si->last, (size_t)is);
         }
@@ -749,7 +750,10 @@ tempo_result tempo_server_advance(tempo_server *s, tempo_server_tick *tick)
         cs_client *c = &s->clients[i];
         if (!c->used)
             continue;
-        if (late_clients >> i & 1u && c->last_input_tick >= 0) { /* it has begun sending */
+        bool late = false;
+        for (int p = c->first_slot; p < c->first_slot + c->num_slots; p++)
+            late |= s->status[p] == TEMPO_INPUT_PREDICTED;
+        if (late && c->last_input_tick >= 0) { /* it has begun sending */
             c->late_inputs++;
             s->st.late_inputs++;
         }
@@ -838,7 +842,9 @@ tempo_result tempo_server_get_client_stats(const tempo_server *s, int client,
         return TEMPO_OK;
     const net_link *l = &c->ch.link;
     out->client_id = c->sealed ? c->client_id : 0;
-    out->slots = c->slots;
+    out->slots = cs_slot_mask(c->first_slot, c->num_slots);
+    out->first_slot = c->first_slot;
+    out->num_slots = c->num_slots;
     out->address = c->ch.to;
     out->rtt_ms = (double)link_rtt_us(l) / 1000.0;
     out->jitter_ms = (double)link_jitter_us(l) / 1000.0;

@@ -30,14 +30,26 @@ static void test_accept_round_trips_and_refuses_every_truncation(void **state)
 {
     (void)state;
     cs_msg_prefix p = {true, 0xBEEF, 0x80000001u};
-    cs_msg_accept a = {3, 0x30, 8, 4, 60, 1234, 2}, b;
+    cs_msg_accept a = {300, 254, 2, 256, 4, 60, 1234, 2}, b;
     uint8_t buf[64];
     size_t n = cs_msg_write_accept(buf, sizeof buf, &p, &a);
-    assert_int_equal(n, 25);
+    assert_int_equal(n, 22);
     assert_int_equal(cs_msg_read_accept(buf, n, &b), TEMPO_DROP_NONE);
-    assert_int_equal(b.client, 3);
-    assert_true(b.slots == 0x30);
+    assert_int_equal(b.client, 300);
+    assert_int_equal(b.first_slot, 254);
+    assert_int_equal(b.num_slots, 2);
+    assert_int_equal(b.num_players, 256);
     assert_int_equal(b.server_frame, 1234);
+    /* slots that are not the match's, none, or more than a client takes */
+    cs_msg_accept bad[3] = {a, a, a};
+    bad[0].first_slot = 255;
+    bad[1].num_slots = 0;
+    bad[2].first_slot = 0, bad[2].num_slots = CS_MSG_MAX_SLOTS + 1;
+    for (int k = 0; k < 3; k++) {
+        uint8_t w[64];
+        size_t m = cs_msg_write_accept(w, sizeof w, &p, &bad[k]);
+        assert_int_equal(cs_msg_read_accept(w, m, &b), TEMPO_DROP_BAD_VALUE);
+    }
     cs_msg_prefix q;
     assert_true(cs_msg_get_prefix(buf, n, &q));
     assert_true(q.has_ack && q.ack == 0xBEEF && q.ack_bits == 0x80000001u);
@@ -93,7 +105,7 @@ static void test_snapshot_round_trips_and_refuses_bad_values(void **state)
     s.state_size = 16;
     uint8_t buf[128];
     size_t head = cs_msg_write_snapshot_head(buf, sizeof buf, &p, &s, 4);
-    assert_int_equal(head, 7 + 15 + 10 + 4);
+    assert_int_equal(head, 7 + 16 + 10 + 4);
     buf[head] = 0xAB; /* one delta byte */
     cs_msg_snapshot r;
     assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 2, 4, 64, &r), TEMPO_DROP_NONE);
@@ -109,7 +121,7 @@ static void test_snapshot_round_trips_and_refuses_bad_values(void **state)
     assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 2, 4, 8, &r), TEMPO_DROP_BAD_VALUE);
     for (size_t k = 0; k < head; k++)
         assert_int_not_equal(cs_msg_read_snapshot(buf, k, 2, 4, 64, &r), TEMPO_DROP_NONE);
-    buf[7 + 15] = 3; /* a status that does not exist */
+    buf[7 + 16] = 3; /* a status that does not exist */
     assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 2, 4, 64, &r), TEMPO_DROP_BAD_VALUE);
     buf[7 + 15] = 0;
     s.baseline = 100; /* a baseline must be older than the tick */
