@@ -148,7 +148,8 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
     const size_t np = (size_t)cfg->num_players, is = (size_t)cfg->input_size;
     const size_t h = (size_t)cfg->input_history;
     c->req_cap = 2 + 2 * cfg->input_history + CS_CLIENT_MAX_JUMP;
-    uint8_t *st = (uint8_t *)tempo__alloc(a, CS_CLIENT_STATES * c->state_cap);
+    c->players_size = cs_msg_players_size(cfg->num_players, cfg->input_size);
+    uint8_t *st = (uint8_t *)tempo__alloc(a, CS_CLIENT_STATES * (c->players_size + c->state_cap));
     c->states.states = st;
     c->reported = (uint8_t *)tempo__calloc(a, np, is);
     c->reported_status = (uint8_t *)tempo__calloc(a, np, 1);
@@ -171,7 +172,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
         tempo_client_destroy(c);
         return TEMPO_E_NO_MEMORY;
     }
-    cs_history_init(&c->states, CS_CLIENT_STATES, c->state_cap, st);
+    cs_history_init(&c->states, CS_CLIENT_STATES, c->players_size + c->state_cap, st);
     for (size_t i = 0; i < h; i++) {
         c->kept_tick[i] = -1;
         if (c->pred_tick != NULL)
@@ -276,7 +277,7 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
 {
     const int np = c->cfg.num_players, is = c->cfg.input_size;
     cs_msg_snapshot m;
-    if (cs_msg_read_snapshot(body, n, np, is, c->state_cap, &m) != TEMPO_DROP_NONE) {
+    if (cs_msg_read_snapshot(body, n, np, c->state_cap, &m) != TEMPO_DROP_NONE) {
         c->st.dropped_malformed++;
         return;
     }
@@ -293,22 +294,24 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
         c->st.snapshots_dropped++;
         return;
     }
+    const size_t block = c->players_size + m.state_size;
     const uint8_t *base = NULL;
     if (m.baseline >= 0) {
         size_t bs = 0;
         base = cs_history_get(&c->states, m.baseline, &bs);
-        if (base == NULL || bs != m.state_size) {
+        if (base == NULL || bs != block) {
             c->st.snapshots_dropped++;
             return;
         }
     }
-    uint8_t *dst = cs_history_put(&c->states, m.tick, m.state_size);
-    if (dst == NULL || dst == base ||
-        !delta_decode(base, m.state_size, m.delta, m.delta_size, dst)) {
+    uint8_t *dst = cs_history_put(&c->states, m.tick, block);
+    if (dst == NULL || dst == base || !delta_decode(base, block, m.delta, m.delta_size, dst) ||
+        !cs_msg_players_valid(dst, np, is)) {
         cs_history_drop(&c->states, m.tick);
         c->st.snapshots_dropped++;
         return;
     }
+    const uint8_t *players = dst;
     c->newest = m.tick;
     c->newest_us = c->now_us;
     c->st.server_frame = m.tick;
@@ -318,7 +321,7 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
     if (m.input_ack > c->input_ack)
         c->input_ack = m.input_ack;
     for (int p = 0; p < np; p++) {
-        const uint8_t *pl = m.players + (size_t)p * (size_t)(1 + is);
+        const uint8_t *pl = players + (size_t)p * (size_t)(1 + is);
         if (p >= c->first_slot && p < c->first_slot + c->num_slots) {
             if (pl[0] == TEMPO_INPUT_PREDICTED && c->started && m.tick - 1 >= c->first_tick)
                 c->st.late_inputs++;

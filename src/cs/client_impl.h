@@ -45,8 +45,9 @@ struct tempo_client {
     uint64_t last_send_us;
 
     /* snapshots */
-    cs_history states;            /* received, by tick */
+    cs_history states;            /* received blocks (players, then state), by tick */
     size_t state_cap;
+    size_t players_size;          /* the players' part of a block */
     int32_t newest;               /* newest snapshot taken, -1 none */
     int32_t applied;              /* newest put in place, -1 none */
     uint64_t newest_us;           /* when it came */

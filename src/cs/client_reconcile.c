@@ -100,11 +100,23 @@ static void plan_advance(tempo_client *c, int *n, int32_t t, bool resim)
     (*n)++;
 }
 
+/* The game state of the snapshot of tick t (its block after the players'
+ * inputs) and its size, or NULL. */
+static const uint8_t *snapshot_state(const tempo_client *c, int32_t t, size_t *size)
+{
+    size_t block = 0;
+    const uint8_t *b = cs_history_get(&c->states, t, &block);
+    if (b == NULL || block <= c->players_size)
+        return NULL;
+    *size = block - c->players_size;
+    return b + c->players_size;
+}
+
 /* Put the state of tick t in place: into the arena, or a LOAD. */
 static void plan_load(tempo_client *c, int *n, int32_t t)
 {
     size_t size = 0;
-    const uint8_t *state = cs_history_get(&c->states, t, &size);
+    const uint8_t *state = snapshot_state(c, t, &size);
     if (state == NULL)
         return;
     if (c->cfg.arena != NULL) {
@@ -128,7 +140,7 @@ static void measure(tempo_client *c, int32_t t)
     if (c->cfg.arena == NULL || c->pred_tick[t % h] != t)
         return;
     size_t size = 0;
-    const uint8_t *state = cs_history_get(&c->states, t, &size);
+    const uint8_t *state = snapshot_state(c, t, &size);
     if (state == NULL || size != c->cfg.arena_size)
         return;
     const uint8_t *pred = c->pred + (size_t)(t % h) * c->cfg.arena_size;

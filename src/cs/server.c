@@ -27,10 +27,13 @@
  * another's input.
  *
  * Snapshots: after a tick whose snapshot is due, the next poll stores the
- * state of tick T (the state after ADVANCE(T - 1)) in the history and
- * sends each client its snapshot, coded against the newest snapshot the
- * client acknowledged while that is still in the history (else against
- * zeros: a full state), fragmented when larger than a datagram. The
+ * block of tick T in the history (every slot's status and input of tick
+ * T - 1, then the state after ADVANCE(T - 1)) and sends each client its
+ * snapshot, the block coded against the newest snapshot the client
+ * acknowledged while that is still in the history (else against zeros: a
+ * full state), fragmented when larger than a datagram. The coded block
+ * depends only on the baseline, so clients sharing one share its bytes
+ * (coded once, DELTA_CACHE baselines a tick); the head is each client's. The
  * earliness reported is how many ticks before the server ran them the
  * client's inputs arrived, the mean over the inputs that arrived since the
  * last snapshot (the client's tick sync averages reports itself and
@@ -109,6 +112,7 @@ struct tempo_server {
 
     cs_history hist;
     size_t state_cap;
+    size_t players_size;         /* the players' part of a snapshot block */
     bool snapshot_pending;       /* the state of snapshot_tick is due to go out */
     bool state_in;               /* ... and it is in the history */
     int32_t snapshot_tick;
@@ -254,15 +258,16 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
         a, addr_map_entries(cfg->max_clients) * sizeof *s->by_addr.e);
     s->slot_in = (cs_slot_inputs *)tempo__calloc(a, (size_t)np, sizeof *s->slot_in);
     uint8_t *ring = (uint8_t *)tempo__calloc(a, (size_t)np * CS_INPUT_RING, (size_t)is);
-    uint8_t *hist = (uint8_t *)tempo__alloc(a, (size_t)cfg->snapshot_history * s->state_cap);
+    s->players_size = cs_msg_players_size(np, is);
+    const size_t block_cap = s->players_size + s->state_cap;
+    uint8_t *hist = (uint8_t *)tempo__alloc(a, (size_t)cfg->snapshot_history * block_cap);
     s->inputs = (uint8_t *)tempo__calloc(a, (size_t)np, (size_t)is);
     s->played = (uint8_t *)tempo__calloc(a, (size_t)np, (size_t)(1 + is));
     s->owner = (int *)tempo__calloc(a, (size_t)np, sizeof *s->owner);
     s->status = (uint8_t *)tempo__calloc(a, (size_t)np, 1);
-    s->body_cap = CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD + (size_t)np * (size_t)(1 + is) + 4 +
-                  delta_bound(s->state_cap);
+    s->body_cap = CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD + delta_bound(block_cap);
     s->body = (uint8_t *)tempo__alloc(a, s->body_cap);
-    s->cache_stride = delta_bound(s->state_cap);
+    s->cache_stride = delta_bound(block_cap);
     s->cache = (uint8_t *)tempo__alloc(a, DELTA_CACHE * s->cache_stride);
     if (s->slot_in != NULL)
         s->slot_in[0].data = ring; /* freed through slot 0 even on failure */
@@ -280,7 +285,7 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
         s->status[p] = TEMPO_INPUT_DISCONNECTED;
         s->played[(size_t)p * (size_t)(1 + is)] = TEMPO_INPUT_DISCONNECTED;
     }
-    cs_history_init(&s->hist, cfg->snapshot_history, s->state_cap, hist);
+    cs_history_init(&s->hist, cfg->snapshot_history, block_cap, hist);
     s->newest_sent = -1;
 
     uint8_t key[TEMPO_KEY_SIZE];
@@ -619,10 +624,9 @@ static void send_snapshot(tempo_server *s, int ci, const uint8_t *state, size_t 
     m.input_ack = c->input_ack;
     m.earliness_q8 = (int16_t)(e * 256.0);
     m.num_players = s->cfg.num_players;
-    m.players = s->played;
-    m.state_size = (uint32_t)n;
+    m.state_size = (uint32_t)(n - s->players_size);
     cs_msg_prefix p = cs_channel_prefix(&c->ch);
-    size_t head = cs_msg_write_snapshot_head(s->body, s->body_cap, &p, &m, s->cfg.input_size);
+    size_t head = cs_msg_write_snapshot_head(s->body, s->body_cap, &p, &m);
     const int32_t key = base != NULL ? c->acked_snapshot : -1;
     size_t d = 0;
     for (int i = 0; i < s->cache_used && d == 0; i++)
@@ -644,7 +648,7 @@ static void send_snapshot(tempo_server *s, int ci, const uint8_t *state, size_t 
     }
     if (d == 0 || head + d > FRAG_MAX_PAYLOAD) {
         tempo__log(&s->log, TEMPO_LOG_ERROR, "tempo server: a snapshot of %lu bytes does not fit",
-                   (unsigned long)n);
+                   (unsigned long)(n - s->players_size));
         return;
     }
     uint64_t before = s->st.bytes_sent;
@@ -660,8 +664,9 @@ static void send_snapshots(tempo_server *s)
     if (!s->snapshot_pending)
         return;
     if (!s->state_in && s->cfg.arena != NULL) {
-        uint8_t *dst = cs_history_put(&s->hist, s->snapshot_tick, s->cfg.arena_size);
-        memcpy(dst, s->cfg.arena, s->cfg.arena_size);
+        uint8_t *dst = cs_history_put(&s->hist, s->snapshot_tick, s->players_size + s->cfg.arena_size);
+        memcpy(dst, s->played, s->players_size);
+        memcpy(dst + s->players_size, s->cfg.arena, s->cfg.arena_size);
         s->state_in = true;
     }
     if (!s->state_in)
@@ -795,8 +800,9 @@ tempo_result tempo_server_submit_state(tempo_server *s, int32_t frame, const voi
         return TEMPO_E_FRAME;
     if (s->newest_sent == frame + 1)
         return TEMPO_E_STATE; /* sent: clients decode later deltas against it */
-    uint8_t *dst = cs_history_put(&s->hist, frame + 1, size);
-    memcpy(dst, state, size);
+    uint8_t *dst = cs_history_put(&s->hist, frame + 1, s->players_size + size);
+    memcpy(dst, s->played, s->players_size); /* the inputs of `frame`, set by its advance */
+    memcpy(dst + s->players_size, state, size);
     if (s->snapshot_pending && s->snapshot_tick == frame + 1)
         s->state_in = true;
     return TEMPO_OK;

@@ -154,11 +154,25 @@ tempo_drop_reason cs_msg_read_input(const uint8_t *data, size_t size, int slots,
     return TEMPO_DROP_NONE;
 }
 
-size_t cs_msg_write_snapshot_head(uint8_t *out, size_t cap, const cs_msg_prefix *p,
-                                  const cs_msg_snapshot *s, int input_size)
+size_t cs_msg_players_size(int num_players, int input_size)
 {
-    const size_t players = (size_t)s->num_players * (size_t)(1 + input_size);
-    const size_t n = CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD + players + 4;
+    return (size_t)num_players * (size_t)(1 + input_size);
+}
+
+bool cs_msg_players_valid(const uint8_t *players, int num_players, int input_size)
+{
+    uint8_t worst = 0;
+    for (int i = 0; i < num_players; i++) {
+        uint8_t st = players[(size_t)i * (size_t)(1 + input_size)];
+        worst = st > worst ? st : worst;
+    }
+    return worst <= 2;
+}
+
+size_t cs_msg_write_snapshot_head(uint8_t *out, size_t cap, const cs_msg_prefix *p,
+                                  const cs_msg_snapshot *s)
+{
+    const size_t n = CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD;
     if (cap < n)
         return 0;
     cs_msg_put_prefix(out, p);
@@ -168,14 +182,12 @@ size_t cs_msg_write_snapshot_head(uint8_t *out, size_t cap, const cs_msg_prefix 
     o = put(o, (uint32_t)s->input_ack, 4);
     o = put(o, (uint16_t)s->earliness_q8, 2);
     o = put(o, (uint32_t)s->num_players, 2);
-    memcpy(o, s->players, players);
-    o += players;
     put(o, s->state_size, 4);
     return n;
 }
 
 tempo_drop_reason cs_msg_read_snapshot(const uint8_t *data, size_t size, int num_players,
-                                       int input_size, size_t max_state, cs_msg_snapshot *s)
+                                       size_t max_state, cs_msg_snapshot *s)
 {
     cs_msg_prefix p;
     if (!cs_msg_get_prefix(data, size, &p))
@@ -191,15 +203,11 @@ tempo_drop_reason cs_msg_read_snapshot(const uint8_t *data, size_t size, int num
     if (tick > CS_MSG_MAX_TICK || (base != UINT32_MAX && base >= tick) ||
         (iack != UINT32_MAX && iack > CS_MSG_MAX_TICK) || players != (uint32_t)num_players)
         return TEMPO_DROP_BAD_VALUE;
-    s->players = take(&c, (size_t)players * (size_t)(1 + input_size));
     s->state_size = (uint32_t)get(&c, 4);
     if (c.bad)
         return TEMPO_DROP_TRUNCATED;
     if (s->state_size == 0 || s->state_size > max_state)
         return TEMPO_DROP_BAD_VALUE;
-    for (uint32_t i = 0; i < players; i++)
-        if (s->players[i * (uint32_t)(1 + input_size)] > 2)
-            return TEMPO_DROP_BAD_VALUE;
     s->tick = (int32_t)tick;
     s->baseline = base == UINT32_MAX ? -1 : (int32_t)base;
     s->input_ack = iack == UINT32_MAX ? -1 : (int32_t)iack;

@@ -25,8 +25,11 @@
  *     u32 tick T | i32 baseline tick (-1: coded against zeros) |
  *     i32 input ack (the client's inputs are all here up to this tick) |
  *     i16 earliness (ticks * 256, smoothed) | u16 players |
- *     players * (u8 status, input size bytes): the inputs of tick T - 1 |
- *     u32 state size | the state coded against the baseline (wire/delta.h)
+ *     u32 state size | the snapshot block coded against the baseline's
+ *     (wire/delta.h). The block is players * (u8 status, input size
+ *     bytes), the inputs of tick T - 1, then the state: inputs that did
+ *     not change since the baseline cost nothing, and every client that
+ *     acknowledged the same baseline gets the same bytes after the head.
  *   BYE (23), either way: the sender leaves (or kicks); the prefix alone.
  *
  * Readers never read outside [data, data + size), accept exactly the size
@@ -53,7 +56,7 @@
 #define CS_MSG_PREFIX_SIZE 7
 #define CS_MSG_MAX_TICKS 64       /* ticks one INPUT carries at most */
 #define CS_MSG_INPUT_HEAD 9       /* INPUT bytes after the prefix, before the inputs */
-#define CS_MSG_SNAPSHOT_HEAD 16   /* SNAPSHOT bytes after the prefix, before the inputs */
+#define CS_MSG_SNAPSHOT_HEAD 20   /* SNAPSHOT bytes after the prefix, before the delta */
 #define CS_MSG_ACCEPT_SIZE (CS_MSG_PREFIX_SIZE + 15)
 #define CS_MSG_MAX_SLOTS 8        /* slots of one client (the handshake's limit) */
 
@@ -89,8 +92,7 @@ typedef struct cs_msg_snapshot {
     int32_t input_ack;
     int16_t earliness_q8;
     int num_players;
-    const uint8_t *players;  /* num_players * (1 + input_size) bytes */
-    uint32_t state_size;
+    uint32_t state_size;     /* the game state's; the block is the players' before it */
     const uint8_t *delta;
     size_t delta_size;
 } cs_msg_snapshot;
@@ -105,10 +107,15 @@ bool cs_msg_get_prefix(const uint8_t *data, size_t size, cs_msg_prefix *p);
 size_t cs_msg_write_accept(uint8_t *out, size_t cap, const cs_msg_prefix *p, const cs_msg_accept *a);
 size_t cs_msg_write_input(uint8_t *out, size_t cap, const cs_msg_prefix *p, int32_t snapshot_ack,
                           int32_t first, int count, const uint8_t *inputs, size_t input_bytes);
-/* The snapshot's head and player inputs; the caller appends the delta of
- * delta_size bytes right after (at the returned offset). */
+/* The snapshot's head; the caller appends the delta of the block right
+ * after (at the returned offset, CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD). */
 size_t cs_msg_write_snapshot_head(uint8_t *out, size_t cap, const cs_msg_prefix *p,
-                                  const cs_msg_snapshot *s, int input_size);
+                                  const cs_msg_snapshot *s);
+/* Bytes of the players' part of a snapshot block. */
+size_t cs_msg_players_size(int num_players, int input_size);
+/* Whether a decoded block's player statuses are all ones a server sends
+ * (0 confirmed, 1 predicted, 2 no client). */
+bool cs_msg_players_valid(const uint8_t *players, int num_players, int input_size);
 
 /* Readers of the bodies (prefix included). They return TEMPO_DROP_NONE or
  * the reason: TRUNCATED, TRAILING, BAD_VALUE (for ACCEPT: no slot, more
@@ -118,9 +125,10 @@ tempo_drop_reason cs_msg_read_accept(const uint8_t *data, size_t size, cs_msg_ac
  * ticks whose inputs do not fill the body exactly is TRUNCATED or TRAILING. */
 tempo_drop_reason cs_msg_read_input(const uint8_t *data, size_t size, int slots, int input_size,
                                     cs_msg_input *in);
-/* num_players and input_size must equal the receiver's; state_size must be
- * 1..max_state. */
+/* num_players must equal the receiver's; state_size must be 1..max_state.
+ * The delta is checked when it is decoded, and the players' statuses
+ * after (cs_msg_players_valid). */
 tempo_drop_reason cs_msg_read_snapshot(const uint8_t *data, size_t size, int num_players,
-                                       int input_size, size_t max_state, cs_msg_snapshot *s);
+                                       size_t max_state, cs_msg_snapshot *s);
 
 #endif /* TEMPO_WIRE_CS_MSG_H */
