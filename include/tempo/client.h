@@ -249,7 +249,9 @@ typedef struct tempo_client_event {
     int num_slots;
 } tempo_client_event;
 
-/* Take the oldest event: 1 and *ev filled, or 0 if none. */
+/* Take the oldest event: 1 and *ev filled, or 0 if none (or c or ev
+ * NULL). The queue holds 64 events; when it is full, a new event drops the
+ * oldest. */
 TEMPO_API int tempo_client_poll_event(tempo_client *c, tempo_client_event *ev);
 
 typedef struct tempo_client_stats {

@@ -169,7 +169,9 @@ typedef struct tempo_server_event {
     int num_slots;
 } tempo_server_event;
 
-/* Take the oldest event: 1 and *ev filled, or 0 if none. */
+/* Take the oldest event: 1 and *ev filled, or 0 if none (or s or ev
+ * NULL). The queue holds 256 events; when it is full, a new event drops
+ * the oldest. */
 TEMPO_API int tempo_server_poll_event(tempo_server *s, tempo_server_event *ev);
 
 typedef struct tempo_server_client_stats {

@@ -37,6 +37,13 @@ typedef struct tempo_logger {
     tempo_log_level level;
 } tempo_logger;
 
+/* The logger of a config's log, log_ctx and log_level fields. */
+static inline tempo_logger tempo__logger(tempo_log_fn fn, void *ctx, tempo_log_level level)
+{
+    tempo_logger l = {fn, ctx, level};
+    return l;
+}
+
 #if defined(__GNUC__)
 #define TEMPO_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else

@@ -56,6 +56,12 @@ cs_msg_prefix cs_channel_prefix(const cs_channel *ch)
     return p;
 }
 
+void cs_channel_bye_body(const cs_channel *ch, uint8_t body[CS_MSG_PREFIX_SIZE])
+{
+    cs_msg_prefix p = cs_channel_prefix(ch);
+    cs_msg_put_prefix(body, &p);
+}
+
 /* Seal (when the channel has keys) and send one datagram of n bytes in
  * buf, numbered seq. Returns the bytes sent or a negative result. */
 static int emit(cs_channel *ch, uint64_t now, const tempo_transport *t, uint64_t seq, uint8_t *buf,

@@ -53,6 +53,11 @@ void cs_channel_wipe(cs_channel *ch);
 /* The link prefix every body starts with: our acks of its datagrams. */
 cs_msg_prefix cs_channel_prefix(const cs_channel *ch);
 
+/* Goodbyes go as this many copies of a BYE (a lost one costs the other
+ * side a timeout), whose body is the link prefix alone. */
+#define CS_BYE_COPIES 3
+void cs_channel_bye_body(const cs_channel *ch, uint8_t body[CS_MSG_PREFIX_SIZE]);
+
 /* Send body[0..size) of `type`: one datagram, or fragments (size up to
  * FRAG_MAX_PAYLOAD). scratch: TEMPO_MAX_DATAGRAM bytes. Returns the bytes
  * put on the wire (> 0), or a negative tempo_result (TEMPO_E_INVALID_ARG

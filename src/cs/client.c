@@ -25,7 +25,10 @@
 #include <string.h>
 
 #include "cs/client_impl.h"
+#include "cs/config.h"
 #include "cs/slots.h"
+#include "net/intake.h"
+#include "net/link_stats.h"
 #include "wire/cs_msg.h"
 #include "wire/delta.h"
 
@@ -54,18 +57,13 @@ void tempo_client_config_default(tempo_client_config *cfg)
 
 static bool config_valid(const tempo_client_config *c)
 {
-    if (c->num_players < 1 || c->num_players > TEMPO_CS_MAX_PLAYERS)
-        return false;
-    if (c->input_size < 1 || c->input_size > TEMPO_MAX_INPUT_SIZE)
-        return false;
-    if (c->frames_per_second < 1 || c->frames_per_second > 1000)
+    if (!cs_config_common_ok(c->num_players, c->input_size, c->frames_per_second, c->arena,
+                             c->arena_size, c->max_state_size, c->disconnect_timeout_ms,
+                             &c->allocator))
         return false;
     if (c->slots < 1 || c->slots > c->num_players || c->slots > CONNECT_MAX_SLOTS)
         return false;
     if (c->reconcile < TEMPO_RECONCILE_REPLAY || c->reconcile > TEMPO_RECONCILE_DUMB)
-        return false;
-    if (c->arena != NULL ? (c->arena_size < 1 || c->arena_size > TEMPO_CS_MAX_STATE)
-                         : (c->max_state_size < 1 || c->max_state_size > TEMPO_CS_MAX_STATE))
         return false;
     if (c->input_history < 8 || c->input_history > 128)
         return false;
@@ -78,21 +76,12 @@ static bool config_valid(const tempo_client_config *c)
         return false;
     if (c->handshake_timeout_ms < 100 || c->handshake_timeout_ms > 600000)
         return false;
-    if (c->disconnect_timeout_ms < 100 || c->disconnect_timeout_ms > 600000)
-        return false;
-    if ((c->allocator.alloc == NULL) != (c->allocator.free == NULL))
-        return false;
     return true;
 }
 
 void cs_client_push_event(tempo_client *c, const tempo_client_event *ev)
 {
-    if (c->ev_count == CS_CLIENT_EVENTS) {
-        c->ev_head = (c->ev_head + 1) % CS_CLIENT_EVENTS;
-        c->ev_count--;
-    }
-    c->events[(c->ev_head + c->ev_count) % CS_CLIENT_EVENTS] = *ev;
-    c->ev_count++;
+    c->events[event_ring_push(&c->ev)] = *ev;
 }
 
 void tempo_client_destroy(tempo_client *c)
@@ -139,9 +128,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
     c->cfg = *cfg;
     c->tr = *transport;
     c->server = *server;
-    c->log.fn = cfg->log;
-    c->log.ctx = cfg->log_ctx;
-    c->log.level = cfg->log_level;
+    c->log = tempo__logger(cfg->log, cfg->log_ctx, cfg->log_level);
     c->tick_us = 1000000u / (uint64_t)cfg->frames_per_second;
     c->state_cap = cfg->arena != NULL ? cfg->arena_size : cfg->max_state_size;
     const tempo_allocator *a = &c->cfg.allocator;
@@ -191,6 +178,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
     tc.min_margin_ticks = cfg->min_margin_ticks;
     tc.max_margin_ticks = cfg->max_margin_ticks;
     cs_ticksync_init(&c->ts, &tc);
+    event_ring_init(&c->ev, CS_CLIENT_EVENTS);
     c->state = TEMPO_CLIENT_CONNECTING;
     c->st.server_frame = -1;
     c->st.unauthenticated = !cfg->has_token;
@@ -436,6 +424,12 @@ static void on_datagram(tempo_client *c, const tempo_address *from, uint8_t *dat
     on_body(c, type, body, n);
 }
 
+static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
+{
+    on_datagram(ctx, from, data, size);
+    return true;
+}
+
 /* ---- sending ----------------------------------------------------------------- */
 
 static void send_body(tempo_client *c, uint8_t type, const uint8_t *body, size_t n)
@@ -491,14 +485,7 @@ static void poll_once(tempo_client *c, uint64_t now_us)
         c->now_us = now_us;
     if (!c->gate_up && c->state == TEMPO_CLIENT_CONNECTING && !gate_start(c))
         return;
-    for (int k = 0; k < RECV_PER_POLL; k++) {
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int n = c->tr.recv(c->tr.ctx, &from, c->recv, sizeof c->recv);
-        if (n <= 0)
-            break;
-        on_datagram(c, &from, c->recv, (size_t)n);
-    }
+    (void)net_intake(&c->tr, c->recv, sizeof c->recv, RECV_PER_POLL, take, c);
     if (c->state == TEMPO_CLIENT_CONNECTING) {
         if (gate_client_update(&c->gate, c->now_us) == GATE_CLIENT_TIMED_OUT) {
             set_state(c, TEMPO_CLIENT_TIMED_OUT, TEMPO_CLIENT_EVENT_TIMED_OUT);
@@ -617,9 +604,8 @@ tempo_result tempo_client_disconnect(tempo_client *c)
     if (c->state != TEMPO_CLIENT_CONNECTED)
         return TEMPO_E_STATE;
     uint8_t body[CS_MSG_PREFIX_SIZE];
-    cs_msg_prefix p = cs_channel_prefix(&c->ch);
-    cs_msg_put_prefix(body, &p);
-    for (int k = 0; k < 3; k++)
+    cs_channel_bye_body(&c->ch, body);
+    for (int k = 0; k < CS_BYE_COPIES; k++)
         send_body(c, CS_MSG_BYE, body, sizeof body);
     (void)tempo_transport_flush(&c->tr);
     c->state = TEMPO_CLIENT_DISCONNECTED;
@@ -628,11 +614,12 @@ tempo_result tempo_client_disconnect(tempo_client *c)
 
 int tempo_client_poll_event(tempo_client *c, tempo_client_event *ev)
 {
-    if (c == NULL || ev == NULL || c->ev_count == 0)
+    if (c == NULL || ev == NULL)
         return 0;
-    *ev = c->events[c->ev_head];
-    c->ev_head = (c->ev_head + 1) % CS_CLIENT_EVENTS;
-    c->ev_count--;
+    int i = event_ring_pop(&c->ev);
+    if (i < 0)
+        return 0;
+    *ev = c->events[i];
     return 1;
 }
 
@@ -646,10 +633,10 @@ tempo_result tempo_client_get_stats(const tempo_client *c, tempo_client_stats *o
     out->margin_ticks = cs_ticksync_margin(&c->ts);
     out->dilation = c->started ? cs_ticksync_dilation(&c->ts) : 0.0;
     if (c->channel_up) {
-        const net_link *l = &c->ch.link;
-        out->rtt_ms = (double)link_rtt_us(l) / 1000.0;
-        out->jitter_ms = (double)link_jitter_us(l) / 1000.0;
-        out->loss = link_loss_in(l);
+        const net_link_stats ls = link_stats(&c->ch.link);
+        out->rtt_ms = ls.rtt_ms;
+        out->jitter_ms = ls.jitter_ms;
+        out->loss = ls.loss_in;
     }
     if (c->started && c->newest >= 0) {
         double since = (double)(c->now_us - c->newest_us) / (double)c->tick_us;

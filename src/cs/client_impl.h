@@ -10,6 +10,7 @@
 #include "tempo/client.h"
 
 #include "base/common.h"
+#include "base/event_ring.h"
 #include "cs/channel.h"
 #include "cs/snapshot.h"
 #include "cs/ticksync.h"
@@ -82,7 +83,7 @@ struct tempo_client {
     uint8_t body[TEMPO_MAX_DATAGRAM];
 
     tempo_client_event events[CS_CLIENT_EVENTS];
-    int ev_head, ev_count;
+    event_ring ev;                /* which of events[] are held, oldest first */
     tempo_client_stats st;
 };
 

@@ -64,6 +64,17 @@ static void keep(tempo_client *c, int32_t t)
         }
 }
 
+/* The plan's next request, cleared: `kind` of tick t, no save slot. */
+static tempo_request *next_request(tempo_client *c, int *n, tempo_request_kind kind, int32_t t)
+{
+    tempo_request *r = &c->req[(*n)++];
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->frame = t;
+    r->slot = -1;
+    return r;
+}
+
 /* Append ADVANCE(t): kept local inputs, the others as reported. */
 static void plan_advance(tempo_client *c, int *n, int32_t t, bool resim)
 {
@@ -89,15 +100,10 @@ static void plan_advance(tempo_client *c, int *n, int32_t t, bool resim)
             stt[p] = c->reported_status[p];
         }
     }
-    tempo_request *r = &c->req[*n];
-    memset(r, 0, sizeof *r);
-    r->kind = TEMPO_REQUEST_ADVANCE;
-    r->frame = t;
-    r->slot = -1;
+    tempo_request *r = next_request(c, n, TEMPO_REQUEST_ADVANCE, t);
     r->inputs = in;
     r->status = stt;
     r->resimulating = resim;
-    (*n)++;
 }
 
 /* The game state of the snapshot of tick t (its block after the players'
@@ -123,14 +129,9 @@ static void plan_load(tempo_client *c, int *n, int32_t t)
         memcpy(c->cfg.arena, state, size < c->cfg.arena_size ? size : c->cfg.arena_size);
         return;
     }
-    tempo_request *r = &c->req[*n];
-    memset(r, 0, sizeof *r);
-    r->kind = TEMPO_REQUEST_LOAD;
-    r->frame = t;
-    r->slot = -1;
+    tempo_request *r = next_request(c, n, TEMPO_REQUEST_LOAD, t);
     r->state = state;
     r->state_size = size;
-    (*n)++;
 }
 
 /* Arena mode: how far the server's state of t is from our prediction of it. */

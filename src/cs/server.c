@@ -48,21 +48,24 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "base/event_ring.h"
 #include "cs/channel.h"
+#include "cs/config.h"
 #include "cs/server_input.h"
 #include "cs/slots.h"
 #include "cs/snapshot.h"
 #include "net/addr_map.h"
 #include "net/gate.h"
+#include "net/intake.h"
+#include "net/link_stats.h"
 #include "net/receive.h"
 #include "wire/cs_msg.h"
 #include "wire/delta.h"
 #include "wire/fragment.h"
 
-#define EVENT_RING 256
+#define EVENTS 256
 #define RECV_PER_POLL 4096   /* datagrams taken in one poll at most */
 #define ACCEPT_RETRY_US 100000u
-#define BYE_COPIES 3
 #define COOKIE_ROTATE_US 60000000u /* a new cookie key each minute (cookies live 10 s) */
 #define DELTA_CACHE 4        /* deltas of one snapshot kept for clients sharing a baseline */
 
@@ -136,8 +139,8 @@ struct tempo_server {
     uint8_t dgram[TEMPO_MAX_DATAGRAM];
     uint8_t recv[TEMPO_MAX_DATAGRAM + 1];
 
-    tempo_server_event events[EVENT_RING];
-    int ev_head, ev_count;
+    tempo_server_event events[EVENTS];
+    event_ring ev;               /* which of events[] are held, oldest first */
     tempo_server_stats st;
 };
 
@@ -161,40 +164,26 @@ void tempo_server_config_default(tempo_server_config *cfg)
 
 static bool config_valid(const tempo_server_config *c)
 {
-    if (c->num_players < 1 || c->num_players > TEMPO_CS_MAX_PLAYERS)
-        return false;
-    if (c->input_size < 1 || c->input_size > TEMPO_MAX_INPUT_SIZE)
+    if (!cs_config_common_ok(c->num_players, c->input_size, c->frames_per_second, c->arena,
+                             c->arena_size, c->max_state_size, c->disconnect_timeout_ms,
+                             &c->allocator))
         return false;
     if (c->max_clients < 1 || c->max_clients > TEMPO_CS_MAX_CLIENTS || c->max_clients > c->num_players)
         return false;
     if (c->max_slots_per_client < 1 || c->max_slots_per_client > c->num_players)
         return false;
-    if (c->frames_per_second < 1 || c->frames_per_second > 1000)
-        return false;
     if (c->snapshot_interval < 1 || c->snapshot_interval > 60)
-        return false;
-    if (c->arena != NULL ? (c->arena_size < 1 || c->arena_size > TEMPO_CS_MAX_STATE)
-                         : (c->max_state_size < 1 || c->max_state_size > TEMPO_CS_MAX_STATE))
         return false;
     if (c->snapshot_history < 2 || c->snapshot_history > CS_HISTORY_MAX)
         return false;
     if (c->input_window < 1 || c->input_window > 128)
-        return false;
-    if (c->disconnect_timeout_ms < 100 || c->disconnect_timeout_ms > 600000)
-        return false;
-    if ((c->allocator.alloc == NULL) != (c->allocator.free == NULL))
         return false;
     return true;
 }
 
 static void push_event(tempo_server *s, const tempo_server_event *ev)
 {
-    if (s->ev_count == EVENT_RING) { /* the oldest goes */
-        s->ev_head = (s->ev_head + 1) % EVENT_RING;
-        s->ev_count--;
-    }
-    s->events[(s->ev_head + s->ev_count) % EVENT_RING] = *ev;
-    s->ev_count++;
+    s->events[event_ring_push(&s->ev)] = *ev;
 }
 
 /* A cookie key: from the seed when one is given (tests, replays), else
@@ -246,9 +235,7 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
         return TEMPO_E_NO_MEMORY;
     s->cfg = *cfg;
     s->tr = *transport;
-    s->log.fn = cfg->log;
-    s->log.ctx = cfg->log_ctx;
-    s->log.level = cfg->log_level;
+    s->log = tempo__logger(cfg->log, cfg->log_ctx, cfg->log_level);
     s->tick_us = 1000000u / (uint64_t)cfg->frames_per_second;
     s->state_cap = cfg->arena != NULL ? cfg->arena_size : cfg->max_state_size;
     const tempo_allocator *a = &s->cfg.allocator;
@@ -287,6 +274,7 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     }
     cs_history_init(&s->hist, cfg->snapshot_history, block_cap, hist);
     s->newest_sent = -1;
+    event_ring_init(&s->ev, EVENTS);
 
     uint8_t key[TEMPO_KEY_SIZE];
     /* seeded: the same keys every run; else the address adds a little */
@@ -295,15 +283,9 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     draw_key(s, key);
     addr_map_init(&s->by_addr, s->by_addr.e, cfg->max_clients, key);
     draw_key(s, key);
-    gate_server_config gc;
-    memset(&gc, 0, sizeof gc);
-    gc.protocol_id = cfg->protocol_id;
-    gc.has_private_key = cfg->has_private_key;
-    memcpy(gc.private_key, cfg->private_key, TEMPO_KEY_SIZE);
-    gc.self = cfg->self;
-    int r = gate_server_init(&s->gate, &gc, key);
+    int r = gate_server_open(&s->gate, cfg->protocol_id, cfg->has_private_key, cfg->private_key,
+                             &cfg->self, key);
     seal_wipe(key, sizeof key);
-    seal_wipe(&gc, sizeof gc);
     if (r != TEMPO_OK) {
         tempo_server_destroy(s);
         return r == TEMPO_E_UNSUPPORTED ? TEMPO_E_UNSUPPORTED : TEMPO_E_INVALID_ARG;
@@ -355,9 +337,8 @@ static void drop_client(tempo_server *s, int i, bool timed_out, bool say_bye)
     cs_client *c = &s->clients[i];
     if (say_bye) {
         uint8_t body[CS_MSG_PREFIX_SIZE];
-        cs_msg_prefix p = cs_channel_prefix(&c->ch);
-        cs_msg_put_prefix(body, &p);
-        for (int k = 0; k < BYE_COPIES; k++)
+        cs_channel_bye_body(&c->ch, body);
+        for (int k = 0; k < CS_BYE_COPIES; k++)
             send_body(s, c, CS_MSG_BYE, body, sizeof body);
     }
     for (int p = c->first_slot; p < c->first_slot + c->num_slots; p++) {
@@ -389,15 +370,6 @@ static void drop_client(tempo_server *s, int i, bool timed_out, bool say_bye)
     seal_wipe(key, sizeof key);
 }
 
-/* Two keys compared in constant time. */
-static bool same_key(const uint8_t *a, const uint8_t *b)
-{
-    uint8_t d = 0;
-    for (int i = 0; i < SEAL_KEY_SIZE; i++)
-        d |= (uint8_t)(a[i] ^ b[i]);
-    return d == 0;
-}
-
 /* Whether record c still guards a closed connection at now. */
 static bool guards(const cs_client *c, uint64_t now) { return c->closed && now < c->closed_until_us; }
 
@@ -408,7 +380,7 @@ static void admit(tempo_server *s, gate_admit *ad)
     for (int i = 0; i < s->cfg.max_clients; i++) {
         cs_client *c = &s->clients[i];
         if (ad->sealed && guards(c, s->now_us) && tempo_address_equal(&c->closed_addr, &ad->address) &&
-            same_key(c->closed_key, ad->keys.recv_key)) {
+            seal_key_equal(c->closed_key, ad->keys.recv_key)) {
             s->st.dropped_replay++; /* a copy of a closed connection's response */
             return;
         }
@@ -599,6 +571,12 @@ static void on_datagram(tempo_server *s, const tempo_address *from, uint8_t *dat
         s->st.dropped_unknown++;
 }
 
+static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
+{
+    on_datagram(ctx, from, data, size);
+    return true;
+}
+
 /* ---- snapshots --------------------------------------------------------- */
 
 static void send_snapshot(tempo_server *s, int ci, const uint8_t *state, size_t n)
@@ -689,14 +667,7 @@ tempo_result tempo_server_poll(tempo_server *s, uint64_t now_us)
         return TEMPO_E_INVALID_ARG;
     if (now_us > s->now_us)
         s->now_us = now_us;
-    for (int k = 0; k < RECV_PER_POLL; k++) {
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int n = s->tr.recv(s->tr.ctx, &from, s->recv, sizeof s->recv);
-        if (n <= 0)
-            break;
-        on_datagram(s, &from, s->recv, (size_t)n);
-    }
+    (void)net_intake(&s->tr, s->recv, sizeof s->recv, RECV_PER_POLL, take, s);
     for (int i = 0; i < s->cfg.max_clients; i++) {
         cs_client *c = &s->clients[i];
         if (!c->used)
@@ -812,11 +783,12 @@ tempo_result tempo_server_submit_state(tempo_server *s, int32_t frame, const voi
 
 int tempo_server_poll_event(tempo_server *s, tempo_server_event *ev)
 {
-    if (s == NULL || ev == NULL || s->ev_count == 0)
+    if (s == NULL || ev == NULL)
         return 0;
-    *ev = s->events[s->ev_head];
-    s->ev_head = (s->ev_head + 1) % EVENT_RING;
-    s->ev_count--;
+    int i = event_ring_pop(&s->ev);
+    if (i < 0)
+        return 0;
+    *ev = s->events[i];
     return 1;
 }
 
@@ -826,9 +798,7 @@ tempo_result tempo_server_get_stats(const tempo_server *s, tempo_server_stats *o
         return TEMPO_E_INVALID_ARG;
     *out = s->st;
     out->frame = s->frame;
-    out->handshake_refused = 0;
-    for (int r = 0; r < CONNECT_REFUSAL_COUNT_; r++)
-        out->handshake_refused += s->gate.stats.refused[r];
+    out->handshake_refused = gate_server_refused(&s->gate);
     return TEMPO_OK;
 }
 
@@ -846,15 +816,15 @@ tempo_result tempo_server_get_client_stats(const tempo_server *s, int client,
     out->last_input_tick = -1;
     if (!c->used)
         return TEMPO_OK;
-    const net_link *l = &c->ch.link;
+    const net_link_stats ls = link_stats(&c->ch.link);
     out->client_id = c->sealed ? c->client_id : 0;
     out->slots = cs_slot_mask(c->first_slot, c->num_slots);
     out->first_slot = c->first_slot;
     out->num_slots = c->num_slots;
     out->address = c->ch.to;
-    out->rtt_ms = (double)link_rtt_us(l) / 1000.0;
-    out->jitter_ms = (double)link_jitter_us(l) / 1000.0;
-    out->loss = link_loss_in(l);
+    out->rtt_ms = ls.rtt_ms;
+    out->jitter_ms = ls.jitter_ms;
+    out->loss = ls.loss_in;
     out->earliness_ticks = c->earliness;
     out->late_inputs = c->late_inputs;
     out->inputs_dropped = c->inputs_dropped;
@@ -863,10 +833,10 @@ tempo_result tempo_server_get_client_stats(const tempo_server *s, int client,
     out->snapshots_sent = c->snapshots_sent;
     out->snapshot_bytes = c->snapshot_bytes;
     out->full_snapshots = c->full_snapshots;
-    out->bytes_sent = l->bytes_sent;
-    out->bytes_received = l->bytes_received;
-    out->packets_sent = l->packets_sent;
-    out->packets_received = l->packets_received;
+    out->bytes_sent = ls.bytes_sent;
+    out->bytes_received = ls.bytes_received;
+    out->packets_sent = ls.packets_sent;
+    out->packets_received = ls.packets_received;
     return TEMPO_OK;
 }
 

@@ -114,9 +114,8 @@ tempo_result tempo_lockstep_create(const tempo_lockstep_config *cfg,
         return TEMPO_E_NO_MEMORY;
     ls->cfg = *cfg;
     ls->tr = *transport;
-    ls->log.fn = cfg->log;
-    ls->log.ctx = cfg->log_ctx;
-    ls->log.level = TEMPO_LOG_INFO;
+    ls->log = tempo__logger(cfg->log, cfg->log_ctx, TEMPO_LOG_INFO);
+    event_ring_init(&ls->ev, LS_EVENTS);
     ls->keyed = cfg->has_match_key;
     ls->config_hash = config_hash(cfg);
     tempo_rng_seed(&ls->rng, cfg->random_seed, cfg->session_id);
@@ -675,11 +674,10 @@ int tempo_lockstep_next_event(tempo_lockstep *ls, tempo_lockstep_event *out)
 {
     if (!ls || !out)
         return TEMPO_E_INVALID_ARG;
-    if (ls->ev_count == 0)
+    int i = event_ring_pop(&ls->ev);
+    if (i < 0)
         return 0;
-    *out = ls->ev[ls->ev_head];
-    ls->ev_head = (ls->ev_head + 1) % LS_EVENTS;
-    ls->ev_count--;
+    *out = ls->events[i];
     return 1;
 }
 
@@ -688,6 +686,7 @@ tempo_result tempo_lockstep_get_stats(const tempo_lockstep *ls, tempo_lockstep_s
     if (!ls || !out)
         return TEMPO_E_INVALID_ARG;
     *out = ls->st;
+    out->events_dropped = ls->ev.dropped;
     out->running = ls->running && !ls->ended;
     out->turn = ls->executed;
     out->turn_ms = ls->len_ms;

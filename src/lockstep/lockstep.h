@@ -15,6 +15,7 @@
 #include "tempo/lockstep.h"
 
 #include "base/common.h"
+#include "base/event_ring.h"
 #include "net/gate.h"
 #include "net/link.h"
 #include "tempo/rng.h"
@@ -139,8 +140,8 @@ struct tempo_lockstep {
     uint32_t hist_ms[TEMPO_LOCKSTEP_HISTORY];
     int nhist;                /* switches ever recorded */
 
-    tempo_lockstep_event ev[LS_EVENTS];
-    int ev_head, ev_count;
+    tempo_lockstep_event events[LS_EVENTS];
+    event_ring ev;            /* which of events[] are held, oldest first; its drops */
 
     tempo_lockstep_stats st;
     uint64_t latency_sum_us;

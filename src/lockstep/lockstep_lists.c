@@ -53,13 +53,7 @@ int lockstep_host_of(const tempo_lockstep *ls, int32_t turn)
 
 void lockstep_push_event(tempo_lockstep *ls, const tempo_lockstep_event *e)
 {
-    if (ls->ev_count == LS_EVENTS) { /* the oldest goes */
-        ls->ev_head = (ls->ev_head + 1) % LS_EVENTS;
-        ls->ev_count--;
-        ls->st.events_dropped++;
-    }
-    ls->ev[(ls->ev_head + ls->ev_count) % LS_EVENTS] = *e;
-    ls->ev_count++;
+    ls->events[event_ring_push(&ls->ev)] = *e;
 }
 
 void lockstep_event(tempo_lockstep *ls, tempo_lockstep_event_kind kind, int player)

@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "net/intake.h"
 #include "net/receive.h"
 #include "wire/packet.h"
 
@@ -102,6 +103,20 @@ static uint16_t ms16(uint64_t us)
     return (uint16_t)(ms >= TURN_RTT_UNKNOWN ? TURN_RTT_UNKNOWN - 1u : ms);
 }
 
+/* Append player's held list of turn to the TURNS message t (the caller
+ * checked there is room). */
+static void put_list(turn_turns *t, int player, int32_t turn, const ls_list *l)
+{
+    turn_list *w = &t->list[t->nlists++];
+    w->player = (uint8_t)player;
+    w->flags = l->flags;
+    w->turn = turn;
+    w->length_ms = l->length_ms;
+    w->count = l->count;
+    w->cmds_size = l->size;
+    w->cmds = l->cmds;
+}
+
 /* A lost player's lists we hold and e said it lacks, forwarded unchanged
  * so every survivor can run up to the agreed cut. */
 static void forward_lost(tempo_lockstep *ls, const ls_peer *e, turn_turns *t)
@@ -117,14 +132,7 @@ static void forward_lost(tempo_lockstep *ls, const ls_peer *e, turn_turns *t)
             const ls_list *l = lockstep_held(ls, x, turn);
             if (!l)
                 continue;
-            turn_list *w = &t->list[t->nlists++];
-            w->player = (uint8_t)x;
-            w->flags = l->flags;
-            w->turn = turn;
-            w->length_ms = l->length_ms;
-            w->count = l->count;
-            w->cmds_size = l->size;
-            w->cmds = l->cmds;
+            put_list(t, x, turn, l);
         }
     }
 }
@@ -164,14 +172,7 @@ static void send_turns(tempo_lockstep *ls, ls_peer *e, int player)
         const ls_list *l = lockstep_held(ls, player, turn);
         if (!l)
             break; /* not expected: own lists are held until acknowledged */
-        turn_list *w = &t->list[t->nlists++];
-        w->player = (uint8_t)player;
-        w->flags = l->flags;
-        w->turn = turn;
-        w->length_ms = l->length_ms;
-        w->count = l->count;
-        w->cmds_size = l->size;
-        w->cmds = l->cmds;
+        put_list(t, player, turn, l);
     }
     forward_lost(ls, e, t);
     e->sent_lost = ls->lost_mask;
@@ -432,16 +433,17 @@ static void on_datagram(tempo_lockstep *ls, const tempo_address *from, size_t si
         dispatch(ls, player, &ls->msg);
 }
 
+static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
+{
+    (void)data; /* ls->dgram, which on_datagram reads */
+    on_datagram(ctx, from, size);
+    return true;
+}
+
 void lockstep_receive_all(tempo_lockstep *ls)
 {
-    for (int i = 0; i < LS_RECV_BUDGET; i++) { /* bounded: a flood cannot hold the tick */
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int got = ls->tr.recv(ls->tr.ctx, &from, ls->dgram, sizeof ls->dgram);
-        if (got <= 0)
-            break;
-        on_datagram(ls, &from, (size_t)got);
-    }
+    /* bounded: a flood cannot hold the tick */
+    (void)net_intake(&ls->tr, ls->dgram, sizeof ls->dgram, LS_RECV_BUDGET, take, ls);
 }
 
 /* ---- links and the poll's sending ------------------------------------------------------ */

@@ -27,6 +27,7 @@
 
 #include <string.h>
 
+#include "net/intake.h"
 #include "net/receive.h"
 #include "relay/relay_msg.h"
 #include "wire/connect.h"
@@ -312,19 +313,20 @@ tempo_result lockstep_relay_open(tempo_lockstep *ls)
     return TEMPO_OK;
 }
 
+static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
+{
+    (void)data; /* ls->dgram, which on_datagram reads */
+    on_datagram(ctx, from, size);
+    return true;
+}
+
 void lockstep_relay_poll(tempo_lockstep *ls)
 {
     ls_relay *rl = ls->relay;
     if (rl->phase == LR_ENDED)
         return;
-    for (int i = 0; i < LS_RECV_BUDGET; i++) { /* bounded: a flood cannot hold the tick */
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int got = ls->tr.recv(ls->tr.ctx, &from, ls->dgram, sizeof ls->dgram);
-        if (got <= 0)
-            break;
-        on_datagram(ls, &from, (size_t)got);
-    }
+    /* bounded: a flood cannot hold the tick */
+    (void)net_intake(&ls->tr, ls->dgram, sizeof ls->dgram, LS_RECV_BUDGET, take, ls);
     if (rl->phase == LR_ENDED)
         return;
     if (rl->phase == LR_CONNECTING) {

@@ -34,7 +34,9 @@
 #include "session/backend.h"
 #include "session/link_stats.h"
 #include "net/gate.h"
+#include "net/intake.h"
 #include "net/link.h"
+#include "net/link_stats.h"
 #include "net/receive.h"
 #include "relay/relay_msg.h"
 #include "wire/replay_window.h"
@@ -193,18 +195,6 @@ static void send_body(relay_member_state *m, uint8_t type, size_t body)
         m->send_errors++;
 }
 
-static relay_acks acks_of(const relay_member_state *m)
-{
-    relay_acks a = {0, 0};
-    uint64_t ack;
-    uint32_t bits;
-    if (link_ack_out(&m->link, &ack, &bits)) {
-        a.ack = (uint16_t)ack;
-        a.bits = bits;
-    }
-    return a;
-}
-
 static void send_join(relay_member_state *m)
 {
     tempo_relay_join j;
@@ -268,7 +258,7 @@ static void send_inputs(relay_member_state *m)
         if (!ok)
             break;
     }
-    relay_acks a = acks_of(m);
+    relay_acks a = relay_acks_of(&m->link);
     size_t body = relay_input_write(m->out + PACKET_HEADER_SIZE, &a, m->finalized, first,
                                     m->local_mask, count,
                                     m->scratch, relay_input_frame_size(m->nlocal, m->cfg->input_size),
@@ -355,9 +345,7 @@ static void on_frames(relay_member_state *m, const relay_frames_msg *msg, bool n
     relay_frames_msg f = *msg;
     if (m->phase == MEMBER_JOINING)
         m->phase = MEMBER_IN; /* the welcome was lost; frames say we are in */
-    uint64_t ack = packet_sequence_recover(f.acks.ack, link_next_seq(&m->link) - 1);
-    if (m->link.packets_sent > 0)
-        (void)link_on_ack(&m->link, m->clock->now_us, ack, f.acks.bits);
+    relay_acks_take(&m->link, m->clock->now_us, &f.acks);
     if (newest && (f.flags & RELAY_FLAG_STARTED)) {
         m->started = true;
         m->relay_clock = f.clock;
@@ -523,6 +511,14 @@ static double target_frame(const relay_member_state *m)
     return (double)m->relay_clock + since * fps / 1e6 + 1.0;
 }
 
+static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
+{
+    relay_member_state *m = ctx;
+    (void)data; /* m->buf, which on_datagram reads */
+    on_datagram(m, from, size);
+    return m->phase != MEMBER_ENDED;
+}
+
 static void member_poll(void *b)
 {
     relay_member_state *m = b;
@@ -537,16 +533,8 @@ static void member_poll(void *b)
         }
     }
     uint64_t now = m->clock->now_us;
-    for (int i = 0; i < 4096; i++) {
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int got = m->transport.recv(m->transport.ctx, &from, m->buf, sizeof m->buf);
-        if (got <= 0)
-            break;
-        on_datagram(m, &from, (size_t)got);
-        if (m->phase == MEMBER_ENDED)
-            return;
-    }
+    if (net_intake(&m->transport, m->buf, sizeof m->buf, 4096, take, m) == NET_INTAKE_STOPPED)
+        return; /* a datagram ended the membership */
     if (m->phase == MEMBER_CONNECTING) {
         gate_client_state gs = gate_client_update(&m->gate, now);
         if (gs == GATE_CLIENT_TIMED_OUT || gs == GATE_CLIENT_DENIED) {
@@ -724,7 +712,7 @@ static tempo_result relay_member_info(const void *b, tempo_relay_member_info *ou
                                                   (double)m->cfg->frames_per_second / 2e6)
                                   : 0;
     out->finalized = m->finalized;
-    out->rtt_ms = (double)link_rtt_us(&m->link) / 1000.0;
+    out->rtt_ms = link_stats(&m->link).rtt_ms;
     return TEMPO_OK;
 }
 

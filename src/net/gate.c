@@ -66,6 +66,29 @@ int gate_server_init(gate_server *g, const gate_server_config *cfg,
     return TEMPO_OK;
 }
 
+int gate_server_open(gate_server *g, uint64_t protocol_id, bool has_private_key,
+                     const uint8_t private_key[TEMPO_KEY_SIZE], const tempo_address *self,
+                     const uint8_t cookie_key[TEMPO_KEY_SIZE])
+{
+    gate_server_config gc;
+    memset(&gc, 0, sizeof gc);
+    gc.protocol_id = protocol_id;
+    gc.has_private_key = has_private_key;
+    memcpy(gc.private_key, private_key, TEMPO_KEY_SIZE);
+    gc.self = *self;
+    int r = gate_server_init(g, &gc, cookie_key);
+    seal_wipe(&gc, sizeof gc);
+    return r;
+}
+
+uint64_t gate_server_refused(const gate_server *g)
+{
+    uint64_t n = 0;
+    for (int r = 0; r < CONNECT_REFUSAL_COUNT_; r++)
+        n += g->stats.refused[r];
+    return n;
+}
+
 void gate_server_rotate(gate_server *g, const uint8_t cookie_key[TEMPO_KEY_SIZE])
 {
     memcpy(g->previous_key, g->cookie_key, TEMPO_KEY_SIZE);

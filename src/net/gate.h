@@ -128,6 +128,18 @@ typedef enum gate_outcome {
 int gate_server_init(gate_server *g, const gate_server_config *cfg,
                      const uint8_t cookie_key[TEMPO_KEY_SIZE]);
 
+/* gate_server_init as the server and the relay start theirs, from their
+ * public configs' fields (the cookie lifetime default); the config made on
+ * the way, which held the private key, is wiped. Returns as
+ * gate_server_init. */
+int gate_server_open(gate_server *g, uint64_t protocol_id, bool has_private_key,
+                     const uint8_t private_key[TEMPO_KEY_SIZE], const tempo_address *self,
+                     const uint8_t cookie_key[TEMPO_KEY_SIZE]);
+
+/* Handshake datagrams refused, every reason together: what a server's and
+ * a relay's statistics show as handshake_refused. */
+uint64_t gate_server_refused(const gate_server *g);
+
 /* Start issuing cookies under a new key; the current one is still
  * accepted until the next rotation. Rotate no more often than the cookie
  * lifetime, or fresh cookies die early. */

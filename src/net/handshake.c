@@ -29,15 +29,7 @@ bool link_handshake_due(const net_link *l, uint64_t now)
 uint32_t link_handshake_request(net_link *l, uint64_t now, tempo_rng *rng)
 {
     link_handshake *h = &l->hs;
-    int slot = 0; /* a free slot, else the oldest request */
-    for (int i = 0; i < LINK_NONCES; i++) {
-        if (h->nonce[i] == 0) {
-            slot = i;
-            break;
-        }
-        if (h->nonce_sent_us[i] < h->nonce_sent_us[slot])
-            slot = i;
-    }
+    int slot = link_slot_to_reuse(h->nonce, h->nonce_sent_us, LINK_NONCES);
     h->nonce[slot] = 0;
     uint32_t nonce;
     bool taken;

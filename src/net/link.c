@@ -411,20 +411,24 @@ bool link_ping_due(const net_link *l, uint64_t now)
     return l->state == LINK_ESTABLISHED && now >= l->next_ping_us && link_may_send(l, now);
 }
 
+int link_slot_to_reuse(const uint32_t *ids, const uint64_t *sent_us, int n)
+{
+    int slot = 0;
+    for (int i = 0; i < n; i++) {
+        if (ids[i] == 0)
+            return i;
+        if (sent_us[i] < sent_us[slot])
+            slot = i;
+    }
+    return slot;
+}
+
 uint32_t link_ping_sent(net_link *l, uint64_t now)
 {
     uint32_t id = l->ping_id_next++;
     if (l->ping_id_next == 0)
         l->ping_id_next = 1;
-    int slot = 0; /* a free slot, else the oldest ping: it is not coming back */
-    for (int i = 0; i < LINK_PINGS; i++) {
-        if (l->ping_id[i] == 0) {
-            slot = i;
-            break;
-        }
-        if (l->ping_sent_us[i] < l->ping_sent_us[slot])
-            slot = i;
-    }
+    int slot = link_slot_to_reuse(l->ping_id, l->ping_sent_us, LINK_PINGS);
     l->ping_id[slot] = id;
     l->ping_sent_us[slot] = now;
     l->next_ping_us = now + l->cfg.ping_us;

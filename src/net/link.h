@@ -213,6 +213,10 @@ void link_close(net_link *l);
 
 /* ---- round trips and jitter ----------------------------------------------- */
 
+/* Of n outstanding requests (ids[i] 0: a free slot; sent_us[i] when sent):
+ * the slot a new one takes, the first free one, else the oldest, whose
+ * answer is not coming back. Pings and handshake nonces both keep theirs so. */
+int link_slot_to_reuse(const uint32_t *ids, const uint64_t *sent_us, int n);
 /* A ping is due: established, the period passed, the throttle allows. */
 bool link_ping_due(const net_link *l, uint64_t now);
 /* A ping goes out at `now`: returns the id it carries (never 0). */

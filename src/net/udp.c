@@ -56,6 +56,23 @@ static bool from_sockaddr(const struct sockaddr_storage *ss, tempo_address *a)
     return false;
 }
 
+#ifndef __linux__
+/* No batch send on this system (Winsock, the BSDs, macOS): a batching
+ * socket sends at once. */
+int tempo__udp_os_flush(tempo_udp *u)
+{
+    (void)u;
+    return 0;
+}
+
+bool tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
+                         const uint8_t *data, size_t size)
+{
+    (void)u, (void)ss, (void)len, (void)data, (void)size;
+    return false;
+}
+#endif
+
 static int udp_send(void *ctx, const tempo_address *to, const uint8_t *data, size_t size)
 {
     tempo_udp *u = ctx;

@@ -242,20 +242,7 @@ bool tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t
     q->size[i] = size;
     return true;
 }
-#else
-int tempo__udp_os_flush(tempo_udp *u)
-{
-    (void)u;
-    return 0;
-}
-
-bool tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
-                         const uint8_t *data, size_t size)
-{
-    (void)u, (void)ss, (void)len, (void)data, (void)size;
-    return false; /* no batch send here */
-}
-#endif
+#endif /* __linux__: elsewhere udp.c's stubs send at once */
 
 static bool set_nonblocking_cloexec(int fd)
 {

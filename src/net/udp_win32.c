@@ -120,20 +120,6 @@ static void size_buffers(tempo_udp *u, uint32_t recv_bytes, uint32_t send_bytes)
         u->stats.recv_buffer_bytes = (uint64_t)granted;
 }
 
-/* Winsock has no batch send: a batching socket sends at once. */
-int tempo__udp_os_flush(tempo_udp *u)
-{
-    (void)u;
-    return 0;
-}
-
-bool tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
-                         const uint8_t *data, size_t size)
-{
-    (void)u, (void)ss, (void)len, (void)data, (void)size;
-    return false; /* Winsock has no batch send */
-}
-
 bool tempo__udp_os_open(tempo_udp *u, const struct sockaddr_storage *ss, size_t len,
                         uint32_t recv_bytes, uint32_t send_bytes)
 {

@@ -6,8 +6,13 @@
  * desync checks. Two backends run on it: p2p (peers hosting players, feeding
  * spectators) and spectator (one peer, the host).
  *
- * p2p.c         the p2p backend's ops; the packet layer both ways, dispatch,
- *               handshake, liveness events, pings, start-up, time sync, stats
+ * p2p.c         the p2p backend's ops: state, remote machines and their
+ *               keys, the poll's order of work, the tick, leaving, stats
+ * p2p_packets.c the packet layer both ways: sending, the handshake's SYNC
+ *               messages, a datagram's way in, dispatch to each part
+ * p2p_liveness.c each link serviced (handshake, liveness events, pings),
+ *               and what losing a machine means
+ * p2p_pace.c    when frames run: start-up, time sync, the input delay
  * p2p_input.c   INPUT messages out and in, the spectator feed and its ring
  * p2p_agree.c   agreeing on a dropped player's last frame; desync checks
  * p2p_diff.c    desync diffs: the states of a desync frame exchanged, compared
@@ -18,8 +23,9 @@
  *               others, learning it was dropped, coming back by itself
  * spectator.c   the spectator backend's ops: create, the tick, the state
  *
- * Calls between these files form one circle, on purpose. p2p.c is the hub:
- * its dispatch and tick call every part. The parts call back into it for
+ * Calls between these files form one circle, on purpose. p2p.c and
+ * p2p_packets.c are the hub: the poll, the tick and the dispatch call
+ * every part. The parts call back into it for
  * the packet layer (sending, opening and decoding, a peer's keys, its
  * record's reset, the handshake's SYNC messages), for starting links and
  * running again (a machine that comes back starts over), for the input
@@ -315,14 +321,41 @@ void p2p_drop(tempo_p2p *n, tempo_drop_reason why);
 tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
                              const uint8_t *body, size_t body_size);
 
+/* The remote machine at address a, or NULL; *peer_index is its index
+ * among the peers, or -1 (a spectator, or none). */
+p2p_peer *p2p_find(tempo_p2p *n, const tempo_address *a, int *peer_index);
+
+/* ---- p2p_packets.c ---- */
+/* Every datagram waiting on the transport, each through the receive
+ * pipeline and to its handler; at most a bounded number per poll. */
+void p2p_receive_all(tempo_p2p *n);
+/* A SYNC_REQUEST to e if its link says one is due: the handshake's round
+ * trips, then, from a peer until the match runs, our readiness and our
+ * round trips (the ping mesh). */
+void p2p_handshake(tempo_p2p *n, p2p_peer *e);
+
+/* ---- p2p_liveness.c ---- */
+/* e's link at this poll's time: its handshake, its liveness events as
+ * the game sees them, a ping when one is due. */
+void p2p_service(tempo_p2p *n, p2p_peer *e);
+
+/* ---- p2p_pace.c ---- */
 /* The match runs from now on (RUNNING event, the first automatic delay). */
 void p2p_start_running(tempo_p2p *n);
+/* Start running once every peer is ready and the start-up delay passed. */
+void p2p_check_running(tempo_p2p *n);
+/* GGPO's quality reports to every synchronized peer, once a second, when
+ * time sync uses that method. */
+void p2p_send_quality(tempo_p2p *n);
+/* After each planned tick: every live peer's lags to time sync, and the
+ * automatic input delay moved. */
+void p2p_timesync_after_tick(tempo_p2p *n);
 
 /* Derive the pair keys of this machine and peer e (a peer hosting
  * players) at e's key epoch into *out; false if they cannot be made. */
 bool p2p_link_keys(const tempo_p2p *n, const p2p_peer *e, wire_keys *out);
 
-/* The input delay the local players use now (the largest). */
+/* The input delay the local players use now (the largest; p2p_pace.c). */
 int p2p_local_delay(const tempo_p2p *n);
 
 /* ---- p2p_restart.c ---- */

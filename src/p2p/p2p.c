@@ -1,29 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * p2p.c — the p2p backend (its ops table is at the end) and the machinery
- * it shares with the spectator backend: the packet layer both ways,
- * dispatching messages, the handshake, start-up, liveness events, pings,
- * feeding time sync, the network part of each tick, and per-peer stats
- * (docs/NETWORK.md tells the whole behaviour).
+ * p2p.c — the p2p backend (its ops table is at the end) and what it shares
+ * with the spectator backend: the state made and freed, remote machines
+ * and their keys, the poll's order of work, the tick's network part
+ * around planning, leaving, and the statistics. The packet layer is
+ * p2p_packets.c, liveness p2p_liveness.c, start-up and time sync
+ * p2p_pace.c (docs/NETWORK.md tells the whole behaviour).
  *
  * A session talks to each remote machine on its own, through that peer's
  * link (net/link.h): the link runs the handshake's bookkeeping (nonce round
  * trips, which also give the first RTT samples, and the configuration hash),
- * times pings and silences and reports liveness events; this file builds
- * and sends the messages, checks what only a game can (players, input size),
- * announces readiness with the ping mesh, and starts once every peer is
- * ready, held back by the start-up delay.
- *
- * Receiving follows docs/PROTOCOL.md section 7: datagrams from unknown
- * addresses are dropped before anything is parsed, then those with another
- * session id; the 16 sequence bits are recovered to 64 against the newest
- * the link accepted, and the replay window drops copies and datagrams too
- * old to tell before any cryptography. A keyed session then opens the seal
- * with the sender's pair key (docs/SECURITY.md); a datagram that does not
- * open is counted as forged and nothing else happens. Only a datagram that
- * opened and whose body decoded is recorded in the window and the link, so
- * a forged or malformed one moves no liveness timer, round trip or window.
- * Time sync decides once per tick, at the first poll after an advance, so
+ * times pings and silences and reports liveness events. Time sync decides
+ * once per tick, at the first poll after an advance, so
  * tempo_session_will_stall can answer before input is sampled.
  */
 #include "p2p/network.h"
@@ -225,7 +213,7 @@ void p2p_start_links(tempo_p2p *n)
     }
 }
 
-static p2p_peer *find(tempo_p2p *n, const tempo_address *a, int *peer_index)
+p2p_peer *p2p_find(tempo_p2p *n, const tempo_address *a, int *peer_index)
 {
     *peer_index = -1;
     for (int i = 0; i < n->npeers; i++)
@@ -255,7 +243,7 @@ static tempo_result p2p_add_remote(void *b, int player, const tempo_address *add
     if (n->sync->kind[player] != SYNC_NONE)
         return TEMPO_E_ALREADY;
     int idx;
-    p2p_peer *e = find(n, addr, &idx);
+    p2p_peer *e = p2p_find(n, addr, &idx);
     if (e && idx < 0)
         return TEMPO_E_ALREADY; /* that address is a spectator */
     if (!e) {
@@ -279,672 +267,12 @@ static tempo_result p2p_add_spectator(void *b, const tempo_address *addr)
     if (!addr || addr->family == TEMPO_ADDRESS_NONE)
         return TEMPO_E_INVALID_ARG;
     int idx;
-    if (find(n, addr, &idx))
+    if (p2p_find(n, addr, &idx))
         return TEMPO_E_ALREADY;
     if (n->nspecs >= n->max_specs)
         return TEMPO_E_FULL;
     p2p_peer_init(&n->specs[n->nspecs++], addr, P2P_ROLE_SPECTATOR, 0);
     return TEMPO_OK;
-}
-
-/* ---- sending ------------------------------------------------------------- */
-
-bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
-                     tempo_msg *msg, const tempo_codec_ctx *ctx)
-{
-    if (n->keyed && !keys->ready)
-        return false;
-    /* A sealed datagram's body leaves room for the tag. */
-    int body = tempo_codec_encode_body(msg, ctx, n->buf + PACKET_HEADER_SIZE,
-                                       n->keyed ? PACKET_MAX_SEALED_BODY : PACKET_MAX_BODY);
-    uint64_t seq = link_next_seq(l);
-    tempo_packet_header h = {n->cfg->session_id, (uint16_t)seq, msg->type, false, false};
-    if (body < 0 || packet_write(&h, n->buf, PACKET_HEADER_SIZE) != PACKET_HEADER_SIZE) {
-        tempo__log(&n->sync->log, TEMPO_LOG_ERROR, "tempo: cannot encode message type %d: %s",
-                   msg->type, tempo_strerror(body < 0 ? body : TEMPO_E_INVALID_ARG));
-        return false;
-    }
-    return p2p_send_on(n, l, keys, to, seq, PACKET_HEADER_SIZE + (size_t)body);
-}
-
-bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
-{
-    return p2p_send_msg_on(n, &e->link, &e->keys, &e->addr, msg, ctx);
-}
-
-bool p2p_send_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
-                 uint64_t seq, size_t size)
-{
-    if (n->keyed && !keys->ready)
-        return false;
-    if (n->keyed) {
-        int sealed = seal_datagram(keys, seq, n->buf, size, sizeof n->buf);
-        if (sealed < 0) { /* the body was sized to leave room: not expected */
-            n->count.send_errors++;
-            return false;
-        }
-        size = (size_t)sealed;
-    }
-    link_on_sent(l, n->clock->now_us, size);
-    if (n->transport.send(n->transport.ctx, to, n->buf, size) < 0) {
-        n->count.send_errors++;
-        return false;
-    }
-    return true;
-}
-
-bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size)
-{
-    return p2p_send_on(n, &e->link, &e->keys, &e->addr, seq, size);
-}
-
-void p2p_fill_sync(const tempo_p2p *n, tempo_msg *m, uint8_t type, uint32_t nonce)
-{
-    memset(&m->u.sync, 0, sizeof m->u.sync);
-    m->type = type;
-    tempo_msg_sync *y = &m->u.sync;
-    y->nonce = nonce;
-    y->config_hash = n->config_hash;
-    y->num_players = (uint8_t)n->cfg->num_players;
-    y->input_size = (uint8_t)n->cfg->input_size;
-    y->player_mask = (uint8_t)n->local_mask;
-    bool ready = true;
-    uint8_t ready_mask = (uint8_t)n->local_mask;
-    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
-        y->rtt_ms[p] = 0xFFFF;
-    for (int i = 0; i < n->npeers; i++) {
-        const p2p_peer *e = &n->peers[i];
-        if (p2p_synced(e))
-            ready_mask |= (uint8_t)e->players;
-        else if (!p2p_lost(e))
-            ready = false;
-        for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
-            if (e->players & (1u << p))
-                y->rtt_ms[p] = link_mesh_ms(&e->link);
-    }
-    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
-        if (n->local_mask & (1u << p))
-            y->rtt_ms[p] = 0;
-    y->ready_mask = ready_mask;
-    y->ready = ready;
-}
-
-/* SYNC_REQUESTs when the link says one is due: the handshake's round trips,
- * then, from a peer until the match runs, announcements of our readiness
- * and our round trips (the ping mesh). */
-static void handshake(tempo_p2p *n, p2p_peer *e)
-{
-    if (!link_handshake_due(&e->link, n->clock->now_us))
-        return;
-    uint32_t nonce = link_handshake_request(&e->link, n->clock->now_us, &n->rng);
-    p2p_fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REQUEST, nonce);
-    p2p_send(n, e, &n->msg, NULL);
-}
-
-/* ---- receiving ------------------------------------------------------------ */
-
-void p2p_drop(tempo_p2p *n, tempo_drop_reason why)
-{
-    n->drops[why]++;
-    if (net_drop_counter_of(why) == NET_COUNT_EARLY)
-        n->count.dropped_early++;
-    else
-        NET_DROP_COUNT(&n->count, why);
-}
-
-/* Datagrams from e's address that do not authenticate: counted for it, and
- * the game told (rate-limited): a different match key, or a key on one
- * side only, looks like a missing peer otherwise. Quiet while this machine
- * comes back and has not finished its handshake with e: e may still be
- * talking to its earlier life, under keys the return changed. */
-static void auth_failed(tempo_p2p *n, p2p_peer *e, tempo_auth_failure kind)
-{
-    e->auth_failures++;
-    uint64_t now = n->clock->now_us;
-    uint64_t timeout = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
-    if (n->rejoin.returning && !n->rejoin.loaded && !p2p_synced(e) &&
-        now - n->rejoin.returning_us < timeout)
-        return;
-    if (e->auth_event_us != 0 && now - e->auth_event_us < P2P_AUTH_EVENT_US)
-        return;
-    tempo_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = TEMPO_EVENT_AUTH_FAILED;
-    ev.player = e->role == P2P_ROLE_PEER ? p2p_first_player(e->players) : -1;
-    ev.u.auth_failed.address = e->addr;
-    ev.u.auth_failed.datagrams = e->auth_failures - e->auth_reported;
-    ev.u.auth_failed.kind = kind;
-    e->auth_reported = e->auth_failures;
-    e->auth_event_us = now ? now : 1;
-    p2p_push_event(n, &ev);
-}
-
-/* Not authenticated: counted apart, and nothing else of it is used. */
-static void forged(tempo_p2p *n, p2p_peer *e, tempo_drop_reason why, tempo_auth_failure kind)
-{
-    p2p_drop(n, why);
-    auth_failed(n, e, kind);
-}
-
-/* What only the game can check in a SYNC message; the configuration hash is
- * the link's to compare. */
-bool p2p_sync_fits(const tempo_p2p *n, const p2p_peer *e, const tempo_msg_sync *y)
-{
-    if (y->num_players != n->cfg->num_players || y->input_size != n->cfg->input_size)
-        return false;
-    switch (e->role) {
-    case P2P_ROLE_PEER: return y->player_mask == e->players;
-    case P2P_ROLE_SPECTATOR: return y->player_mask == 0;
-    case P2P_ROLE_HOST: return y->player_mask != 0;
-    }
-    return false;
-}
-
-static void settings_differ(tempo_p2p *n)
-{
-    tempo__log(&n->sync->log, TEMPO_LOG_WARN,
-               "tempo: handshake from a machine whose match settings differ; ignored");
-    p2p_drop(n, TEMPO_DROP_BAD_VALUE);
-}
-
-static void on_sync(tempo_p2p *n, p2p_peer *e, const tempo_msg *m)
-{
-    const tempo_msg_sync *y = &m->u.sync;
-    if (!p2p_sync_fits(n, e, y)) {
-        settings_differ(n);
-        return;
-    }
-    link_sync ls = {m->type == TEMPO_MSG_SYNC_REPLY, y->nonce, y->config_hash, y->ready,
-                    y->rtt_ms, TEMPO_MAX_PLAYERS};
-    tempo_event ev;
-    switch (link_on_sync(&e->link, n->clock->now_us, &ls)) {
-    case LINK_SYNC_MISMATCH:
-        settings_differ(n);
-        return;
-    case LINK_SYNC_IGNORED: /* a repeat, or not ours */
-        return;
-    case LINK_SYNC_ANSWER:
-        p2p_fill_sync(n, &n->msg, TEMPO_MSG_SYNC_REPLY, y->nonce);
-        p2p_send(n, e, &n->msg, NULL);
-        return;
-    case LINK_SYNC_ROUND:
-    case LINK_SYNC_COMPLETE:
-        break;
-    }
-    memset(&ev, 0, sizeof ev);
-    ev.kind = TEMPO_EVENT_SYNCHRONIZING;
-    ev.player = p2p_first_player(e->players);
-    ev.u.sync.done = e->link.hs.rounds_done;
-    ev.u.sync.total = e->link.cfg.handshake_rounds;
-    p2p_push_event(n, &ev);
-    if (p2p_synced(e))
-        p2p_event(n, TEMPO_EVENT_SYNCHRONIZED, p2p_first_player(e->players));
-    else
-        handshake(n, e); /* the next round trip at once */
-}
-
-static void on_message(tempo_p2p *n, p2p_peer *e, int peer, tempo_msg *m, bool fresh)
-{
-    switch ((tempo_msg_type)m->type) {
-    case TEMPO_MSG_SYNC_REQUEST:
-    case TEMPO_MSG_SYNC_REPLY:
-        on_sync(n, e, m);
-        break;
-    case TEMPO_MSG_INPUT:
-        p2p_on_input(n, e, &m->u.input, fresh);
-        break;
-    case TEMPO_MSG_INPUT_ACK:
-        p2p_on_input_ack(n, e, &m->u.input_ack);
-        break;
-    case TEMPO_MSG_PING: {
-        uint32_t id = m->u.ping.id;
-        n->msg.type = TEMPO_MSG_PONG;
-        n->msg.u.ping.id = id;
-        p2p_send(n, e, &n->msg, NULL);
-        break;
-    }
-    case TEMPO_MSG_PONG: /* a round trip if it answers a ping still outstanding */
-        (void)link_on_pong(&e->link, n->clock->now_us, m->u.ping.id);
-        break;
-    case TEMPO_MSG_CHECKSUM:
-        p2p_on_checksum(n, e, peer, &m->u.checksum);
-        break;
-    case TEMPO_MSG_DISCONNECT:
-        p2p_lose_peer_as(n, e, P2P_LOST_LEFT);
-        break;
-    case TEMPO_MSG_QUALITY:
-        if (peer >= 0 && e->role == P2P_ROLE_PEER)
-            timesync_on_quality(&n->ts, peer, m->u.quality.advantage_q8 / 256.0);
-        break;
-    case TEMPO_MSG_DESYNC_STATE:
-        p2p_diff_on_state(n, peer, &m->u.state);
-        break;
-    case TEMPO_MSG_REJOIN_REQUEST:
-        p2p_rejoin_on_request(n, e, peer, &m->u.rejoin_request);
-        break;
-    case TEMPO_MSG_REJOIN_STATE:
-        p2p_rejoin_on_state(n, peer, &m->u.rejoin_state);
-        break;
-    case TEMPO_MSG_REJOIN_FRAME:
-        p2p_rejoin_on_frame(n, peer, &m->u.rejoin_frame);
-        break;
-    case TEMPO_MSG_REJOIN_REFUSED:
-        p2p_dropped_on_refused(n, e, peer, &m->u.rejoin_refused);
-        break;
-    case TEMPO_MSG_TYPE_COUNT_:
-        break;
-    }
-}
-
-tempo_drop_reason p2p_decode(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v,
-                             const uint8_t *body, size_t body_size)
-{
-    tempo_codec_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.input_size = n->cfg->input_size;
-    ctx.num_players = n->cfg->num_players;
-    ctx.frame_hint = p2p_wanted(n, e);
-    ctx.reference = p2p_reference;
-    ctx.reference_ctx = n;
-    tempo_drop_reason why = TEMPO_DROP_NONE;
-    if (tempo_codec_decode_body(v->h.type, body, body_size, &ctx, &n->msg, &why) != TEMPO_OK &&
-        why == TEMPO_DROP_NONE)
-        why = TEMPO_DROP_BAD_VALUE;
-    return why;
-}
-
-/* A peer's datagram as the receive pipeline decodes it. Until our
- * handshake with it is complete, only the handshake is taken from a
- * machine: anything else belongs to a conversation this process was never
- * part of (a peer still talking to our earlier life, before it learns we
- * restarted), and recording it would set the window's place from that
- * conversation's sequences (EARLY). A leave or a refusal among those is
- * still used, unrecorded (`early_use`). A fragment of a state goes to its
- * reassembler; only a whole message is decoded. */
-typedef struct peer_rx {
-    tempo_p2p *n;
-    p2p_peer *e;
-    int peer;
-    bool early_use;
-} peer_rx;
-
-static tempo_drop_reason decode_peer(void *ctx, net_datagram *d)
-{
-    peer_rx *x = ctx;
-    tempo_p2p *n = x->n;
-    uint8_t type = d->v.h.type;
-    if (!p2p_synced(x->e) && type != TEMPO_MSG_SYNC_REQUEST && type != TEMPO_MSG_SYNC_REPLY) {
-        x->early_use = (type == TEMPO_MSG_DISCONNECT || type == TEMPO_MSG_REJOIN_REFUSED) &&
-                       !d->v.h.fragment &&
-                       p2p_decode(n, x->e, &d->v, d->body, d->body_size) == TEMPO_DROP_NONE;
-        return TEMPO_DROP_EARLY;
-    }
-    if (d->v.h.fragment) {
-        tempo_drop_reason why = TEMPO_DROP_NONE;
-        size_t size = d->body_size;
-        const uint8_t *body = d->body;
-        int got = type == TEMPO_MSG_REJOIN_STATE
-                      ? p2p_rejoin_fragment(n, x->peer, &body, &size, &why)
-                      : p2p_diff_fragment(n, x->peer, type, &body, &size, &why);
-        if (got < 0)
-            return why != TEMPO_DROP_NONE ? why : TEMPO_DROP_FRAG_BAD;
-        if (got == 0) {
-            d->whole = false;
-            return TEMPO_DROP_NONE;
-        }
-        d->body = body;
-        d->body_size = size;
-    }
-    return p2p_decode(n, x->e, &d->v, d->body, d->body_size);
-}
-
-static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
-{
-    if (size > TEMPO_MAX_DATAGRAM) {
-        p2p_drop(n, TEMPO_DROP_TOO_LONG);
-        return;
-    }
-    /* Strangers first: nothing of theirs is even parsed. */
-    int peer;
-    p2p_peer *e = find(n, from, &peer);
-    if (!e) {
-        p2p_drop(n, TEMPO_DROP_UNKNOWN);
-        return;
-    }
-    if (p2p_lost(e) && !n->rejoin.serving)
-        return;
-    /* Which receiver the datagram is for (the peer, the rejoin of a lost
-     * one, a new process at its address) depends on its header. */
-    uint32_t sid;
-    tempo_drop_reason why = TEMPO_DROP_NONE;
-    tempo_packet_view v;
-    if (packet_peek_session(n->buf, size, &sid, &why) != TEMPO_OK) {
-        p2p_drop(n, why);
-        return;
-    }
-    if (sid != n->cfg->session_id) {
-        p2p_drop(n, TEMPO_DROP_SESSION);
-        return;
-    }
-    if (packet_read(n->buf, size, &v, &why) != TEMPO_OK) {
-        p2p_drop(n, why);
-        return;
-    }
-    /* A lost machine speaks again: a fresh handshake within the rejoin
-     * window revives its link (p2p_rejoin.c); anything else is ignored. */
-    if (p2p_lost(e) && (peer < 0 || !p2p_rejoin_revive(n, peer, &v, size))) {
-        if (peer >= 0) /* its earlier life still talking: tell it it was dropped */
-            p2p_dropped_refuse_lost(n, peer, &v, size);
-        return;
-    }
-    /* A new process at a live peer's address (p2p_restart.c). */
-    if (peer >= 0 && !p2p_lost(e) && p2p_restart_take(n, peer, &v, size))
-        return;
-    net_receiver r = {&e->link, &e->replay, n->keyed ? &e->keys : NULL, n->cfg->session_id};
-    peer_rx x = {n, e, peer, false};
-    net_datagram d;
-    bool first = !e->link.heard;
-    why = net_receive(&r, n->clock->now_us, n->buf, size, decode_peer, &x, &d);
-    switch (why) {
-    case TEMPO_DROP_NONE:
-        break;
-    case TEMPO_DROP_SEALED: /* nothing to open it with */
-        forged(n, e, why, TEMPO_AUTH_SEALED);
-        return;
-    case TEMPO_DROP_PLAIN: /* a keyed match sends nothing in the clear */
-        forged(n, e, why, TEMPO_AUTH_PLAIN);
-        return;
-    case TEMPO_DROP_FORGED:
-        forged(n, e, why, TEMPO_AUTH_FORGED);
-        return;
-    case TEMPO_DROP_EARLY:
-        if (x.early_use)
-            on_message(n, e, peer, &n->msg, false);
-        else
-            p2p_drop(n, why);
-        return;
-    default:
-        p2p_drop(n, why);
-        return;
-    }
-    if (first)
-        p2p_event(n, TEMPO_EVENT_CONNECTED, p2p_first_player(e->players));
-    if (d.whole)
-        on_message(n, e, peer, &n->msg, d.rx == LINK_RX_NEWEST);
-}
-
-static void receive_all(tempo_p2p *n)
-{
-    /* Bounded, so a flood cannot hold the game's tick hostage. */
-    for (int i = 0; i < 4096; i++) {
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int got = n->transport.recv(n->transport.ctx, &from, n->buf, sizeof n->buf);
-        if (got <= 0)
-            break;
-        on_datagram(n, &from, (size_t)got);
-    }
-}
-
-/* ---- liveness and pings ------------------------------------------------------ */
-
-/* What losing e means once its link is closed: its players are dropped (by
- * agreement), or a spectator's host is gone. */
-static void peer_lost(tempo_p2p *n, p2p_peer *e, uint8_t how)
-{
-    bool is_peer = e >= n->peers && e < n->peers + P2P_MAX_PEERS;
-    e->lost_how = how;
-    e->lost_at_us = n->clock->now_us;
-    /* Nothing more goes to it or comes from it; a peer machine's keys stay
-     * while it may come back, to tell its earlier life it was dropped
-     * (p2p_dropped.c): rejoin wipes them when its window ends. */
-    if (!is_peer || e->role != P2P_ROLE_PEER || !n->rejoin.serving)
-        seal_keys_wipe(&e->keys);
-    if (is_peer) { /* its checksums are moot; it may come back */
-        p2p_forget_sums(n, (int)(e - n->peers));
-        p2p_rejoin_on_lost(n, (int)(e - n->peers));
-    }
-    if (e->role == P2P_ROLE_PEER && is_peer)
-        timesync_peer_lost(&n->ts, (int)(e - n->peers));
-    if (e->role == P2P_ROLE_PEER && p2p_rejoin_never_back(n, e)) {
-        /* a revived link that never brought its machine back: its players
-         * stay dropped as agreed, the survivors are the same */
-    } else if (e->role == P2P_ROLE_PEER) {
-        p2p_restart_drops(n); /* the survivors changed: agree again */
-        for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
-            if (e->players & (1u << p))
-                p2p_begin_drop(n, p);
-        p2p_dropped_check(n); /* everyone gone: were we the one dropped? */
-    } else {
-        tempo_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = TEMPO_EVENT_DISCONNECTED;
-        ev.player = -1;
-        ev.u.disconnected.frame = n->sync->frame;
-        p2p_push_event(n, &ev);
-    }
-}
-
-void p2p_lose_peer_as(tempo_p2p *n, p2p_peer *e, uint8_t how)
-{
-    if (p2p_lost(e))
-        return;
-    link_close(&e->link);
-    peer_lost(n, e, how);
-}
-
-void p2p_lose_peer(tempo_p2p *n, p2p_peer *e)
-{
-    p2p_lose_peer_as(n, e, P2P_LOST_DROPPED);
-}
-
-/* The link's liveness events, as the game sees them. */
-static void liveness(tempo_p2p *n, p2p_peer *e, unsigned ev_bits)
-{
-    int player = p2p_first_player(e->players);
-    if (ev_bits & LINK_EV_HANDSHAKE_FAILED) { /* the link closed: nothing more goes to it */
-        p2p_event(n, TEMPO_EVENT_HANDSHAKE_FAILED, player);
-        peer_lost(n, e, P2P_LOST_TIMEOUT);
-        return;
-    }
-    if (ev_bits & LINK_EV_RESUMED)
-        p2p_event(n, TEMPO_EVENT_RESUMED, player);
-    if (ev_bits & LINK_EV_TIMED_OUT) {
-        peer_lost(n, e, P2P_LOST_TIMEOUT);
-    } else if (ev_bits & LINK_EV_INTERRUPTED) {
-        uint64_t silence = link_silence_us(&e->link, n->clock->now_us);
-        uint64_t timeout = e->link.cfg.timeout_us;
-        tempo_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = TEMPO_EVENT_INTERRUPTED;
-        ev.player = player;
-        ev.u.interrupted.disconnect_in_ms = (uint32_t)((timeout > silence ? timeout - silence : 0) / 1000u);
-        p2p_push_event(n, &ev);
-    }
-}
-
-static void ping(tempo_p2p *n, p2p_peer *e)
-{
-    if (!link_ping_due(&e->link, n->clock->now_us))
-        return;
-    n->msg.type = TEMPO_MSG_PING;
-    n->msg.u.ping.id = link_ping_sent(&e->link, n->clock->now_us);
-    p2p_send(n, e, &n->msg, NULL);
-}
-
-static void service(tempo_p2p *n, p2p_peer *e)
-{
-    unsigned ev_bits = link_update(&e->link, n->clock->now_us);
-    handshake(n, e);
-    liveness(n, e, ev_bits);
-    ping(n, e);
-}
-
-/* Half the round trip between machines i and k (index npeers = us), in us:
- * ours from our own measurement, theirs from what they announced. */
-static double owd_between(const tempo_p2p *n, int i, int k)
-{
-    if (i == k)
-        return 0;
-    if (i == n->npeers || k == n->npeers) {
-        const p2p_peer *e = &n->peers[i == n->npeers ? k : i];
-        return (double)link_rtt_us(&e->link) / 2.0;
-    }
-    const p2p_peer *a = &n->peers[i], *b = &n->peers[k];
-    int pa = p2p_first_player(a->players), pb = p2p_first_player(b->players);
-    double sum = 0;
-    int count = 0;
-    if (pb >= 0 && a->link.hs.mesh_ms[pb] != LINK_MESH_UNKNOWN)
-        sum += a->link.hs.mesh_ms[pb], count++;
-    if (pa >= 0 && b->link.hs.mesh_ms[pa] != LINK_MESH_UNKNOWN)
-        sum += b->link.hs.mesh_ms[pa], count++;
-    return count ? sum / count * 1000.0 / 2.0 : 0.0;
-}
-
-static double worst_rtt_ms(const tempo_p2p *n)
-{
-    double worst = 0;
-    for (int i = 0; i < n->npeers; i++)
-        if (!p2p_lost(&n->peers[i]) && (double)link_rtt_us(&n->peers[i].link) / 1000.0 > worst)
-            worst = (double)link_rtt_us(&n->peers[i].link) / 1000.0;
-    return worst;
-}
-
-static void input_delay_event(tempo_p2p *n, int frames)
-{
-    tempo_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = TEMPO_EVENT_INPUT_DELAY;
-    ev.player = -1;
-    ev.u.input_delay.frames = frames;
-    p2p_push_event(n, &ev);
-}
-
-void p2p_start_running(tempo_p2p *n)
-{
-    n->running = true;
-    for (int i = 0; i < n->npeers && !n->spectating; i++) /* nothing left to announce */
-        link_handshake_announce(&n->peers[i].link, false);
-    if (!n->spectating && n->cfg->auto_delay.enabled) {
-        int d = timesync_initial_delay(&n->ts, worst_rtt_ms(n));
-        for (int p = 0; p < n->cfg->num_players; p++)
-            if (n->local_mask & (1u << p))
-                sync_set_delay(n->sync, p, d);
-        input_delay_event(n, d); /* the first value, even if it is 0 */
-    }
-    p2p_event(n, TEMPO_EVENT_RUNNING, -1);
-}
-
-/* Frames run once every peer is ready (synchronized with everyone), held
- * back by the start-up delay so that every machine starts at about the
- * moment the last one learns that everyone is ready. */
-static void check_running(tempo_p2p *n)
-{
-    if (n->running)
-        return;
-    if (p2p_rejoin_waiting(n)) /* a rejoining machine runs once its state came */
-        return;
-    if (n->spectating) {
-        if (p2p_synced(&n->peers[0]))
-            p2p_start_running(n);
-        return;
-    }
-    if (!n->ready) {
-        for (int i = 0; i < n->npeers; i++)
-            if (!p2p_synced(&n->peers[i]) && !p2p_lost(&n->peers[i]))
-                return;
-        n->ready = true;
-        n->ready_us = n->clock->now_us;
-        for (int i = 0; i < n->npeers; i++) /* announce it at once */
-            link_handshake_resend_now(&n->peers[i].link);
-    }
-    if (!n->run_scheduled) {
-        for (int i = 0; i < n->npeers; i++)
-            if (!n->peers[i].link.hs.remote_ready && !p2p_lost(&n->peers[i]))
-                return;
-        uint64_t wait = 0;
-        if (n->cfg->timesync.startup_delay && n->npeers > 0) {
-            int m = n->npeers + 1;
-            uint64_t heard[P2P_MAX_PEERS + 1];
-            double owd[(P2P_MAX_PEERS + 1) * (P2P_MAX_PEERS + 1)];
-            for (int i = 0; i < n->npeers; i++)
-                heard[i] = p2p_lost(&n->peers[i]) ? n->ready_us : n->peers[i].link.hs.ready_heard_us;
-            heard[n->npeers] = n->ready_us;
-            for (int i = 0; i < m; i++)
-                for (int k = 0; k < m; k++)
-                    owd[i * m + k] = owd_between(n, i, k);
-            wait = timesync_startup_wait(m, n->npeers, heard, owd, n->clock->now_us);
-            if (wait > 2000000u) /* never hold a match back for long on bad data */
-                wait = 2000000u;
-        }
-        n->run_scheduled = true;
-        n->run_at_us = n->clock->now_us + wait;
-        n->startup_delay_ms = (uint32_t)(wait / 1000u);
-    }
-    if (n->clock->now_us >= n->run_at_us)
-        p2p_start_running(n);
-}
-
-/* GGPO's quality reports: our advantage estimate, once a second. */
-static double ggpo_local_advantage(const tempo_p2p *n, const p2p_peer *e)
-{
-    double owd_frames = (double)link_rtt_us(&e->link) / 2.0 * n->cfg->frames_per_second / 1e6;
-    return (double)e->remote_frame + owd_frames - (double)n->sync->frame;
-}
-
-static void send_quality(tempo_p2p *n)
-{
-    if (n->cfg->timesync.method != TEMPO_TIMESYNC_GGPO || n->spectating || n->clock->now_us < n->next_quality_us)
-        return;
-    n->next_quality_us = n->clock->now_us + 1000000u;
-    for (int i = 0; i < n->npeers; i++) {
-        p2p_peer *e = &n->peers[i];
-        if (p2p_lost(e) || !p2p_synced(e))
-            continue;
-        double adv = ggpo_local_advantage(n, e) * 256.0;
-        n->msg.type = TEMPO_MSG_QUALITY;
-        n->msg.u.quality.advantage_q8 = (int16_t)(adv > 32767 ? 32767 : adv < -32768 ? -32768 : adv);
-        p2p_send(n, e, &n->msg, NULL);
-    }
-}
-
-int p2p_local_delay(const tempo_p2p *n)
-{
-    int d = 0;
-    for (int p = 0; p < n->cfg->num_players; p++)
-        if ((n->local_mask & (1u << p)) && n->sync->delay[p] > d)
-            d = n->sync->delay[p];
-    return d;
-}
-
-/* After each planned tick: feed the lags of every live peer to time sync
- * and let the automatic input delay move. */
-static void timesync_after_tick(tempo_p2p *n)
-{
-    if (n->spectating)
-        return;
-    for (int i = 0; i < n->npeers; i++) {
-        const p2p_peer *e = &n->peers[i];
-        if (p2p_lost(e) || !p2p_synced(e) || !e->link.heard)
-            continue;
-        double local_lag = (double)n->sync->frame - (double)e->remote_frame;
-        timesync_on_local(&n->ts, i, local_lag, ggpo_local_advantage(n, e));
-        if (link_has_rtt(&e->link))
-            timesync_on_rtt(&n->ts, i, (double)link_rtt_us(&e->link) / 1000.0);
-    }
-    if (!n->cfg->auto_delay.enabled)
-        return;
-    int before = p2p_local_delay(n);
-    /* Lockstep: everyone waits for everyone, so the frame lag stays small
-     * whatever the latency; the round trip sets the floor. */
-    double floor = n->cfg->max_prediction == 0 ? timesync_rtt_lag(&n->ts, worst_rtt_ms(n)) : 0.0;
-    int d = timesync_delay_tick(&n->ts, floor);
-    if (d == before)
-        return;
-    for (int p = 0; p < n->cfg->num_players; p++)
-        if (n->local_mask & (1u << p))
-            sync_set_delay(n->sync, p, d);
-    input_delay_event(n, d);
 }
 
 static void send_leaving(tempo_p2p *n);
@@ -976,13 +304,13 @@ void p2p_poll(void *b)
         }
         return;
     }
-    receive_all(n);
+    p2p_receive_all(n);
     for (int i = 0; i < n->npeers; i++)
-        service(n, &n->peers[i]);
+        p2p_service(n, &n->peers[i]);
     for (int i = 0; i < n->nspecs; i++)
-        service(n, &n->specs[i]);
+        p2p_service(n, &n->specs[i]);
     p2p_try_finalize(n);
-    check_running(n);
+    p2p_check_running(n);
     p2p_rejoin_poll(n);
     p2p_restart_poll(n);
     if (n->running && !n->decided && !n->spectating) {
@@ -997,7 +325,7 @@ void p2p_poll(void *b)
             p2p_push_event(n, &ev);
         }
     }
-    send_quality(n);
+    p2p_send_quality(n);
     if (n->running) {
         p2p_send_inputs(n, true);
         p2p_feed_spectators(n, true);
@@ -1056,7 +384,7 @@ static tempo_result p2p_advance(void *b, tempo_tick *tick)
     p2p_rejoin_after_tick(n, tick);
     n->decided = false;
     n->stall_next = false;
-    timesync_after_tick(n);
+    p2p_timesync_after_tick(n);
     p2p_tick_closes(n);
     return r;
 }

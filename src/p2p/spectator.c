@@ -7,8 +7,8 @@
  * catching up at most spectator_catchup_frames per tick.
  *
  * The peer machinery (handshake, receiving, acknowledging inputs and
- * checksums, liveness) is the one p2p sessions use (p2p.c, p2p_input.c,
- * p2p_agree.c); there the host's role (P2P_ROLE_HOST) and the `spectating`
+ * checksums, liveness) is the one p2p sessions use (p2p.c, p2p_packets.c,
+ * p2p_liveness.c, p2p_input.c, p2p_agree.c); there the host's role (P2P_ROLE_HOST) and the `spectating`
  * flag select what a spectator sends (acks only) and skips (time sync,
  * relays, the drop agreement: the host's word on drops is final).
  */

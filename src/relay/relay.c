@@ -39,7 +39,10 @@
 
 #include "relay/relay.h"
 
+#include "net/intake.h"
+#include "net/link_stats.h"
 #include "net/receive.h"
+#include "wire/bytes.h"
 
 void tempo_relay_config_default(tempo_relay_config *cfg)
 {
@@ -59,10 +62,7 @@ void tempo_relay_config_default(tempo_relay_config *cfg)
 
 static bool config_ok(const tempo_relay_config *c)
 {
-    bool key = false;
-    for (int i = 0; i < TEMPO_KEY_SIZE; i++)
-        key |= c->cookie_key[i] != 0;
-    return key && c->max_matches >= 1 && c->max_matches <= 65536 && c->max_members >= 1 &&
+    return !wire_all_zero(c->cookie_key, TEMPO_KEY_SIZE) && c->max_matches >= 1 && c->max_matches <= 65536 && c->max_members >= 1 &&
            c->max_members <= 262144 && c->max_frame_bytes >= 1 &&
            c->max_frame_bytes <= TEMPO_MAX_PLAYERS * TEMPO_MAX_INPUT_SIZE &&
            c->max_turn_matches >= 0 && c->max_turn_matches <= 65536 &&
@@ -87,14 +87,8 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
     r->cfg = *cfg;
     r->alloc = cfg->allocator;
     r->transport = *transport;
-    gate_server_config gc;
-    memset(&gc, 0, sizeof gc);
-    gc.protocol_id = cfg->protocol_id;
-    gc.has_private_key = cfg->has_private_key;
-    memcpy(gc.private_key, cfg->private_key, TEMPO_KEY_SIZE);
-    gc.self = cfg->self;
-    int g = gate_server_init(&r->gate, &gc, cfg->cookie_key);
-    seal_wipe(&gc, sizeof gc);
+    int g = gate_server_open(&r->gate, cfg->protocol_id, cfg->has_private_key, cfg->private_key,
+                             &cfg->self, cfg->cookie_key);
     if (g != TEMPO_OK) {
         tempo__free(&r->alloc, r);
         return (tempo_result)g;
@@ -243,18 +237,6 @@ static void advance(tempo_relay *r, relay_match *m)
 
 /* ---- sending ------------------------------------------------------------------ */
 
-static relay_acks acks_of(const relay_member *e)
-{
-    relay_acks a = {0, 0};
-    uint64_t ack;
-    uint32_t bits;
-    if (link_ack_out(&e->link, &ack, &bits)) {
-        a.ack = (uint16_t)ack;
-        a.bits = bits;
-    }
-    return a;
-}
-
 static void send_welcome(tempo_relay *r, relay_member *e, bool refused)
 {
     size_t n = relay_welcome_write(r->out + PACKET_HEADER_SIZE, e->match >= 0 ? e->slots : 0,
@@ -271,7 +253,7 @@ static void send_frames(tempo_relay *r, relay_member *e)
     }
     relay_frames_msg f;
     memset(&f, 0, sizeof f);
-    f.acks = acks_of(e);
+    f.acks = relay_acks_of(&e->link);
     f.clock = relay_match_clock(m, r->now_us);
     f.flags = m->start_decided ? RELAY_FLAG_STARTED : 0;
     if (!m->start_decided)
@@ -369,15 +351,6 @@ static void guard_end(tempo_relay *r, int index)
     e->guard = false;
     e->next_free = r->free_member;
     r->free_member = index;
-}
-
-/* Two keys compared in constant time. */
-static bool same_key(const uint8_t *a, const uint8_t *b)
-{
-    uint8_t d = 0;
-    for (int i = 0; i < SEAL_KEY_SIZE; i++)
-        d |= (uint8_t)(a[i] ^ b[i]);
-    return d == 0;
 }
 
 /* Put member e in the match join names: false (counted) if it cannot be. */
@@ -481,15 +454,13 @@ static void on_stranger(tempo_relay *r, const tempo_address *from, size_t size)
             r->st.send_errors++;
     } else if (o == GATE_ADMIT) {
         int g = table_find(r, &a.address);
-        if (g >= 0 && a.sealed && same_key(r->members[g].keys.recv_key, a.keys.recv_key)) {
+        if (g >= 0 && a.sealed && seal_key_equal(r->members[g].keys.recv_key, a.keys.recv_key)) {
             r->st.dropped_replay++; /* a copy of a gone member's response */
         } else {
             if (g >= 0)
                 guard_end(r, g); /* a new connection from its address */
             admit(r, &a);
         }
-    } else {
-        r->st.handshake_refused++;
     }
     seal_wipe(&a, sizeof a);
 }
@@ -550,9 +521,7 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
         r->st.dropped_not_owned++; /* inputs for players it does not have */
         return;
     }
-    uint64_t ack = packet_sequence_recover(in.acks.ack, link_next_seq(&e->link) - 1);
-    if (e->link.packets_sent > 0)
-        (void)link_on_ack(&e->link, r->now_us, ack, in.acks.bits);
+    relay_acks_take(&e->link, r->now_us, &in.acks);
     if (in.frames_held > m->finalized) {
         r->st.dropped_malformed++; /* it cannot hold frames not finalized */
         return;
@@ -644,6 +613,13 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
     }
 }
 
+static bool take(void *ctx, const tempo_address *from, uint8_t *data, size_t size)
+{
+    (void)data; /* the relay's own buffer, which on_datagram reads */
+    on_datagram(ctx, from, size);
+    return true;
+}
+
 /* ---- the update ---------------------------------------------------------------- */
 
 static void update_once(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
@@ -654,17 +630,8 @@ static void update_once(tempo_relay *r, uint64_t now_us, uint64_t now_seconds)
     /* A bounded batch: frames due go out after each, so a backlog (a
      * flood, a stall of this process) is read over several updates, each
      * at its own time, and never holds the frames back for long. */
-    bool drained = false;
-    for (int i = 0; i < RELAY_RECV_MAX && !drained; i++) {
-        tempo_address from;
-        memset(&from, 0, sizeof from);
-        int got = r->transport.recv(r->transport.ctx, &from, r->buf, sizeof r->buf);
-        if (got <= 0)
-            drained = true;
-        else
-            on_datagram(r, &from, (size_t)got);
-    }
-    if (drained)
+    if (net_intake(&r->transport, r->buf, sizeof r->buf, RELAY_RECV_MAX, take, r) ==
+        NET_INTAKE_DRAINED)
         r->backlog_since_us = 0;
     else if (r->backlog_since_us == 0)
         r->backlog_since_us = r->now_us ? r->now_us : 1;
@@ -744,9 +711,7 @@ tempo_result tempo_relay_get_stats(const tempo_relay *r, tempo_relay_stats *out)
     if (!r || !out)
         return TEMPO_E_INVALID_ARG;
     *out = r->st;
-    out->handshake_refused = 0;
-    for (int i = 0; i < CONNECT_REFUSAL_COUNT_; i++)
-        out->handshake_refused += r->gate.stats.refused[i];
+    out->handshake_refused = gate_server_refused(&r->gate);
     return TEMPO_OK;
 }
 
@@ -773,6 +738,6 @@ tempo_result tempo_relay_get_member_stats(const tempo_relay *r, uint64_t match_i
         return TEMPO_E_PLAYER;
     const relay_member *e = &r->members[r->matches[i].member_of[player]];
     *out = e->st;
-    out->rtt_ms = (double)link_rtt_us(&e->link) / 1000.0;
+    out->rtt_ms = link_stats(&e->link).rtt_ms;
     return TEMPO_OK;
 }

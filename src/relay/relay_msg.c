@@ -9,25 +9,8 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "wire/bytes.h"
 #include "wire/connect.h"
-
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
 
 /* A frame number on the wire: 0..2^31-1. */
 static bool frame_ok(uint32_t v) { return v <= (uint32_t)INT32_MAX; }
@@ -51,14 +34,14 @@ static bool join_valid(const tempo_relay_join *j)
 
 static void join_put(uint8_t *p, const tempo_relay_join *j)
 {
-    put64(p, j->match_id);
+    wire_put64(p, j->match_id);
     p[8] = j->slots;
     p[9] = (uint8_t)j->num_players;
     p[10] = (uint8_t)j->input_size;
-    put16(p + 11, (uint16_t)j->frames_per_second);
+    wire_put16(p + 11, (uint16_t)j->frames_per_second);
     p[13] = TEMPO_RELAY_JOIN_VERSION;
     if (j->turn_ms != 0) {
-        put16(p + 14, (uint16_t)j->turn_ms);
+        wire_put16(p + 14, (uint16_t)j->turn_ms);
         p[16] = (uint8_t)j->execution_delay;
     }
     p[17] = j->peer_to_peer ? 1 : 0;
@@ -70,12 +53,12 @@ static bool join_get(const uint8_t *p, tempo_relay_join *out)
 {
     memset(out, 0, sizeof *out);
     tempo_relay_join j;
-    j.match_id = get64(p);
+    j.match_id = wire_get64(p);
     j.slots = p[8];
     j.num_players = p[9];
     j.input_size = p[10];
-    j.frames_per_second = get16(p + 11);
-    j.turn_ms = get16(p + 14);
+    j.frames_per_second = wire_get16(p + 11);
+    j.turn_ms = wire_get16(p + 14);
     j.execution_delay = p[16];
     j.peer_to_peer = p[17] == 1;
     if (p[13] != TEMPO_RELAY_JOIN_VERSION || p[17] > 1 || !join_valid(&j))
@@ -151,10 +134,28 @@ size_t relay_welcome_write(uint8_t *body, uint8_t slots, bool refused)
     return 2;
 }
 
+relay_acks relay_acks_of(const net_link *l)
+{
+    relay_acks a = {0, 0};
+    uint64_t ack;
+    uint32_t bits;
+    if (link_ack_out(l, &ack, &bits)) {
+        a.ack = (uint16_t)ack;
+        a.bits = bits;
+    }
+    return a;
+}
+
+void relay_acks_take(net_link *l, uint64_t now, const relay_acks *a)
+{
+    if (l->packets_sent > 0)
+        (void)link_on_ack(l, now, packet_sequence_recover(a->ack, link_next_seq(l) - 1), a->bits);
+}
+
 static void acks_put(uint8_t *p, const relay_acks *a)
 {
-    put16(p, a->ack);
-    put32(p + 2, a->bits);
+    wire_put16(p, a->ack);
+    wire_put32(p + 2, a->bits);
 }
 
 size_t relay_input_write(uint8_t *body, const relay_acks *a, int32_t frames_held, int32_t first,
@@ -162,8 +163,8 @@ size_t relay_input_write(uint8_t *body, const relay_acks *a, int32_t frames_held
                          const relay_sum *sums, int nsums)
 {
     acks_put(body, a);
-    put32(body + 6, (uint32_t)frames_held);
-    put32(body + 10, (uint32_t)first);
+    wire_put32(body + 6, (uint32_t)frames_held);
+    wire_put32(body + 10, (uint32_t)first);
     body[14] = (uint8_t)count;
     body[15] = (uint8_t)nsums;
     body[16] = slots;
@@ -173,8 +174,8 @@ size_t relay_input_write(uint8_t *body, const relay_acks *a, int32_t frames_held
         memcpy(body + at, inputs, n);
     at += n;
     for (int i = 0; i < nsums; i++, at += 12) {
-        put32(body + at, (uint32_t)sums[i].frame);
-        put64(body + at + 4, sums[i].checksum);
+        wire_put32(body + at, (uint32_t)sums[i].frame);
+        wire_put64(body + at + 4, sums[i].checksum);
     }
     return at;
 }
@@ -183,16 +184,16 @@ size_t relay_frames_write(uint8_t *body, const relay_frames_msg *m, size_t frame
 {
     acks_put(body, &m->acks);
     body[6] = m->flags;
-    put32(body + 7, (uint32_t)m->clock);
-    put32(body + 11, (uint32_t)m->wanted);
-    put32(body + 15, (uint32_t)m->sum_held);
-    put32(body + 19, (uint32_t)m->first);
+    wire_put32(body + 7, (uint32_t)m->clock);
+    wire_put32(body + 11, (uint32_t)m->wanted);
+    wire_put32(body + 15, (uint32_t)m->sum_held);
+    wire_put32(body + 19, (uint32_t)m->first);
     body[23] = (uint8_t)m->count;
     size_t at = RELAY_FRAMES_HEAD;
     if (m->flags & RELAY_FLAG_DESYNC) {
-        put32(body + at, (uint32_t)m->desync_frame);
-        put64(body + at + 4, m->desync_sums[0]);
-        put64(body + at + 12, m->desync_sums[1]);
+        wire_put32(body + at, (uint32_t)m->desync_frame);
+        wire_put64(body + at + 4, m->desync_sums[0]);
+        wire_put64(body + at + 12, m->desync_sums[1]);
         at += RELAY_DESYNC_SIZE;
     }
     size_t n = (size_t)m->count * frame_size;
@@ -232,9 +233,9 @@ bool relay_input_read(const uint8_t *body, size_t size, size_t frame_size, relay
 {
     if (size < RELAY_INPUT_HEAD || frame_size == 0)
         return false;
-    out->acks.ack = get16(body);
-    out->acks.bits = get32(body + 2);
-    uint32_t held = get32(body + 6), first = get32(body + 10);
+    out->acks.ack = wire_get16(body);
+    out->acks.bits = wire_get32(body + 2);
+    uint32_t held = wire_get32(body + 6), first = wire_get32(body + 10);
     out->count = body[14];
     out->nsums = body[15];
     out->slots = body[16];
@@ -248,11 +249,11 @@ bool relay_input_read(const uint8_t *body, size_t size, size_t frame_size, relay
     out->inputs = body + RELAY_INPUT_HEAD;
     const uint8_t *s = out->inputs + (size_t)out->count * frame_size;
     for (int i = 0; i < out->nsums; i++, s += 12) {
-        uint32_t f = get32(s);
+        uint32_t f = wire_get32(s);
         if (!frame_ok(f))
             return false;
         out->sums[i].frame = (int32_t)f;
-        out->sums[i].checksum = get64(s + 4);
+        out->sums[i].checksum = wire_get64(s + 4);
     }
     return true;
 }
@@ -262,11 +263,11 @@ bool relay_frames_read(const uint8_t *body, size_t size, size_t frame_size,
 {
     if (size < RELAY_FRAMES_HEAD || frame_size == 0)
         return false;
-    out->acks.ack = get16(body);
-    out->acks.bits = get32(body + 2);
+    out->acks.ack = wire_get16(body);
+    out->acks.bits = wire_get32(body + 2);
     out->flags = body[6];
-    out->clock = (int32_t)get32(body + 7);
-    uint32_t wanted = get32(body + 11), held = get32(body + 15), first = get32(body + 19);
+    out->clock = (int32_t)wire_get32(body + 7);
+    uint32_t wanted = wire_get32(body + 11), held = wire_get32(body + 15), first = wire_get32(body + 19);
     out->count = body[23];
     bool desync = (out->flags & RELAY_FLAG_DESYNC) != 0;
     size_t head = RELAY_FRAMES_HEAD + (desync ? RELAY_DESYNC_SIZE : 0);
@@ -281,12 +282,12 @@ bool relay_frames_read(const uint8_t *body, size_t size, size_t frame_size,
     out->desync_frame = -1;
     out->desync_sums[0] = out->desync_sums[1] = 0;
     if (desync) {
-        uint32_t f = get32(body + RELAY_FRAMES_HEAD);
+        uint32_t f = wire_get32(body + RELAY_FRAMES_HEAD);
         if (!frame_ok(f))
             return false;
         out->desync_frame = (int32_t)f;
-        out->desync_sums[0] = get64(body + RELAY_FRAMES_HEAD + 4);
-        out->desync_sums[1] = get64(body + RELAY_FRAMES_HEAD + 12);
+        out->desync_sums[0] = wire_get64(body + RELAY_FRAMES_HEAD + 4);
+        out->desync_sums[1] = wire_get64(body + RELAY_FRAMES_HEAD + 12);
     }
     out->frames = body + head;
     return true;

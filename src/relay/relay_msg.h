@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "tempo/relay.h"
+#include "net/link.h"
 #include "wire/packet.h"
 #include "wire/seal.h"
 
@@ -66,6 +67,14 @@ typedef struct relay_acks {
     uint16_t ack;       /* low bits of the newest sequence received */
     uint32_t bits;      /* bit i: ack - 1 - i received */
 } relay_acks;
+
+/* The acks a datagram to the other side carries: the link's record of
+ * what came, {0, 0} before anything did. */
+relay_acks relay_acks_of(const net_link *l);
+/* The other side's acks in a datagram it sent: the 16 bits recovered
+ * against our newest sequence and given to the link (nothing before we
+ * sent anything; an ack of a datagram never sent is counted there). */
+void relay_acks_take(net_link *l, uint64_t now, const relay_acks *a);
 
 typedef struct relay_sum {
     int32_t frame;

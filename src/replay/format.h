@@ -19,6 +19,7 @@
 #include "base/common.h"
 #include "tempo/replay.h"
 #include "wire/bitpack.h"
+#include "wire/bytes.h"
 
 /* Header: fixed fields, then the settings blob, then its checksum. */
 #define RP_MAGIC_SIZE 8
@@ -60,30 +61,13 @@ enum {
 
 extern const uint8_t replay__magic[RP_MAGIC_SIZE];
 
-static inline void rp_put16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static inline void rp_put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void rp_put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline uint32_t rp_get16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
-static inline uint32_t rp_get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t rp_get64(const uint8_t *p)
-{
-    return (uint64_t)rp_get32(p) | (uint64_t)rp_get32(p + 4) << 32;
-}
+/* The file's little-endian fields (wire/bytes.h), 16-bit ones widened. */
+static inline void rp_put16(uint8_t *p, uint32_t v) { wire_put16(p, (uint16_t)v); }
+static inline void rp_put32(uint8_t *p, uint32_t v) { wire_put32(p, v); }
+static inline void rp_put64(uint8_t *p, uint64_t v) { wire_put64(p, v); }
+static inline uint32_t rp_get16(const uint8_t *p) { return wire_get16(p); }
+static inline uint32_t rp_get32(const uint8_t *p) { return wire_get32(p); }
+static inline uint64_t rp_get64(const uint8_t *p) { return wire_get64(p); }
 
 /* The trailer chain: link = tempo_checksum(le64(chain) || le64(chunk sum)). */
 uint64_t replay__chain(uint64_t chain, uint64_t chunk_sum);

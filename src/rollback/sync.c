@@ -71,9 +71,7 @@ tempo_result sync_init(tempo_sync *s, const tempo_config *cfg, int check_distanc
 {
     memset(s, 0, sizeof *s);
     s->alloc = cfg->allocator;
-    s->log.fn = cfg->log;
-    s->log.ctx = cfg->log_ctx;
-    s->log.level = cfg->log_level;
+    s->log = tempo__logger(cfg->log, cfg->log_ctx, cfg->log_level);
     s->num_players = cfg->num_players;
     s->input_size = cfg->input_size;
     s->max_pred = cfg->max_prediction;

@@ -7,17 +7,20 @@
 
 #include <string.h>
 
+#include "net/link_stats.h"
+
 void session_link_stats(const net_link *l, tempo_endpoint_stats *out)
 {
+    const net_link_stats ls = link_stats(l);
     memset(out, 0, sizeof *out);
-    out->interrupted = l->interrupted;
-    out->rtt_ms = (double)link_rtt_us(l) / 1000.0;
-    out->jitter_ms = (double)link_rttvar_us(l) / 1000.0;
-    out->loss = link_loss_in(l);
-    out->packets_sent = l->packets_sent;
-    out->packets_received = l->packets_received;
-    out->bytes_sent = l->bytes_sent;
-    out->bytes_received = l->bytes_received;
-    out->send_bytes_per_s = l->send_rate;
-    out->held_jumps = l->seq_jumps;
+    out->interrupted = ls.interrupted;
+    out->rtt_ms = ls.rtt_ms;
+    out->jitter_ms = ls.rttvar_ms;
+    out->loss = ls.loss_in;
+    out->packets_sent = ls.packets_sent;
+    out->packets_received = ls.packets_received;
+    out->bytes_sent = ls.bytes_sent;
+    out->bytes_received = ls.bytes_received;
+    out->send_bytes_per_s = ls.send_bytes_per_s;
+    out->held_jumps = ls.held_jumps;
 }

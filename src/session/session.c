@@ -96,13 +96,7 @@ tempo_result session_validate_config(const tempo_config *cfg)
 
 static void push_event(tempo_session *s, const tempo_event *ev)
 {
-    if (s->ev_count == SESSION_EVENT_QUEUE) {
-        s->ev_head = (s->ev_head + 1) % SESSION_EVENT_QUEUE;
-        s->ev_count--;
-        s->events_dropped++;
-    }
-    s->events[(s->ev_head + s->ev_count) % SESSION_EVENT_QUEUE] = *ev;
-    s->ev_count++;
+    s->events[event_ring_push(&s->ev)] = *ev;
 }
 
 static void host_push_event(void *ctx, const tempo_event *ev)
@@ -168,6 +162,7 @@ tempo_result session_create(const tempo_config *cfg, const session_backend_ops *
         tempo__free(&s->alloc, s);
         return r;
     }
+    event_ring_init(&s->ev, SESSION_EVENT_QUEUE);
     s->host.cfg = &s->cfg;
     s->host.sync = &s->sync;
     s->host.clock = &s->clock;
@@ -441,11 +436,10 @@ int tempo_session_poll_event(tempo_session *s, tempo_event *ev)
 {
     if (!s || !ev)
         return TEMPO_E_INVALID_ARG;
-    if (s->ev_count == 0)
+    int i = event_ring_pop(&s->ev);
+    if (i < 0)
         return 0;
-    *ev = s->events[s->ev_head];
-    s->ev_head = (s->ev_head + 1) % SESSION_EVENT_QUEUE;
-    s->ev_count--;
+    *ev = s->events[i];
     return 1;
 }
 
@@ -456,7 +450,7 @@ tempo_result tempo_session_get_stats(const tempo_session *s, tempo_session_stats
     *out = s->sync.stats;
     out->frame = s->sync.frame;
     out->confirmed_frame = tempo_session_confirmed_frame(s);
-    out->events_dropped = s->events_dropped;
+    out->events_dropped = s->ev.dropped;
     for (int p = 0; p < s->sync.num_players; p++)
         if (s->sync.kind[p] == SYNC_LOCAL && s->sync.delay[p] > out->input_delay)
             out->input_delay = s->sync.delay[p];

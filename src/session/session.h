@@ -10,6 +10,7 @@
 #define TEMPO_SESSION_SESSION_H
 
 #include "base/common.h"
+#include "base/event_ring.h"
 #include "tempo/session.h"
 #include "rollback/sync.h"
 #include "session/backend.h"
@@ -43,8 +44,7 @@ struct tempo_session {
     bool tick_waiting;        /* the last successful advance said WAITING (state) */
 
     tempo_event events[SESSION_EVENT_QUEUE];
-    int ev_head, ev_count;
-    uint64_t events_dropped;
+    event_ring ev;            /* which of events[] are held, oldest first; its drops */
 };
 
 /* Range `index` of diff d as one line (diff_line.c; the format of

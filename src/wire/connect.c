@@ -35,6 +35,7 @@
 
 #include <string.h>
 
+#include "wire/bytes.h"
 #include "wire/seal.h"
 #include "wire/siphash.h"
 
@@ -70,30 +71,6 @@ const char *connect_refusal_name(connect_refusal r)
     }
 }
 
-/* ---- bytes ---------------------------------------------------------- */
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static bool all_zero(const uint8_t *p, size_t n)
-{
-    uint8_t acc = 0;
-    for (size_t i = 0; i < n; i++)
-        acc |= p[i];
-    return acc == 0;
-}
-
 uint32_t connect_session_id(uint64_t protocol_id) { return (uint32_t)protocol_id; }
 
 /* The header, and for a sealed message the full sequence after it. */
@@ -104,7 +81,7 @@ static void put_header(uint8_t *buf, uint64_t protocol_id, uint8_t type, bool se
                              type, false, sealed};
     (void)packet_write(&h, buf, PACKET_HEADER_SIZE);
     if (sealed)
-        put64(buf + CONNECT_AT_SEQUENCE, sequence);
+        wire_put64(buf + CONNECT_AT_SEQUENCE, sequence);
 }
 
 connect_refusal connect_peek(const uint8_t *data, size_t size, uint64_t protocol_id,
@@ -126,7 +103,7 @@ connect_refusal connect_peek(const uint8_t *data, size_t size, uint64_t protocol
  * lies in the sender's half (server replies: top bit set). */
 static bool sequence_ok(const uint8_t *data, bool from_server, uint64_t *sequence)
 {
-    uint64_t s = get64(data + CONNECT_AT_SEQUENCE);
+    uint64_t s = wire_get64(data + CONNECT_AT_SEQUENCE);
     if ((uint16_t)s != (uint16_t)(data[5] | data[6] << 8) || ((s & TOP_BIT) != 0) != from_server)
         return false;
     *sequence = s;
@@ -139,6 +116,28 @@ static bool plain_ok(const uint8_t *data)
     return (data[0] & 8u) == 0 && data[5] == 0 && data[6] == 0;
 }
 
+/* What every message after the request shares: the mode bit the reader
+ * expects, the exact size of that mode, then for a plain message its
+ * sequence bits 0 (*sequence 0), for a sealed one the full sequence, its
+ * top bit saying it came from the server (from_server) or not. The body
+ * is the caller's. */
+static connect_refusal frame_read(const uint8_t *data, size_t size, bool sealed,
+                                  size_t plain_size, size_t sealed_size, bool from_server,
+                                  uint64_t *sequence)
+{
+    if ((data[0] & 8u) != (sealed ? 8u : 0u))
+        return CONNECT_WRONG_MODE;
+    if (size != (sealed ? sealed_size : plain_size))
+        return CONNECT_MALFORMED;
+    if (!sealed) {
+        if (!plain_ok(data))
+            return CONNECT_MALFORMED;
+        *sequence = 0;
+        return CONNECT_OK;
+    }
+    return sequence_ok(data, from_server, sequence) ? CONNECT_OK : CONNECT_MALFORMED;
+}
+
 /* Encrypt buf[ad..size) in place, buf[0..ad) associated data, the tag to
  * buf[size..size + 16); the nonce from the sequence at byte 8. */
 static int seal_at(const uint8_t *key, uint8_t direction, uint8_t *buf, size_t ad, size_t size)
@@ -147,7 +146,7 @@ static int seal_at(const uint8_t *key, uint8_t direction, uint8_t *buf, size_t a
     if (seal_start() != TEMPO_OK)
         return TEMPO_E_UNSUPPORTED;
     uint8_t nonce[SEAL_NONCE_SIZE];
-    seal_nonce(get64(buf + CONNECT_AT_SEQUENCE), direction, nonce);
+    seal_nonce(wire_get64(buf + CONNECT_AT_SEQUENCE), direction, nonce);
     crypto_aead_chacha20poly1305_ietf_encrypt_detached(buf + ad, buf + size, NULL, buf + ad,
                                                        (unsigned long long)(size - ad), buf, ad,
                                                        NULL, nonce, key);
@@ -167,7 +166,7 @@ static bool open_at(const uint8_t *key, uint8_t direction, const uint8_t *data, 
     if (seal_start() != TEMPO_OK)
         return false;
     uint8_t nonce[SEAL_NONCE_SIZE], none[1];
-    seal_nonce(get64(data + CONNECT_AT_SEQUENCE), direction, nonce);
+    seal_nonce(wire_get64(data + CONNECT_AT_SEQUENCE), direction, nonce);
     size_t body = size - CONNECT_TAG_SIZE - ad;
     return crypto_aead_chacha20poly1305_ietf_decrypt_detached(
                body != 0 ? plain : none, NULL, data + ad, (unsigned long long)body,
@@ -187,13 +186,13 @@ int connect_request_write(uint8_t *buf, uint64_t protocol_id, uint8_t slots,
         return TEMPO_E_INVALID_ARG;
     memset(buf, 0, CONNECT_REQUEST_SIZE);
     put_header(buf, protocol_id, CONNECT_TYPE_REQUEST, false, 0);
-    put64(buf + CONNECT_AT_PROTOCOL, protocol_id);
+    wire_put64(buf + CONNECT_AT_PROTOCOL, protocol_id);
     buf[CONNECT_AT_MODE] = token != NULL ? CONNECT_MODE_TOKEN : CONNECT_MODE_NONCE;
     buf[CONNECT_AT_SLOTS] = slots;
     if (token != NULL)
         memcpy(buf + CONNECT_AT_PROOF, token, TEMPO_TOKEN_CONNECT_SIZE);
     else
-        put64(buf + CONNECT_AT_PROOF, nonce);
+        wire_put64(buf + CONNECT_AT_PROOF, nonce);
     return CONNECT_REQUEST_SIZE;
 }
 
@@ -202,18 +201,18 @@ connect_refusal connect_request_read(const uint8_t *data, size_t size, uint64_t 
 {
     if (size != CONNECT_REQUEST_SIZE || !plain_ok(data))
         return CONNECT_MALFORMED;
-    if (get64(data + CONNECT_AT_PROTOCOL) != protocol_id)
+    if (wire_get64(data + CONNECT_AT_PROTOCOL) != protocol_id)
         return CONNECT_WRONG_PROTOCOL;
     uint8_t mode = data[CONNECT_AT_MODE], slots = data[CONNECT_AT_SLOTS];
     size_t proof = mode == CONNECT_MODE_TOKEN ? TEMPO_TOKEN_CONNECT_SIZE : 8;
     if ((mode != CONNECT_MODE_TOKEN && mode != CONNECT_MODE_NONCE) || slots < 1 ||
         slots > CONNECT_MAX_SLOTS ||
-        !all_zero(data + CONNECT_AT_PROOF + proof, size - CONNECT_AT_PROOF - proof))
+        !wire_all_zero(data + CONNECT_AT_PROOF + proof, size - CONNECT_AT_PROOF - proof))
         return CONNECT_MALFORMED;
     out->mode = mode;
     out->slots = slots;
     out->token = mode == CONNECT_MODE_TOKEN ? data + CONNECT_AT_PROOF : NULL;
-    out->nonce = mode == CONNECT_MODE_NONCE ? get64(data + CONNECT_AT_PROOF) : 0;
+    out->nonce = mode == CONNECT_MODE_NONCE ? wire_get64(data + CONNECT_AT_PROOF) : 0;
     return CONNECT_OK;
 }
 
@@ -223,7 +222,7 @@ size_t connect_cookie_size(bool sealed) { return sealed ? COOKIE_SEALED_SIZE : C
 
 uint8_t connect_cookie_generation(const uint8_t *cookie) { return cookie[8]; }
 
-uint64_t connect_cookie_sequence(const uint8_t *cookie) { return get64(cookie); }
+uint64_t connect_cookie_sequence(const uint8_t *cookie) { return wire_get64(cookie); }
 
 /* The associated data: the address's meaningful bytes in a zeroed slot
  * (token.h's form), the protocol id, the cookie's clear bytes. */
@@ -241,7 +240,7 @@ static void cookie_ad(const tempo_address *a, uint64_t protocol_id, const uint8_
     memcpy(ad + 2, a->bytes, n);
     ad[18] = (uint8_t)a->port;
     ad[19] = (uint8_t)(a->port >> 8);
-    put64(ad + ADDRESS_SLOT, protocol_id);
+    wire_put64(ad + ADDRESS_SLOT, protocol_id);
     memcpy(ad + ADDRESS_SLOT + 8, clear, COOKIE_CLEAR_SIZE);
 }
 
@@ -260,17 +259,17 @@ int connect_cookie_write(const uint8_t key[TEMPO_KEY_SIZE], uint8_t generation, 
                          bool sealed, const tempo_address *to, uint64_t protocol_id,
                          const connect_cookie *c, uint8_t *out)
 {
-    put64(out, nonce);
+    wire_put64(out, nonce);
     out[8] = generation;
     uint8_t *f = out + COOKIE_CLEAR_SIZE;
-    put64(f, c->client_id);
-    put64(f + 8, c->issued_us);
-    put64(f + 16, c->expire_seconds);
+    wire_put64(f, c->client_id);
+    wire_put64(f + 8, c->issued_us);
+    wire_put64(f + 16, c->expire_seconds);
     f[24] = c->slots;
     uint8_t ad[COOKIE_AD_SIZE];
     cookie_ad(to, protocol_id, out, ad);
     if (!sealed) {
-        put64(f + COOKIE_FIELDS_SIZE, plain_tag(key, ad, f));
+        wire_put64(f + COOKIE_FIELDS_SIZE, plain_tag(key, ad, f));
         return COOKIE_PLAIN_SIZE;
     }
 #ifdef TEMPO_HAVE_SODIUM
@@ -302,13 +301,13 @@ connect_refusal connect_cookie_read(const uint8_t key[TEMPO_KEY_SIZE], bool seal
     if (!sealed) {
         uint64_t tag = plain_tag(key, ad, cookie + COOKIE_CLEAR_SIZE);
         /* compared without an early exit */
-        if ((tag ^ get64(cookie + COOKIE_CLEAR_SIZE + COOKIE_FIELDS_SIZE)) != 0)
+        if ((tag ^ wire_get64(cookie + COOKIE_CLEAR_SIZE + COOKIE_FIELDS_SIZE)) != 0)
             return CONNECT_BAD_COOKIE;
         memcpy(f, cookie + COOKIE_CLEAR_SIZE, COOKIE_FIELDS_SIZE);
     } else {
 #ifdef TEMPO_HAVE_SODIUM
         uint8_t n[SEAL_NONCE_SIZE];
-        seal_nonce(get64(cookie), COOKIE_DIRECTION, n);
+        seal_nonce(wire_get64(cookie), COOKIE_DIRECTION, n);
         if (seal_start() != TEMPO_OK ||
             crypto_aead_chacha20poly1305_ietf_decrypt_detached(
                 f, NULL, cookie + COOKIE_CLEAR_SIZE, COOKIE_SECRET_SIZE,
@@ -323,9 +322,9 @@ connect_refusal connect_cookie_read(const uint8_t key[TEMPO_KEY_SIZE], bool seal
         return CONNECT_BAD_COOKIE;
 #endif
     }
-    out->client_id = get64(f);
-    out->issued_us = get64(f + 8);
-    out->expire_seconds = get64(f + 16);
+    out->client_id = wire_get64(f);
+    out->issued_us = wire_get64(f + 8);
+    out->expire_seconds = wire_get64(f + 16);
     out->slots = f[24];
     seal_wipe(f, sizeof f);
     if (out->slots < 1 || out->slots > CONNECT_MAX_SLOTS) {
@@ -346,7 +345,7 @@ int connect_challenge_write(uint8_t *buf, size_t cap, uint64_t protocol_id, cons
         return TEMPO_E_FULL;
     put_header(buf, protocol_id, CONNECT_TYPE_CHALLENGE, sealed, sequence);
     size_t at = sealed ? CONNECT_SEALED_AD : PACKET_HEADER_SIZE;
-    put64(buf + at, client_id);
+    wire_put64(buf + at, client_id);
     memcpy(buf + at + 8, cookie, connect_cookie_size(sealed));
     if (!sealed)
         return (int)size;
@@ -357,26 +356,22 @@ connect_refusal connect_challenge_read(const uint8_t *data, size_t size, const u
                                        uint64_t *sequence, uint64_t *client_id, uint8_t *cookie)
 {
     bool sealed = key != NULL;
-    if ((data[0] & 8u) != (sealed ? 8u : 0u))
-        return CONNECT_WRONG_MODE;
-    if (size != (sealed ? CONNECT_CHALLENGE_SEALED_SIZE : CONNECT_CHALLENGE_PLAIN_SIZE))
-        return CONNECT_MALFORMED;
+    uint64_t seq;
+    connect_refusal why = frame_read(data, size, sealed, CONNECT_CHALLENGE_PLAIN_SIZE,
+                                     CONNECT_CHALLENGE_SEALED_SIZE, true, &seq);
+    if (why != CONNECT_OK)
+        return why;
     if (!sealed) {
-        if (!plain_ok(data))
-            return CONNECT_MALFORMED;
         *sequence = 0;
-        *client_id = get64(data + PACKET_HEADER_SIZE);
+        *client_id = wire_get64(data + PACKET_HEADER_SIZE);
         memcpy(cookie, data + PACKET_HEADER_SIZE + 8, COOKIE_PLAIN_SIZE);
         return CONNECT_OK;
     }
-    uint64_t seq;
-    if (!sequence_ok(data, true, &seq))
-        return CONNECT_MALFORMED;
     uint8_t plain[8 + COOKIE_SEALED_SIZE];
     if (!open_at(key, SEAL_DIRECTION_HIGH, data, CONNECT_SEALED_AD, size, plain))
         return CONNECT_FORGED;
     *sequence = seq;
-    *client_id = get64(plain);
+    *client_id = wire_get64(plain);
     memcpy(cookie, plain + 8, COOKIE_SEALED_SIZE);
     return CONNECT_OK;
 }
@@ -405,21 +400,11 @@ int connect_response_write(uint8_t *buf, size_t cap, uint64_t protocol_id, const
 connect_refusal connect_response_read(const uint8_t *data, size_t size, bool sealed,
                                       const uint8_t **cookie, uint64_t *sequence)
 {
-    if ((data[0] & 8u) != (sealed ? 8u : 0u))
-        return CONNECT_WRONG_MODE;
-    if (size != (sealed ? CONNECT_RESPONSE_SEALED_SIZE : CONNECT_RESPONSE_PLAIN_SIZE))
-        return CONNECT_MALFORMED;
-    if (!sealed) {
-        if (!plain_ok(data))
-            return CONNECT_MALFORMED;
-        *sequence = 0;
-        *cookie = data + PACKET_HEADER_SIZE;
-        return CONNECT_OK;
-    }
-    if (!sequence_ok(data, false, sequence))
-        return CONNECT_MALFORMED;
-    *cookie = data + CONNECT_SEALED_AD;
-    return CONNECT_OK;
+    connect_refusal why = frame_read(data, size, sealed, CONNECT_RESPONSE_PLAIN_SIZE,
+                                     CONNECT_RESPONSE_SEALED_SIZE, false, sequence);
+    if (why == CONNECT_OK)
+        *cookie = data + (sealed ? CONNECT_SEALED_AD : PACKET_HEADER_SIZE);
+    return why;
 }
 
 bool connect_response_verify(const uint8_t *data, size_t size, const uint8_t *key)
@@ -461,7 +446,7 @@ int connect_denied_write(uint8_t *buf, size_t cap, uint64_t protocol_id, const u
         return TEMPO_E_FULL;
     put_header(buf, protocol_id, CONNECT_TYPE_DENIED, sealed, sequence);
     if (!sealed) {
-        put64(buf + PACKET_HEADER_SIZE, client_id);
+        wire_put64(buf + PACKET_HEADER_SIZE, client_id);
         return (int)size;
     }
     return seal_at(key, SEAL_DIRECTION_HIGH, buf, CONNECT_SEALED_AD, CONNECT_SEALED_AD);
@@ -471,20 +456,13 @@ connect_refusal connect_denied_read(const uint8_t *data, size_t size, const uint
                                     uint64_t *sequence, uint64_t *client_id)
 {
     bool sealed = key != NULL;
-    if ((data[0] & 8u) != (sealed ? 8u : 0u))
-        return CONNECT_WRONG_MODE;
-    if (size != (sealed ? CONNECT_DENIED_SEALED_SIZE : CONNECT_DENIED_PLAIN_SIZE))
-        return CONNECT_MALFORMED;
-    *client_id = 0;
-    if (!sealed) {
-        if (!plain_ok(data))
-            return CONNECT_MALFORMED;
-        *sequence = 0;
-        *client_id = get64(data + PACKET_HEADER_SIZE);
+    connect_refusal why = frame_read(data, size, sealed, CONNECT_DENIED_PLAIN_SIZE,
+                                     CONNECT_DENIED_SEALED_SIZE, true, sequence);
+    if (why != CONNECT_OK)
+        return why;
+    *client_id = sealed ? 0 : wire_get64(data + PACKET_HEADER_SIZE);
+    if (!sealed)
         return CONNECT_OK;
-    }
-    if (!sequence_ok(data, true, sequence))
-        return CONNECT_MALFORMED;
     return open_at(key, SEAL_DIRECTION_HIGH, data, CONNECT_SEALED_AD, size, NULL)
                ? CONNECT_OK
                : CONNECT_FORGED;

@@ -49,6 +49,14 @@ int seal_start(void)
 #endif
 }
 
+bool seal_key_equal(const uint8_t a[SEAL_KEY_SIZE], const uint8_t b[SEAL_KEY_SIZE])
+{
+    uint8_t d = 0;
+    for (int i = 0; i < SEAL_KEY_SIZE; i++)
+        d |= (uint8_t)(a[i] ^ b[i]);
+    return d == 0;
+}
+
 void seal_wipe(void *p, size_t size)
 {
     if (p == NULL || size == 0)

@@ -81,6 +81,9 @@ void seal_keys_wipe(wire_keys *k);
 
 /* Clear size bytes at p so the compiler cannot drop the stores. */
 void seal_wipe(void *p, size_t size);
+/* Whether two keys are equal, in a time that does not depend on where
+ * they differ. */
+bool seal_key_equal(const uint8_t a[SEAL_KEY_SIZE], const uint8_t b[SEAL_KEY_SIZE]);
 
 /* The nonce of the datagram with this sequence going this direction:
  * sequence little endian in bytes 0..7, direction in byte 8, zeros after. */

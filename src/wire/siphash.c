@@ -8,17 +8,11 @@
  */
 #include "wire/siphash.h"
 
+#include "wire/bytes.h"
+
 static uint64_t rotl(uint64_t x, int b)
 {
     return (x << b) | (x >> (64 - b));
-}
-
-static uint64_t load64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
 }
 
 typedef struct sip_state {
@@ -53,12 +47,12 @@ static void sip_word(sip_state *s, uint64_t m)
 
 uint64_t siphash24(const uint8_t key[SIPHASH_KEY_SIZE], const uint8_t *data, size_t size)
 {
-    uint64_t k0 = load64(key), k1 = load64(key + 8);
+    uint64_t k0 = wire_get64(key), k1 = wire_get64(key + 8);
     sip_state s = {k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull,
                    k0 ^ 0x6c7967656e657261ull, k1 ^ 0x7465646279746573ull};
     size_t whole = size - size % 8;
     for (size_t i = 0; i < whole; i += 8)
-        sip_word(&s, load64(data + i));
+        sip_word(&s, wire_get64(data + i));
     uint64_t last = (uint64_t)(size & 0xff) << 56;
     for (size_t i = 0; i < size % 8; i++)
         last |= (uint64_t)data[whole + i] << (8 * i);

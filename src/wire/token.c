@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "tempo/base.h"
+#include "wire/bytes.h"
 #include "wire/seal.h"
 
 #ifdef TEMPO_HAVE_SODIUM
@@ -62,32 +63,6 @@ tempo_result tempo_key_generate(uint8_t key[TEMPO_KEY_SIZE])
     return TEMPO_OK;
 }
 
-/* ---- bytes ---------------------------------------------------------- */
-
-#ifdef TEMPO_HAVE_SODIUM
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-#endif
-
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static bool all_zero(const uint8_t *p, size_t n)
-{
-    uint8_t acc = 0;
-    for (size_t i = 0; i < n; i++)
-        acc |= p[i];
-    return acc == 0;
-}
-
 /* How many of an address's 16 bytes mean something; -1 for an address a
  * token cannot carry. */
 static int address_bytes(const tempo_address *a)
@@ -123,7 +98,7 @@ static bool get_address(const uint8_t slot[TOKEN_SLOT_SIZE], tempo_address *a)
     a->id_size = slot[1];
     int n = address_bytes(a);
     if (n < 0 || (a->family != TEMPO_ADDRESS_OPAQUE && a->id_size != 0) ||
-        !all_zero(slot + 2 + n, (size_t)(16 - n))) {
+        !wire_all_zero(slot + 2 + n, (size_t)(16 - n))) {
         memset(a, 0, sizeof *a);
         return false;
     }
@@ -138,11 +113,11 @@ static int get_servers(const uint8_t *count, size_t pad, const uint8_t *slots,
                        tempo_address out[TEMPO_TOKEN_MAX_SERVERS])
 {
     int n = count[0];
-    if (n < 1 || n > TEMPO_TOKEN_MAX_SERVERS || !all_zero(count + 1, pad))
+    if (n < 1 || n > TEMPO_TOKEN_MAX_SERVERS || !wire_all_zero(count + 1, pad))
         return -1;
     for (int i = 0; i < TEMPO_TOKEN_MAX_SERVERS; i++) {
         const uint8_t *slot = slots + i * TOKEN_SLOT_SIZE;
-        if (i < n ? !get_address(slot, &out[i]) : !all_zero(slot, TOKEN_SLOT_SIZE))
+        if (i < n ? !get_address(slot, &out[i]) : !wire_all_zero(slot, TOKEN_SLOT_SIZE))
             return -1;
     }
     return n;
@@ -169,7 +144,7 @@ tempo_result tempo_token_create(const uint8_t private_key[TEMPO_KEY_SIZE], uint6
     if (rc != TEMPO_OK)
         return (tempo_result)rc;
 #ifdef TEMPO_HAVE_SODIUM
-    put64(plain, client_id);
+    wire_put64(plain, client_id);
     plain[TOKEN_PLAIN_AT_COUNT] = (uint8_t)num_servers;
     randombytes_buf(plain + TOKEN_PLAIN_AT_C2S, TEMPO_KEY_SIZE);
     randombytes_buf(plain + TOKEN_PLAIN_AT_S2C, TEMPO_KEY_SIZE);
@@ -178,9 +153,9 @@ tempo_result tempo_token_create(const uint8_t private_key[TEMPO_KEY_SIZE], uint6
 
     uint8_t *t = out_token;
     memcpy(t, TOKEN_VERSION, TOKEN_VERSION_SIZE);
-    put64(t + TOKEN_AT_PROTOCOL, protocol_id);
-    put64(t + TOKEN_AT_CREATE, now_seconds);
-    put64(t + TOKEN_AT_EXPIRE, expire_seconds);
+    wire_put64(t + TOKEN_AT_PROTOCOL, protocol_id);
+    wire_put64(t + TOKEN_AT_CREATE, now_seconds);
+    wire_put64(t + TOKEN_AT_EXPIRE, expire_seconds);
     randombytes_buf(t + TOKEN_AT_NONCE, TOKEN_NONCE_SIZE);
     crypto_aead_xchacha20poly1305_ietf_encrypt_detached(
         t + TOKEN_AT_PRIVATE, t + TOKEN_AT_PRIVATE + TOKEN_PLAIN_SIZE, NULL, plain,
@@ -210,15 +185,15 @@ tempo_result tempo_token_read_public(const uint8_t *token, size_t size, tempo_to
     if (token == NULL || out == NULL)
         return TEMPO_E_INVALID_ARG;
     if (size < TEMPO_TOKEN_SIZE || memcmp(token, TOKEN_VERSION, TOKEN_VERSION_SIZE) != 0 ||
-        !all_zero(token + TOKEN_AT_S2C + TEMPO_KEY_SIZE, 4))
+        !wire_all_zero(token + TOKEN_AT_S2C + TEMPO_KEY_SIZE, 4))
         return TEMPO_E_MALFORMED;
     int n = get_servers(token + TOKEN_AT_COUNT, 3, token + TOKEN_AT_SERVERS, out->servers);
-    uint64_t create = get64(token + TOKEN_AT_CREATE), expire = get64(token + TOKEN_AT_EXPIRE);
+    uint64_t create = wire_get64(token + TOKEN_AT_CREATE), expire = wire_get64(token + TOKEN_AT_EXPIRE);
     if (n < 0 || create >= expire) {
         memset(out, 0, sizeof *out);
         return TEMPO_E_MALFORMED;
     }
-    out->protocol_id = get64(token + TOKEN_AT_PROTOCOL);
+    out->protocol_id = wire_get64(token + TOKEN_AT_PROTOCOL);
     out->create_seconds = create;
     out->expire_seconds = expire;
     out->num_servers = n;
@@ -242,9 +217,9 @@ tempo_result tempo_token_open_private(const uint8_t private_key[TEMPO_KEY_SIZE],
     /* Cheapest first: all of these read clear bytes. */
     if (size < TEMPO_TOKEN_CONNECT_SIZE || memcmp(data, TOKEN_VERSION, TOKEN_VERSION_SIZE) != 0)
         return TEMPO_E_MALFORMED;
-    if (get64(data + TOKEN_AT_PROTOCOL) != protocol_id)
+    if (wire_get64(data + TOKEN_AT_PROTOCOL) != protocol_id)
         return TEMPO_E_PROTOCOL;
-    uint64_t create = get64(data + TOKEN_AT_CREATE), expire = get64(data + TOKEN_AT_EXPIRE);
+    uint64_t create = wire_get64(data + TOKEN_AT_CREATE), expire = wire_get64(data + TOKEN_AT_EXPIRE);
     if (now_seconds >= expire)
         return TEMPO_E_EXPIRED;
 #ifdef TEMPO_HAVE_SODIUM
@@ -264,7 +239,7 @@ tempo_result tempo_token_open_private(const uint8_t private_key[TEMPO_KEY_SIZE],
         out->protocol_id = protocol_id;
         out->create_seconds = create;
         out->expire_seconds = expire;
-        out->client_id = get64(plain);
+        out->client_id = wire_get64(plain);
         out->num_servers = n;
         memcpy(out->client_to_server_key, plain + TOKEN_PLAIN_AT_C2S, TEMPO_KEY_SIZE);
         memcpy(out->server_to_client_key, plain + TOKEN_PLAIN_AT_S2C, TEMPO_KEY_SIZE);

@@ -35,6 +35,7 @@
 #define N_MAX 8
 #define T_MAX 4096
 #define TICK_US 16667u
+#define LOG_MAX 512
 
 typedef enum workload { RTS, HEAVY, IDLE } workload;
 
@@ -69,6 +70,9 @@ typedef struct bot {
     int liar_about;            /* >= 0: claims to hold this lost player's lists liar_extra
                                   turns further than it does, and forwards none of them */
     uint32_t liar_extra;
+    bool keep_events;          /* its events are never polled */
+    tempo_lockstep_event log[LOG_MAX]; /* the events polled, in order */
+    int nlog;
 } bot;
 
 typedef struct world {
@@ -261,7 +265,9 @@ static void tick(bot *b, uint64_t now)
 {
     assert_int_equal(tempo_lockstep_poll(b->ls, now), TEMPO_OK);
     tempo_lockstep_event ev;
-    while (tempo_lockstep_next_event(b->ls, &ev) == 1) {
+    while (!b->keep_events && tempo_lockstep_next_event(b->ls, &ev) == 1) {
+        if (b->nlog < LOG_MAX)
+            b->log[b->nlog++] = ev;
         b->events[ev.kind]++;
         if (ev.kind == TEMPO_LOCKSTEP_WAITING)
             b->waiting_mask |= ev.u.waiting.missing_mask;
@@ -499,6 +505,44 @@ static void a_slow_simulation_freezes_the_others_again_and_again(void **state)
                   (int)w.b[0].turns, (unsigned long long)st.freezes, st.freezes_per_minute);
     assert_true(st.freezes > 20);
     assert_true(st.freezes_per_minute > 120.0);
+    world_free();
+}
+
+/* One freeze after another; machine 0 polls its events every tick or
+ * (keep) never. */
+static void freezing_match(bool keep)
+{
+    world_init(2, 15, "lan", slow, false);
+    w.b[1].cost_us = 80000; /* 80 ms to simulate a 50 ms turn */
+    w.b[0].keep_events = keep;
+    run_until(20000000);
+}
+
+static void unpolled_events_keep_the_newest_64_in_order_and_count_the_rest(void **state)
+{
+    (void)state;
+    freezing_match(false);
+    static tempo_lockstep_event all[LOG_MAX];
+    const int n = w.b[0].nlog;
+    memcpy(all, w.b[0].log, sizeof all);
+    assert_true(n > 64 + 16 && n < LOG_MAX);
+    assert_int_equal(stats_of(0).events_dropped, 0);
+    world_free();
+    freezing_match(true); /* the same match, nobody polling machine 0's events */
+    assert_int_equal(stats_of(0).events_dropped, (uint64_t)(n - 64));
+    tempo_lockstep_event ev;
+    for (int k = n - 64; k < n; k++) {
+        assert_int_equal(tempo_lockstep_next_event(w.b[0].ls, &ev), 1);
+        assert_int_equal(ev.kind, all[k].kind);
+        assert_int_equal(ev.player, all[k].player);
+        if (ev.kind == TEMPO_LOCKSTEP_WAITING) {
+            assert_int_equal(ev.u.waiting.turn, all[k].u.waiting.turn);
+            assert_int_equal(ev.u.waiting.missing_mask, all[k].u.waiting.missing_mask);
+        }
+        if (ev.kind == TEMPO_LOCKSTEP_RUNNING)
+            assert_int_equal(ev.u.running.frozen_us, all[k].u.running.frozen_us);
+    }
+    assert_int_equal(tempo_lockstep_next_event(w.b[0].ls, &ev), 0);
     world_free();
 }
 
@@ -1128,6 +1172,7 @@ int main(void)
         cmocka_unit_test(a_machine_claiming_lists_it_never_forwards_is_dropped),
         cmocka_unit_test(a_machine_whose_claims_are_never_believable_is_dropped),
         cmocka_unit_test(when_the_host_leaves_the_next_player_decides_the_length),
+        cmocka_unit_test(unpolled_events_keep_the_newest_64_in_order_and_count_the_rest),
         cmocka_unit_test(hostile_datagrams_are_dropped_and_counted),
         cmocka_unit_test(far_ahead_spoofs_cut_off_no_one_unsealed),
         cmocka_unit_test(a_sealed_match_drops_forged_plain_and_replayed_datagrams),

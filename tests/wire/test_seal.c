@@ -301,6 +301,23 @@ static void test_keys_are_all_zero_after_wiping(void **state)
     assert_int_equal(seal_keys_set(&k, NULL, KEY_B, 0), TEMPO_E_INVALID_ARG);
 }
 
+static void test_keys_are_equal_only_when_every_byte_is(void **state)
+{
+    (void)state;
+    uint8_t ka[SEAL_KEY_SIZE], kb[SEAL_KEY_SIZE];
+    for (int i = 0; i < SEAL_KEY_SIZE; i++)
+        ka[i] = (uint8_t)(31 * i + 7);
+    memcpy(kb, ka, sizeof kb);
+    assert_true(seal_key_equal(ka, kb));
+    for (int i = 0; i < SEAL_KEY_SIZE; i++)
+        for (int bit = 0; bit < 8; bit++) {
+            kb[i] ^= (uint8_t)(1u << bit);
+            assert_false(seal_key_equal(ka, kb));
+            kb[i] ^= (uint8_t)(1u << bit);
+        }
+    assert_true(seal_key_equal(ka, kb));
+}
+
 static void test_sealing_and_opening_allocate_nothing(void **state)
 {
     (void)state;
@@ -332,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_one_body_sealed_twice_never_looks_the_same),
         cmocka_unit_test(test_refusals_leave_the_buffer_alone),
         cmocka_unit_test(test_keys_are_all_zero_after_wiping),
+        cmocka_unit_test(test_keys_are_equal_only_when_every_byte_is),
         cmocka_unit_test(test_sealing_and_opening_allocate_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
