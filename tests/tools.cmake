@@ -35,6 +35,9 @@ if(TARGET test_sim_report)
     ${PROJECT_SOURCE_DIR}/tools/tempo-sim/core/sim_metrics.c)
   target_include_directories(test_sim_report PRIVATE ${PROJECT_SOURCE_DIR}/tools/tempo-sim/core
     ${PROJECT_SOURCE_DIR}/tools/tempo-sim/report ${PROJECT_SOURCE_DIR}/tools/tempo-sim/p2p)
+  if(COMMAND tempo_win32_memstream)
+    tempo_win32_memstream(test_sim_report)
+  endif()
 endif()
 
 # The SDL2 demo without a display (SDL_VIDEODRIVER=offscreen): headless
