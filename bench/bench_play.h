@@ -129,11 +129,10 @@ static inline void bench_clients_tick(tempo_client **c, int clients, uint64_t no
 {
     for (int i = 0; i < clients; i++) {
         tempo_client_poll(c[i], now);
-        uint64_t mine = tempo_client_local_players(c[i]);
+        int first = 0, count = tempo_client_local_slots(c[i], &first, NULL);
         uint8_t in[4] = {(uint8_t)(f / 8), 0, 0, 0};
-        for (int p = 0; p < clients; p++)
-            if (mine >> p & 1u)
-                tempo_client_add_local_input(c[i], p, in, sizeof in);
+        for (int p = first; p < first + count; p++)
+            tempo_client_add_local_input(c[i], p, in, sizeof in);
         tempo_client_tick k;
         tempo_client_advance(c[i], &k);
     }

@@ -12,7 +12,7 @@
  *    hash of the inputs, a few ns), the system calls made to send and to
  *    receive (counted by the UDP transport, tempo_udp_stats: a sendmmsg of
  *    many datagrams is one), and the mean UDP payload of a datagram.
- * 2. One server and C clients (C = 8, 64), each client on its own socket:
+ * 2. One server and C clients (C = 8, 64, 256), each client on its own socket:
  *    the server's CPU time per client per tick (in tempo_server_poll and
  *    tempo_server_advance, by this thread's clock), its send system calls
  *    per tick, and the mean datagram it sends. The clients' CPU is not
@@ -500,16 +500,20 @@ int main(int argc, char **argv)
     printf("| clients | mode | server CPU us per client per tick | server send calls per tick | "
            "recv calls per tick | bytes per datagram |\n");
     printf("|---:|---|---:|---:|---:|---:|\n");
-    static const int clients[] = {8, 64};
-    static cpu_reps cc[2];
-    for (int k = 0; k < 2; k++) {
-        result c[MODES];
-        measure(cs_run, clients[k], modes, c, &cc[k]);
+    static const int clients[] = {8, 64, 256};
+    static cpu_reps cc[3];
+    result c[3][MODES];
+    for (int k = 0; k < 3; k++) {
+        measure(cs_run, clients[k], modes, c[k], &cc[k]);
         for (int m = 0; m < modes; m++)
-            printf("| %d | %s | %.2f | %.2f | %.2f | %.1f |\n", clients[k], mode_name(m), c[m].us,
-                   c[m].send_calls, c[m].recv_calls, c[m].datagram);
+            printf("| %d | %s | %.2f | %.2f | %.2f | %.1f |\n", clients[k], mode_name(m), c[k][m].us,
+                   c[k][m].send_calls, c[k][m].recv_calls, c[k][m].datagram);
     }
     ratio_lines("server", &cc[0], "8 clients", &cc[1], "64 clients", modes);
+    printf("\nper client, 256 clients / 64 clients:");
+    for (int m = 0; m < modes; m++)
+        printf("%s %s %.2fx", m == 0 ? "" : ";", mode_name(m), c[2][m].us / c[1][m].us);
+    printf("\n");
     printf("\nA server admits at most %d clients (TEMPO_CS_MAX_CLIENTS).\n", TEMPO_CS_MAX_CLIENTS);
 
     relay_table(modes, reps);

@@ -38,8 +38,8 @@ TEMPO_API const char *tempo_version_string(void);
 #define TEMPO_MAX_INPUT_SIZE 64  /* bytes of input per player per frame */
 #define TEMPO_MAX_PREDICTION 64  /* largest prediction window, frames */
 #define TEMPO_MAX_SPECTATORS 64  /* largest value of config.max_spectators */
-#define TEMPO_CS_MAX_PLAYERS 64  /* player slots of a client-server match */
-#define TEMPO_CS_MAX_CLIENTS 64  /* clients of one server */
+#define TEMPO_CS_MAX_PLAYERS 1024 /* player slots of a client-server match */
+#define TEMPO_CS_MAX_CLIENTS 1024 /* clients of one server */
 #define TEMPO_CS_MAX_STATE 65536 /* bytes of state in one snapshot */
 
 /* ---- results ---------------------------------------------------------- */

@@ -187,9 +187,15 @@ TEMPO_API uint64_t tempo_client_tick_us(const tempo_client *c);
  * from the last poll and tick sync jumps the lead instead. 0 for NULL. */
 TEMPO_API uint64_t tempo_client_next_tick_at(const tempo_client *c);
 
-/* The player slots the server gave this client (bit p: slot p); 0 until
- * connected. */
+/* The player slots the server gave this client as a mask (bit p: slot p)
+ * of the slots below 64; 0 until connected. A match of more slots uses
+ * tempo_client_local_slots. */
 TEMPO_API uint64_t tempo_client_local_players(const tempo_client *c);
+
+/* The player slots the server gave this client: *first .. *first + *count
+ * - 1 (a client's slots are contiguous). Returns the count, 0 until
+ * connected (then *first is -1). first or count may be NULL. */
+TEMPO_API int tempo_client_local_slots(const tempo_client *c, int *first, int *count);
 
 /* The input of local player `player` for the coming tick (`size` bytes,
  * which must be the config's input_size; copied), as
@@ -245,8 +251,10 @@ typedef enum tempo_client_event_kind {
 
 typedef struct tempo_client_event {
     tempo_client_event_kind kind;
-    uint64_t slots; /* CONNECTED: bit p, slot p */
+    uint64_t slots; /* CONNECTED: bit p, slot p, for slots below 64 */
     int ticks;      /* SNAP: the jump */
+    int first_slot; /* CONNECTED: its slots, first_slot .. first_slot + num_slots - 1 */
+    int num_slots;
 } tempo_client_event;
 
 /* Take the oldest event: 1 and *ev filled, or 0 if none (or c or ev

@@ -46,15 +46,22 @@ extern "C" {
 #endif
 
 typedef struct tempo_server_config {
-    /* Player slots, 1..TEMPO_CS_MAX_PLAYERS; default 2. */
+    /* Player slots, 1..TEMPO_CS_MAX_PLAYERS (1024); default 2. Each
+     * snapshot carries every slot's input of its tick (1 + input_size bytes
+     * a slot), so a match of hundreds of slots sends snapshots of several
+     * datagrams unless its inputs are small. */
     int num_players;
     /* Bytes per player per tick, 1..TEMPO_MAX_INPUT_SIZE; default 4. */
     int input_size;
-    /* Clients admitted at once, 1..TEMPO_CS_MAX_CLIENTS and at most
-     * num_players (each client owns at least one slot); default num_players. */
+    /* Clients admitted at once, 1..TEMPO_CS_MAX_CLIENTS (1024) and at most
+     * num_players (each client owns at least one slot); default 2. Their
+     * records (a few KiB each) are allocated at create; a handshake
+     * beyond the limit is denied and counted (denied_full). */
     int max_clients;
     /* Slots one client may ask for, 1..num_players; default 1. A client
-     * asks for at most 8 (the handshake's limit, TEMPO_MAX_PLAYERS). */
+     * asks for at most 8 (the handshake's limit, TEMPO_MAX_PLAYERS). A
+     * client's slots are contiguous: one asking for k gets the first run
+     * of k free slots, and is denied (denied_full) when there is none. */
     int max_slots_per_client;
     /* Ticks per second, 1..1000; default 60. */
     int frames_per_second;
@@ -135,7 +142,8 @@ typedef struct tempo_server_tick {
     const tempo_request *requests; /* one ADVANCE; valid until the next call */
     int num_requests;
     int32_t frame;          /* the tick stepped */
-    uint64_t late_mask;     /* bit p: slot p's input was late (PREDICTED) */
+    uint64_t late_mask;     /* bit p: slot p's input was late (PREDICTED), for slots below
+                               64; requests[0].status tells every slot */
     bool snapshot_due;      /* the next poll sends the state after this tick */
 } tempo_server_tick;
 
@@ -162,8 +170,10 @@ typedef struct tempo_server_event {
     tempo_server_event_kind kind;
     int client;            /* 0..max_clients-1 */
     uint64_t client_id;    /* from its token; 0 without tokens */
-    uint64_t slots;        /* bit p: player slot p */
+    uint64_t slots;        /* bit p: player slot p, for slots below 64 */
     bool timed_out;        /* DISCONNECTED: silence, not a goodbye */
+    int first_slot;        /* its slots: first_slot .. first_slot + num_slots - 1 */
+    int num_slots;
 } tempo_server_event;
 
 /* Take the oldest event: 1 and *ev filled, or 0 if none (or s or ev
@@ -174,7 +184,8 @@ TEMPO_API int tempo_server_poll_event(tempo_server *s, tempo_server_event *ev);
 typedef struct tempo_server_client_stats {
     bool connected;
     uint64_t client_id;
-    uint64_t slots;             /* bit p: player slot p */
+    uint64_t slots;             /* bit p: player slot p, for slots below 64 */
+    int first_slot, num_slots;  /* its slots: first_slot .. first_slot + num_slots - 1 */
     tempo_address address;
     /* Its link: smoothed round trip (RFC 6298, from the acks every message
      * carries); RFC 3550's interarrival jitter of its inputs, its tick as
@@ -197,7 +208,9 @@ typedef struct tempo_server_stats {
     uint64_t late_inputs;        /* over all clients */
     uint64_t inputs_dropped;
     uint64_t connects, disconnects, timeouts;
-    uint64_t denied_full;        /* handshakes refused: no free slot */
+    uint64_t denied_full;        /* handshakes refused: max_clients connected, no run of free
+                                    slots as long as asked, or a client already connected
+                                    from that address */
     uint64_t handshake_refused;  /* bad token, stale or forged cookie, malformed request */
     uint64_t dropped_malformed, dropped_unknown, dropped_session, dropped_forged, dropped_replay;
     uint64_t held_jumps;         /* a client's datagrams far ahead of its sequence, held unused

@@ -55,7 +55,9 @@ typedef struct tempo_simnet tempo_simnet;
 
 typedef struct tempo_simnet_config {
     uint64_t seed;
-    int max_nodes;            /* default 32, at most 256 */
+    int max_nodes;            /* default 32, at most 1024; the links of every pair
+                                 (max_nodes squared records of about 250 bytes)
+                                 are allocated at create */
     int max_in_flight;        /* datagrams held at once (sent, not yet received),
                                  default 16384, at most 262144; each takes a
                                  TEMPO_MAX_DATAGRAM buffer allocated at create */

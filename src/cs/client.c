@@ -26,6 +26,7 @@
 
 #include "cs/client_impl.h"
 #include "cs/config.h"
+#include "cs/slots.h"
 #include "net/intake.h"
 #include "net/link_stats.h"
 #include "wire/cs_msg.h"
@@ -93,6 +94,7 @@ void tempo_client_destroy(tempo_client *c)
     frag_destroy(&c->frag);
     tempo__free(&a, c->states.states);
     tempo__free(&a, c->reported);
+    tempo__free(&a, c->reported_status);
     tempo__free(&a, c->local);
     tempo__free(&a, c->kept);
     tempo__free(&a, c->kept_tick);
@@ -137,9 +139,11 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
     const size_t np = (size_t)cfg->num_players, is = (size_t)cfg->input_size;
     const size_t h = (size_t)cfg->input_history;
     c->req_cap = 2 + 2 * cfg->input_history + CS_CLIENT_MAX_JUMP;
-    uint8_t *st = (uint8_t *)tempo__alloc(a, CS_CLIENT_STATES * c->state_cap);
+    c->players_size = cs_msg_players_size(cfg->num_players, cfg->input_size);
+    uint8_t *st = (uint8_t *)tempo__alloc(a, CS_CLIENT_STATES * (c->players_size + c->state_cap));
     c->states.states = st;
     c->reported = (uint8_t *)tempo__calloc(a, np, is);
+    c->reported_status = (uint8_t *)tempo__calloc(a, np, 1);
     c->local = (uint8_t *)tempo__calloc(a, np, is);
     c->kept = (uint8_t *)tempo__calloc(a, h * (size_t)cfg->slots, is);
     c->kept_tick = (int32_t *)tempo__calloc(a, h, sizeof(int32_t));
@@ -151,7 +155,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
     c->req_inputs = (uint8_t *)tempo__calloc(a, (size_t)c->req_cap * np, is);
     c->req_status = (uint8_t *)tempo__calloc(a, (size_t)c->req_cap, np);
     int fr = frag_create(&c->frag, 2, 1000000u, a);
-    if (st == NULL || c->reported == NULL || c->local == NULL || c->kept == NULL ||
+    if (st == NULL || c->reported == NULL || c->reported_status == NULL || c->local == NULL || c->kept == NULL ||
         c->kept_tick == NULL || (cfg->arena != NULL && (c->pred == NULL || c->pred_tick == NULL)) ||
         c->req == NULL || c->req_inputs == NULL || c->req_status == NULL || fr != TEMPO_OK) {
         if (fr != TEMPO_OK)
@@ -159,7 +163,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
         tempo_client_destroy(c);
         return TEMPO_E_NO_MEMORY;
     }
-    cs_history_init(&c->states, CS_CLIENT_STATES, c->state_cap, st);
+    cs_history_init(&c->states, CS_CLIENT_STATES, c->players_size + c->state_cap, st);
     for (size_t i = 0; i < h; i++) {
         c->kept_tick[i] = -1;
         if (c->pred_tick != NULL)
@@ -194,7 +198,7 @@ tempo_result tempo_client_create(const tempo_client_config *cfg, const tempo_tra
 static void set_state(tempo_client *c, tempo_client_state s, tempo_client_event_kind ev)
 {
     c->state = s;
-    tempo_client_event e = {ev, 0, 0};
+    tempo_client_event e = {ev, 0, 0, -1, 0};
     cs_client_push_event(c, &e);
 }
 
@@ -244,24 +248,19 @@ static void on_accept(tempo_client *c, const uint8_t *body, size_t n)
         set_state(c, TEMPO_CLIENT_DISCONNECTED, TEMPO_CLIENT_EVENT_DISCONNECTED);
         return;
     }
-    if (a.num_players < 64 && (a.slots >> a.num_players) != 0) {
+    if (a.num_slots > c->cfg.slots) { /* the reader checked they are the match's */
         c->st.dropped_malformed++;
         return;
     }
     (void)gate_client_connected(&c->gate);
-    c->slots = a.slots;
-    c->num_slots = 0;
-    for (int p = 0; p < c->cfg.num_players; p++)
-        c->num_slots += (int)(a.slots >> p & 1u);
-    if (c->num_slots > c->cfg.slots) {
-        c->st.dropped_malformed++;
-        return;
-    }
+    c->first_slot = a.first_slot;
+    c->num_slots = a.num_slots;
     c->client_index = a.client;
     if (c->now_us >= c->response_sent_us)
         link_rtt_sample(&c->ch.link, c->now_us - c->response_sent_us);
     c->state = TEMPO_CLIENT_CONNECTED;
-    tempo_client_event e = {TEMPO_CLIENT_EVENT_CONNECTED, c->slots, 0};
+    tempo_client_event e = {TEMPO_CLIENT_EVENT_CONNECTED, cs_slot_mask(c->first_slot, c->num_slots),
+                            0, c->first_slot, c->num_slots};
     cs_client_push_event(c, &e);
 }
 
@@ -271,7 +270,7 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
 {
     const int np = c->cfg.num_players, is = c->cfg.input_size;
     cs_msg_snapshot m;
-    if (cs_msg_read_snapshot(body, n, np, is, c->state_cap, &m) != TEMPO_DROP_NONE) {
+    if (cs_msg_read_snapshot(body, n, np, c->state_cap, &m) != TEMPO_DROP_NONE) {
         c->st.dropped_malformed++;
         return;
     }
@@ -288,22 +287,24 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
         c->st.snapshots_dropped++;
         return;
     }
+    const size_t block = c->players_size + m.state_size;
     const uint8_t *base = NULL;
     if (m.baseline >= 0) {
         size_t bs = 0;
         base = cs_history_get(&c->states, m.baseline, &bs);
-        if (base == NULL || bs != m.state_size) {
+        if (base == NULL || bs != block) {
             c->st.snapshots_dropped++;
             return;
         }
     }
-    uint8_t *dst = cs_history_put(&c->states, m.tick, m.state_size);
-    if (dst == NULL || dst == base ||
-        !delta_decode(base, m.state_size, m.delta, m.delta_size, dst)) {
+    uint8_t *dst = cs_history_put(&c->states, m.tick, block);
+    if (dst == NULL || dst == base || !delta_decode(base, block, m.delta, m.delta_size, dst) ||
+        !cs_msg_players_valid(dst, np, is)) {
         cs_history_drop(&c->states, m.tick);
         c->st.snapshots_dropped++;
         return;
     }
+    const uint8_t *players = dst;
     c->newest = m.tick;
     c->newest_us = c->now_us;
     c->st.server_frame = m.tick;
@@ -313,8 +314,8 @@ static void on_snapshot(tempo_client *c, const uint8_t *body, size_t n)
     if (m.input_ack > c->input_ack)
         c->input_ack = m.input_ack;
     for (int p = 0; p < np; p++) {
-        const uint8_t *pl = m.players + (size_t)p * (size_t)(1 + is);
-        if (c->slots >> p & 1u) {
+        const uint8_t *pl = players + (size_t)p * (size_t)(1 + is);
+        if (p >= c->first_slot && p < c->first_slot + c->num_slots) {
             if (pl[0] == TEMPO_INPUT_PREDICTED && c->started && m.tick - 1 >= c->first_tick)
                 c->st.late_inputs++;
             continue;
@@ -564,7 +565,18 @@ uint64_t tempo_client_next_tick_at(const tempo_client *c)
 
 uint64_t tempo_client_local_players(const tempo_client *c)
 {
-    return c != NULL && c->state == TEMPO_CLIENT_CONNECTED ? c->slots : 0;
+    return c != NULL && c->state == TEMPO_CLIENT_CONNECTED ? cs_slot_mask(c->first_slot, c->num_slots)
+                                                           : 0;
+}
+
+int tempo_client_local_slots(const tempo_client *c, int *first, int *count)
+{
+    const bool on = c != NULL && c->state == TEMPO_CLIENT_CONNECTED;
+    if (first != NULL)
+        *first = on ? c->first_slot : -1;
+    if (count != NULL)
+        *count = on ? c->num_slots : 0;
+    return on ? c->num_slots : 0;
 }
 
 tempo_result tempo_client_add_local_input(tempo_client *c, int player, const void *input,
@@ -574,7 +586,7 @@ tempo_result tempo_client_add_local_input(tempo_client *c, int player, const voi
         return TEMPO_E_INVALID_ARG;
     if (c->state != TEMPO_CLIENT_CONNECTED)
         return TEMPO_E_STATE;
-    if (player < 0 || player >= c->cfg.num_players || !(c->slots >> player & 1u))
+    if (player < c->first_slot || player >= c->first_slot + c->num_slots)
         return TEMPO_E_PLAYER;
     memcpy(c->local + (size_t)player * (size_t)c->cfg.input_size, input,
            (size_t)c->cfg.input_size);

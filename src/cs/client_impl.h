@@ -42,20 +42,20 @@ struct tempo_client {
     bool channel_up;
     cs_channel ch;
     tempo_frag_assembler frag;
-    uint64_t slots;
-    int num_slots;
+    int first_slot, num_slots;    /* ours: first_slot .. first_slot + num_slots - 1 */
     int client_index;
     uint64_t last_send_us;
 
     /* snapshots */
-    cs_history states;            /* received, by tick */
+    cs_history states;            /* received blocks (players, then state), by tick */
     size_t state_cap;
+    size_t players_size;          /* the players' part of a block */
     int32_t newest;               /* newest snapshot taken, -1 none */
     int32_t applied;              /* newest put in place, -1 none */
     uint64_t newest_us;           /* when it came */
     int32_t input_ack;            /* the server holds our inputs up to here */
     uint8_t *reported;            /* num_players * input_size: others' newest inputs */
-    uint8_t reported_status[TEMPO_CS_MAX_PLAYERS];
+    uint8_t *reported_status;     /* num_players */
 
     /* ticks */
     bool started;

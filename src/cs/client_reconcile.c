@@ -44,7 +44,10 @@
 
 #include "cs/client_impl.h"
 
-static bool own(const tempo_client *c, int p) { return (c->slots >> p & 1u) != 0; }
+static bool own(const tempo_client *c, int p)
+{
+    return p >= c->first_slot && p < c->first_slot + c->num_slots;
+}
 
 /* Keep the local players' input of tick t (from c->local). */
 static void keep(tempo_client *c, int32_t t)
@@ -103,11 +106,23 @@ static void plan_advance(tempo_client *c, int *n, int32_t t, bool resim)
     r->resimulating = resim;
 }
 
+/* The game state of the snapshot of tick t (its block after the players'
+ * inputs) and its size, or NULL. */
+static const uint8_t *snapshot_state(const tempo_client *c, int32_t t, size_t *size)
+{
+    size_t block = 0;
+    const uint8_t *b = cs_history_get(&c->states, t, &block);
+    if (b == NULL || block <= c->players_size)
+        return NULL;
+    *size = block - c->players_size;
+    return b + c->players_size;
+}
+
 /* Put the state of tick t in place: into the arena, or a LOAD. */
 static void plan_load(tempo_client *c, int *n, int32_t t)
 {
     size_t size = 0;
-    const uint8_t *state = cs_history_get(&c->states, t, &size);
+    const uint8_t *state = snapshot_state(c, t, &size);
     if (state == NULL)
         return;
     if (c->cfg.arena != NULL) {
@@ -126,7 +141,7 @@ static void measure(tempo_client *c, int32_t t)
     if (c->cfg.arena == NULL || c->pred_tick[t % h] != t)
         return;
     size_t size = 0;
-    const uint8_t *state = cs_history_get(&c->states, t, &size);
+    const uint8_t *state = snapshot_state(c, t, &size);
     if (state == NULL || size != c->cfg.arena_size)
         return;
     const uint8_t *pred = c->pred + (size_t)(t % h) * c->cfg.arena_size;
@@ -214,7 +229,7 @@ static void plan(tempo_client *c, tempo_client_tick *tick)
                 const cs_ticksync_config tc = c->ts.cfg;
                 cs_ticksync_init(&c->ts, &tc);
                 c->report_from = to;
-                tempo_client_event ev = {TEMPO_CLIENT_EVENT_SNAP, 0, k};
+                tempo_client_event ev = {TEMPO_CLIENT_EVENT_SNAP, 0, k, -1, 0};
                 cs_client_push_event(c, &ev);
                 c->st.snaps++;
                 for (int32_t f = t; f < to; f++) /* zeros: the player gave none */
@@ -235,7 +250,7 @@ static void plan(tempo_client *c, tempo_client_tick *tick)
         if (k != 0) {
             if (k > CS_CLIENT_MAX_JUMP)
                 k = CS_CLIENT_MAX_JUMP;
-            tempo_client_event ev = {TEMPO_CLIENT_EVENT_SNAP, 0, k};
+            tempo_client_event ev = {TEMPO_CLIENT_EVENT_SNAP, 0, k, -1, 0};
             cs_client_push_event(c, &ev);
             c->st.snaps++;
             if (k < 0) {

@@ -27,10 +27,13 @@
  * another's input.
  *
  * Snapshots: after a tick whose snapshot is due, the next poll stores the
- * state of tick T (the state after ADVANCE(T - 1)) in the history and
- * sends each client its snapshot, coded against the newest snapshot the
- * client acknowledged while that is still in the history (else against
- * zeros: a full state), fragmented when larger than a datagram. The
+ * block of tick T in the history (every slot's status and input of tick
+ * T - 1, then the state after ADVANCE(T - 1)) and sends each client its
+ * snapshot, the block coded against the newest snapshot the client
+ * acknowledged while that is still in the history (else against zeros: a
+ * full state), fragmented when larger than a datagram. The coded block
+ * depends only on the baseline, so clients sharing one share its bytes
+ * (coded once, DELTA_CACHE baselines a tick); the head is each client's. The
  * earliness reported is how many ticks before the server ran them the
  * client's inputs arrived, the mean over the inputs that arrived since the
  * last snapshot (the client's tick sync averages reports itself and
@@ -49,7 +52,9 @@
 #include "cs/channel.h"
 #include "cs/config.h"
 #include "cs/server_input.h"
+#include "cs/slots.h"
 #include "cs/snapshot.h"
+#include "net/addr_map.h"
 #include "net/gate.h"
 #include "net/intake.h"
 #include "net/link_stats.h"
@@ -68,8 +73,7 @@ typedef struct cs_client {
     bool used;
     uint64_t client_id;
     bool sealed;
-    uint64_t slots;
-    int num_slots;
+    int first_slot, num_slots;   /* its slots: first_slot .. first_slot + num_slots - 1 */
     cs_channel ch;
     bool heard_input;            /* it sent an INPUT: the ACCEPT arrived */
     uint64_t accept_sent_us;
@@ -106,11 +110,13 @@ struct tempo_server {
     uint64_t tick_us;
 
     cs_client *clients;
+    addr_map by_addr;            /* a connected client's address -> its index */
     cs_slot_inputs *slot_in;     /* num_players */
-    int owner[TEMPO_CS_MAX_PLAYERS]; /* client index, -1 none */
+    int *owner;                  /* num_players: client index, -1 none */
 
     cs_history hist;
     size_t state_cap;
+    size_t players_size;         /* the players' part of a snapshot block */
     bool snapshot_pending;       /* the state of snapshot_tick is due to go out */
     bool state_in;               /* ... and it is in the history */
     int32_t snapshot_tick;
@@ -118,7 +124,7 @@ struct tempo_server {
 
     int32_t frame;               /* the next tick */
     uint8_t *inputs;             /* num_players * input_size: the tick's */
-    uint8_t status[TEMPO_CS_MAX_PLAYERS];
+    uint8_t *status;             /* num_players */
     uint8_t *played;             /* num_players * (1 + input_size): tick T - 1 for snapshots */
     tempo_request req;
 
@@ -200,12 +206,15 @@ void tempo_server_destroy(tempo_server *s)
     if (s->clients != NULL)
         seal_wipe(s->clients, (size_t)s->cfg.max_clients * sizeof *s->clients);
     tempo__free(&a, s->clients);
+    tempo__free(&a, s->by_addr.e);
     if (s->slot_in != NULL)
         tempo__free(&a, s->slot_in[0].data);
     tempo__free(&a, s->slot_in);
     tempo__free(&a, s->hist.states);
     tempo__free(&a, s->inputs);
     tempo__free(&a, s->played);
+    tempo__free(&a, s->owner);
+    tempo__free(&a, s->status);
     tempo__free(&a, s->body);
     tempo__free(&a, s->cache);
     seal_wipe(s, sizeof *s);
@@ -236,23 +245,28 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     const tempo_allocator *a = &s->cfg.allocator;
     const int np = cfg->num_players, is = cfg->input_size;
     s->clients = (cs_client *)tempo__calloc(a, (size_t)cfg->max_clients, sizeof *s->clients);
+    s->by_addr.e = (addr_map_entry *)tempo__alloc(
+        a, addr_map_entries(cfg->max_clients) * sizeof *s->by_addr.e);
     s->slot_in = (cs_slot_inputs *)tempo__calloc(a, (size_t)np, sizeof *s->slot_in);
     uint8_t *ring = (uint8_t *)tempo__calloc(a, (size_t)np * CS_INPUT_RING, (size_t)is);
-    uint8_t *hist = (uint8_t *)tempo__alloc(a, (size_t)cfg->snapshot_history * s->state_cap);
+    s->players_size = cs_msg_players_size(np, is);
+    const size_t block_cap = s->players_size + s->state_cap;
+    uint8_t *hist = (uint8_t *)tempo__alloc(a, (size_t)cfg->snapshot_history * block_cap);
     s->inputs = (uint8_t *)tempo__calloc(a, (size_t)np, (size_t)is);
     s->played = (uint8_t *)tempo__calloc(a, (size_t)np, (size_t)(1 + is));
-    s->body_cap = CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD + (size_t)np * (size_t)(1 + is) + 4 +
-                  delta_bound(s->state_cap);
+    s->owner = (int *)tempo__calloc(a, (size_t)np, sizeof *s->owner);
+    s->status = (uint8_t *)tempo__calloc(a, (size_t)np, 1);
+    s->body_cap = CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD + delta_bound(block_cap);
     s->body = (uint8_t *)tempo__alloc(a, s->body_cap);
-    s->cache_stride = delta_bound(s->state_cap);
+    s->cache_stride = delta_bound(block_cap);
     s->cache = (uint8_t *)tempo__alloc(a, DELTA_CACHE * s->cache_stride);
     if (s->slot_in != NULL)
         s->slot_in[0].data = ring; /* freed through slot 0 even on failure */
     else
         tempo__free(a, ring);
     s->hist.states = hist;
-    if (s->clients == NULL || s->slot_in == NULL || ring == NULL || hist == NULL ||
-        s->inputs == NULL || s->played == NULL || s->body == NULL || s->cache == NULL) {
+    if (s->clients == NULL || s->by_addr.e == NULL || s->slot_in == NULL || ring == NULL || hist == NULL ||
+        s->inputs == NULL || s->played == NULL || s->owner == NULL || s->status == NULL || s->body == NULL || s->cache == NULL) {
         tempo_server_destroy(s);
         return TEMPO_E_NO_MEMORY;
     }
@@ -262,7 +276,7 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
         s->status[p] = TEMPO_INPUT_DISCONNECTED;
         s->played[(size_t)p * (size_t)(1 + is)] = TEMPO_INPUT_DISCONNECTED;
     }
-    cs_history_init(&s->hist, cfg->snapshot_history, s->state_cap, hist);
+    cs_history_init(&s->hist, cfg->snapshot_history, block_cap, hist);
     s->newest_sent = -1;
     event_ring_init(&s->ev, EVENTS);
 
@@ -270,6 +284,8 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     /* seeded: the same keys every run; else the address adds a little */
     tempo_rng_seed(&s->rng, cfg->random_seed != 0 ? cfg->random_seed : (uint64_t)(uintptr_t)s,
                    0x636f6f6b6965ull);
+    draw_key(s, key);
+    addr_map_init(&s->by_addr, s->by_addr.e, cfg->max_clients, key);
     draw_key(s, key);
     int r = gate_server_open(&s->gate, cfg->protocol_id, cfg->has_private_key, cfg->private_key,
                              &cfg->self, seal_offer((int)cfg->cipher), key);
@@ -297,10 +313,7 @@ void tempo_server_set_token_time(tempo_server *s, uint64_t unix_seconds)
 
 static int find_client(const tempo_server *s, const tempo_address *from)
 {
-    for (int i = 0; i < s->cfg.max_clients; i++)
-        if (s->clients[i].used && tempo_address_equal(&s->clients[i].ch.to, from))
-            return i;
-    return -1;
+    return addr_map_find(&s->by_addr, from);
 }
 
 static void send_body(tempo_server *s, cs_client *c, uint8_t type, const uint8_t *body, size_t n)
@@ -314,8 +327,8 @@ static void send_accept(tempo_server *s, int i)
 {
     cs_client *c = &s->clients[i];
     cs_msg_prefix p = cs_channel_prefix(&c->ch);
-    cs_msg_accept a = {(uint8_t)i, c->slots, (uint8_t)s->cfg.num_players,
-                       (uint8_t)s->cfg.input_size, (uint16_t)s->cfg.frames_per_second, s->frame,
+    cs_msg_accept a = {(uint16_t)i, (uint16_t)c->first_slot, (uint8_t)c->num_slots,
+                       (uint16_t)s->cfg.num_players, (uint8_t)s->cfg.input_size, (uint16_t)s->cfg.frames_per_second, s->frame,
                        (uint8_t)s->cfg.snapshot_interval};
     uint8_t body[64];
     size_t n = cs_msg_write_accept(body, sizeof body, &p, &a);
@@ -332,13 +345,13 @@ static void drop_client(tempo_server *s, int i, bool timed_out, bool say_bye)
         for (int k = 0; k < CS_BYE_COPIES; k++)
             send_body(s, c, CS_MSG_BYE, body, sizeof body);
     }
-    for (int p = 0; p < s->cfg.num_players; p++)
-        if (s->owner[p] == i) {
-            s->owner[p] = -1;
-            cs_slot_inputs_reset(&s->slot_in[p], s->slot_in[p].data, s->cfg.input_size);
-        }
+    for (int p = c->first_slot; p < c->first_slot + c->num_slots; p++) {
+        s->owner[p] = -1;
+        cs_slot_inputs_reset(&s->slot_in[p], s->slot_in[p].data, s->cfg.input_size);
+    }
     tempo_server_event ev = {TEMPO_SERVER_CLIENT_DISCONNECTED, i,
-                             c->sealed ? c->client_id : 0, c->slots, timed_out};
+                             c->sealed ? c->client_id : 0, cs_slot_mask(c->first_slot, c->num_slots),
+                             timed_out, c->first_slot, c->num_slots};
     push_event(s, &ev);
     s->st.disconnects++;
     if (timed_out)
@@ -347,6 +360,7 @@ static void drop_client(tempo_server *s, int i, bool timed_out, bool say_bye)
     const bool linger = c->sealed && s->now_us - c->admitted_us < s->gate.cfg.cookie_lifetime_us;
     const uint64_t until = c->admitted_us + s->gate.cfg.cookie_lifetime_us;
     const tempo_address addr = c->ch.to;
+    addr_map_remove(&s->by_addr, &addr);
     uint8_t key[SEAL_KEY_SIZE];
     memcpy(key, c->ch.keys.recv_key, sizeof key);
     cs_channel_wipe(&c->ch);
@@ -380,9 +394,14 @@ static void admit(tempo_server *s, gate_admit *ad)
             return; /* the same id elsewhere: one connection per token */
         }
     }
-    int free_slots = 0;
-    for (int p = 0; p < s->cfg.num_players; p++)
-        free_slots += s->owner[p] < 0;
+    /* the first run of ad->slots free slots: a client's slots are contiguous */
+    int first = -1;
+    if (ad->slots >= 1 && ad->slots <= s->cfg.max_slots_per_client)
+        for (int p = 0, run = 0; p < s->cfg.num_players && first < 0; p++) {
+            run = s->owner[p] < 0 ? run + 1 : 0;
+            if (run == ad->slots)
+                first = p + 1 - run;
+        }
     /* a free record; one guarding a closed connection only if none is
      * free, the one whose guard ends first */
     int idx = -1;
@@ -397,7 +416,10 @@ static void admit(tempo_server *s, gate_admit *ad)
         if (idx < 0 || c->closed_until_us < s->clients[idx].closed_until_us)
             idx = i;
     }
-    if (idx < 0 || ad->slots > s->cfg.max_slots_per_client || ad->slots > free_slots) {
+    /* another connection already speaks from this address: its datagrams
+     * could not be told apart */
+    if (idx < 0 || first < 0 ||
+        addr_map_find(&s->by_addr, &ad->address) >= 0) {
         int n = gate_server_deny(&s->gate, ad, s->dgram, sizeof s->dgram);
         if (n > 0) {
             (void)s->tr.send(s->tr.ctx, &ad->address, s->dgram, (size_t)n);
@@ -412,16 +434,16 @@ static void admit(tempo_server *s, gate_admit *ad)
     c->admitted_us = s->now_us;
     c->client_id = ad->client_id;
     c->sealed = ad->sealed;
-    for (int p = 0; p < s->cfg.num_players && c->num_slots < ad->slots; p++)
-        if (s->owner[p] < 0) {
-            s->owner[p] = idx;
-            c->slots |= 1ull << p;
-            c->num_slots++;
-            cs_slot_inputs_reset(&s->slot_in[p], s->slot_in[p].data, s->cfg.input_size);
-        }
+    c->first_slot = first;
+    c->num_slots = ad->slots;
+    for (int p = first; p < first + ad->slots; p++) {
+        s->owner[p] = idx;
+        cs_slot_inputs_reset(&s->slot_in[p], s->slot_in[p].data, s->cfg.input_size);
+    }
     cs_channel_init(&c->ch, s->now_us, &ad->address, s->cfg.session_id,
                     ad->sealed ? &ad->keys : NULL,
                     (uint64_t)s->cfg.disconnect_timeout_ms * 1000u);
+    (void)addr_map_add(&s->by_addr, &ad->address, idx);
     if (ad->sealed) /* its datagrams go on from the response's sequence */
         net_receive_start(&c->ch.link, &c->ch.replay, s->now_us, ad->client_sequence, true);
     c->acked_snapshot = -1;
@@ -430,7 +452,7 @@ static void admit(tempo_server *s, gate_admit *ad)
     s->st.clients++;
     s->st.connects++;
     tempo_server_event ev = {TEMPO_SERVER_CLIENT_CONNECTED, idx, ad->sealed ? ad->client_id : 0,
-                             c->slots, false};
+                             cs_slot_mask(first, ad->slots), false, first, ad->slots};
     push_event(s, &ev);
     send_accept(s, idx);
 }
@@ -480,11 +502,8 @@ static void on_input(tempo_server *s, int ci, const uint8_t *body, size_t size)
             continue;
         }
         const uint8_t *src = in.inputs + (size_t)k * (size_t)c->num_slots * (size_t)is;
-        for (int p = 0, j = 0; p < s->cfg.num_players; p++)
-            if (c->slots >> p & 1u) {
-                (void)cs_slot_inputs_put(&s->slot_in[p], t, src + (size_t)j * (size_t)is);
-                j++;
-            }
+        for (int j = 0; j < c->num_slots; j++)
+            (void)cs_slot_inputs_put(&s->slot_in[c->first_slot + j], t, src + (size_t)j * (size_t)is);
     }
     const int32_t newest_new = in.first + in.count - 1;
     if (in.count > 0 && newest_new > c->last_input_tick && newest_new <= newest) {
@@ -508,11 +527,8 @@ static void on_input(tempo_server *s, int ci, const uint8_t *body, size_t size)
         c->last_input_tick = newest_new;
     }
     stamp_arrival(s, c, in.count > 0 ? newest_new : -1);
-    int first_slot = 0;
-    while (!(c->slots >> first_slot & 1u))
-        first_slot++;
     while (c->input_ack < newest &&
-           cs_slot_inputs_get(&s->slot_in[first_slot], c->input_ack + 1) != NULL)
+           cs_slot_inputs_get(&s->slot_in[c->first_slot], c->input_ack + 1) != NULL)
         c->input_ack++;
 }
 
@@ -607,10 +623,9 @@ static void send_snapshot(tempo_server *s, int ci, const uint8_t *state, size_t 
     m.input_ack = c->input_ack;
     m.earliness_q8 = (int16_t)(e * 256.0);
     m.num_players = s->cfg.num_players;
-    m.players = s->played;
-    m.state_size = (uint32_t)n;
+    m.state_size = (uint32_t)(n - s->players_size);
     cs_msg_prefix p = cs_channel_prefix(&c->ch);
-    size_t head = cs_msg_write_snapshot_head(s->body, s->body_cap, &p, &m, s->cfg.input_size);
+    size_t head = cs_msg_write_snapshot_head(s->body, s->body_cap, &p, &m);
     const int32_t key = base != NULL ? c->acked_snapshot : -1;
     size_t d = 0;
     for (int i = 0; i < s->cache_used && d == 0; i++)
@@ -632,7 +647,7 @@ static void send_snapshot(tempo_server *s, int ci, const uint8_t *state, size_t 
     }
     if (d == 0 || head + d > FRAG_MAX_PAYLOAD) {
         tempo__log(&s->log, TEMPO_LOG_ERROR, "tempo server: a snapshot of %lu bytes does not fit",
-                   (unsigned long)n);
+                   (unsigned long)(n - s->players_size));
         return;
     }
     uint64_t before = s->st.bytes_sent;
@@ -648,8 +663,9 @@ static void send_snapshots(tempo_server *s)
     if (!s->snapshot_pending)
         return;
     if (!s->state_in && s->cfg.arena != NULL) {
-        uint8_t *dst = cs_history_put(&s->hist, s->snapshot_tick, s->cfg.arena_size);
-        memcpy(dst, s->cfg.arena, s->cfg.arena_size);
+        uint8_t *dst = cs_history_put(&s->hist, s->snapshot_tick, s->players_size + s->cfg.arena_size);
+        memcpy(dst, s->played, s->players_size);
+        memcpy(dst + s->players_size, s->cfg.arena, s->cfg.arena_size);
         s->state_in = true;
     }
     if (!s->state_in)
@@ -705,7 +721,6 @@ tempo_result tempo_server_advance(tempo_server *s, tempo_server_tick *tick)
     const int np = s->cfg.num_players, is = s->cfg.input_size;
     const int32_t f = s->frame;
     uint64_t late_mask = 0;
-    uint64_t late_clients = 0;
     for (int p = 0; p < np; p++) {
         uint8_t *dst = s->inputs + (size_t)p * (size_t)is;
         cs_slot_inputs *si = &s->slot_in[p];
@@ -719,8 +734,8 @@ tempo_result tempo_server_advance(tempo_server *s, tempo_server_tick *tick)
                 s->status[p] = TEMPO_INPUT_CONFIRMED;
             } else {
                 s->status[p] = TEMPO_INPUT_PREDICTED;
-                late_mask |= 1ull << p;
-                late_clients |= 1ull << s->owner[p];
+                if (p < 64)
+                    late_mask |= 1ull << p;
             }
             memcpy(dst, si->last, (size_t)is);
         }
@@ -732,7 +747,10 @@ tempo_result tempo_server_advance(tempo_server *s, tempo_server_tick *tick)
         cs_client *c = &s->clients[i];
         if (!c->used)
             continue;
-        if (late_clients >> i & 1u && c->last_input_tick >= 0) { /* it has begun sending */
+        bool late = false;
+        for (int p = c->first_slot; p < c->first_slot + c->num_slots; p++)
+            late |= s->status[p] == TEMPO_INPUT_PREDICTED;
+        if (late && c->last_input_tick >= 0) { /* it has begun sending */
             c->late_inputs++;
             s->st.late_inputs++;
         }
@@ -774,8 +792,9 @@ tempo_result tempo_server_submit_state(tempo_server *s, int32_t frame, const voi
         return TEMPO_E_FRAME;
     if (s->newest_sent == frame + 1)
         return TEMPO_E_STATE; /* sent: clients decode later deltas against it */
-    uint8_t *dst = cs_history_put(&s->hist, frame + 1, size);
-    memcpy(dst, state, size);
+    uint8_t *dst = cs_history_put(&s->hist, frame + 1, s->players_size + size);
+    memcpy(dst, s->played, s->players_size); /* the inputs of `frame`, set by its advance */
+    memcpy(dst + s->players_size, state, size);
     if (s->snapshot_pending && s->snapshot_tick == frame + 1)
         s->state_in = true;
     return TEMPO_OK;
@@ -820,7 +839,9 @@ tempo_result tempo_server_get_client_stats(const tempo_server *s, int client,
         return TEMPO_OK;
     const net_link_stats ls = link_stats(&c->ch.link);
     out->client_id = c->sealed ? c->client_id : 0;
-    out->slots = c->slots;
+    out->slots = cs_slot_mask(c->first_slot, c->num_slots);
+    out->first_slot = c->first_slot;
+    out->num_slots = c->num_slots;
     out->address = c->ch.to;
     out->rtt_ms = ls.rtt_ms;
     out->jitter_ms = ls.arrival_jitter_ms;

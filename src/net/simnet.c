@@ -23,7 +23,7 @@
 
 #include <string.h>
 
-#define SIMNET_MAX_NODES 256
+#define SIMNET_MAX_NODES 1024
 #define SIMNET_MAX_IN_FLIGHT (1 << 18)
 #define SIMNET_MAX_BLACKOUTS 64
 #define SIMNET_DEFAULT_QUEUE_BYTES 65536u

@@ -9,6 +9,7 @@
  * socket is empty and for the ICMP errors a system attaches to a socket, so a
  * peer that went away never looks like a broken transport.
  */
+#define _GNU_SOURCE /* struct mmsghdr in net/udp_os.h; before any system header */
 #include "base/common.h"
 #include "net/udp_os.h"
 

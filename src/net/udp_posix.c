@@ -54,13 +54,6 @@ static int recv_failed(tempo_udp *u)
 }
 
 #ifdef __linux__
-/* Room for one SO_RXQ_OVFL control message, aligned for cmsghdr (whose
- * first member, cmsg_len, is a size_t on Linux). */
-typedef union {
-    size_t align;
-    unsigned char bytes[CMSG_SPACE(sizeof(uint32_t))];
-} drop_control;
-
 /* The drop counter carried by msg, if any: the kernel attaches it only once
  * the socket has dropped something. */
 static bool drop_counter(struct msghdr *msg, uint32_t *out)
@@ -95,24 +88,32 @@ static void note_drops(tempo_udp *u, struct mmsghdr *msgs, int n)
 static int refill(tempo_udp *u)
 {
     tempo__udp_batch *b = &u->batch;
-    struct mmsghdr msgs[TEMPO__UDP_BATCH];
-    struct iovec iov[TEMPO__UDP_BATCH];
-    drop_control control[TEMPO__UDP_BATCH];
-    memset(msgs, 0, sizeof msgs);
-    for (int i = 0; i < TEMPO__UDP_BATCH; i++) {
-        iov[i].iov_base = b->data[i];
-        iov[i].iov_len = TEMPO__UDP_SLOT;
-        msgs[i].msg_hdr.msg_name = &b->addr[i];
+    struct mmsghdr *msgs = b->msgs;
+    if (!b->hdr_ready) {
+        memset(b->msgs, 0, sizeof b->msgs);
+        for (int i = 0; i < TEMPO__UDP_BATCH; i++) {
+            b->iov[i].iov_base = b->data[i];
+            b->iov[i].iov_len = TEMPO__UDP_SLOT;
+            msgs[i].msg_hdr.msg_name = &b->addr[i];
+            msgs[i].msg_hdr.msg_iov = &b->iov[i];
+            msgs[i].msg_hdr.msg_iovlen = 1;
+            msgs[i].msg_hdr.msg_control = b->control[i].bytes;
+        }
+        b->hdr_ready = true;
+        b->filled = TEMPO__UDP_BATCH;
+    }
+    for (int i = 0; i < b->filled; i++) { /* what the kernel wrote last time */
         msgs[i].msg_hdr.msg_namelen = sizeof b->addr[i];
-        msgs[i].msg_hdr.msg_iov = &iov[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
-        msgs[i].msg_hdr.msg_control = control[i].bytes;
-        msgs[i].msg_hdr.msg_controllen = sizeof control[i].bytes;
+        msgs[i].msg_hdr.msg_controllen = sizeof b->control[i].bytes;
+        msgs[i].msg_hdr.msg_flags = 0;
+        msgs[i].msg_len = 0;
     }
     /* MSG_TRUNC: Linux reports each datagram's real length. */
     int n = recvmmsg(u->sock, msgs, TEMPO__UDP_BATCH, MSG_TRUNC, NULL);
     u->stats.recv_calls++;
     b->count = b->next = 0;
+    /* an empty socket wrote nothing; after another error reset them all */
+    b->filled = n > 0 ? n : (errno == EAGAIN || errno == EWOULDBLOCK ? 0 : TEMPO__UDP_BATCH);
     if (n <= 0)
         return n == 0 ? 0 : recv_failed(u);
     for (int i = 0; i < n; i++) {

@@ -69,14 +69,15 @@ bool cs_msg_get_prefix(const uint8_t *data, size_t size, cs_msg_prefix *p)
 
 size_t cs_msg_write_accept(uint8_t *out, size_t cap, const cs_msg_prefix *p, const cs_msg_accept *a)
 {
-    const size_t n = CS_MSG_PREFIX_SIZE + 18;
+    const size_t n = CS_MSG_ACCEPT_SIZE;
     if (cap < n)
         return 0;
     cs_msg_put_prefix(out, p);
     uint8_t *o = out + CS_MSG_PREFIX_SIZE;
-    o = put(o, a->client, 1);
-    o = put(o, a->slots, 8);
-    o = put(o, a->num_players, 1);
+    o = put(o, a->client, 2);
+    o = put(o, a->first_slot, 2);
+    o = put(o, a->num_slots, 1);
+    o = put(o, a->num_players, 2);
     o = put(o, a->input_size, 1);
     o = put(o, a->frames_per_second, 2);
     o = put(o, (uint32_t)a->server_frame, 4);
@@ -90,9 +91,10 @@ tempo_drop_reason cs_msg_read_accept(const uint8_t *data, size_t size, cs_msg_ac
     if (!cs_msg_get_prefix(data, size, &p))
         return size < CS_MSG_PREFIX_SIZE ? TEMPO_DROP_TRUNCATED : TEMPO_DROP_BAD_VALUE;
     cur c = {data + CS_MSG_PREFIX_SIZE, size - CS_MSG_PREFIX_SIZE, false};
-    a->client = (uint8_t)get(&c, 1);
-    a->slots = get(&c, 8);
-    a->num_players = (uint8_t)get(&c, 1);
+    a->client = (uint16_t)get(&c, 2);
+    a->first_slot = (uint16_t)get(&c, 2);
+    a->num_slots = (uint8_t)get(&c, 1);
+    a->num_players = (uint16_t)get(&c, 2);
     a->input_size = (uint8_t)get(&c, 1);
     a->frames_per_second = (uint16_t)get(&c, 2);
     uint32_t f = (uint32_t)get(&c, 4);
@@ -101,7 +103,8 @@ tempo_drop_reason cs_msg_read_accept(const uint8_t *data, size_t size, cs_msg_ac
         return TEMPO_DROP_TRUNCATED;
     if (c.left != 0)
         return TEMPO_DROP_TRAILING;
-    if (f > CS_MSG_MAX_TICK || a->slots == 0 || a->snapshot_interval == 0)
+    if (f > CS_MSG_MAX_TICK || a->num_slots == 0 || a->num_slots > CS_MSG_MAX_SLOTS ||
+        (uint32_t)a->first_slot + a->num_slots > a->num_players || a->snapshot_interval == 0)
         return TEMPO_DROP_BAD_VALUE;
     a->server_frame = (int32_t)f;
     return TEMPO_DROP_NONE;
@@ -151,11 +154,25 @@ tempo_drop_reason cs_msg_read_input(const uint8_t *data, size_t size, int slots,
     return TEMPO_DROP_NONE;
 }
 
-size_t cs_msg_write_snapshot_head(uint8_t *out, size_t cap, const cs_msg_prefix *p,
-                                  const cs_msg_snapshot *s, int input_size)
+size_t cs_msg_players_size(int num_players, int input_size)
 {
-    const size_t players = (size_t)s->num_players * (size_t)(1 + input_size);
-    const size_t n = CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD + players + 4;
+    return (size_t)num_players * (size_t)(1 + input_size);
+}
+
+bool cs_msg_players_valid(const uint8_t *players, int num_players, int input_size)
+{
+    uint8_t worst = 0;
+    for (int i = 0; i < num_players; i++) {
+        uint8_t st = players[(size_t)i * (size_t)(1 + input_size)];
+        worst = st > worst ? st : worst;
+    }
+    return worst <= 2;
+}
+
+size_t cs_msg_write_snapshot_head(uint8_t *out, size_t cap, const cs_msg_prefix *p,
+                                  const cs_msg_snapshot *s)
+{
+    const size_t n = CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD;
     if (cap < n)
         return 0;
     cs_msg_put_prefix(out, p);
@@ -164,15 +181,13 @@ size_t cs_msg_write_snapshot_head(uint8_t *out, size_t cap, const cs_msg_prefix 
     o = put(o, (uint32_t)s->baseline, 4);
     o = put(o, (uint32_t)s->input_ack, 4);
     o = put(o, (uint16_t)s->earliness_q8, 2);
-    o = put(o, (uint32_t)s->num_players, 1);
-    memcpy(o, s->players, players);
-    o += players;
+    o = put(o, (uint32_t)s->num_players, 2);
     put(o, s->state_size, 4);
     return n;
 }
 
 tempo_drop_reason cs_msg_read_snapshot(const uint8_t *data, size_t size, int num_players,
-                                       int input_size, size_t max_state, cs_msg_snapshot *s)
+                                       size_t max_state, cs_msg_snapshot *s)
 {
     cs_msg_prefix p;
     if (!cs_msg_get_prefix(data, size, &p))
@@ -182,21 +197,17 @@ tempo_drop_reason cs_msg_read_snapshot(const uint8_t *data, size_t size, int num
     uint32_t base = (uint32_t)get(&c, 4);
     uint32_t iack = (uint32_t)get(&c, 4);
     s->earliness_q8 = (int16_t)(uint16_t)get(&c, 2);
-    uint32_t players = (uint32_t)get(&c, 1);
+    uint32_t players = (uint32_t)get(&c, 2);
     if (c.bad)
         return TEMPO_DROP_TRUNCATED;
     if (tick > CS_MSG_MAX_TICK || (base != UINT32_MAX && base >= tick) ||
         (iack != UINT32_MAX && iack > CS_MSG_MAX_TICK) || players != (uint32_t)num_players)
         return TEMPO_DROP_BAD_VALUE;
-    s->players = take(&c, (size_t)players * (size_t)(1 + input_size));
     s->state_size = (uint32_t)get(&c, 4);
     if (c.bad)
         return TEMPO_DROP_TRUNCATED;
     if (s->state_size == 0 || s->state_size > max_state)
         return TEMPO_DROP_BAD_VALUE;
-    for (uint32_t i = 0; i < players; i++)
-        if (s->players[i * (uint32_t)(1 + input_size)] > 2)
-            return TEMPO_DROP_BAD_VALUE;
     s->tick = (int32_t)tick;
     s->baseline = base == UINT32_MAX ? -1 : (int32_t)base;
     s->input_ack = iack == UINT32_MAX ? -1 : (int32_t)iack;

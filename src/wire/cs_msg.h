@@ -13,8 +13,10 @@
  * or -1 as 0xFFFFFFFF where "none" is allowed, so a reader can add a
  * window to any tick without overflow):
  *   ACCEPT (20), server to client, the first datagram after an admission:
- *     u8 client index | u64 slot mask | u8 players | u8 input size |
- *     u16 ticks per second | u32 the server's next tick | u8 snapshot interval
+ *     u16 client index | u16 first slot | u8 slots (1..CS_MSG_MAX_SLOTS;
+ *     the client's slots are first .. first + slots - 1) | u16 players |
+ *     u8 input size | u16 ticks per second | u32 the server's next tick |
+ *     u8 snapshot interval
  *   INPUT (21), client to server, every tick:
  *     i32 newest snapshot tick received whole (-1: none) | u32 first tick |
  *     u8 ticks (0..CS_MSG_MAX_TICKS) | count * slots * input size bytes: for
@@ -22,9 +24,12 @@
  *   SNAPSHOT (22), server to client, fragmented when larger than a datagram:
  *     u32 tick T | i32 baseline tick (-1: coded against zeros) |
  *     i32 input ack (the client's inputs are all here up to this tick) |
- *     i16 earliness (ticks * 256, smoothed) | u8 players |
- *     players * (u8 status, input size bytes): the inputs of tick T - 1 |
- *     u32 state size | the state coded against the baseline (wire/delta.h)
+ *     i16 earliness (ticks * 256, smoothed) | u16 players |
+ *     u32 state size | the snapshot block coded against the baseline's
+ *     (wire/delta.h). The block is players * (u8 status, input size
+ *     bytes), the inputs of tick T - 1, then the state: inputs that did
+ *     not change since the baseline cost nothing, and every client that
+ *     acknowledged the same baseline gets the same bytes after the head.
  *   BYE (23), either way: the sender leaves (or kicks); the prefix alone.
  *
  * Readers never read outside [data, data + size), accept exactly the size
@@ -51,7 +56,9 @@
 #define CS_MSG_PREFIX_SIZE 7
 #define CS_MSG_MAX_TICKS 64       /* ticks one INPUT carries at most */
 #define CS_MSG_INPUT_HEAD 9       /* INPUT bytes after the prefix, before the inputs */
-#define CS_MSG_SNAPSHOT_HEAD 15   /* SNAPSHOT bytes after the prefix, before the inputs */
+#define CS_MSG_SNAPSHOT_HEAD 20   /* SNAPSHOT bytes after the prefix, before the delta */
+#define CS_MSG_ACCEPT_SIZE (CS_MSG_PREFIX_SIZE + 15)
+#define CS_MSG_MAX_SLOTS 8        /* slots of one client (the handshake's limit) */
 
 typedef struct cs_msg_prefix {
     bool has_ack;
@@ -60,9 +67,11 @@ typedef struct cs_msg_prefix {
 } cs_msg_prefix;
 
 typedef struct cs_msg_accept {
-    uint8_t client;
-    uint64_t slots;
-    uint8_t num_players, input_size;
+    uint16_t client;
+    uint16_t first_slot;
+    uint8_t num_slots;
+    uint16_t num_players;
+    uint8_t input_size;
     uint16_t frames_per_second;
     int32_t server_frame;
     uint8_t snapshot_interval;
@@ -83,8 +92,7 @@ typedef struct cs_msg_snapshot {
     int32_t input_ack;
     int16_t earliness_q8;
     int num_players;
-    const uint8_t *players;  /* num_players * (1 + input_size) bytes */
-    uint32_t state_size;
+    uint32_t state_size;     /* the game state's; the block is the players' before it */
     const uint8_t *delta;
     size_t delta_size;
 } cs_msg_snapshot;
@@ -99,21 +107,28 @@ bool cs_msg_get_prefix(const uint8_t *data, size_t size, cs_msg_prefix *p);
 size_t cs_msg_write_accept(uint8_t *out, size_t cap, const cs_msg_prefix *p, const cs_msg_accept *a);
 size_t cs_msg_write_input(uint8_t *out, size_t cap, const cs_msg_prefix *p, int32_t snapshot_ack,
                           int32_t first, int count, const uint8_t *inputs, size_t input_bytes);
-/* The snapshot's head and player inputs; the caller appends the delta of
- * delta_size bytes right after (at the returned offset). */
+/* The snapshot's head; the caller appends the delta of the block right
+ * after (at the returned offset, CS_MSG_PREFIX_SIZE + CS_MSG_SNAPSHOT_HEAD). */
 size_t cs_msg_write_snapshot_head(uint8_t *out, size_t cap, const cs_msg_prefix *p,
-                                  const cs_msg_snapshot *s, int input_size);
+                                  const cs_msg_snapshot *s);
+/* Bytes of the players' part of a snapshot block. */
+size_t cs_msg_players_size(int num_players, int input_size);
+/* Whether a decoded block's player statuses are all ones a server sends
+ * (0 confirmed, 1 predicted, 2 no client). */
+bool cs_msg_players_valid(const uint8_t *players, int num_players, int input_size);
 
 /* Readers of the bodies (prefix included). They return TEMPO_DROP_NONE or
- * the reason: TRUNCATED, TRAILING, BAD_VALUE. */
+ * the reason: TRUNCATED, TRAILING, BAD_VALUE (for ACCEPT: no slot, more
+ * than CS_MSG_MAX_SLOTS, or slots past the players). */
 tempo_drop_reason cs_msg_read_accept(const uint8_t *data, size_t size, cs_msg_accept *a);
 /* slots: how many slots the sender owns (the receiver knows); a count of
  * ticks whose inputs do not fill the body exactly is TRUNCATED or TRAILING. */
 tempo_drop_reason cs_msg_read_input(const uint8_t *data, size_t size, int slots, int input_size,
                                     cs_msg_input *in);
-/* num_players and input_size must equal the receiver's; state_size must be
- * 1..max_state. */
+/* num_players must equal the receiver's; state_size must be 1..max_state.
+ * The delta is checked when it is decoded, and the players' statuses
+ * after (cs_msg_players_valid). */
 tempo_drop_reason cs_msg_read_snapshot(const uint8_t *data, size_t size, int num_players,
-                                       int input_size, size_t max_state, cs_msg_snapshot *s);
+                                       size_t max_state, cs_msg_snapshot *s);
 
 #endif /* TEMPO_WIRE_CS_MSG_H */

@@ -49,6 +49,28 @@ static void test_server_config_out_of_range_is_refused(void **state)
     tempo_server_config_default(&c);
     c.disconnect_timeout_ms = 99;
     assert_int_equal(tempo_server_create(&c, &quiet, &s), TEMPO_E_INVALID_ARG);
+    /* the client limit: 1..TEMPO_CS_MAX_CLIENTS, at most num_players */
+    tempo_server_config_default(&c);
+    c.num_players = TEMPO_CS_MAX_PLAYERS + 1;
+    c.max_clients = 2;
+    assert_int_equal(tempo_server_create(&c, &quiet, &s), TEMPO_E_INVALID_ARG);
+    c.num_players = TEMPO_CS_MAX_PLAYERS;
+    c.max_clients = TEMPO_CS_MAX_CLIENTS + 1;
+    assert_int_equal(tempo_server_create(&c, &quiet, &s), TEMPO_E_INVALID_ARG);
+    c.max_clients = 0;
+    assert_int_equal(tempo_server_create(&c, &quiet, &s), TEMPO_E_INVALID_ARG);
+    c.num_players = 256;
+    c.max_clients = 257;
+    assert_int_equal(tempo_server_create(&c, &quiet, &s), TEMPO_E_INVALID_ARG);
+    assert_null(s);
+    c.num_players = TEMPO_CS_MAX_PLAYERS; /* the largest server there is */
+    c.max_clients = TEMPO_CS_MAX_CLIENTS;
+    assert_int_equal(tempo_server_create(&c, &quiet, &s), TEMPO_OK);
+    tempo_server_client_stats cs;
+    assert_int_equal(tempo_server_get_client_stats(s, TEMPO_CS_MAX_CLIENTS - 1, &cs), TEMPO_OK);
+    assert_false(cs.connected);
+    assert_int_equal(tempo_server_get_client_stats(s, TEMPO_CS_MAX_CLIENTS, &cs), TEMPO_E_PLAYER);
+    tempo_server_destroy(s);
 }
 
 static void test_server_calls_refuse_what_they_document(void **state)
@@ -105,6 +127,9 @@ static void test_client_calls_refuse_what_they_document(void **state)
     c.num_players = 16;
     assert_int_equal(tempo_client_create(&c, &quiet, &sa, &k), TEMPO_E_INVALID_ARG);
     assert_null(k);
+    tempo_client_config_default(&c);
+    c.num_players = TEMPO_CS_MAX_PLAYERS + 1;
+    assert_int_equal(tempo_client_create(&c, &quiet, &sa, &k), TEMPO_E_INVALID_ARG);
     tempo_client_config_default(&c);
     c.input_history = 7;
     assert_int_equal(tempo_client_create(&c, &quiet, &sa, &k), TEMPO_E_INVALID_ARG);

@@ -151,7 +151,7 @@ static void the_client_keeps_its_newest_64_events_in_order(void **state)
     tempo_client *c;
     assert_int_equal(tempo_client_create(&cc, &t, &server, &c), TEMPO_OK);
     for (int i = 0; i < 70; i++) {
-        tempo_client_event e = {TEMPO_CLIENT_EVENT_SNAP, 0, i};
+        tempo_client_event e = {TEMPO_CLIENT_EVENT_SNAP, 0, i, -1, 0};
         cs_client_push_event(c, &e);
     }
     tempo_client_event ev;

@@ -368,7 +368,7 @@ static void spoof_at_admission(csh *h, void *ctx)
     assert_true(n > 0);
     assert_int_equal(tempo_simnet_inject(h->net, &h->cl[0].addr, &h->saddr, d, PACKET_HEADER_SIZE + n),
                      TEMPO_OK);
-    cs_msg_accept a = {1, 2u, 2, CSH_INPUT, 60, 0, 1};
+    cs_msg_accept a = {1, 1, 1, 2, CSH_INPUT, 60, 0, 1};
     ph.type = CS_MSG_ACCEPT;
     packet_write(&ph, d, sizeof d);
     n = cs_msg_write_accept(d + PACKET_HEADER_SIZE, sizeof d - PACKET_HEADER_SIZE, &p, &a);

@@ -650,7 +650,7 @@ static void test_bad_args(void **state)
     assert_int_equal(tempo_simnet_create(&cfg, NULL), TEMPO_E_INVALID_ARG);
     cfg.max_nodes = 0;
     assert_int_equal(tempo_simnet_create(&cfg, &net), TEMPO_E_INVALID_ARG);
-    cfg.max_nodes = 257;
+    cfg.max_nodes = 1025;
     assert_int_equal(tempo_simnet_create(&cfg, &net), TEMPO_E_INVALID_ARG);
     tempo_simnet_config_default(&cfg);
     cfg.max_in_flight = 0;

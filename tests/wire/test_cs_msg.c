@@ -30,14 +30,26 @@ static void test_accept_round_trips_and_refuses_every_truncation(void **state)
 {
     (void)state;
     cs_msg_prefix p = {true, 0xBEEF, 0x80000001u};
-    cs_msg_accept a = {3, 0x30, 8, 4, 60, 1234, 2}, b;
+    cs_msg_accept a = {300, 254, 2, 256, 4, 60, 1234, 2}, b;
     uint8_t buf[64];
     size_t n = cs_msg_write_accept(buf, sizeof buf, &p, &a);
-    assert_int_equal(n, 25);
+    assert_int_equal(n, 22);
     assert_int_equal(cs_msg_read_accept(buf, n, &b), TEMPO_DROP_NONE);
-    assert_int_equal(b.client, 3);
-    assert_true(b.slots == 0x30);
+    assert_int_equal(b.client, 300);
+    assert_int_equal(b.first_slot, 254);
+    assert_int_equal(b.num_slots, 2);
+    assert_int_equal(b.num_players, 256);
     assert_int_equal(b.server_frame, 1234);
+    /* slots that are not the match's, none, or more than a client takes */
+    cs_msg_accept bad[3] = {a, a, a};
+    bad[0].first_slot = 255;
+    bad[1].num_slots = 0;
+    bad[2].first_slot = 0, bad[2].num_slots = CS_MSG_MAX_SLOTS + 1;
+    for (int k = 0; k < 3; k++) {
+        uint8_t w[64];
+        size_t m = cs_msg_write_accept(w, sizeof w, &p, &bad[k]);
+        assert_int_equal(cs_msg_read_accept(w, m, &b), TEMPO_DROP_BAD_VALUE);
+    }
     cs_msg_prefix q;
     assert_true(cs_msg_get_prefix(buf, n, &q));
     assert_true(q.has_ack && q.ack == 0xBEEF && q.ack_bits == 0x80000001u);
@@ -82,39 +94,48 @@ static void test_snapshot_round_trips_and_refuses_bad_values(void **state)
 {
     (void)state;
     cs_msg_prefix p = {true, 7, 1};
-    uint8_t players[2 * 5] = {0, 1, 2, 3, 4, 1, 9, 9, 9, 9};
     cs_msg_snapshot s = {0};
     s.tick = 100;
     s.baseline = 90;
     s.input_ack = 99;
     s.earliness_q8 = -300;
-    s.num_players = 2;
-    s.players = players;
+    s.num_players = 300;
     s.state_size = 16;
     uint8_t buf[128];
-    size_t head = cs_msg_write_snapshot_head(buf, sizeof buf, &p, &s, 4);
-    assert_int_equal(head, 7 + 15 + 10 + 4);
+    size_t head = cs_msg_write_snapshot_head(buf, sizeof buf, &p, &s);
+    assert_int_equal(head, 7 + 20);
     buf[head] = 0xAB; /* one delta byte */
     cs_msg_snapshot r;
-    assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 2, 4, 64, &r), TEMPO_DROP_NONE);
+    assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 300, 64, &r), TEMPO_DROP_NONE);
     assert_int_equal(r.tick, 100);
     assert_int_equal(r.baseline, 90);
     assert_int_equal(r.input_ack, 99);
     assert_int_equal(r.earliness_q8, -300);
+    assert_int_equal(r.num_players, 300);
     assert_int_equal(r.state_size, 16);
     assert_int_equal(r.delta_size, 1);
-    assert_memory_equal(r.players, players, sizeof players);
-    assert_int_equal(cs_msg_read_snapshot(buf, head, 2, 4, 64, &r), TEMPO_DROP_TRUNCATED);
-    assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 3, 4, 64, &r), TEMPO_DROP_BAD_VALUE);
-    assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 2, 4, 8, &r), TEMPO_DROP_BAD_VALUE);
+    assert_ptr_equal(r.delta, buf + head);
+    assert_int_equal(cs_msg_read_snapshot(buf, head, 300, 64, &r), TEMPO_DROP_TRUNCATED);
+    assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 44, 64, &r), TEMPO_DROP_BAD_VALUE);
+    assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 300, 8, &r), TEMPO_DROP_BAD_VALUE);
     for (size_t k = 0; k < head; k++)
-        assert_int_not_equal(cs_msg_read_snapshot(buf, k, 2, 4, 64, &r), TEMPO_DROP_NONE);
-    buf[7 + 15] = 3; /* a status that does not exist */
-    assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 2, 4, 64, &r), TEMPO_DROP_BAD_VALUE);
-    buf[7 + 15] = 0;
+        assert_int_not_equal(cs_msg_read_snapshot(buf, k, 300, 64, &r), TEMPO_DROP_NONE);
     s.baseline = 100; /* a baseline must be older than the tick */
-    cs_msg_write_snapshot_head(buf, sizeof buf, &p, &s, 4);
-    assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 2, 4, 64, &r), TEMPO_DROP_BAD_VALUE);
+    cs_msg_write_snapshot_head(buf, sizeof buf, &p, &s);
+    assert_int_equal(cs_msg_read_snapshot(buf, head + 1, 300, 64, &r), TEMPO_DROP_BAD_VALUE);
+}
+
+static void test_player_statuses_are_checked_in_the_decoded_block(void **state)
+{
+    (void)state;
+    uint8_t players[3 * 5] = {0, 1, 2, 3, 4, 1, 9, 9, 9, 9, 2, 0, 0, 0, 0};
+    assert_int_equal(cs_msg_players_size(3, 4), sizeof players);
+    assert_true(cs_msg_players_valid(players, 3, 4));
+    players[10] = 3; /* a status that does not exist */
+    assert_false(cs_msg_players_valid(players, 3, 4));
+    players[10] = 2;
+    players[1] = 0xFF; /* input bytes are the game's: anything goes */
+    assert_true(cs_msg_players_valid(players, 3, 4));
 }
 
 int main(void)
@@ -124,6 +145,7 @@ int main(void)
         cmocka_unit_test(test_accept_round_trips_and_refuses_every_truncation),
         cmocka_unit_test(test_input_carries_exactly_its_slots_inputs),
         cmocka_unit_test(test_snapshot_round_trips_and_refuses_bad_values),
+        cmocka_unit_test(test_player_statuses_are_checked_in_the_decoded_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,7 +73,7 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
                       .values = role_values, .cli_arg = "M", .group = CS,
                       .help = "peers of a rollback match, or a server and its clients"},
     [SIM_SET_CLIENTS] = {"clients", "--clients", "clients", SIM_KIND_INT, FIELD(clients), .min = 1,
-                         .max = TEMPO_CS_MAX_CLIENTS, .cli_arg = "N", .group = CS,
+                         .max = 64 /* SIM_CS_MAX_CLIENTS */, .cli_arg = "N", .group = CS,
                          .help = "client-server: clients, one player each (Pong: 2..8)"},
     [SIM_SET_GAME] = {"game", "--game", "game", SIM_KIND_ENUM, FIELD(game), .names = game_names,
                       .values = game_values, .cli_arg = "G", .group = CS,

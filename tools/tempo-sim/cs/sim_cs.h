@@ -36,7 +36,10 @@
 #include "sim_metrics.h"
 #include "sim_out.h"
 
-#define SIM_CS_MAX_CLIENTS TEMPO_CS_MAX_CLIENTS
+/* tempo-sim's client-server matches: the games and the report are sized
+ * for 64 clients (the library takes TEMPO_CS_MAX_CLIENTS); sim_settings.c
+ * states the same bound. */
+#define SIM_CS_MAX_CLIENTS 64
 #define SIM_CS_SEQ_BYTES 2          /* the change count after the game's input */
 #define SIM_CS_SETTLE_TICKS 180     /* after the match: bots hold still, then states are compared */
 #define SIM_CS_LATE_SETTLE_S 3.0    /* late inputs "after settling" count from here */
