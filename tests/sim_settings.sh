@@ -52,7 +52,7 @@ desync-at --desync-at desync-at frame 0 2147483647 -1 2147483648
 seal --seal seal enum on off - no-such-seal
 topology --topology topology enum mesh relay - no-such-topology
 lockstep-turns --lockstep-turns lockstep-turns int 10 2000 9 2001
-compare --compare - enum timesync topology - no-such-compare
+compare --compare - enum timesync rtt - no-such-compare
 check-distance --check-distance - int 1 64 0 65
 nondeterministic-at --nondeterministic-at - int 0 2147483647 -1 2147483648
 synctest --synctest - flag - - - -

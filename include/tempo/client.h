@@ -257,6 +257,10 @@ typedef struct tempo_client_stats {
     double earliness_ticks;     /* how early they arrive, as the server reports */
     double dilation;            /* current tick-length change, [-max, +max] */
     uint64_t snaps;             /* jumps of tick sync */
+    /* The server's link: smoothed round trip (RFC 6298, from the acks every
+     * message carries); RFC 3550's interarrival jitter of its snapshots,
+     * its tick as their timestamp (not the round trip's deviation, which
+     * tempo_endpoint_stats.jitter_ms is); its datagrams lost on the way. */
     double rtt_ms, jitter_ms, loss;
     uint64_t snapshots;         /* snapshots taken */
     uint64_t full_snapshots;    /* of which not delta-coded */

@@ -214,6 +214,12 @@ typedef struct tempo_config {
      * take minutes). Otherwise 1000..3600000. */
     uint32_t handshake_timeout_ms;
     int max_spectators;             /* 0..TEMPO_MAX_SPECTATORS, default 32 */
+    /* p2p sessions: INPUT and INPUT_ACK carry acks of the peer's datagrams
+     * (docs/PROTOCOL.md "Datagram acks"), so every tick measures the round
+     * trip and the link's loss both ways; pings still go every 500 ms.
+     * false: no ack is sent and the round trip comes from pings alone (a
+     * peer of either setting plays with the other). Default true. */
+    bool datagram_acks;
     /* Rejoin (p2p sessions; docs/NETWORK.md "Rejoin"): how long after a
      * peer machine was dropped it may come back, in milliseconds, counted
      * from the drop. Its players stay DISCONNECTED from the agreed frame;

@@ -169,6 +169,10 @@ typedef struct tempo_server_client_stats {
     uint64_t client_id;
     uint64_t slots;             /* bit p: player slot p */
     tempo_address address;
+    /* Its link: smoothed round trip (RFC 6298, from the acks every message
+     * carries); RFC 3550's interarrival jitter of its inputs, its tick as
+     * their timestamp, as the server's updates see them arrive; its
+     * datagrams lost on the way. */
     double rtt_ms, jitter_ms, loss;
     double earliness_ticks;     /* how early its inputs arrive, smoothed */
     uint64_t late_inputs;       /* ticks one of its slots played a late input */

@@ -435,7 +435,12 @@ typedef struct tempo_endpoint_stats {
     bool disconnected;        /* dropped */
     uint32_t players;         /* bit p: it hosts player p (0 for a spectator) */
     double rtt_ms;            /* smoothed round trip (RFC 6298 style) */
-    double jitter_ms;         /* smoothed deviation of the round trip */
+    double jitter_ms;         /* smoothed mean deviation of the round trip (RFC 6298's
+                                 RTTVAR), not arrival_jitter_ms */
+    /* Interarrival jitter of its INPUTs (RFC 3550 6.4.1): how much their
+     * transit times vary, its frame clock as their timestamp; 0 before two
+     * arrived. */
+    double arrival_jitter_ms;
     double loss;              /* fraction of its datagrams that never arrived */
     uint64_t packets_sent, packets_received;
     uint64_t bytes_sent, bytes_received;        /* UDP payload bytes */

@@ -110,34 +110,27 @@ int cs_channel_send(cs_channel *ch, uint64_t now, const tempo_transport *t, uint
     return total;
 }
 
-/* The pipeline's decoder: a whole body's link prefix read (applied once
- * the datagram is taken); a fragment is the caller's to reassemble. */
+/* The pipeline's decoder: a whole body's link prefix read, its ack handed
+ * to the pipeline (taken from the newest datagram only); a fragment is the
+ * caller's to reassemble. */
 static tempo_drop_reason read_prefix(void *ctx, net_datagram *d)
 {
-    cs_msg_prefix *p = ctx;
+    (void)ctx;
     if (d->v.h.fragment)
         return TEMPO_DROP_NONE;
-    return cs_msg_get_prefix(d->body, d->body_size, p) ? TEMPO_DROP_NONE : TEMPO_DROP_TRUNCATED;
-}
-
-static void apply_prefix(cs_channel *ch, uint64_t now, const cs_msg_prefix *p)
-{
-    if (p->has_ack) {
-        uint64_t next = link_next_seq(&ch->link);
-        uint64_t ack = packet_sequence_recover(p->ack, next > 0 ? next - 1 : 0);
-        (void)link_on_ack(&ch->link, now, ack, p->ack_bits);
-    }
+    cs_msg_prefix p;
+    if (!cs_msg_get_prefix(d->body, d->body_size, &p))
+        return TEMPO_DROP_TRUNCATED;
+    if (p.has_ack)
+        d->ack = (net_ack){true, 16, p.ack, p.ack_bits, 0};
+    return TEMPO_DROP_NONE;
 }
 
 tempo_drop_reason cs_channel_receive(cs_channel *ch, uint64_t now, uint8_t *data, size_t size,
                                      net_datagram *d)
 {
     net_receiver r = {&ch->link, &ch->replay, ch->sealed ? &ch->keys : NULL, ch->session_id};
-    cs_msg_prefix p = {false, 0, 0};
-    tempo_drop_reason why = net_receive(&r, now, data, size, read_prefix, &p, d);
-    if (why == TEMPO_DROP_NONE && !d->v.h.fragment)
-        apply_prefix(ch, now, &p);
-    return why;
+    return net_receive(&r, now, data, size, read_prefix, NULL, d);
 }
 
 bool cs_channel_on_body(cs_channel *ch, uint64_t now, const uint8_t *body, size_t size)
@@ -145,6 +138,11 @@ bool cs_channel_on_body(cs_channel *ch, uint64_t now, const uint8_t *body, size_
     cs_msg_prefix p;
     if (!cs_msg_get_prefix(body, size, &p))
         return false;
-    apply_prefix(ch, now, &p);
+    /* A reassembled message's ack is as old as its first fragment: taken
+     * only if no whole datagram since acked further. */
+    uint64_t next = link_next_seq(&ch->link);
+    uint64_t ack = packet_sequence_recover(p.ack, next > 0 ? next - 1 : 0);
+    if (p.has_ack && ack < next && (!ch->link.acked_any || ack >= ch->link.acked_max))
+        (void)link_on_ack(&ch->link, now, ack, p.ack_bits);
     return true;
 }

@@ -623,7 +623,7 @@ tempo_result tempo_client_get_stats(const tempo_client *c, tempo_client_stats *o
     if (c->channel_up) {
         const net_link_stats ls = link_stats(&c->ch.link);
         out->rtt_ms = ls.rtt_ms;
-        out->jitter_ms = ls.jitter_ms;
+        out->jitter_ms = ls.arrival_jitter_ms;
         out->loss = ls.loss_in;
     }
     if (c->started && c->newest >= 0) {

@@ -76,6 +76,7 @@ typedef struct cs_client {
     int32_t acked_snapshot;      /* -1 none */
     int32_t input_ack;           /* all its inputs up to here are in (or played) */
     int32_t last_input_tick;     /* -1 none */
+    uint64_t stamped;            /* bit i: tick last_input_tick - i stamped its arrival */
     bool has_earliness;
     double earliness;            /* smoothed, for the statistics */
     double early_sum;            /* since the last snapshot: its report is the mean */
@@ -433,6 +434,20 @@ static void admit(tempo_server *s, gate_admit *ad)
 
 /* ---- inputs ----------------------------------------------------------- */
 
+/* RFC 3550's interarrival jitter of its INPUTs, its tick clock as their
+ * timestamp: each tick's first arrival once, a straggler's too (within 64
+ * ticks), so reordering is measured and not skipped. */
+static void stamp_arrival(tempo_server *s, cs_client *c, int32_t tick)
+{
+    if (tick < 0 || tick > c->last_input_tick || c->last_input_tick - tick >= 64)
+        return;
+    uint64_t bit = 1ull << (c->last_input_tick - tick);
+    if (c->stamped & bit)
+        return;
+    c->stamped |= bit;
+    link_on_stamp(&c->ch.link, s->now_us, (uint64_t)tick * s->tick_us);
+}
+
 static void on_input(tempo_server *s, int ci, const uint8_t *body, size_t size)
 {
     cs_client *c = &s->clients[ci];
@@ -485,8 +500,11 @@ static void on_input(tempo_server *s, int ci, const uint8_t *body, size_t size)
         } else {
             c->earliness += (e - c->earliness) / 8.0;
         }
+        uint64_t step = c->last_input_tick < 0 ? 64 : (uint64_t)(newest_new - c->last_input_tick);
+        c->stamped = step >= 64 ? 0 : c->stamped << step;
         c->last_input_tick = newest_new;
     }
+    stamp_arrival(s, c, in.count > 0 ? newest_new : -1);
     int first_slot = 0;
     while (!(c->slots >> first_slot & 1u))
         first_slot++;
@@ -802,7 +820,7 @@ tempo_result tempo_server_get_client_stats(const tempo_server *s, int client,
     out->slots = c->slots;
     out->address = c->ch.to;
     out->rtt_ms = ls.rtt_ms;
-    out->jitter_ms = ls.jitter_ms;
+    out->jitter_ms = ls.arrival_jitter_ms;
     out->loss = ls.loss_in;
     out->earliness_ticks = c->earliness;
     out->late_inputs = c->late_inputs;

@@ -18,6 +18,7 @@
 #include "base/event_ring.h"
 #include "net/gate.h"
 #include "net/link.h"
+#include "net/receive.h"
 #include "tempo/rng.h"
 #include "wire/fragment.h"
 #include "wire/replay_window.h"
@@ -191,6 +192,10 @@ void lockstep_send_all(tempo_lockstep *ls);
 void lockstep_send_plain(tempo_lockstep *ls, ls_peer *e, uint8_t type);
 /* player's machine is gone: the match ends. */
 void lockstep_lose(tempo_lockstep *ls, int player);
+/* The ack of l's datagrams into t, with how long l held it at `now`. */
+void lockstep_ack_out(const net_link *l, uint64_t now, turn_turns *t);
+/* t's ack, for the receive pipeline to give the link at the take. */
+void lockstep_ack_in(const turn_turns *t, net_datagram *d);
 
 /* ---- lockstep_relay.c ---- */
 /* Set up the handshake with the relay at the first poll. Errors as

@@ -22,6 +22,26 @@
 #include "net/receive.h"
 #include "wire/packet.h"
 
+/* ---- the datagram ack a turns message carries ---------------------------------- */
+
+void lockstep_ack_out(const net_link *l, uint64_t now, turn_turns *t)
+{
+    uint64_t ack = 0;
+    uint32_t bits = 0;
+    bool any = link_ack_out(l, &ack, &bits);
+    wire_ack_make(&t->dack, any, ack, bits);
+    uint64_t held_ms = any ? link_ack_delay_us(l, now) / 1000u : 0;
+    t->dack_delay_ms = (uint8_t)(held_ms < TURN_ACK_DELAY_UNKNOWN ? held_ms : TURN_ACK_DELAY_UNKNOWN);
+}
+
+void lockstep_ack_in(const turn_turns *t, net_datagram *d)
+{
+    if (!t->dack.present)
+        return;
+    uint64_t delay = t->dack_delay_ms == TURN_ACK_DELAY_UNKNOWN ? UINT64_MAX : t->dack_delay_ms * 1000u;
+    d->ack = (net_ack){true, WIRE_ACK_WIDTH, t->dack.ack, t->dack.bits, delay};
+}
+
 /* ---- sending ------------------------------------------------------------------ */
 
 /* The datagram of `size` bytes at ls->dgram (header written, plain) is
@@ -161,6 +181,7 @@ static void send_turns(tempo_lockstep *ls, ls_peer *e, int player)
     t->ping = link_ping_due(&e->link, ls->now_us) ? link_ping_sent(&e->link, ls->now_us) : 0;
     t->pong = e->pong_owed;
     e->pong_owed = 0;
+    lockstep_ack_out(&e->link, ls->now_us, t);
     t->lost = ls->lost_mask;
     for (int x = 0; x < TEMPO_MAX_PLAYERS; x++)
         t->have[x] = (ls->lost_mask >> x) & 1u ? (uint32_t)ls->peer[x].have : 0;
@@ -406,6 +427,8 @@ static tempo_drop_reason decode_peer(void *ctx, net_datagram *d)
         return why != TEMPO_DROP_NONE ? why : TEMPO_DROP_BAD_VALUE;
     if (ls->msg.type == TURN_MSG_TURNS && !lists_honest(ls, x->player, &ls->msg.u.turns))
         return TEMPO_DROP_BAD_VALUE;
+    if (ls->msg.type == TURN_MSG_TURNS)
+        lockstep_ack_in(&ls->msg.u.turns, d);
     return TEMPO_DROP_NONE;
 }
 
@@ -456,7 +479,9 @@ void lockstep_start_links(tempo_lockstep *ls)
     lc.timeout_us = (uint64_t)ls->cfg.disconnect_timeout_ms * 1000u;
     lc.seq_jump = LS_SEQ_JUMP;
     lc.ping_us = LS_PING_US;
-    lc.rtt_from_acks = false; /* round trips come from the handshake and pings */
+    /* Round trips come from the handshake, pings, and every turns message's
+     * ack, less the time its sender held it (it sends on news, not each tick). */
+    lc.rtt_from_acks = true;
     lc.handshake_timeout_us = 0;
     lc.config_hash = ls->config_hash;
     for (int p = 0; p < ls->cfg.num_players; p++) {

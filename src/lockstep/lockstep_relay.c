@@ -97,7 +97,7 @@ static void send_lists(tempo_lockstep *ls)
         t->sum = ls->sum[ls->done % LS_SUMS];
     }
     t->rtt_ms = TURN_RTT_UNKNOWN;
-    size_t used = TURN_HEADER_SIZE;
+    size_t used = TURN_HEADER_SIZE + TURN_ACK_MAX;
     int32_t from = rl->acked > rl->final ? rl->acked : rl->final;
     if (from < ls->cfg.execution_delay)
         from = ls->cfg.execution_delay;

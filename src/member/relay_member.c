@@ -345,7 +345,6 @@ static void on_frames(relay_member_state *m, const relay_frames_msg *msg, bool n
     relay_frames_msg f = *msg;
     if (m->phase == MEMBER_JOINING)
         m->phase = MEMBER_IN; /* the welcome was lost; frames say we are in */
-    relay_acks_take(&m->link, m->clock->now_us, &f.acks);
     if (newest && (f.flags & RELAY_FLAG_STARTED)) {
         m->started = true;
         m->relay_clock = f.clock;
@@ -429,8 +428,10 @@ static tempo_drop_reason decode_relay(void *ctx, net_datagram *d)
                                                                                  : TEMPO_DROP_BAD_VALUE;
     if (d->v.h.type == RELAY_TYPE_FRAMES) {
         size_t fsz = relay_frames_frame_size(x->m->cfg->num_players, x->m->cfg->input_size);
-        return relay_frames_read(d->body, d->body_size, fsz, &x->frames) ? TEMPO_DROP_NONE
-                                                                         : TEMPO_DROP_BAD_VALUE;
+        if (!relay_frames_read(d->body, d->body_size, fsz, &x->frames))
+            return TEMPO_DROP_BAD_VALUE;
+        d->ack = relay_acks_in(&x->frames.acks); /* taken by the pipeline */
+        return TEMPO_DROP_NONE;
     }
     return TEMPO_DROP_BAD_TYPE;
 }

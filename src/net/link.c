@@ -141,7 +141,9 @@ static bool mark_acked(net_link *l, uint64_t seq)
     return true;
 }
 
-bool link_on_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits)
+/* The acks of ack and the bits; a round trip from ack if it is newly
+ * acked, less the remote's delay. */
+static bool take_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits, uint64_t delay_us)
 {
     if (l->state == LINK_CLOSED)
         return false;
@@ -151,8 +153,12 @@ bool link_on_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits)
     }
     if (mark_acked(l, ack) && l->cfg.rtt_from_acks) {
         const link_sent *e = &l->sent[ack % LINK_SENT_RING];
-        if (e->sent_us >= l->epoch_us && now >= e->sent_us)
-            link_rtt_sample(l, now - e->sent_us);
+        uint64_t rtt = now - e->sent_us;
+        if (e->sent_us >= l->epoch_us && now >= e->sent_us && delay_us <= rtt &&
+            rtt - delay_us <= LINK_MAX_RTT_US) {
+            link_rtt_sample(l, rtt - delay_us);
+            l->ack_rtt_samples++;
+        }
     }
     for (uint64_t i = 0; i < LINK_ACK_BITS && i < ack; i++)
         if (bits & (1u << i))
@@ -165,6 +171,41 @@ bool link_on_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits)
     while (l->judge_next + LINK_ACK_BITS < l->acked_max)
         judge(l, l->judge_next++);
     return true;
+}
+
+bool link_on_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits)
+{
+    return take_ack(l, now, ack, bits, 0);
+}
+
+bool link_on_ack_low(net_link *l, uint64_t now, uint32_t low, unsigned width, uint32_t bits,
+                     uint64_t delay_us)
+{
+    TEMPO_ASSERT(width >= 1 && width <= 32);
+    if (l->state == LINK_CLOSED)
+        return false;
+    uint64_t first = l->send_seq - l->packets_sent; /* our first datagram's sequence */
+    if (l->packets_sent == 0) {
+        l->acks_invalid++;
+        return false;
+    }
+    uint64_t top = l->send_seq - 1, mask = width == 32 ? 0xFFFFFFFFu : (1ull << width) - 1u;
+    uint64_t back = (top - low) & mask; /* how far behind our newest */
+    if (back > top - first) {
+        l->acks_invalid++;
+        return false;
+    }
+    uint64_t ack = top - back;
+    if (l->acked_any && ack < l->acked_max) {
+        l->acks_stale++;
+        return false;
+    }
+    return take_ack(l, now, ack, bits, delay_us);
+}
+
+uint64_t link_ack_delay_us(const net_link *l, uint64_t now)
+{
+    return l->recv_any && now > l->newest_us ? now - l->newest_us : 0;
 }
 
 /* ---- datagrams in ------------------------------------------------------------- */

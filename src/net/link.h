@@ -149,6 +149,8 @@ struct net_link {
     uint64_t acked_total, lost_total;  /* our datagrams judged */
     uint64_t duplicates, too_old, seq_jumps;
     uint64_t acks_invalid;      /* acks of sequences we never sent */
+    uint64_t acks_stale;        /* acks behind one already taken (link_on_ack_low) */
+    uint64_t ack_rtt_samples;   /* RTT samples that came from acks */
     uint64_t pongs_ignored;     /* pongs matching no outstanding ping */
 };
 
@@ -185,8 +187,24 @@ void link_expect_first(net_link *l, uint64_t first);
  * ack - 1 - i. False before anything was received. */
 bool link_ack_out(const net_link *l, uint64_t *ack, uint32_t *bits);
 /* The remote acknowledged `ack` and the sequences bits name. False (and
- * counted) if it names a sequence we never sent. */
+ * counted in acks_invalid) if it names a sequence we never sent. */
 bool link_on_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits);
+/* An ack as the wire carries it: the low `width` bits (1..32) of the
+ * remote's newest sequence of ours, taken from a datagram newer than any
+ * before it (so acks never go back). It is recovered as the newest
+ * sequence we sent with those low bits, then taken as link_on_ack does;
+ * `delay_us` is how long the remote held it before its datagram went
+ * (link_ack_delay_us), taken off the round trip (a delay longer than the
+ * round trip gives no sample; UINT64_MAX: none). False, and counted, if
+ * it cannot be ours: before our first datagram or none sent
+ * (acks_invalid), or behind an ack already taken (acks_stale: the remote's
+ * newest never goes back, so only a forgery or one aliased by 2^width of
+ * our datagrams lost in a row can). */
+bool link_on_ack_low(net_link *l, uint64_t now, uint32_t low, unsigned width, uint32_t bits,
+                     uint64_t delay_us);
+/* How long ago its newest sequence came (what an ack sent now has waited),
+ * 0 before any. */
+uint64_t link_ack_delay_us(const net_link *l, uint64_t now);
 
 /* ---- time ---------------------------------------------------------------- */
 

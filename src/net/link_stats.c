@@ -11,7 +11,7 @@ net_link_stats link_stats(const net_link *l)
     s.interrupted = l->interrupted;
     s.rtt_ms = (double)link_rtt_us(l) / 1000.0;
     s.rttvar_ms = (double)link_rttvar_us(l) / 1000.0;
-    s.jitter_ms = (double)link_jitter_us(l) / 1000.0;
+    s.arrival_jitter_ms = (double)link_jitter_us(l) / 1000.0;
     s.loss_in = link_loss_in(l);
     s.packets_sent = l->packets_sent;
     s.packets_received = l->packets_received;

@@ -72,6 +72,9 @@ tempo_drop_reason net_receive_take(const net_receiver *r, uint64_t now, net_data
     if (r->link->jump_confirmed) /* the held one too: the sender moved on */
         (void)replay_accept(r->replay, r->link->jump_seq);
     (void)replay_accept(r->replay, d->seq);
+    if (rx == LINK_RX_NEWEST && d->ack.present)
+        d->ack_taken = link_on_ack_low(r->link, now, d->ack.low, d->ack.width, d->ack.bits,
+                                        d->ack.delay_us);
     return TEMPO_DROP_NONE;
 }
 

@@ -26,6 +26,10 @@
  *                 so a forged, copied or malformed datagram moves no
  *                 window, liveness timer or round trip; CLOSED, or
  *                 DUPLICATE for a copy of a held jump
+ *   ack           the datagram ack the decoder found (d->ack), given to
+ *                 the link (link_on_ack_low) only from a datagram newer
+ *                 than any before it: so acks never go back, and one
+ *                 that cannot be ours is counted by the link, not used
  *
  * One far ahead is held, unused, until the sender shows it moved on (a
  * datagram just after it, once the remote was silent in its old range for
@@ -67,6 +71,19 @@ typedef struct net_receiver {
     uint32_t session_id;     /* what every datagram must carry */
 } net_receiver;
 
+/* The datagram ack a message carried, as the wire has it: the low `width`
+ * bits of the newest of our sequences the sender received, and bit i for
+ * that one - 1 - i (wire/ack.h, or 16 bits in the client-server and relay
+ * messages), and how long the sender held it (0 where the message does
+ * not say: its sender answers at once). */
+typedef struct net_ack {
+    bool present;
+    uint8_t width;           /* 1..32 */
+    uint32_t low;
+    uint32_t bits;
+    uint64_t delay_us;       /* UINT64_MAX: too long to give a round trip */
+} net_ack;
+
 /* A datagram on its way in. */
 typedef struct net_datagram {
     tempo_packet_view v;     /* its header */
@@ -78,6 +95,8 @@ typedef struct net_datagram {
     bool whole;              /* the decoder's: a whole message was decoded
                               * (false: a fragment kept for reassembly) */
     link_rx rx;              /* after the take: NEWEST (fresh), LATE or TOO_OLD */
+    net_ack ack;             /* the decoder's: the ack it carries (none on entry) */
+    bool ack_taken;          /* after the take: the link took the ack */
 } net_datagram;
 
 /* A role's decoder: the opened body of d (d->v, d->body, d->body_size) as
@@ -94,7 +113,8 @@ tempo_drop_reason net_receive_open(const net_receiver *r, uint64_t now, uint8_t 
                                    net_decode_fn decode, void *ctx, net_datagram *d);
 
 /* The take, for a datagram net_receive_open passed: the link and the
- * window record it. TEMPO_DROP_NONE (d->rx says NEWEST, LATE or TOO_OLD),
+ * window record it, and a NEWEST one's ack goes to the link (d->ack_taken
+ * says whether the link took it). TEMPO_DROP_NONE (d->rx says NEWEST, LATE or TOO_OLD),
  * TEMPO_DROP_CLOSED, TEMPO_DROP_DUPLICATE (a copy of a held jump) or
  * TEMPO_DROP_HELD. */
 tempo_drop_reason net_receive_take(const net_receiver *r, uint64_t now, net_datagram *d);

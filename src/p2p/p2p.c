@@ -198,7 +198,9 @@ void p2p_start_links(tempo_p2p *n)
     lc.notify_us = (uint64_t)n->cfg->disconnect_notify_ms * 1000u;
     lc.timeout_us = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
     lc.seq_jump = P2P_SEQ_JUMP;
-    lc.rtt_from_acks = false; /* no message carries acks of datagrams */
+    /* INPUT and INPUT_ACK carry the link's acks: a round trip per tick
+     * rather than per ping (without them, pings alone measure it). */
+    lc.rtt_from_acks = n->cfg->datagram_acks;
     lc.handshake_timeout_us = (uint64_t)n->cfg->handshake_timeout_ms * 1000u; /* 0: never */
     lc.config_hash = n->config_hash;
     for (int i = 0; i < n->npeers + n->nspecs; i++) {

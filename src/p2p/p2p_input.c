@@ -230,6 +230,11 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
     else if (m->ack > e->remote_ack)
         e->remote_ack = m->ack;
     if (fresh && ack_ok) { /* timing from the newest datagram only, not from stragglers */
+        /* Its frame clock is RFC 3550's timestamp: a frame stamped once,
+         * at the first INPUT that shows it, so a stall is no delay. */
+        if (m->sender_frame > e->remote_frame)
+            link_on_stamp(&e->link, n->clock->now_us,
+                          (uint64_t)m->sender_frame * 1000000u / (uint64_t)n->cfg->frames_per_second);
         e->remote_frame = m->sender_frame;
         int64_t lag = (int64_t)m->sender_frame - (int64_t)m->ack;
         e->remote_lag = (int32_t)(lag < -100000 ? -100000 : lag > 100000 ? 100000 : lag);

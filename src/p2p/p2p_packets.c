@@ -25,11 +25,28 @@
 
 /* ---- sending ------------------------------------------------------------- */
 
+/* The messages that carry the link's datagram ack (wire/ack.h), and where. */
+static wire_ack *ack_field(tempo_msg *m)
+{
+    if (m->type == TEMPO_MSG_INPUT)
+        return &m->u.input.datagram_ack;
+    if (m->type == TEMPO_MSG_INPUT_ACK)
+        return &m->u.input_ack.datagram_ack;
+    return NULL;
+}
+
 bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
                      tempo_msg *msg, const tempo_codec_ctx *ctx)
 {
     if (n->keyed && !keys->ready)
         return false;
+    wire_ack *a = ack_field(msg);
+    if (a != NULL) {
+        uint64_t ack = 0;
+        uint32_t bits = 0;
+        bool any = n->cfg->datagram_acks && link_ack_out(l, &ack, &bits);
+        wire_ack_make(a, any, ack, bits);
+    }
     /* A sealed datagram's body leaves room for the tag. */
     int body = tempo_codec_encode_body(msg, ctx, n->buf + PACKET_HEADER_SIZE,
                                        n->keyed ? PACKET_MAX_SEALED_BODY : PACKET_MAX_BODY);
@@ -331,7 +348,11 @@ static tempo_drop_reason decode_peer(void *ctx, net_datagram *d)
         d->body = body;
         d->body_size = size;
     }
-    return p2p_decode(n, x->e, &d->v, d->body, d->body_size);
+    tempo_drop_reason why = p2p_decode(n, x->e, &d->v, d->body, d->body_size);
+    wire_ack *a = why == TEMPO_DROP_NONE ? ack_field(&n->msg) : NULL;
+    if (a != NULL && a->present) /* the pipeline gives it to the link at the take */
+        d->ack = (net_ack){true, WIRE_ACK_WIDTH, a->ack, a->bits, 0};
+    return why;
 }
 
 static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)

@@ -501,7 +501,7 @@ static void on_turns(tempo_relay *r, relay_member *e, const uint8_t *body, size_
     relay_turns_lists(r, m, e, &r->tmsg.u.turns);
 }
 
-static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size)
+static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_t size, bool newest)
 {
     if (e->match < 0) {
         r->st.dropped_unbound++;
@@ -521,7 +521,7 @@ static void on_input(tempo_relay *r, relay_member *e, const uint8_t *body, size_
         r->st.dropped_not_owned++; /* inputs for players it does not have */
         return;
     }
-    relay_acks_take(&e->link, r->now_us, &in.acks);
+    relay_acks_take(&e->link, r->now_us, &in.acks, newest); /* a straggler's is older: not taken */
     if (in.frames_held > m->finalized) {
         r->st.dropped_malformed++; /* it cannot hold frames not finalized */
         return;
@@ -594,7 +594,7 @@ static void on_datagram(tempo_relay *r, const tempo_address *from, size_t size)
         on_join(r, index, b, body);
         break;
     case RELAY_TYPE_INPUT:
-        on_input(r, e, b, body);
+        on_input(r, e, b, body, d.rx == LINK_RX_NEWEST);
         break;
     case TURN_MSG_TURNS:
         on_turns(r, e, b, body);

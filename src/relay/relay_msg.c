@@ -146,10 +146,12 @@ relay_acks relay_acks_of(const net_link *l)
     return a;
 }
 
-void relay_acks_take(net_link *l, uint64_t now, const relay_acks *a)
+net_ack relay_acks_in(const relay_acks *a) { return (net_ack){true, 16, a->ack, a->bits, 0}; }
+
+void relay_acks_take(net_link *l, uint64_t now, const relay_acks *a, bool newest)
 {
-    if (l->packets_sent > 0)
-        (void)link_on_ack(l, now, packet_sequence_recover(a->ack, link_next_seq(l) - 1), a->bits);
+    if (newest && l->packets_sent > 0) /* {0, 0} before we sent anything: nothing to take */
+        (void)link_on_ack_low(l, now, a->ack, 16, a->bits, 0);
 }
 
 static void acks_put(uint8_t *p, const relay_acks *a)

@@ -45,6 +45,7 @@
 
 #include "tempo/relay.h"
 #include "net/link.h"
+#include "net/receive.h"
 #include "wire/packet.h"
 #include "wire/seal.h"
 
@@ -71,10 +72,14 @@ typedef struct relay_acks {
 /* The acks a datagram to the other side carries: the link's record of
  * what came, {0, 0} before anything did. */
 relay_acks relay_acks_of(const net_link *l);
-/* The other side's acks in a datagram it sent: the 16 bits recovered
- * against our newest sequence and given to the link (nothing before we
- * sent anything; an ack of a datagram never sent is counted there). */
-void relay_acks_take(net_link *l, uint64_t now, const relay_acks *a);
+/* The other side's acks in a datagram it sent, as the receive pipeline
+ * gives them to the link at the take (net/receive.h: 16 bits, recovered
+ * against our newest sequence, from the newest datagram only). */
+net_ack relay_acks_in(const relay_acks *a);
+/* The same for a datagram already taken (the relay decodes a member's
+ * INPUT after the take): given to the link only if it was the newest;
+ * one that cannot be ours is counted there. */
+void relay_acks_take(net_link *l, uint64_t now, const relay_acks *a, bool newest);
 
 typedef struct relay_sum {
     int32_t frame;

@@ -25,6 +25,7 @@ void tempo_config_default(tempo_config *cfg)
     cfg->disconnect_notify_ms = 500;
     cfg->disconnect_timeout_ms = 3000;
     cfg->max_spectators = 32;
+    cfg->datagram_acks = true;
     cfg->input_log_frames = 1024;
     cfg->spectator_lead_frames = 3;
     cfg->spectator_catchup_frames = 2;

@@ -16,6 +16,7 @@ void session_link_stats(const net_link *l, tempo_endpoint_stats *out)
     out->interrupted = ls.interrupted;
     out->rtt_ms = ls.rtt_ms;
     out->jitter_ms = ls.rttvar_ms;
+    out->arrival_jitter_ms = ls.arrival_jitter_ms;
     out->loss = ls.loss_in;
     out->packets_sent = ls.packets_sent;
     out->packets_received = ls.packets_received;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/common.h"
+#include "wire/ack.h"
 #include "wire/bitpack.h"
 #include "wire/connect.h"
 #include "wire/cs_msg.h"
@@ -180,6 +181,7 @@ static void put_input(tempo_bitwriter *w, const tempo_msg_input *in, const tempo
         }
         i++;
     }
+    wire_ack_put(w, &in->datagram_ack);
 }
 
 static void put_sync(tempo_bitwriter *w, const tempo_msg_sync *s)
@@ -420,6 +422,8 @@ static tempo_drop_reason get_input(tempo_bitreader *r, const tempo_codec_ctx *ct
         }
         i++;
     }
+    if (!wire_ack_get(r, &in->datagram_ack))
+        return reader_reason(r);
     return TEMPO_DROP_NONE;
 }
 
@@ -497,7 +501,8 @@ static bool input_equal(const tempo_msg *ma, const tempo_msg *mb, int input_size
     const tempo_msg_input *a = &ma->u.input, *b = &mb->u.input;
     if (a->player_mask != b->player_mask || a->start != b->start || a->count != b->count ||
         a->ack != b->ack || a->sender_frame != b->sender_frame ||
-        a->disconnected_mask != b->disconnected_mask)
+        a->disconnected_mask != b->disconnected_mask ||
+        !wire_ack_equal(&a->datagram_ack, &b->datagram_ack))
         return false;
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
         if (((a->disconnected_mask >> p) & 1u) && (a->disconnect_frame[p] != b->disconnect_frame[p] ||
@@ -512,6 +517,7 @@ static void input_ack_put(tempo_bitwriter *w, const tempo_msg *m, const put_args
     (void)a;
     tempo_bitwriter_uvarint(w, (uint32_t)m->u.input_ack.ack, G_FRAME);
     tempo_bitwriter_uvarint(w, (uint32_t)m->u.input_ack.sender_frame, G_FRAME);
+    wire_ack_put(w, &m->u.input_ack.datagram_ack);
 }
 
 static tempo_drop_reason input_ack_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
@@ -519,6 +525,7 @@ static tempo_drop_reason input_ack_get(tempo_bitreader *r, const tempo_codec_ctx
     (void)ctx;
     m->u.input_ack.ack = get_frame(r);
     m->u.input_ack.sender_frame = get_frame(r);
+    (void)wire_ack_get(r, &m->u.input_ack.datagram_ack);
     return reader_reason(r);
 }
 
@@ -526,7 +533,8 @@ static bool input_ack_equal(const tempo_msg *a, const tempo_msg *b, int input_si
 {
     (void)input_size;
     return a->u.input_ack.ack == b->u.input_ack.ack &&
-           a->u.input_ack.sender_frame == b->u.input_ack.sender_frame;
+           a->u.input_ack.sender_frame == b->u.input_ack.sender_frame &&
+           wire_ack_equal(&a->u.input_ack.datagram_ack, &b->u.input_ack.datagram_ack);
 }
 
 static void ping_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)

@@ -27,6 +27,7 @@
 
 #include "tempo/base.h"
 #include "tempo/transport.h"
+#include "wire/ack.h"
 #include "wire/drop.h"
 #include "wire/packet.h"
 
@@ -91,12 +92,16 @@ typedef struct tempo_msg_input {
      * input of the i-th player of the mask at frame start + f is at
      * data[(i * count + f) * input_size]. */
     uint8_t data[TEMPO_MSG_MAX_INPUT_BYTES];
+    /* The sender's ack of the receiver's datagrams (wire/ack.h): its link's,
+     * not the game's; the receive pipeline gives it to the link. */
+    wire_ack datagram_ack;
 } tempo_msg_input;
 
 /* INPUT_ACK: acknowledgement without inputs (spectators, idle senders). */
 typedef struct tempo_msg_input_ack {
     int32_t ack;
     int32_t sender_frame;
+    wire_ack datagram_ack; /* as INPUT's */
 } tempo_msg_input_ack;
 
 /* PING carries an id the sender chooses; PONG echoes it, so the sender can

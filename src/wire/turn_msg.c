@@ -132,6 +132,37 @@ static void put_lists(cur *c, const turn_list *list, int nlists)
     }
 }
 
+/* The datagram ack after a turns message's lists (turn_msg.h). */
+static void put_ack(cur *c, const wire_ack *a, uint8_t delay_ms)
+{
+    bool gaps = a->present && a->bits != 0xFFFFFFFFu;
+    put(c, !a->present ? 0u : gaps ? 2u : 1u, 1);
+    if (!a->present)
+        return;
+    put(c, a->ack, 1);
+    put(c, delay_ms, 1);
+    if (gaps)
+        put(c, a->bits, 4);
+}
+
+static tempo_drop_reason get_ack(cur *c, wire_ack *a, uint8_t *delay_ms)
+{
+    memset(a, 0, sizeof *a);
+    *delay_ms = 0;
+    uint8_t kind = (uint8_t)get(c, 1);
+    if (kind != 0 && !c->failed) {
+        a->present = true;
+        a->ack = (uint8_t)get(c, 1);
+        *delay_ms = (uint8_t)get(c, 1);
+        a->bits = kind == 2 ? (uint32_t)get(c, 4) : 0xFFFFFFFFu;
+    }
+    if (c->failed)
+        return TEMPO_DROP_TRUNCATED;
+    if (kind > 2 || (kind == 2 && a->bits == 0xFFFFFFFFu)) /* the short form says that */
+        return TEMPO_DROP_BAD_VALUE;
+    return TEMPO_DROP_NONE;
+}
+
 int turn_msg_encode(const turn_msg *m, uint8_t *buf, size_t capacity)
 {
     if (m == NULL || (buf == NULL && capacity != 0))
@@ -168,6 +199,7 @@ int turn_msg_encode(const turn_msg *m, uint8_t *buf, size_t capacity)
             if ((t->lost >> p) & 1u)
                 put(&c, t->have[p], 4);
         put_lists(&c, t->list, t->nlists);
+        put_ack(&c, &t->dack, t->dack_delay_ms);
         break;
     }
     case TURN_MSG_RELAY: {
@@ -272,6 +304,8 @@ static tempo_drop_reason get_turns(cur *c, turn_turns *t)
             return TEMPO_DROP_BAD_VALUE;
     }
     tempo_drop_reason why = get_lists(c, t->list, &t->nlists);
+    if (why == TEMPO_DROP_NONE)
+        why = get_ack(c, &t->dack, &t->dack_delay_ms);
     if (why != TEMPO_DROP_NONE)
         return why;
     return turns_ok(t) ? TEMPO_DROP_NONE : TEMPO_DROP_BAD_VALUE;

@@ -32,6 +32,13 @@
  *   have u32       per player of `lost`, ascending: the first turn of its
  *                  list the sender lacks (0 .. INT32_MAX)
  *   lists u8       0 .. TURN_MSG_MAX_LISTS
+ * then the lists, then the datagram ack (wire/ack.h, spelled in bytes):
+ *   kind u8        0: none; 1: an ack, every one of the 32 before it
+ *                  received; 2: an ack and its bits
+ *   ack u8         (kind 1, 2) the low 8 bits of the newest sequence received
+ *   delay u8       (kind 1, 2) ms from its arrival until this went, 255 for
+ *                  255 or more (no round trip from it)
+ *   bits u32       (kind 2) bit i: ack - 1 - i received; never all ones
  *
  * A turn list is one player's commands for one turn, self-contained so that
  * a relay can forward it unchanged (or mark it substituted):
@@ -51,6 +58,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire/ack.h"
 #include "wire/drop.h"
 
 #define TURN_MSG_HELLO 30
@@ -69,6 +77,8 @@
 #define TURN_LIST_BYTES (TURN_BUDGET + TURN_MAX_COMMANDS)
 #define TURN_MSG_MAX_LISTS 48     /* lists in one turns message */
 #define TURN_HEADER_SIZE 34        /* with no lost player */
+#define TURN_ACK_MAX 7            /* the datagram ack after the lists, at most */
+#define TURN_ACK_DELAY_UNKNOWN 255
 #define TURN_LIST_HEADER_MAX 9    /* a list's bytes before its commands, with a length */
 #define TURN_NONE 0xFFFFFFFFu
 #define TURN_RTT_UNKNOWN 0xFFFFu
@@ -106,6 +116,8 @@ typedef struct turn_turns {
     uint32_t have[8];         /* for each player of lost */
     int nlists;
     turn_list list[TURN_MSG_MAX_LISTS];
+    wire_ack dack;            /* the sender's ack of the receiver's datagrams */
+    uint8_t dack_delay_ms;    /* with an ack: how long it held it, TURN_ACK_DELAY_UNKNOWN */
 } turn_turns;
 
 /* A relay's final lists for one member (type 35). */

@@ -202,6 +202,37 @@ static void test_late_inputs_stay_under_one_a_minute_at_1pct_loss_and_10ms_jitte
     free(h);
 }
 
+/* Both ends measure RFC 3550's interarrival jitter of what the other sends
+ * every tick (the client of snapshots, the server of inputs, each stamped
+ * with the sender's tick): near zero on a steady link; on a jittery one,
+ * the client about the link's 2s/sqrt(pi) (9 ms for s = 8 ms), the server,
+ * which reads only at its ticks, what the whole ticks show of it. */
+static void test_both_ends_measure_the_arrival_jitter(void **state)
+{
+    (void)state;
+    for (int jittery = 0; jittery <= 1; jittery++) {
+        csh *h = new_match(6, 30000, jittery ? 8000 : 0, 0.0, 1);
+        assert_int_equal(csh_start_server(h), TEMPO_OK);
+        assert_int_equal(csh_add_client(h, 1000, true, false), TEMPO_OK);
+        csh_run(h, 900);
+        tempo_server_client_stats sc;
+        assert_int_equal(tempo_server_get_client_stats(h->server, 0, &sc), TEMPO_OK);
+        tempo_client_stats cs;
+        tempo_client_get_stats(h->cl[0].c, &cs);
+        printf("jitter %s: server measures %.2f ms, client %.2f ms\n", jittery ? "8 ms" : "none",
+               sc.jitter_ms, cs.jitter_ms);
+        if (jittery) {
+            assert_true(sc.jitter_ms > 1.5 && sc.jitter_ms < 18.0);
+            assert_true(cs.jitter_ms > 4.5 && cs.jitter_ms < 18.0);
+        } else {
+            assert_true(sc.jitter_ms < 1.0);
+            assert_true(cs.jitter_ms < 1.0);
+        }
+        csh_free(h);
+        free(h);
+    }
+}
+
 static void test_a_leaving_client_frees_its_slot_for_the_next(void **state)
 {
     (void)state;
@@ -652,6 +683,7 @@ int main(void)
         cmocka_unit_test(test_solo_without_replay_corrects_nearly_every_snapshot),
         cmocka_unit_test(test_the_reconcile_mode_switches_at_run_time),
         cmocka_unit_test(test_late_inputs_stay_under_one_a_minute_at_1pct_loss_and_10ms_jitter),
+        cmocka_unit_test(test_both_ends_measure_the_arrival_jitter),
         cmocka_unit_test(test_a_leaving_client_frees_its_slot_for_the_next),
         cmocka_unit_test(test_a_kicked_client_is_told_and_its_slot_freed),
         cmocka_unit_test(test_a_full_server_denies_the_next_client),

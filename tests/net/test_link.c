@@ -345,6 +345,122 @@ static void test_acked_datagrams_give_rtt_samples(void **state)
     assert_int_equal(l.rtt_samples, 2);
 }
 
+/* An ack as the wire carries it: recovered against our newest sent, across
+ * the wrap of its low bits, with the RTT of the acked datagram. */
+static void test_acks_from_low_bits_recover_across_the_wrap(void **state)
+{
+    (void)state;
+    link_config cfg;
+    link_config_default(&cfg);
+    net_link l;
+    link_init(&l, &cfg, 0);
+    for (uint64_t i = 0; i < 300; i++)
+        link_on_sent(&l, i * 10 * MS, 20);
+    /* Newest sent 299 (low 8 bits 43); the remote has 257 (low bits 1). */
+    assert_true(link_on_ack_low(&l, 2600 * MS, 1, 8, 0xFFFFFFFFu, 0));
+    assert_int_equal(l.acked_max, 257);
+    assert_int_equal(l.ack_rtt_samples, 1);
+    assert_int_equal(link_rtt_us(&l), 30 * MS); /* sent at 2570 ms */
+    /* Newest 299 itself (low bits 43), 16 bits wide as client-server's. */
+    assert_true(link_on_ack_low(&l, 3000 * MS, 299, 16, 0xFFFFFFFFu, 0));
+    assert_int_equal(l.acked_max, 299);
+    assert_int_equal(l.ack_rtt_samples, 2);
+    /* Low bits 44 name 44 (not 300, never sent): behind the ack taken. */
+    assert_false(link_on_ack_low(&l, 3000 * MS, 44, 8, 0, 0));
+    assert_int_equal(l.acks_stale, 1);
+    assert_int_equal(l.acked_max, 299);
+    assert_int_equal(l.acks_invalid, 0);
+}
+
+/* Each ack the wire can carry that cannot be ours is counted in one
+ * counter and changes nothing: no datagram sent, before our first, behind
+ * the newest ack; a genuine one after them is still taken. */
+static void test_acks_from_low_bits_that_cannot_be_ours(void **state)
+{
+    (void)state;
+    link_config cfg;
+    link_config_default(&cfg);
+    net_link l;
+    link_init(&l, &cfg, 0);
+    assert_false(link_on_ack_low(&l, 0, 0, 8, 0xFFFFFFFFu, 0)); /* nothing sent */
+    assert_int_equal(l.acks_invalid, 1);
+    link_start_at(&l, 1000); /* a link going on under the same keys */
+    for (uint64_t i = 0; i < 5; i++)
+        link_on_sent(&l, i * MS, 20);
+    /* 1000..1004 sent; low bits 0xE7 would be 999 (before our first), or
+     * 743 etc.: none of them ours. */
+    assert_false(link_on_ack_low(&l, 10 * MS, 999 & 0xFF, 8, 0xFFFFFFFFu, 0));
+    assert_int_equal(l.acks_invalid, 2);
+    assert_int_equal(l.rtt_samples, 0);
+    assert_false(l.acked_any);
+    assert_true(link_on_ack_low(&l, 10 * MS, 1003 & 0xFF, 8, 0xFFFFFFFFu, 0));
+    assert_int_equal(l.acked_max, 1003);
+    assert_int_equal(link_rtt_us(&l), 7 * MS);
+    assert_false(link_on_ack_low(&l, 11 * MS, 1002 & 0xFF, 8, 0xFFFFFFFFu, 0));
+    assert_int_equal(l.acks_stale, 1);
+    assert_int_equal(l.acks_invalid, 2);
+    assert_int_equal(l.rtt_samples, 1);
+    /* A closed link takes none. */
+    link_close(&l);
+    assert_false(link_on_ack_low(&l, 12 * MS, 1004 & 0xFF, 8, 0xFFFFFFFFu, 0));
+}
+
+/* Acks of datagrams older than the sent ring give no round trip: their
+ * send times are gone. */
+static void test_acks_older_than_the_ring_give_no_rtt(void **state)
+{
+    (void)state;
+    link_config cfg;
+    link_config_default(&cfg);
+    net_link l;
+    link_init(&l, &cfg, 0);
+    for (uint64_t i = 0; i < LINK_SENT_RING + 40; i++)
+        link_on_sent(&l, i * MS, 20);
+    /* 0..167 sent; 10 has left the ring (its slot holds 138). */
+    assert_true(link_on_ack_low(&l, 500 * MS, 10, 8, 0xFFFFFFFFu, 0));
+    assert_int_equal(l.rtt_samples, 0);
+    assert_int_equal(l.acked_max, 10);
+    /* A hostile ack of a datagram still in the ring, sent long ago, is
+     * at most the ring's age: never negative, never beyond the cap. */
+    assert_true(link_on_ack_low(&l, 200 * MS, 41, 8, 0xFFFFFFFFu, 0));
+    assert_int_equal(l.rtt_samples, 1);
+    assert_int_equal(link_rtt_us(&l), 159 * MS);
+    /* An ack of one sent "after" now (a clock that went back) gives none. */
+    assert_true(link_on_ack_low(&l, 100 * MS, 160, 8, 0xFFFFFFFFu, 0));
+    assert_int_equal(l.rtt_samples, 1);
+}
+
+/* Samples from acks follow a round trip that grows, as fast as they come:
+ * 80 ms to 240 ms, one datagram each way every 16 ms. */
+static void test_ack_rtt_follows_a_step(void **state)
+{
+    (void)state;
+    link_config cfg;
+    link_config_default(&cfg);
+    net_link l;
+    link_init(&l, &cfg, 0);
+    uint64_t t = 0, seq = 0;
+    for (; t < 2 * SEC; t += 16 * MS, seq++) {
+        link_on_sent(&l, t, 20);
+        if (t >= 80 * MS)
+            assert_true(link_on_ack_low(&l, t, (uint32_t)((t - 80 * MS) / (16 * MS)), 8, 0xFFFFFFFFu, 0));
+    }
+    assert_true(link_rtt_us(&l) >= 79 * MS && link_rtt_us(&l) <= 81 * MS);
+    /* From now on the round trip is 240 ms. */
+    uint64_t step = t, within = 0;
+    for (; t < step + 2 * SEC; t += 16 * MS, seq++) {
+        link_on_sent(&l, t, 20);
+        if (t >= step + 240 * MS) {
+            uint64_t acked = (t - 240 * MS) / (16 * MS);
+            assert_true(link_on_ack_low(&l, t, (uint32_t)acked, 8, 0xFFFFFFFFu, 0));
+        }
+        uint64_t r = link_rtt_us(&l);
+        if (within == 0 && r >= 216 * MS && r <= 264 * MS)
+            within = t - step;
+    }
+    assert_true(within > 240 * MS && within < 600 * MS);
+}
+
 static void test_inbound_loss_from_sequence_gaps(void **state)
 {
     (void)state;
@@ -875,6 +991,10 @@ int main(void)
         cmocka_unit_test(test_a_jump_is_not_followed_while_the_remote_speaks_in_its_range),
         cmocka_unit_test(test_a_first_datagram_far_from_the_expected_start_is_held),
         cmocka_unit_test(test_hostile_values_are_counted_and_ignored),
+        cmocka_unit_test(test_acks_from_low_bits_recover_across_the_wrap),
+        cmocka_unit_test(test_acks_from_low_bits_that_cannot_be_ours),
+        cmocka_unit_test(test_acks_older_than_the_ring_give_no_rtt),
+        cmocka_unit_test(test_ack_rtt_follows_a_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

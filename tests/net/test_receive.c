@@ -50,14 +50,14 @@ static void rig_init(rig *g, bool sealed)
     g->r = (net_receiver){&g->link, &g->replay, sealed ? &g->recv : NULL, SID};
 }
 
-/* A datagram of type 5 with a 4-byte body, numbered seq, sealed when the
+/* A datagram of type 5 with body (n bytes), numbered seq, sealed when the
  * rig is. Returns its size. */
-static size_t craft(rig *g, uint64_t seq, uint32_t sid)
+static size_t craft_body(rig *g, uint64_t seq, uint32_t sid, const void *body, size_t n)
 {
     tempo_packet_header h = {sid, (uint16_t)seq, 5, false, false};
     assert_int_equal(packet_write(&h, g->buf, sizeof g->buf), PACKET_HEADER_SIZE);
-    memcpy(g->buf + PACKET_HEADER_SIZE, "body", 4);
-    size_t n = PACKET_HEADER_SIZE + 4;
+    memcpy(g->buf + PACKET_HEADER_SIZE, body, n);
+    n += PACKET_HEADER_SIZE;
     if (g->sealed) {
         int s = seal_datagram(&g->send, seq, g->buf, n, sizeof g->buf);
         assert_true(s > 0);
@@ -65,6 +65,9 @@ static size_t craft(rig *g, uint64_t seq, uint32_t sid)
     }
     return n;
 }
+
+/* The usual one: the 4-byte body "body". */
+static size_t craft(rig *g, uint64_t seq, uint32_t sid) { return craft_body(g, seq, sid, "body", 4); }
 
 static tempo_drop_reason take(rig *g, size_t n, net_decode_fn decode, void *ctx, net_datagram *d)
 {
@@ -150,6 +153,95 @@ static void test_seal_and_link_reasons(void **state)
     n = craft(g, 2, SID);
     assert_int_equal(take(g, n, NULL, NULL, &d), TEMPO_DROP_CLOSED);
     assert_int_equal(replay_highest(&g->replay), 1);
+    free(g);
+}
+
+/* A datagram numbered seq whose body is an ack of ours: present byte 1,
+ * the low 8 bits, then the 32 bits (all received). */
+static size_t craft_ack(rig *g, uint64_t seq, uint8_t low)
+{
+    uint8_t body[6] = {1, low, 0xFF, 0xFF, 0xFF, 0xFF};
+    return craft_body(g, seq, SID, body, sizeof body);
+}
+
+/* The role's decoder for craft_ack's body: the ack goes to the pipeline. */
+static tempo_drop_reason read_ack(void *ctx, net_datagram *d)
+{
+    (*(int *)ctx)++;
+    if (d->body_size != 6)
+        return TEMPO_DROP_TRUNCATED;
+    if (d->body[0] == 1)
+        d->ack = (net_ack){true, 8, d->body[1], 0xFFFFFFFFu, 0};
+    return TEMPO_DROP_NONE;
+}
+
+/* Hostile acks in honest-looking datagrams: one naming a sequence we never
+ * sent and one going back are counted by the link and change nothing, while
+ * the datagrams carrying them are still taken; a straggler's ack is not
+ * read; a genuine one gives the round trip. */
+static void test_hostile_acks_are_counted_and_honest_traffic_flows(void **state)
+{
+    (void)state;
+    rig *g = calloc(1, sizeof *g);
+    rig_init(g, false);
+    for (int i = 0; i < 10; i++) /* ours: 0..9, sent 50 ms ago */
+        link_on_sent(&g->link, NOW - 50000u, 20);
+    net_datagram d;
+    int calls = 0;
+    /* 200 recovers to 200 - 256: before our first datagram. */
+    assert_int_equal(take(g, craft_ack(g, 0, 200), read_ack, &calls, &d), TEMPO_DROP_NONE);
+    assert_int_equal(g->link.acks_invalid, 1);
+    assert_false(d.ack_taken);
+    assert_false(g->link.acked_any);
+    assert_int_equal(g->link.rtt_samples, 0);
+    assert_true(g->link.heard); /* the datagram itself was taken */
+    assert_int_equal(replay_highest(&g->replay), 0);
+    /* A genuine ack: a round trip of 50 ms. */
+    assert_int_equal(take(g, craft_ack(g, 1, 5), read_ack, &calls, &d), TEMPO_DROP_NONE);
+    assert_true(d.ack_taken);
+    assert_int_equal(g->link.acked_max, 5);
+    assert_int_equal(link_rtt_us(&g->link), 50000u);
+    assert_int_equal(take(g, craft_ack(g, 3, 7), read_ack, &calls, &d), TEMPO_DROP_NONE);
+    assert_int_equal(g->link.acked_max, 7);
+    /* A straggler (2, after 3) is taken, its ack not read: acks never go back. */
+    assert_int_equal(take(g, craft_ack(g, 2, 9), read_ack, &calls, &d), TEMPO_DROP_NONE);
+    assert_int_equal(d.rx, LINK_RX_LATE);
+    assert_false(d.ack_taken);
+    assert_int_equal(g->link.acked_max, 7);
+    /* The newest going back: counted as stale. */
+    assert_int_equal(take(g, craft_ack(g, 4, 6), read_ack, &calls, &d), TEMPO_DROP_NONE);
+    assert_int_equal(g->link.acks_stale, 1);
+    assert_int_equal(g->link.acked_max, 7);
+    assert_int_equal(g->link.acks_invalid, 1);
+    assert_int_equal(g->link.rtt_samples, 2);
+    assert_int_equal(calls, 5);
+    assert_int_equal(replay_highest(&g->replay), 4);
+    free(g);
+}
+
+/* A sealed datagram's ack is read only once its seal opened: a forgery
+ * carrying one moves nothing. */
+static void test_a_forged_sealed_ack_is_never_read(void **state)
+{
+    (void)state;
+    if (!seal_available())
+        skip();
+    rig *g = calloc(1, sizeof *g);
+    rig_init(g, true);
+    for (int i = 0; i < 4; i++)
+        link_on_sent(&g->link, NOW - 20000u, 20);
+    net_datagram d;
+    int calls = 0;
+    size_t n = craft_ack(g, 0, 3);
+    g->buf[PACKET_HEADER_SIZE + 1] ^= 0x01u; /* the ack's byte, under the seal */
+    assert_int_equal(take(g, n, read_ack, &calls, &d), TEMPO_DROP_FORGED);
+    assert_int_equal(calls, 0);
+    assert_false(g->link.acked_any);
+    assert_int_equal(g->link.acks_invalid + g->link.acks_stale + g->link.rtt_samples, 0);
+    assert_int_equal(take(g, craft_ack(g, 0, 3), read_ack, &calls, &d), TEMPO_DROP_NONE);
+    assert_true(d.ack_taken);
+    assert_int_equal(g->link.acked_max, 3);
+    assert_int_equal(link_rtt_us(&g->link), 20000u);
     free(g);
 }
 
@@ -284,6 +376,8 @@ int main(void)
         cmocka_unit_test(test_open_then_take),
         cmocka_unit_test(test_would_pass_leaves_the_datagram),
         cmocka_unit_test(test_each_reason_moves_one_counter),
+        cmocka_unit_test(test_hostile_acks_are_counted_and_honest_traffic_flows),
+        cmocka_unit_test(test_a_forged_sealed_ack_is_never_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

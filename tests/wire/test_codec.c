@@ -79,6 +79,14 @@ static void random_step(tempo_rng *rng, uint8_t *in, int size)
     }
 }
 
+/* A datagram ack as a sender makes one: none, all received, or gaps. */
+static void random_datagram_ack(tempo_rng *rng, wire_ack *a)
+{
+    uint32_t kind = tempo_rng_below(rng, 3);
+    uint64_t newest = tempo_rng_below(rng, 2) ? tempo_rng_below(rng, 40) : tempo_rng_next(rng);
+    wire_ack_make(a, kind != 0, newest, kind == 1 ? 0xFFFFFFFFu : tempo_rng_next(rng));
+}
+
 static void random_input(tempo_rng *rng, const tempo_codec_ctx *ctx, tempo_msg_input *in)
 {
     int np = ctx->num_players, is = ctx->input_size;
@@ -109,6 +117,7 @@ static void random_input(tempo_rng *rng, const tempo_codec_ctx *ctx, tempo_msg_i
         }
         i++;
     }
+    random_datagram_ack(rng, &in->datagram_ack);
 }
 
 static void random_sync(tempo_rng *rng, tempo_msg_sync *s)
@@ -141,6 +150,7 @@ static void random_msg(tempo_rng *rng, int type, const tempo_codec_ctx *ctx, tem
     case TEMPO_MSG_INPUT_ACK:
         m->u.input_ack.ack = random_frame(rng);
         m->u.input_ack.sender_frame = near_frame(rng, m->u.input_ack.ack);
+        random_datagram_ack(rng, &m->u.input_ack.datagram_ack);
         break;
     case TEMPO_MSG_PING:
     case TEMPO_MSG_PONG: m->u.ping.id = tempo_rng_next(rng); break;
@@ -316,15 +326,15 @@ static const struct {
 } vectors[] = {
     {"sync_request", "b3 78 56 34 12 01 00 01 0d f0 fe ca 04 03 02 01 19 02 00 00"},
     {"sync_reply", "b3 78 56 34 12 02 00 02 0d f0 fe ca 04 03 02 01 3b ec 37 01 b0 1f"},
-    {"input_lan", "b3 78 56 34 12 03 00 03 e8 03 02 04 00"},
+    {"input_lan", "b3 78 56 34 12 03 00 03 e8 03 02 04 14 00"},
     {"input_target", "b3 78 56 34 12 04 00 03 88 13 c8 7d c0 12 96 02"},
-    {"input_changes", "b3 78 56 34 12 05 00 03 c8 00 43 65 02 30 f2 3d 74 6c e1 af 65 7d 1f 38 30 60 00"},
+    {"input_changes", "b3 78 56 34 12 05 00 03 c8 00 43 65 02 30 f2 3d 74 6c e1 af 65 7d 1f 38 30 60 40 a0 fd ff ff ff"},
     {"input_players", "b3 78 56 34 12 06 00 03 70 11 84 58 41 f0 c0 2c cc 61 00"},
     {"input_disconnect", "b3 78 56 34 12 07 00 03 39 30 42 24 32 97 5c 00"},
     {"input_wrap", "b3 78 56 34 12 08 00 03 fe ff c4 34 08 00"},
     {"input_start0", "b3 78 56 34 12 09 00 03 00 00 40 38 08 0b 00"},
     {"input_empty", "b3 78 56 34 12 0a 00 03 90 01 33 08 00"},
-    {"input_ack", "b3 78 56 34 12 0b 00 04 87 ad 4b 8a ad 4b"},
+    {"input_ack", "b3 78 56 34 12 0b 00 04 87 ad 4b 8a ad 4b 0b 00"},
     {"ping", "b3 78 56 34 12 0c 00 05 ef cd ab 89"},
     {"pong", "b3 78 56 34 12 0d 00 06 ef cd ab 89"},
     {"quality", "b3 78 56 34 12 0e 00 07 ff 05"},
@@ -351,6 +361,7 @@ static void vector_input(tempo_msg_input *in, uint8_t mask, int32_t start, int c
     in->ack = ack;
     in->sender_frame = sender_frame;
     in->disconnected_mask = 0;
+    wire_ack_make(&in->datagram_ack, false, 0, 0);
 }
 
 /* Vector i: its message and receiver context (documented in PROTOCOL.md). */
@@ -400,6 +411,7 @@ static void vector_msg(int i, tempo_msg *m, tempo_codec_ctx *ctx)
         ctx->frame_hint = 1000;
         vector_input(in, 0x01, 1000, 1, 1001, 1000);
         vector_reference(ctx, 0, 999, in->data);
+        wire_ack_make(&in->datagram_ack, true, 258, 0xFFFFFFFFu); /* all received */
         break;
     case 3: /* input_target: 8 frames of player 1, two bytes change at frame 5 */
         m->type = TEMPO_MSG_INPUT;
@@ -415,6 +427,7 @@ static void vector_msg(int i, tempo_msg *m, tempo_codec_ctx *ctx)
         vector_input(in, 0x01, 200, 7, 198, 205);
         for (int f = 0; f < 7; f++) /* frames: c0 c0 c1 c2 c3 c3 c4 */
             set_frames(in, 0, f, f + 1, changes[f < 2 ? 0 : f < 5 ? f - 1 : f - 2], 4);
+        wire_ack_make(&in->datagram_ack, true, 64, 0xFFFFFFFDu); /* 62 lost */
         break;
     case 5: /* input_players: players 0, 1 and 3 of 4, 2-byte inputs */
         m->type = TEMPO_MSG_INPUT;
@@ -459,6 +472,7 @@ static void vector_msg(int i, tempo_msg *m, tempo_codec_ctx *ctx)
         m->type = TEMPO_MSG_INPUT_ACK;
         m->u.input_ack.ack = 1234567;
         m->u.input_ack.sender_frame = 1234570;
+        wire_ack_make(&m->u.input_ack.datagram_ack, true, 5, 0x1Fu); /* 0..4 before it */
         break;
     case 11:
     case 12:
@@ -794,12 +808,14 @@ static void test_base_frame_unwraps_across_the_16_bit_wrap(void **state)
 
 /* The TARGET: 8 unacknowledged frames of one player's 4-byte input with at
  * most one change (one or two bytes, or a button bit), any match size:
- * <= 16 bytes of UDP payload, header included. */
-static void test_eight_frames_of_one_player_fit_in_16_bytes(void **state)
+ * <= 17 bytes of UDP payload, header included, with no datagram ack (its
+ * one bit costs the worst case a byte: 16 without it), and <= 18 with the
+ * ack of a link that lost nothing (10 bits). */
+static void test_eight_frames_of_one_player_fit_in_18_bytes(void **state)
 {
     (void)state;
     uint8_t buf[TEMPO_MAX_DATAGRAM];
-    int largest = 0;
+    int largest = 0, largest_with_ack = 0;
     for (uint64_t seed = 0; seed < 4000; seed++) {
         tempo_rng rng;
         tempo_rng_seed(&rng, seed, 13);
@@ -828,13 +844,19 @@ static void test_eight_frames_of_one_player_fit_in_16_bytes(void **state)
         }
         ctx.frame_hint = in->start;
         int n = round_trip(&msg_a, &ctx, &msg_b, buf, sizeof buf);
-        assert_true(n <= 16);
+        assert_true(n <= 17);
         largest = n > largest ? n : largest;
+        wire_ack_make(&in->datagram_ack, true, seed, 0xFFFFFFFFu);
+        int with_ack = round_trip(&msg_a, &ctx, &msg_b, buf, sizeof buf);
+        assert_true(with_ack <= 18 && with_ack >= n + 1);
+        largest_with_ack = with_ack > largest_with_ack ? with_ack : largest_with_ack;
     }
-    assert_int_equal(largest, 16); /* two changed bytes with 8 players: exactly 16 */
+    assert_int_equal(largest, 17); /* two changed bytes with 8 players: exactly 17 */
+    assert_int_equal(largest_with_ack, 18);
 }
 
-/* A LAN message: 1-2 frames, nothing changed, 2 players: 13 bytes. */
+/* A LAN message: 1-2 frames, nothing changed, 2 players: 13 bytes, 14
+ * with the datagram ack of a link that lost nothing. */
 static void test_lan_message_takes_13_bytes(void **state)
 {
     (void)state;
@@ -846,6 +868,8 @@ static void test_lan_message_takes_13_bytes(void **state)
         for (int f = 0; f < count; f++)
             vector_reference(&ctx, 0, 0, msg_a.u.input.data + 4 * f);
         assert_int_equal(round_trip(&msg_a, &ctx, &msg_b, buf, sizeof buf), 13);
+        wire_ack_make(&msg_a.u.input.datagram_ack, true, 70000, 0xFFFFFFFFu);
+        assert_int_equal(round_trip(&msg_a, &ctx, &msg_b, buf, sizeof buf), 14);
     }
 }
 
@@ -1097,7 +1121,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_each_drop_reason_from_a_crafted_datagram),
         cmocka_unit_test(test_drop_reason_names_are_distinct),
         cmocka_unit_test(test_base_frame_unwraps_across_the_16_bit_wrap),
-        cmocka_unit_test(test_eight_frames_of_one_player_fit_in_16_bytes),
+        cmocka_unit_test(test_eight_frames_of_one_player_fit_in_18_bytes),
         cmocka_unit_test(test_lan_message_takes_13_bytes),
         cmocka_unit_test(test_encoder_shrinks_count_to_fit_capacity),
         cmocka_unit_test(test_encoder_rejects_invalid_messages),

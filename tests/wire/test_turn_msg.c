@@ -83,6 +83,8 @@ static void fill_turns(turn_msg *m)
     t->nlists = 2;
     t->list[0] = (turn_list){2, TURN_LIST_HAS_LENGTH, 7, 120, 2, sizeof cmds7, cmds7};
     t->list[1] = (turn_list){2, 0, 8, 0, 0, 0, NULL};
+    wire_ack_make(&t->dack, true, 0x12A, 0xFFFFFFFEu); /* 0x129 lost */
+    t->dack_delay_ms = 12;
 }
 
 static const uint8_t turns_bytes[] = {
@@ -95,7 +97,8 @@ static const uint8_t turns_bytes[] = {
     0,                                              /* no lost player */
     2,                                              /* lists */
     2, 1, 7, 0, 0, 0, 120, 0, 2, 1, 'a', 'b', 0, 'c',
-    2, 0, 8, 0, 0, 0, 0};
+    2, 0, 8, 0, 0, 0, 0,
+    2, 0x2A, 12, 0xFE, 0xFF, 0xFF, 0xFF};              /* ack with bits, held 12 ms */
 
 static void a_turns_message_matches_its_bytes(void **state)
 {
@@ -122,6 +125,30 @@ static void a_turns_message_matches_its_bytes(void **state)
     assert_memory_equal(t->list[0].cmds, cmds7, 5);
     assert_int_equal(t->list[1].turn, 8);
     assert_int_equal(t->list[1].count, 0);
+    assert_true(t->dack.present);
+    assert_int_equal(t->dack.ack, 0x2A);
+    assert_int_equal(t->dack.bits, 0xFFFFFFFEu);
+    assert_int_equal(t->dack_delay_ms, 12);
+}
+
+/* The ack's three spellings: none (1 byte), all received (3), bits (7). */
+static void the_datagram_ack_takes_one_three_or_seven_bytes(void **state)
+{
+    (void)state;
+    turn_msg m, out;
+    fill_turns(&m);
+    uint8_t buf[256];
+    wire_ack_make(&m.u.turns.dack, false, 0, 0);
+    assert_int_equal(turn_msg_encode(&m, buf, sizeof buf), (int)sizeof turns_bytes - 6);
+    assert_int_equal(turn_msg_decode(TURN_MSG_TURNS, buf, sizeof turns_bytes - 6, &out, NULL), TEMPO_OK);
+    assert_false(out.u.turns.dack.present);
+    wire_ack_make(&m.u.turns.dack, true, 7, 0xFFFFFFFFu);
+    assert_int_equal(turn_msg_encode(&m, buf, sizeof buf), (int)sizeof turns_bytes - 4);
+    assert_int_equal(turn_msg_decode(TURN_MSG_TURNS, buf, sizeof turns_bytes - 4, &out, NULL), TEMPO_OK);
+    assert_true(out.u.turns.dack.present);
+    assert_int_equal(out.u.turns.dack.ack, 7);
+    assert_int_equal(out.u.turns.dack.bits, 0xFFFFFFFFu);
+    assert_int_equal(out.u.turns.dack_delay_ms, 12);
 }
 
 /* docs/PROTOCOL.md section 16 carries these two bodies as vectors. */
@@ -186,7 +213,16 @@ static void bodies_no_honest_sender_writes_are_refused(void **state)
     assert_int_equal(decode_changed(41, 0), TEMPO_DROP_NONE);          /* ... 120 is fine */
     assert_int_equal(decode_changed(42, TURN_MAX_COMMANDS + 1), TEMPO_DROP_BAD_VALUE);
     assert_int_equal(decode_changed(33, 1), TEMPO_DROP_TRAILING);      /* one list, bytes left */
-    assert_int_equal(decode_changed(46, 5), TEMPO_DROP_TRUNCATED);     /* a command runs past the end */
+    assert_int_equal(decode_changed(sizeof turns_bytes - 7, 3), TEMPO_DROP_BAD_VALUE); /* no such ack kind */
+    /* the long spelling of "all received" */
+    uint8_t ones[sizeof turns_bytes];
+    memcpy(ones, turns_bytes, sizeof ones);
+    ones[sizeof ones - 4] = 0xFF;
+    turn_msg dec1;
+    tempo_drop_reason w1;
+    assert_int_equal(turn_msg_decode(TURN_MSG_TURNS, ones, sizeof ones, &dec1, &w1), TEMPO_E_MALFORMED);
+    assert_int_equal(w1, TEMPO_DROP_BAD_VALUE);
+    assert_int_equal(decode_changed(46, 0xFF), TEMPO_DROP_TRUNCATED);  /* a command runs past the end */
     /* a lost player whose turn number follows: the lists count is read as
      * part of it, and what follows no longer parses */
     assert_int_not_equal(decode_changed(32, 1), TEMPO_DROP_NONE);
@@ -225,7 +261,7 @@ static void lost_players_carry_how_far_the_sender_holds_them(void **state)
     m.u.turns.have[1] = 99; /* not lost: not sent */
     uint8_t buf[64];
     int n = turn_msg_encode(&m, buf, sizeof buf);
-    assert_int_equal(n, TURN_HEADER_SIZE + 8);
+    assert_int_equal(n, TURN_HEADER_SIZE + 8 + 1); /* and no datagram ack */
     static const uint8_t tail[] = {0x05, 0x44, 0x33, 0x22, 0x11, 7, 0, 0, 0, 0};
     assert_memory_equal(buf + 32, tail, sizeof tail);
     turn_msg out;
@@ -262,10 +298,12 @@ static void a_list_over_the_budget_is_refused(void **state)
     assert_int_equal(why, TEMPO_DROP_BAD_VALUE);
     /* four are within it */
     l[6] = 4;
-    assert_int_equal(turn_msg_decode(TURN_MSG_TURNS, body, sizeof body - 257, &out, &why),
+    l[7 + 4 * 257] = 0; /* then no datagram ack */
+    assert_int_equal(turn_msg_decode(TURN_MSG_TURNS, body, sizeof body - 256, &out, &why),
                      TEMPO_OK);
     assert_int_equal(out.u.turns.list[0].count, 4);
     assert_false(turn_cmds_valid(l + 7, 5 * 257, 5));
+    l[7 + 4 * 257] = 255;
     assert_true(turn_cmds_valid(l + 7, 4 * 257, 4));
 }
 
@@ -444,6 +482,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(names_are_in_the_registry),
         cmocka_unit_test(a_hello_is_ten_bytes),
         cmocka_unit_test(a_turns_message_matches_its_bytes),
+        cmocka_unit_test(the_datagram_ack_takes_one_three_or_seven_bytes),
         cmocka_unit_test(the_spec_vectors_are_these_bytes),
         cmocka_unit_test(every_prefix_of_a_body_is_truncated),
         cmocka_unit_test(bodies_no_honest_sender_writes_are_refused),

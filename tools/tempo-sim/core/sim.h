@@ -50,7 +50,8 @@ typedef enum sim_compare {
     SIM_COMPARE_LAGCOMP,       /* lag compensation on and off at 50/100/150 ms (sim_view.c) */
     SIM_COMPARE_RECONCILIATION, /* client-server: dumb, none, replay (sim_cs.c) */
     SIM_COMPARE_LOCKSTEP,      /* frame lockstep, 35 ms and adaptive turns, relay (sim_lockstep*.c) */
-    SIM_COMPARE_TOPOLOGY       /* the same rollback match as a mesh and through the relay (sim_compare.c) */
+    SIM_COMPARE_TOPOLOGY,      /* the same rollback match as a mesh and through the relay (sim_compare.c) */
+    SIM_COMPARE_RTT            /* round trips from pings alone and from datagram acks (sim_compare.c) */
 } sim_compare;
 
 /* Who talks to whom: peers of a rollback match, or a server and its clients. */
@@ -90,6 +91,7 @@ typedef struct sim_link_override {
     char profile[24];          /* the profile params start from; "" = none (all zero) */
     bool custom;               /* params were changed from the profile's */
     tempo_link_params params;  /* what the link does */
+    uint64_t from_us;          /* 0: from the start; else from this virtual time on (a step) */
 } sim_link_override;
 
 /* A scenario's blackout: everything sent between a and b (b < 0: between a
@@ -184,6 +186,7 @@ typedef struct sim_options {
 
     /* lockstep and relay (sim_lockstep.h) */
     int topology;                /* 0: mesh; 1: every peer through one relay */
+    bool ping_only;              /* sessions send no datagram acks: round trips from pings alone */
     int lockstep_turns;          /* turn length, ms, of the lockstep object; 0: not lockstep */
     bool lockstep_adaptive;      /* --lockstep-turns adaptive */
 } sim_options;

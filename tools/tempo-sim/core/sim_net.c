@@ -6,6 +6,8 @@
  */
 #include "sim_net.h"
 
+#include <string.h>
+
 tempo_address sim_machine_addr(int i)
 {
     return tempo_address_ipv4(10, 0, 0, (uint8_t)(i + 1), 7000);
@@ -22,19 +24,25 @@ bool sim_net_create(const sim_options *o, int max_nodes, tempo_simnet **out)
            tempo_simnet_create(&nc, out) == TEMPO_OK;
 }
 
+/* Link line l, both directions. */
+static bool set_override(tempo_simnet *net, const sim_link_override *l, int machines, sim_addr_fn addr)
+{
+    for (int b = 0; b < machines; b++) {
+        if (b == l->a || (l->b >= 0 && b != l->b) || l->a >= machines || l->b >= machines)
+            continue;
+        tempo_address x = addr(l->a), y = addr(b);
+        if (tempo_simnet_set_link(net, &x, &y, &l->params) != TEMPO_OK ||
+            tempo_simnet_set_link(net, &y, &x, &l->params) != TEMPO_OK)
+            return false;
+    }
+    return true;
+}
+
 bool sim_net_links(tempo_simnet *net, const sim_options *o, int machines, sim_addr_fn addr)
 {
-    for (int k = 0; k < o->num_links; k++) {
-        const sim_link_override *l = &o->links[k];
-        for (int b = 0; b < machines; b++) {
-            if (b == l->a || (l->b >= 0 && b != l->b) || l->a >= machines || l->b >= machines)
-                continue;
-            tempo_address x = addr(l->a), y = addr(b);
-            if (tempo_simnet_set_link(net, &x, &y, &l->params) != TEMPO_OK ||
-                tempo_simnet_set_link(net, &y, &x, &l->params) != TEMPO_OK)
-                return false;
-        }
-    }
+    for (int k = 0; k < o->num_links; k++)
+        if (o->links[k].from_us == 0 && !set_override(net, &o->links[k], machines, addr))
+            return false;
     /* Behind NATs, a pair with no direct path plays through the relay:
      * its link, both ways, goes the detour's further (sim_nat.c). */
     for (int a = 0; o->has_nat && a < machines; a++)
@@ -62,4 +70,37 @@ bool sim_net_blackouts(tempo_simnet *net, const sim_options *o, sim_addr_fn addr
             return false;
     }
     return true;
+}
+
+bool sim_net_link_steps(tempo_simnet *net, const sim_options *o, int machines, sim_addr_fn addr,
+                        uint64_t after_us, uint64_t upto_us)
+{
+    for (int k = 0; k < o->num_links; k++) {
+        const sim_link_override *l = &o->links[k];
+        if (l->from_us > after_us && l->from_us <= upto_us && !set_override(net, l, machines, addr))
+            return false;
+    }
+    return true;
+}
+
+bool sim_net_last_step(const sim_options *o, sim_link_override *out)
+{
+    bool any = false;
+    for (int k = 0; k < o->num_links; k++)
+        if (o->links[k].from_us != 0 && (!any || o->links[k].from_us >= out->from_us)) {
+            *out = o->links[k];
+            any = true;
+        }
+    return any;
+}
+
+void sim_net_link_before(const sim_options *o, int a, int b, tempo_link_params *out)
+{
+    memset(out, 0, sizeof *out);
+    (void)tempo_link_profile(o->profile, out);
+    for (int k = 0; k < o->num_links; k++) {
+        const sim_link_override *l = &o->links[k];
+        if (l->from_us == 0 && ((l->a == a && (l->b < 0 || l->b == b)) || (l->a == b && (l->b < 0 || l->b == a))))
+            *out = l->params;
+    }
 }

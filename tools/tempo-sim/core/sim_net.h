@@ -22,8 +22,18 @@ tempo_address sim_machine_addr(int i);
  * cannot be created. */
 bool sim_net_create(const sim_options *o, int max_nodes, tempo_simnet **out);
 /* Each --link line between machines 0..machines-1 (both directions; A-*:
- * every other machine); lines naming a machine outside are skipped. */
+ * every other machine) that holds from the start; lines naming a machine
+ * outside are skipped. */
 bool sim_net_links(tempo_simnet *net, const sim_options *o, int machines, sim_addr_fn addr);
+/* The link lines of steps ("from TIME") due in (after_us, upto_us] of
+ * virtual time, as sim_net_links sets them. */
+bool sim_net_link_steps(tempo_simnet *net, const sim_options *o, int machines, sim_addr_fn addr,
+                        uint64_t after_us, uint64_t upto_us);
+/* The link between machines a and b from the start: the last link line
+ * for the pair without a step, else the profile. */
+void sim_net_link_before(const sim_options *o, int a, int b, tempo_link_params *out);
+/* The scenario's last step (the latest "from"), into *out; false if none. */
+bool sim_net_last_step(const sim_options *o, sim_link_override *out);
 /* Each blackout of the scenario as simnet windows, both directions
  * (b < 0: between a and any machine). */
 bool sim_net_blackouts(tempo_simnet *net, const sim_options *o, sim_addr_fn addr);

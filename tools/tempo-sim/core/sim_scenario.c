@@ -281,15 +281,25 @@ static bool link_param(parser *ps, const char *kv, tempo_link_params *p)
 }
 
 /* link A-B|A-* [PROFILE] [key=value ...] */
+/* link A-B [PROFILE] [key=value ...] [from TIME]: from TIME, a step of
+ * the link mid-match (the earlier line for the pair holds until then). */
 static bool d_link(parser *ps, int argc, char **argv)
 {
     sim_options *o = ps->o;
+    uint64_t from_us = 0;
+    if (argc >= 5 && strcmp(argv[argc - 2], "from") == 0) {
+        uint64_t most = (uint64_t)sim_settings[SIM_SET_BLACKOUT].max;
+        if (!parse_span(argv[argc - 1], most, &from_us) || from_us == 0)
+            return range_fail(ps, SIM_SET_BLACKOUT, argv[argc - 1], "a time after the start with a unit: 20s");
+        argc -= 2;
+    }
     if (argc < 3)
-        return fail(ps, ps->line, "expected: link A-B [PROFILE] [key=value ...]");
+        return fail(ps, ps->line, "expected: link A-B [PROFILE] [key=value ...] [from TIME]");
     if (o->num_links >= SIM_MAX_LINKS)
         return fail(ps, ps->line, "too many links (at most %d)", SIM_MAX_LINKS);
     sim_link_override *l = &o->links[o->num_links];
     memset(l, 0, sizeof *l);
+    l->from_us = from_us;
     if (!machine_pair(ps, argv[1], &l->a, &l->b))
         return false;
     int k = 2;

@@ -73,6 +73,10 @@ static void put_link(FILE *f, const sim_link_override *l)
     }
     if (!l->profile[0] && !memcmp(&p, &base, sizeof p))
         fputs(" perfect", f); /* all zero: the perfect profile is all zero too */
+    if (l->from_us != 0) {
+        fputs(" from ", f);
+        put_span(f, l->from_us);
+    }
     fputc('\n', f);
 }
 

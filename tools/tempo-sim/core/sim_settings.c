@@ -40,11 +40,11 @@ static const char *const seal_names[] = {"on", "off", NULL};
 static const int seal_values[] = {1, 0};
 static const char *const compare_names[] = {"timesync", "input-delay", "max-prediction",
                                             "interpolation", "reckoning", "lagcomp", "reconciliation",
-                                            "lockstep", "topology", NULL};
+                                            "lockstep", "topology", "rtt", NULL};
 static const int compare_values[] = {SIM_COMPARE_TIMESYNC, SIM_COMPARE_INPUT_DELAY,
                                      SIM_COMPARE_MAX_PREDICTION, SIM_COMPARE_INTERPOLATION,
                                      SIM_COMPARE_RECKONING, SIM_COMPARE_LAGCOMP, SIM_COMPARE_RECONCILIATION,
-                                     SIM_COMPARE_LOCKSTEP, SIM_COMPARE_TOPOLOGY};
+                                     SIM_COMPARE_LOCKSTEP, SIM_COMPARE_TOPOLOGY, SIM_COMPARE_RTT};
 static const char *const role_names[] = {"p2p", "client-server", NULL};
 static const int role_values[] = {SIM_ROLE_P2P, SIM_ROLE_CLIENT_SERVER};
 static const char *const game_names[] = {"auto", "pong", "walkers", NULL};
@@ -99,7 +99,7 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_PROFILE] = {"profile", "--profile", "profile", SIM_KIND_PROFILE, FIELD(profile),
                          .cli_arg = "NAME", .group = NETWORK, .help = "link profile of every link (docs/SIMNET.md)"},
     [SIM_SET_LINK] = {"link", "--link", "link", SIM_KIND_STRUCTURED, .min = 0, .max = SIM_MAX_MACHINES - 1,
-                      .cli_arg = "A-B:PROFILE", .file_arg = "A-B [PROFILE] [key=value ...]", .group = NETWORK,
+                      .cli_arg = "A-B:PROFILE", .file_arg = "A-B [PROFILE] [key=value ...] [from TIME]", .group = NETWORK,
                       .help = "both directions between A and B; A-*: every link of A"},
     [SIM_SET_NAT] = {"nat", NULL, "nat", SIM_KIND_STRUCTURED, .min = 0, .max = SIM_MAX_MACHINES - 1,
                      .cli_arg = "MACHINE none|fc|arc|prc|sym", .group = NETWORK,
@@ -176,7 +176,8 @@ const sim_setting sim_settings[SIM_NUM_SETTINGS] = {
     [SIM_SET_COMPARE] = {"compare", "--compare", NULL, SIM_KIND_ENUM, FIELD(compare), .names = compare_names,
                          .values = compare_values, .cli_arg = "WHAT", .group = RUN,
                          .help = "run once per method (or delay 0..4 and auto, prediction window 4..24, view setting, "
-                                 "client-server reconciliation, lockstep way, mesh or relay), print one table"},
+                                 "client-server reconciliation, lockstep way, mesh or relay, round trips from pings "
+                                 "or from acks), print one table"},
     [SIM_SET_CHECK_DISTANCE] = {"check-distance", "--check-distance", NULL, SIM_KIND_INT, FIELD(check_distance),
                                 .min = 1, .max = TEMPO_MAX_PREDICTION, .cli_arg = "D", .group = RUN,
                                 .help = "synctest rollback distance"},

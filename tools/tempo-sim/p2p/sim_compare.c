@@ -19,6 +19,12 @@
  * depth, mispredicted frames, skew, bandwidth). Both run unsealed, as a
  * relay match must (sealing needs a backend's tokens), so their bytes
  * compare.
+ *
+ * rtt: the match of a scenario with a link step ("link A-B ... from
+ * TIME"), its sessions measuring round trips from pings alone (every
+ * 500 ms, the library's period) and from the acks every INPUT carries
+ * (pings too): how long after the step each estimate came within 10% of
+ * the new round trip and stayed, measured alike at every tick.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -28,6 +34,7 @@
 
 #include "sim_out.h"
 #include "sim_match.h"
+#include "sim_net.h"
 
 #define SIM_COMPARE_MAX 32
 
@@ -45,6 +52,7 @@ static const char *compare_name(sim_compare k)
     return k == SIM_COMPARE_TIMESYNC      ? "timesync"
            : k == SIM_COMPARE_INPUT_DELAY ? "input-delay"
            : k == SIM_COMPARE_TOPOLOGY    ? "topology"
+           : k == SIM_COMPARE_RTT         ? "rtt"
                                           : "max-prediction";
 }
 
@@ -57,6 +65,8 @@ static const char *row_heading(sim_compare k, bool json)
         return json ? "input_delay" : "input delay";
     if (k == SIM_COMPARE_TOPOLOGY)
         return "topology";
+    if (k == SIM_COMPARE_RTT)
+        return json ? "round_trips_from" : "round trips from";
     return json ? "max_prediction" : "max prediction";
 }
 
@@ -116,6 +126,14 @@ static int variants(const sim_options *base, compare_row *rows)
             rows[n].o.topology = t;
             rows[n].o.seal = 0;
             snprintf(rows[n].label, sizeof rows[n].label, "%s", t ? "relay" : "mesh");
+        }
+        return n;
+    }
+    if (base->compare == SIM_COMPARE_RTT) {
+        for (int acks = 0; acks <= 1; acks++, n++) {
+            rows[n].o = *base;
+            rows[n].o.ping_only = !acks;
+            snprintf(rows[n].label, sizeof rows[n].label, "%s", acks ? "acks and pings" : "pings alone");
         }
         return n;
     }
@@ -201,6 +219,50 @@ static void print_topology(FILE *f, const sim_options *base, const compare_row *
                 rows[k].r.converged && rows[k].r.desyncs == 0 ? "converged" : "DID NOT CONVERGE");
 }
 
+/* Bytes per datagram the peers sent over the whole run. */
+static double bytes_per_datagram(const sim_result *r)
+{
+    uint64_t bytes = 0, packets = 0;
+    for (int i = 0; i < r->npeers; i++)
+        if (!r->peer[i].spectator) {
+            bytes += r->peer[i].bytes_sent;
+            packets += r->peer[i].packets_sent;
+        }
+    return sim_mean((double)bytes, packets, NAN);
+}
+
+static void print_rtt(FILE *f, const compare_row *rows, int n)
+{
+    static const char *const columns[] = {"round trips from", "network round trip (ms)", "estimate before (ms)",
+                                          "target after (ms)", "time to within 10% (ms)",
+                                          "RTTVAR at the end (ms)", "arrival jitter at the end (ms)",
+                                          "bytes per datagram", "converged"};
+    sim_out_table_head(f, columns, 9);
+    for (int k = 0; k < n; k++) {
+        const sim_result *r = &rows[k].r;
+        char settle[32];
+        if (isnan(r->step_settle_ms))
+            snprintf(settle, sizeof settle, "never");
+        else
+            snprintf(settle, sizeof settle, "%.0f", r->step_settle_ms);
+        fprintf(f, "| %s | %.0f -> %.0f | %.1f | %.1f | %s | %.1f | %.1f (link: %.1f) | %.1f | %s |\n",
+                rows[k].label, r->step_old_ms, r->step_network_ms, r->step_before_ms, r->step_target_ms, settle,
+                r->step_rttvar_ms, r->step_arrival_jitter_ms, r->step_jitter_truth_ms, bytes_per_datagram(r),
+                r->converged && r->desyncs == 0 ? "yes" : "NO");
+    }
+    fprintf(f, "\nThe estimate is each session's smoothed round trip (tempo_endpoint_stats.rtt_ms, RFC "
+               "6298), read at every tick of both machines of each pair the step changed. It holds the "
+               "network's round trip and each end's wait for its next tick, which the step leaves as it "
+               "was: so its target is the estimate just before the step moved by the network's change. "
+               "The time runs from the step until the last of them came within 10%% of its target and "
+               "stayed there to the end. RTTVAR: the round trip's mean deviation "
+               "(tempo_endpoint_stats.jitter_ms, RFC 6298). Arrival jitter: "
+               "tempo_endpoint_stats.arrival_jitter_ms (RFC 3550, over the INPUTs' arrivals, in both "
+               "rows); the link's: what it should read, 2s/sqrt(pi) for the simulated link's standard "
+               "deviation s (a scenario's jitter_ms). Bytes per datagram: the peers' UDP payload sent "
+               "over the run.\n");
+}
+
 static void print_table(FILE *f, const sim_options *base, const compare_row *rows, int n)
 {
     char desc[768];
@@ -213,6 +275,10 @@ static void print_table(FILE *f, const sim_options *base, const compare_row *row
         fprintf(f, "tempo-sim --compare %s: %s\n\n", compare_name(base->compare), desc);
     if (base->compare == SIM_COMPARE_TOPOLOGY) {
         print_topology(f, base, rows, n);
+        return;
+    }
+    if (base->compare == SIM_COMPARE_RTT) {
+        print_rtt(f, rows, n);
         return;
     }
     bool profile_column = base->compare == SIM_COMPARE_INPUT_DELAY;
@@ -319,6 +385,17 @@ static void compare_json(sim_json *j, const void *ctx)
         sim_json_double(j, "input_delay_mean", w->delay_mean);
         sim_json_bool(j, "converged", w->r.converged);
         sim_json_uint(j, "desyncs", w->r.desyncs);
+        if (base->compare == SIM_COMPARE_RTT) {
+            sim_json_double(j, "step_network_before_ms", w->r.step_old_ms);
+            sim_json_double(j, "step_network_after_ms", w->r.step_network_ms);
+            sim_json_double(j, "step_before_ms", w->r.step_before_ms);
+            sim_json_double(j, "step_target_ms", w->r.step_target_ms);
+            sim_json_double(j, "step_settle_ms", w->r.step_settle_ms);
+            sim_json_double(j, "arrival_jitter_ms", w->r.step_arrival_jitter_ms);
+            sim_json_double(j, "arrival_jitter_link_ms", w->r.step_jitter_truth_ms);
+            sim_json_double(j, "rttvar_ms", w->r.step_rttvar_ms);
+            sim_json_double(j, "bytes_per_datagram", bytes_per_datagram(&w->r));
+        }
         if (base->compare == SIM_COMPARE_TOPOLOGY) {
             json_peers(j, &w->r);
             sim_json_uint(j, "relay_bytes_in", w->r.relay_bytes_in);
@@ -341,6 +418,11 @@ int sim_p2p_compare(const sim_options *o)
 {
     if (o->compare == SIM_COMPARE_TOPOLOGY && o->spectators > 0) {
         fprintf(stderr, "tempo-sim: --compare topology: a relay match has no spectators (--spectators 0)\n");
+        return SIM_EXIT_USAGE;
+    }
+    sim_link_override step;
+    if (o->compare == SIM_COMPARE_RTT && !sim_net_last_step(o, &step)) {
+        fprintf(stderr, "tempo-sim: --compare rtt: the scenario needs a link step (link A-B ... from TIME)\n");
         return SIM_EXIT_USAGE;
     }
     compare_row *rows = calloc(SIM_COMPARE_MAX, sizeof *rows);

@@ -84,6 +84,7 @@ static tempo_config match_config(const sim_options *o)
         c.auto_delay.max_frames = o->max_prediction;
     if (o->max_prediction == 0)
         c.auto_delay.max_frames = TEMPO_MAX_AUTO_DELAY;
+    c.datagram_acks = !o->ping_only;
     c.has_match_key = sim_security_sealed(o);
     if (c.has_match_key)
         sim_security_key(o, c.match_key);
@@ -246,6 +247,12 @@ static bool setup(sim_match *mt)
     if (mt->relay && !sim_relay_node_create(mt->relay, mt->net, o, sim_machine_addr, mt->nmach))
         return false;
     /* blackouts are simnet's windows; the run loop only marks them as they pass */
+    mt->has_step = sim_net_last_step(o, &mt->step);
+    if (mt->has_step) {
+        tempo_link_params before;
+        sim_net_link_before(o, mt->step.a, mt->step.b < 0 ? (mt->step.a == 0 ? 1 : 0) : mt->step.b, &before);
+        mt->step_old_ms = 2.0 * (double)before.latency_us / 1000.0;
+    }
     if (!sim_net_links(mt->net, o, mt->nmach, sim_machine_addr) || !sim_net_blackouts(mt->net, o, sim_machine_addr))
         return false;
     /* Room for a match four times slower than real time plus the drain;
@@ -528,10 +535,14 @@ static void run(sim_match *mt, sim_result *out, sim_progress_fn progress, void *
         sim_measure_advance(mt, next->next_vt);
         if (mt->relay)
             sim_relay_node_step(mt->relay, mt->net, mt->vt);
+        if (!sim_net_link_steps(mt->net, o, mt->nmach, sim_machine_addr, mt->steps_vt, mt->vt))
+            break; /* not expected: the same lines were set at the start */
+        mt->steps_vt = mt->vt;
         tempo_simnet_set_time(mt->net, mt->vt);
         if (mt->hostile)
             sim_hostile_step(mt->hostile, mt->vt);
         machine_tick(mt, next);
+        sim_measure_step(mt, next);
         next->tick_k++;
         next->next_vt = sim_clock_tick_vt(&next->clock, next->tick_k);
         check_faults(mt, next);

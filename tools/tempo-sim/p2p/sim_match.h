@@ -135,6 +135,17 @@ struct sim_match {
     uint32_t disconnect_timeout_ms; /* the sessions' */
     sim_hostile_run *hostile; /* NULL: no hostile actors */
     struct sim_relay_node *relay; /* --topology relay: the relay every peer plays through; else NULL */
+    uint64_t steps_vt;       /* the scenario's link steps are applied up to here */
+    /* The scenario's last link step, and per pair (a machine's estimate of
+     * its link to another the step changed): the estimate when the step
+     * came (0: not measured), the last tick it was outside 10% of the new
+     * round trip, and the first tick after that it was inside (0: none). */
+    bool has_step;
+    sim_link_override step;
+    double step_old_ms;      /* the network's round trip of the pair before the step */
+    double step_before_ms[SIM_MAX_MACHINES][SIM_MAX_MACHINES];
+    uint64_t step_out_vt[SIM_MAX_MACHINES][SIM_MAX_MACHINES];
+    uint64_t step_in_vt[SIM_MAX_MACHINES][SIM_MAX_MACHINES];
 };
 typedef struct sim_match sim_match;
 
@@ -195,6 +206,22 @@ struct sim_result {
     /* --topology relay: what the relay received and sent in the match
      * part (until every live peer reached the last frame), bytes of payload */
     uint64_t relay_bytes_in, relay_bytes_out;
+    /* A link step (a scenario's "link ... from TIME"): the network's round
+     * trip before and after it, the estimates when it came (mean over the
+     * pairs it changed, both ends), the round trip they should reach (each
+     * moved by the network's change), and the time from the step until
+     * every such estimate was within 10% of its target and stayed there to
+     * the end (NAN: some never was); their RFC 3550 arrival jitter at the
+     * end (mean). has_step false: no step. */
+    bool has_step;
+    double step_old_ms, step_network_ms; /* the network's round trip before and after */
+    double step_target_ms;   /* the estimate before, moved by the network's change (mean) */
+    double step_before_ms, step_settle_ms;
+    /* At the end, means over those pairs: RFC 3550's arrival jitter, what
+     * it should be (E|D| of two arrivals whose delays vary with the link's
+     * standard deviation s: 2s/sqrt(pi)), and RFC 6298's RTTVAR (the
+     * endpoint's jitter_ms). */
+    double step_arrival_jitter_ms, step_jitter_truth_ms, step_rttvar_ms;
     char problem[160];       /* why it did not converge ("" if it did) */
     sim_security security;   /* sealing and hostile traffic (sim_hostile.h) */
 };
@@ -233,6 +260,9 @@ void sim_measure_advance_request(sim_machine *m, const tempo_request *r, int num
 void sim_measure_event(sim_match *mt, sim_machine *m, const tempo_event *ev);
 /* Take a timeline sample (and RTT samples) at mt->vt. */
 void sim_measure_sample(sim_match *mt);
+/* After m's tick: its RTT estimates of the links the scenario's link step
+ * changed, against the new round trip (nothing without a step). */
+void sim_measure_step(sim_match *mt, const sim_machine *m);
 /* Fill the per-machine results once the run is over (settles the
  * misprediction rings). */
 void sim_measure_finish(sim_match *mt, sim_result *out);

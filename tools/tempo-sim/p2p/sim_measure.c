@@ -193,6 +193,86 @@ static bool link_stats(const sim_machine *from, const sim_machine *to, tempo_end
     return r == TEMPO_OK && es->synchronized && !es->disconnected;
 }
 
+/* Whether the step changed the link between a and b. */
+static bool step_pair(const sim_link_override *st, int a, int b)
+{
+    return a != b && ((a == st->a && (st->b < 0 || b == st->b)) || (b == st->a && (st->b < 0 || a == st->b)));
+}
+
+/* The network's round trip after the step, and the change it made. */
+static double step_network_ms(const sim_link_override *st)
+{
+    return 2.0 * (double)st->params.latency_us / 1000.0; /* the same latency both ways */
+}
+
+/* The round trip the pair's estimate should reach: what it read just
+ * before the step, moved by the network's change. A session's round trip
+ * holds, besides the network's, each end's wait until its next tick (up
+ * to a frame each); the step does not change that share. Unmeasured
+ * before: the network's. */
+static double step_target_ms(const sim_match *mt, int a, int b)
+{
+    double before = mt->step_before_ms[a][b];
+    double now = step_network_ms(&mt->step);
+    return before > 0 ? before + (now - mt->step_old_ms) : now;
+}
+
+void sim_measure_step(sim_match *mt, const sim_machine *m)
+{
+    if (!mt->has_step || m->dead || !mt->in_match)
+        return;
+    for (int b = 0; b < mt->nmach; b++) {
+        tempo_endpoint_stats es;
+        if (!step_pair(&mt->step, m->index, b) || mt->mach[b]->dead || !link_stats(m, mt->mach[b], &es))
+            continue;
+        if (mt->vt < mt->step.from_us) {
+            mt->step_before_ms[m->index][b] = es.rtt_ms; /* the latest before the step */
+            continue;
+        }
+        double target = step_target_ms(mt, m->index, b);
+        if (fabs(es.rtt_ms - target) > 0.1 * target) {
+            mt->step_out_vt[m->index][b] = mt->vt;
+            mt->step_in_vt[m->index][b] = 0;
+        } else if (mt->step_in_vt[m->index][b] == 0) {
+            mt->step_in_vt[m->index][b] = mt->vt;
+        }
+    }
+}
+
+/* The step's figures (sim_result): the slowest pair decides. */
+static void step_finish(const sim_match *mt, sim_result *out)
+{
+    out->has_step = mt->has_step;
+    if (!mt->has_step)
+        return;
+    out->step_network_ms = step_network_ms(&mt->step);
+    out->step_old_ms = mt->step_old_ms;
+    double before = 0, target = 0, jitter = 0, rttvar = 0, settle = 0;
+    int n = 0;
+    for (int a = 0; a < mt->nmach; a++)
+        for (int b = 0; b < mt->nmach; b++) {
+            tempo_endpoint_stats es;
+            if (!step_pair(&mt->step, a, b) || mt->mach[a]->dead || mt->mach[b]->dead)
+                continue;
+            n++;
+            before += mt->step_before_ms[a][b];
+            target += step_target_ms(mt, a, b);
+            if (link_stats(mt->mach[a], mt->mach[b], &es)) {
+                jitter += es.arrival_jitter_ms;
+                rttvar += es.jitter_ms;
+            }
+            uint64_t in = mt->step_in_vt[a][b];
+            double t = in == 0 ? NAN : (double)(in - mt->step.from_us) / 1000.0;
+            settle = isnan(settle) || isnan(t) ? NAN : fmax(settle, t);
+        }
+    out->step_before_ms = sim_mean(before, (uint64_t)n, NAN);
+    out->step_target_ms = sim_mean(target, (uint64_t)n, NAN);
+    out->step_arrival_jitter_ms = sim_mean(jitter, (uint64_t)n, NAN);
+    out->step_rttvar_ms = sim_mean(rttvar, (uint64_t)n, NAN);
+    out->step_jitter_truth_ms = 2.0 * (double)mt->step.params.jitter_us / 1000.0 / sqrt(3.14159265358979);
+    out->step_settle_ms = n > 0 ? settle : NAN;
+}
+
 static float rate(const sim_match *mt, uint64_t now, uint64_t *prev)
 {
     float v = (float)((double)(now - *prev) * 1e6 / (double)mt->sample_us);
@@ -313,6 +393,7 @@ bool sim_measure_checks_settled(const sim_match *mt)
 
 void sim_measure_finish(sim_match *mt, sim_result *out)
 {
+    step_finish(mt, out);
     for (int i = 0; i < mt->nmach; i++) {
         sim_machine *m = mt->mach[i];
         sim_peer_result *p = &out->peer[i];
