@@ -128,6 +128,13 @@ done
 cut=$(sed -n '/^      "peer": /h; /^      "cut_off": true,/{x;p;}' "$dir/mutual-drop-keeps-bystanders.json" |
     sed 's/[^0-9]//g')
 case $cut in 0 | 4) ;; *) fail "mutual-drop-keeps-bystanders: bystander peer $cut cut off" ;; esac
+# Two machines paused together past the timeout, beside three that go on:
+# the pair is the one cut off (dropped, ended), never a match of its own.
+name=pauses-together-pair-dropped
+"$sim" --scenario "$here/$name.scenario" --quiet --json "$dir/$name.json"
+[ $? -eq 0 ] || fail "$name did not exit 0: $(value soak_check "$dir/$name.json")"
+cut=$(sed -n '/^      "peer": /h; /^      "cut_off": true,/{x;p;}' "$dir/$name.json" | sed 's/[^0-9]//g' | tr '\n' ' ')
+[ "$cut" = "1 2 " ] || fail "$name: peers cut off: '$cut', expected '1 2 '"
 
 # Hostile actors (tests/scenarios/hostile-*.scenario) at a sealed match:
 # every hostile datagram is read and refused (0 accepted), the match is not

@@ -313,10 +313,14 @@ typedef enum tempo_dropped_reason {
     TEMPO_DROPPED_REFUSED = 1,
     /* Every peer was lost after this machine's own pause (a leap of the
      * time it polls with: a stopped process, a debugger), and none was
-     * heard since: they timed it out while it was away. */
+     * heard since: they timed it out while it was away. Also: peers are
+     * still with it, but it and they are not the match (fewer than the
+     * peers lost after its pause; docs/NETWORK.md, "Which side is the
+     * match"). */
     TEMPO_DROPPED_PAUSED = 2,
     /* Two or more peers were lost by silence at once (within
-     * disconnect_notify_ms of each other): this machine's network went. */
+     * disconnect_notify_ms of each other): this machine's network went.
+     * Also: peers are still with it, but it and they are not the match. */
     TEMPO_DROPPED_CUT_OFF = 3
 } tempo_dropped_reason;
 

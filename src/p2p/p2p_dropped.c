@@ -20,8 +20,18 @@
  * open match: its INPUTs say so): nothing goes to a live one that its
  * earlier or forged datagrams could provoke.
  *
- * The dropped machine. It learns it was dropped when it has no live peer
- * left and one of these holds:
+ * The dropped machine. Machines cut off together (two paused at nearly the
+ * same moment, a switch that went with two of them) still hear each other
+ * when they wake: with live peers left, a machine learns it was dropped
+ * when it and its live peers are not the match (why_minority): no more
+ * than the peers lost in the latest losses (by silence or refusal, within
+ * disconnect_notify_ms of each other, or after its own pause without a
+ * word since), and on a tie not holding the lowest player of them. It
+ * says so as a lone machine would (REFUSED if one of them refused it,
+ * PAUSED after its own pause, CUT_OFF otherwise); without rejoin it ends
+ * and closes the links to the peers still with it (they are on the same
+ * side and learn the same). A lone machine learns it was dropped when it
+ * has no live peer left and one of these holds:
  *   - a peer refused it (REJOIN_REFUSED): reason REFUSED;
  *   - every peer live before this machine's last pause (a leap of the
  *     caller's clock, session/clock.h) was lost by silence after it, none
@@ -233,7 +243,69 @@ static void dropped(tempo_p2p *n, tempo_dropped_reason why)
     if (back) {
         j->epoch_moves = 0;
         come_back(n, epoch);
+        return;
     }
+    /* Ended: the peers still with it were cut off with it, and it plays
+     * with them no more. */
+    for (int i = 0; i < n->npeers; i++)
+        if (n->peers[i].role == P2P_ROLE_PEER)
+            p2p_lose_peer(n, &n->peers[i]);
+}
+
+/* Whether a peer lost at some time belongs to the latest losses: lost by
+ * silence (or refused) within disconnect_notify_ms of the latest one, or
+ * after this machine's own pause without a word since. */
+static bool in_latest_losses(const tempo_p2p *n, const p2p_peer *e, uint64_t last)
+{
+    uint64_t notify = (uint64_t)n->cfg->disconnect_notify_ms * 1000u;
+    uint64_t resumed = n->clock->resumed_us;
+    if (e->role != P2P_ROLE_PEER || !p2p_lost(e) ||
+        (e->lost_how != P2P_LOST_TIMEOUT && e->lost_how != P2P_LOST_REFUSED))
+        return false;
+    if (e->lost_at_us + notify >= last)
+        return true;
+    bool spoke = e->link.heard && e->link.last_recv_us > resumed + notify;
+    return n->clock->jumps > 0 && e->lost_at_us >= resumed && !spoke;
+}
+
+/* Whether the machines still together (this one and its live peers, two or
+ * more) are not the match, and how this machine knows; 0 if they are. The
+ * match is the side holding more than half of the machines playing just
+ * before the latest losses, or exactly half with the lowest player of
+ * them: both sides of a clean cut count the same machines, so exactly one
+ * side plays on (docs/NETWORK.md, "Which side is the match"). */
+static tempo_dropped_reason why_minority(const tempo_p2p *n)
+{
+    uint64_t last = 0;
+    for (int i = 0; i < n->npeers; i++) {
+        const p2p_peer *e = &n->peers[i];
+        if (e->role == P2P_ROLE_PEER && p2p_lost(e) && e->lost_at_us > last &&
+            (e->lost_how == P2P_LOST_TIMEOUT || e->lost_how == P2P_LOST_REFUSED))
+            last = e->lost_at_us;
+    }
+    int ours = 1, theirs = 0, refused = 0;
+    uint32_t our_players = n->local_mask, their_players = 0;
+    for (int i = 0; i < n->npeers; i++) {
+        const p2p_peer *e = &n->peers[i];
+        if (e->role != P2P_ROLE_PEER)
+            continue;
+        if (!p2p_lost(e)) {
+            ours++;
+            our_players |= e->players;
+        } else if (last != 0 && in_latest_losses(n, e, last)) {
+            theirs++;
+            their_players |= e->players;
+            refused += e->lost_how == P2P_LOST_REFUSED;
+        }
+    }
+    if (ours > theirs)
+        return (tempo_dropped_reason)0;
+    /* Players are numbered from 0, so the lower mask bit wins the tie. */
+    if (ours == theirs && (our_players & (0u - our_players)) < (their_players & (0u - their_players)))
+        return (tempo_dropped_reason)0;
+    if (refused > 0)
+        return TEMPO_DROPPED_REFUSED;
+    return n->clock->jumps > 0 && last >= n->clock->resumed_us ? TEMPO_DROPPED_PAUSED : TEMPO_DROPPED_CUT_OFF;
 }
 
 void p2p_dropped_check(tempo_p2p *n)
@@ -241,10 +313,10 @@ void p2p_dropped_check(tempo_p2p *n)
     p2p_rejoin *j = &n->rejoin;
     if (n->spectating || n->left || j->dropped || n->npeers == 0 || !n->running)
         return;
+    int live = 0;
     for (int i = 0; i < n->npeers; i++)
-        if (n->peers[i].role == P2P_ROLE_PEER && !p2p_lost(&n->peers[i]))
-            return;
-    tempo_dropped_reason why = why_alone(n);
+        live += n->peers[i].role == P2P_ROLE_PEER && !p2p_lost(&n->peers[i]);
+    tempo_dropped_reason why = live == 0 ? why_alone(n) : why_minority(n);
     if (why != 0)
         dropped(n, why);
 }

@@ -42,6 +42,17 @@
  * same one, until it plays (if that is after R, the others wait for its
  * inputs at R until it has caught up).
  *
+ * Machines dropped together come back one after the other. The state says
+ * only who is dropped, not who plays again from a later frame, so a peer
+ * gives none while another drop is being agreed, and none of a frame
+ * before a rejoin frame it knows (another machine's, or its own when it
+ * came back itself): the asker asks again. A machine that loads a state
+ * naming a peer dropped keeps that peer's link if the two handshook since
+ * they came back (it is coming back too: as if its handshake had revived
+ * the link here, so the announcement of its rejoin frame attaches it);
+ * one not heard yet is closed with its rejoin window open, so its
+ * handshake revives it as at any survivor.
+ *
  * Keyed sessions: a restarted machine seals from sequence 0 again, so
  * under its old pair keys it would reuse their nonces. It comes back at a
  * key epoch it never used (cfg.rejoin_epoch) and every pair key it is part
@@ -405,11 +416,25 @@ void p2p_rejoin_on_request(tempo_p2p *n, p2p_peer *e, int peer, const tempo_msg_
         j->refused++;
         return;
     }
-    int32_t floor = 0;
+    /* The state names who is dropped: not while another drop is still
+     * being agreed (machines dropped together come back one by one). */
     for (int p = 0; p < n->cfg->num_players; p++)
+        if (!(e->players & (1u << p)) && n->drop_state[p] == DROP_PENDING) {
+            j->refused++;
+            return;
+        }
+    int32_t floor = 0;
+    for (int p = 0; p < n->cfg->num_players; p++) {
         if ((e->players & (1u << p)) && n->sync->q[p].disconnect_frame != IQ_NO_FRAME &&
             n->sync->q[p].disconnect_frame > floor)
             floor = n->sync->q[p].disconnect_frame;
+        /* Another machine taken back (two dropped together come back one
+         * after the other): the state says only who is dropped, so it must
+         * be of a frame where that one plays again. Until one is
+         * confirmed, the machine asks again. */
+        if (!(e->players & (1u << p)) && n->rejoin.attached_at[p] > floor)
+            floor = n->rejoin.attached_at[p];
+    }
     int slot = confirmed_slot(n, floor);
     if (slot < 0) {
         j->refused++;
@@ -509,10 +534,25 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
         if (n->local_mask & (1u << p)) {
             sync_disconnect(s, p, m->frame);
             (void)sync_attach(s, p, SYNC_LOCAL, m->rejoin_frame);
+            j->attached_at[p] = m->rejoin_frame; /* a state we give is of a frame past it */
         } else if (m->disconnected_mask & (1u << p)) {
             int h = n->player_peer[p];
-            if (h >= 0 && !n->spectating) /* a spectator's one peer is the host */
-                link_close(&n->peers[h].link);
+            p2p_peer *e = h >= 0 && !n->spectating ? &n->peers[h] : NULL; /* a spectator's one peer is the host */
+            if (e && j->serving && p2p_synced(e) && !p2p_lost(e)) {
+                /* A machine that came back beside us (dropped with us) and
+                 * handshook with our new life: as if its handshake had
+                 * revived the link here, so the announcement of its own
+                 * rejoin frame attaches it (on_frame). */
+                e->rejoining = true;
+                j->revived_us[h] = n->clock->now_us;
+            } else if (e && !p2p_lost(e)) {
+                /* Not heard yet: one dropped with us may still come back,
+                 * and its handshake revives the link as at any survivor. */
+                link_close(&e->link);
+                e->lost_how = P2P_LOST_DROPPED;
+                e->lost_at_us = n->clock->now_us;
+                j->lost_us[h] = n->clock->now_us ? n->clock->now_us : 1;
+            }
             n->drop_state[p] = DROP_FINAL;
             p2p_disconnect(n, p, m->frame);
         }

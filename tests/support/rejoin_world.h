@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rejoin_world.h — three p2p machines over simnet in virtual time playing
- * a small arena-mode game (player i on machine i, a 40 KB state), for the
- * tests of machines that leave a running match and come back: the world,
- * its ticks, a machine's process stopped and started again, and what the
- * machines agree on. A fourth machine (m[N]) may be a spectator of
- * machine 0's. Every session allocates through a counter, so a test can
+ * rejoin_world.h — N p2p machines (three, unless the test defines N first)
+ * over simnet in virtual time playing a small arena-mode game (player i on
+ * machine i, a 40 KB state), for the tests of machines that leave a running
+ * match and come back: the world, its ticks, a machine's process stopped
+ * and started again, and what the machines agree on. One more machine
+ * (m[N]) may be a spectator of machine 0's. Every session allocates through a counter, so a test can
  * check that nothing is allocated from some moment on.
  */
 #ifndef TEMPO_TESTS_REJOIN_WORLD_H
@@ -26,7 +26,9 @@
 #include "tempo/simnet.h"
 #include "wire/packet.h"
 
+#ifndef N
 #define N 3
+#endif
 #define TICK_US 16667u
 #define MAX_FRAMES 4096
 

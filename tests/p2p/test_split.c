@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_split.c — machines stopped at nearly the same moment never split the
+ * match in two. Five machines play the arena-mode game of rejoin_world.h
+ * over simnet; a few of them are paused past the disconnect timeout within
+ * a fraction of a second of each other. The others drop them; on waking,
+ * the paused ones still hear each other, but together they are not the
+ * match (fewer than the machines they lost): each says it was dropped
+ * (TEMPO_EVENT_DROPPED) and, with rejoin, comes back into the one match by
+ * state transfer. Nobody on the other side takes itself for dropped, and
+ * every machine that plays on plays the same game.
+ */
+#define N 5
+#include "rejoin_world.h"
+
+typedef struct stop {
+    int machine;
+    uint64_t at_us, for_us;
+} stop;
+
+/* Run to `until_us` with the machines of `stops` paused as they say (no
+ * ticks, no polls; what arrives waits for them). */
+static void run_with_stops(world *w, const stop *s, int n, uint64_t until_us)
+{
+    while (w->now < until_us) {
+        for (int k = 0; k < n; k++)
+            w->m[s[k].machine].down = w->now >= s[k].at_us && w->now < s[k].at_us + s[k].for_us;
+        run_until(w, w->now + 1000u);
+    }
+}
+
+static bool is_stopped(const stop *s, int n, int who)
+{
+    for (int k = 0; k < n; k++)
+        if (s[k].machine == who)
+            return true;
+    return false;
+}
+
+/* How many of the machines in `mask` ran the same states as the lowest of
+ * them from `from` up to what all of them confirmed; negative (minus the
+ * first differing frame, minus one) if two differ. */
+static int32_t agreed_among(const world *w, uint32_t mask, int32_t from)
+{
+    int32_t c = INT32_MAX;
+    int ref = -1;
+    for (int i = 0; i < N; i++) {
+        if (!(mask & (1u << i)))
+            continue;
+        if (ref < 0)
+            ref = i;
+        int32_t k = tempo_session_confirmed_frame(w->m[i].s);
+        if (k < c)
+            c = k;
+    }
+    for (int32_t f = from; f < c; f++)
+        for (int i = 0; i < N; i++)
+            if ((mask & (1u << i)) && w->m[i].hash_after[f] != w->m[ref].hash_after[f])
+                return -1 - f;
+    return c - from;
+}
+
+static tempo_session_state state_of(const world *w, int i)
+{
+    tempo_session_state st;
+    assert_int_equal(tempo_session_get_state(w->m[i].s, &st), TEMPO_OK);
+    return st;
+}
+
+static int live_peers(const world *w, int i)
+{
+    const tempo_p2p *q = w->m[i].s->net;
+    int live = 0;
+    for (int k = 0; k < q->npeers; k++)
+        live += q->peers[k].role == P2P_ROLE_PEER && !p2p_lost(&q->peers[k]);
+    return live;
+}
+
+/* The stops of `s` at a match of five, with rejoin (window_ms > 0) or
+ * without. Never a silent split: the machines never stopped never raise
+ * DROPPED and agree throughout; each stopped machine raises DROPPED; without
+ * rejoin its session ends; with rejoin it either came back and agrees with
+ * the rest from the last rejoin frame on, or is still SYNCHRONIZING (it
+ * plays nothing), or was dropped again and plays alone (it plays with
+ * nobody). Returns how many stopped machines did not come back. */
+static int stopped_together(const stop *s, int n, uint32_t window_ms, uint64_t seed)
+{
+    static world w; /* large: the games and their saved states */
+    memset(&w, 0, sizeof w);
+    world_init(&w, window_ms, false, seed);
+    uint64_t end = 0;
+    for (int k = 0; k < n; k++)
+        if (s[k].at_us + s[k].for_us > end)
+            end = s[k].at_us + s[k].for_us;
+    run_with_stops(&w, s, n, end + (window_ms != 0 ? 14000000u : 7000000u));
+    uint32_t rest = 0, back = 0;
+    int32_t back_from = 0;
+    int not_back = 0;
+    for (int i = 0; i < N; i++) {
+        machine *m = &w.m[i];
+        if (!is_stopped(s, n, i)) {
+            rest |= 1u << i;
+            if (m->dropped_events != 0)
+                fail_msg("seed %llu: machine %d, never stopped, raised DROPPED (reason %d)",
+                         (unsigned long long)seed, i, (int)m->dropped_reason);
+            continue;
+        }
+        if (m->dropped_events < 1 || (window_ms == 0 && m->dropped_events != 1))
+            fail_msg("seed %llu: stopped machine %d raised %d DROPPED events (at frame %d, state %d)",
+                     (unsigned long long)seed, i, m->dropped_events, (int)tempo_session_frame(m->s),
+                     (int)state_of(&w, i));
+        if (window_ms == 0) {
+            assert_false(m->dropped_rejoining);
+            assert_int_equal(state_of(&w, i), TEMPO_SESSION_ENDED);
+        } else if (m->rejoined_events >= 1 && state_of(&w, i) != TEMPO_SESSION_SYNCHRONIZING) {
+            if (live_peers(&w, i) == 0) { /* dropped again, alone: what it plays is nobody's */
+                not_back++;
+                continue;
+            }
+            back |= 1u << i;
+            if (m->rejoined_frame > back_from)
+                back_from = m->rejoined_frame;
+        } else {
+            assert_int_equal(state_of(&w, i), TEMPO_SESSION_SYNCHRONIZING); /* it plays nothing */
+            not_back++;
+        }
+    }
+    int32_t agreed = agreed_among(&w, rest, 0);
+    if (agreed < 600)
+        fail_msg("seed %llu: the machines never stopped agree on %d frames", (unsigned long long)seed, (int)agreed);
+    if (back != 0) {
+        agreed = agreed_among(&w, rest | back, back_from);
+        if (agreed < 300)
+            fail_msg("seed %llu: the machines playing agree on %d frames from frame %d", (unsigned long long)seed,
+                     (int)agreed, (int)back_from);
+    }
+    for (int i = 0; i < N; i++)
+        assert_int_equal(w.m[i].desyncs, 0);
+    world_free(&w);
+    return not_back;
+}
+
+/* The soak's case (seed 30001682): machine 2 stops for 4.7 s, and 67 ms
+ * earlier machine 1 for 3.9 s. On waking they hear each other, and the
+ * three others dropped them both. */
+static const stop soak_pair[] = {{1, 15000000u, 3869000u}, {2, 15067000u, 4698000u}};
+
+static void a_paused_pair_without_rejoin_ends(void **state)
+{
+    (void)state;
+    assert_int_equal(stopped_together(soak_pair, 2, 0, 30001682u), 0);
+}
+
+static void a_paused_pair_with_rejoin_comes_back(void **state)
+{
+    (void)state;
+    assert_int_equal(stopped_together(soak_pair, 2, 30000, 30001682u), 0);
+}
+
+/* The pair holds player 0, the lowest: three machines are still more than
+ * two, so the three are the match. */
+static void the_lowest_player_does_not_outvote_a_majority(void **state)
+{
+    (void)state;
+    static const stop pair_with_0[] = {{0, 12000000u, 4200000u}, {3, 12150000u, 3600000u}};
+    assert_int_equal(stopped_together(pair_with_0, 2, 30000, 7u), 0);
+}
+
+/* Over 50 seeds (few enough for the sanitizers): one or two of the five
+ * machines (drawn by the seed) stopped within 300 ms of each other for 3.3
+ * to 6 s, without rejoin: each stopped machine says it was dropped and
+ * ends, the others play on together. */
+static void stops_of_a_minority_over_many_seeds(void **state)
+{
+    (void)state;
+    int stopped = 0;
+    for (uint64_t seed = 100; seed < 150; seed++) {
+        stop s[2];
+        int n = 1 + (int)(mix(seed, 1) % 2u);
+        int first = (int)(mix(seed, 2) % N);
+        for (int k = 0; k < n; k++) {
+            s[k].machine = (first + k * (1 + (int)(mix(seed, 3) % (N - 1)))) % N;
+            s[k].at_us = 10000000u + mix(seed, 4 + (uint64_t)k) % 300000u;
+            s[k].for_us = 3300000u + mix(seed, 8 + (uint64_t)k) % 2700000u;
+        }
+        assert_int_equal(stopped_together(s, n, 0, seed), 0);
+        stopped += n;
+    }
+    printf("50 seeds: %d stopped machines, each said it was dropped and ended; the others played on together\n",
+           stopped);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_paused_pair_without_rejoin_ends),
+        cmocka_unit_test(a_paused_pair_with_rejoin_comes_back),
+        cmocka_unit_test(the_lowest_player_does_not_outvote_a_majority),
+        cmocka_unit_test(stops_of_a_minority_over_many_seeds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
