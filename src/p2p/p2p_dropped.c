@@ -253,11 +253,16 @@ static void dropped(tempo_p2p *n, tempo_dropped_reason why)
 }
 
 /* Whether a peer lost at some time belongs to the latest losses: lost by
- * silence (or refused) within disconnect_notify_ms of the latest one, or
- * after this machine's own pause without a word since. */
+ * silence (or refused) within disconnect_notify_ms of the latest one, or,
+ * when the latest loss itself came of this machine's own pause, lost
+ * because of that pause too: both within the disconnect timeout (and
+ * notify time) of waking, without a word from it since. A loss long after
+ * the pause has its own cause, and the peers lost before it are not on
+ * the other side of it. */
 static bool in_latest_losses(const tempo_p2p *n, const p2p_peer *e, uint64_t last)
 {
     uint64_t notify = (uint64_t)n->cfg->disconnect_notify_ms * 1000u;
+    uint64_t timeout = (uint64_t)n->cfg->disconnect_timeout_ms * 1000u;
     uint64_t resumed = n->clock->resumed_us;
     if (e->role != P2P_ROLE_PEER || !p2p_lost(e) ||
         (e->lost_how != P2P_LOST_TIMEOUT && e->lost_how != P2P_LOST_REFUSED))
@@ -265,7 +270,9 @@ static bool in_latest_losses(const tempo_p2p *n, const p2p_peer *e, uint64_t las
     if (e->lost_at_us + notify >= last)
         return true;
     bool spoke = e->link.heard && e->link.last_recv_us > resumed + notify;
-    return n->clock->jumps > 0 && e->lost_at_us >= resumed && !spoke;
+    uint64_t woke_until = resumed + timeout + notify;
+    return n->clock->jumps > 0 && e->lost_at_us >= resumed && e->lost_at_us <= woke_until &&
+           last <= woke_until && !spoke;
 }
 
 /* Whether the machines still together (this one and its live peers, two or
