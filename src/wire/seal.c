@@ -129,12 +129,14 @@ bool seal_type_fixed(uint8_t type_byte)
     }
 }
 
+#ifdef TEMPO_HAVE_SODIUM
 /* The expanded key at p, or NULL where p is not 16-byte aligned (a game's
  * allocator gave less): then each datagram expands the raw key. */
 static const void *aes_state(const uint8_t *p)
 {
     return ((uintptr_t)p & 15u) == 0 ? (const void *)p : NULL;
 }
+#endif
 
 int seal_keys_use(wire_keys *k, uint8_t cipher)
 {
