@@ -243,7 +243,7 @@ bool tempo__udp_os_queue(tempo_udp *u, const struct sockaddr_storage *ss, size_t
     q->size[i] = size;
     return true;
 }
-#endif /* __linux__: elsewhere udp.c's stubs send at once */
+#endif /* __linux__: elsewhere udp.c's plain path sends each datagram at once */
 
 static bool set_nonblocking_cloexec(int fd)
 {
