@@ -51,7 +51,8 @@
  * they came back (it is coming back too: as if its handshake had revived
  * the link here, so the announcement of its rejoin frame attaches it);
  * one not heard yet is closed with its rejoin window open, so its
- * handshake revives it as at any survivor.
+ * handshake revives it as at any survivor, on a link numbered past the
+ * closed one's (that machine heard its handshake requests).
  *
  * Keyed sessions: a restarted machine seals from sequence 0 again, so
  * under its old pair keys it would reuse their nonces. It comes back at a
@@ -218,6 +219,14 @@ bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_
         link_config lc = e->link.cfg;
         tempo_address addr = e->addr;
         uint32_t players = e->players;
+        /* A machine coming back beside us heard the closed link's
+         * handshake requests: its window would take nothing older, so the
+         * numbering goes on past them (fresh keys or not, no number is
+         * used twice). Any other starts from the floor: a new process
+         * holds a number far ahead of nothing as suspect. */
+        if (j->closed_beside[peer] && link_next_seq(&e->link) > floor)
+            floor = link_next_seq(&e->link);
+        j->closed_beside[peer] = false;
         p2p_peer_init(e, &addr, P2P_ROLE_PEER, players);
         e->epoch = epoch;
         e->keys = keys;
@@ -549,6 +558,7 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
                 /* Not heard yet: one dropped with us may still come back,
                  * and its handshake revives the link as at any survivor. */
                 link_close(&e->link);
+                j->closed_beside[h] = true;
                 e->lost_how = P2P_LOST_DROPPED;
                 e->lost_at_us = n->clock->now_us;
                 j->lost_us[h] = n->clock->now_us ? n->clock->now_us : 1;

@@ -35,6 +35,9 @@ typedef struct p2p_rejoin {
     int epoch_moves;           /* key epochs moved on refusals since it began coming back */
     uint64_t lost_us[TEMPO_MAX_PLAYERS]; /* by peer index: when it was lost, 0 never */
     uint64_t revived_us[TEMPO_MAX_PLAYERS]; /* by peer index: when its link was revived */
+    /* By peer index: the link was closed while both of us were coming
+     * back, so its revival numbers on past what that machine heard. */
+    bool closed_beside[TEMPO_MAX_PLAYERS];
 
     /* Sending a state: one rejoining machine at a time. */
     uint8_t *out;              /* the REJOIN_STATE body */
