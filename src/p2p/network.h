@@ -355,6 +355,9 @@ void p2p_timesync_after_tick(tempo_p2p *n);
 /* Derive the pair keys of this machine and peer e (a peer hosting
  * players) at e's key epoch into *out; false if they cannot be made. */
 bool p2p_link_keys(const tempo_p2p *n, const p2p_peer *e, wire_keys *out);
+/* The same with this machine taken at key epoch `self_epoch` (one it had
+ * before: only to open what a peer that knows it there sealed). */
+bool p2p_link_keys_as(const tempo_p2p *n, const p2p_peer *e, uint32_t self_epoch, wire_keys *out);
 
 /* The input delay the local players use now (the largest; p2p_pace.c). */
 int p2p_local_delay(const tempo_p2p *n);

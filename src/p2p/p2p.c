@@ -156,6 +156,12 @@ static uint32_t peer_identity(const tempo_p2p *n, const p2p_peer *e, int spec)
     return keys_identity_at_epoch(keys_identity_of_players(e->players), e->epoch);
 }
 
+bool p2p_link_keys_as(const tempo_p2p *n, const p2p_peer *e, uint32_t self_epoch, wire_keys *out)
+{
+    uint32_t self = keys_identity_at_epoch(keys_identity_of_players(n->local_mask), self_epoch);
+    return keys_derive_link(n->cfg->match_key, n->cfg->session_id, self, peer_identity(n, e, 0), out) == TEMPO_OK;
+}
+
 bool p2p_link_keys(const tempo_p2p *n, const p2p_peer *e, wire_keys *out)
 {
     return keys_derive_link(n->cfg->match_key, n->cfg->session_id, self_identity(n),

@@ -179,7 +179,7 @@ static void come_back(tempo_p2p *n, uint32_t epoch)
     j->epoch = epoch;
     for (int p = 0; p < TEMPO_MAX_PLAYERS; p++) {
         j->lost_us[p] = j->revived_us[p] = 0;
-        j->closed_beside[p] = false;
+        j->closed_beside[p] = j->learned[p] = false;
         j->attached_at[p] = 0;
         n->drop_state[p] = DROP_NONE;
         n->drop_frame[p] = 0;

@@ -408,13 +408,22 @@ static void on_datagram(tempo_p2p *n, const tempo_address *from, size_t size)
     }
     /* A lost machine speaks again: a fresh handshake within the rejoin
      * window revives its link (p2p_rejoin.c); anything else is ignored. */
-    if (p2p_lost(e) && (peer < 0 || !p2p_rejoin_revive(n, peer, &v, size))) {
-        if (peer >= 0) /* its earlier life still talking: tell it it was dropped */
-            p2p_dropped_refuse_lost(n, peer, &v, size);
-        return;
+    if (p2p_lost(e)) {
+        bool used = false;
+        if (peer < 0 || !p2p_rejoin_revive(n, peer, &v, size, &used)) {
+            if (peer >= 0) /* its earlier life still talking: tell it it was dropped */
+                p2p_dropped_refuse_lost(n, peer, &v, size);
+            return;
+        }
+        if (used)
+            return;
     }
     /* A new process at a live peer's address (p2p_restart.c). */
     if (peer >= 0 && !p2p_lost(e) && p2p_restart_take(n, peer, &v, size))
+        return;
+    /* A machine that came back beside this one, at a key epoch not known
+     * here yet (p2p_rejoin.c). */
+    if (peer >= 0 && p2p_rejoin_rekey(n, peer, &v, size))
         return;
     net_receiver r = {&e->link, &e->replay, n->keyed ? &e->keys : NULL, n->cfg->session_id};
     peer_rx x = {n, e, peer, false};

@@ -52,7 +52,11 @@
  * the link here, so the announcement of its rejoin frame attaches it);
  * one not heard yet is closed with its rejoin window open, so its
  * handshake revives it as at any survivor, on a link numbered past the
- * closed one's (that machine heard its handshake requests).
+ * closed one's (that machine heard its handshake requests). Keyed, each
+ * comes back at an epoch the other does not know: a machine coming back
+ * tries a handshake its keys do not open under the peer's newer epochs,
+ * and under keys naming itself at the epochs it had (receive-only: it
+ * learns the peer's epoch and answers under its own), p2p_rejoin_rekey.
  *
  * Keyed sessions: a restarted machine seals from sequence 0 again, so
  * under its old pair keys it would reuse their nonces. It comes back at a
@@ -146,30 +150,73 @@ static bool drops_final(const tempo_p2p *n, const p2p_peer *e)
 
 /* Keyed: the pair keys of the first epoch above e's (at most
  * P2P_REJOIN_EPOCHS above) under which the datagram opens, into *keys and
- * *epoch. The datagram is opened in a copy: n->buf stays as it came. */
+ * *epoch; with `stale`, also naming us at an epoch we had (two machines
+ * that came back together each know the other at its old epoch until one
+ * hears the other). The datagram is opened in a copy: n->buf stays as it
+ * came. Only *keys of our own epoch ever leave: nothing is sealed under an
+ * epoch we had. */
 bool p2p_rejoin_newer_epoch(tempo_p2p *n, const p2p_peer *e, const tempo_packet_view *v, size_t size,
-                            wire_keys *keys, uint32_t *epoch)
+                            wire_keys *keys, uint32_t *epoch, bool *stale)
 {
     p2p_rejoin *j = &n->rejoin;
     if (!v->h.sealed || j->tries >= P2P_REJOIN_TRIES_PER_POLL)
         return false;
     j->tries++;
     p2p_peer probe = *e;
+    uint32_t lowest = j->epoch;
+    if (stale)
+        lowest = j->epoch > P2P_REJOIN_EPOCHS ? j->epoch - P2P_REJOIN_EPOCHS : 0u;
     bool found = false;
-    for (uint32_t k = e->epoch + 1; k <= e->epoch + P2P_REJOIN_EPOCHS && k <= KEYS_MAX_EPOCH; k++) {
-        probe.epoch = k;
-        if (!p2p_link_keys(n, &probe, keys))
-            break;
-        if (net_receive_would_pass(keys, NULL, 0, n->buf, size)) { /* as a fresh link's first */
-            *epoch = k;
-            found = true;
-            break;
+    uint32_t self = j->epoch + 1u;
+    /* An epoch learned since we came back is the peer's new one: its
+     * handshakes under it revive its lost link (no earlier life used it). */
+    bool learned = p2p_lost(e) && e >= n->peers && e < n->peers + P2P_MAX_PEERS && j->learned[e - n->peers];
+    uint32_t first = learned ? e->epoch : e->epoch + 1u;
+    while (!found && self-- > lowest) {
+        for (uint32_t k = first; k <= e->epoch + P2P_REJOIN_EPOCHS && k <= KEYS_MAX_EPOCH; k++) {
+            probe.epoch = k;
+            if (!p2p_link_keys_as(n, &probe, self, keys))
+                break;
+            if (net_receive_would_pass(keys, NULL, 0, n->buf, size)) { /* as a fresh link's first */
+                *epoch = k;
+                found = true;
+                break;
+            }
         }
+    }
+    if (stale)
+        *stale = found && self != j->epoch;
+    if (found && self != j->epoch) { /* the keys to answer with name us as we are */
+        probe.epoch = *epoch;
+        found = p2p_link_keys(n, &probe, keys);
     }
     seal_keys_wipe(&probe.keys);
     if (!found)
         seal_keys_wipe(keys);
     return found;
+}
+
+bool p2p_rejoin_rekey(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size)
+{
+    p2p_peer *e = &n->peers[peer];
+    uint8_t type = v->h.type;
+    if (!n->keyed || !n->rejoin.returning || e->role != P2P_ROLE_PEER || p2p_synced(e) ||
+        (type != TEMPO_MSG_SYNC_REQUEST && type != TEMPO_MSG_SYNC_REPLY) ||
+        net_receive_would_pass(&e->keys, &e->replay, link_recv_newest(&e->link), n->buf, size))
+        return false;
+    wire_keys keys;
+    uint32_t epoch = e->epoch;
+    bool stale = false;
+    memset(&keys, 0, sizeof keys);
+    if (!p2p_rejoin_newer_epoch(n, e, v, size, &keys, &epoch, &stale))
+        return false; /* a copy or a forgery: received as usual, and counted */
+    seal_keys_wipe(&e->keys);
+    e->keys = keys;
+    e->epoch = epoch;
+    seal_keys_wipe(&keys);
+    n->rejoin.learned[peer] = true;
+    n->rejoin.rekeyed++;
+    return stale;
 }
 
 bool p2p_rejoin_may_revive(const tempo_p2p *n, int peer)
@@ -192,9 +239,10 @@ void p2p_rejoin_revived(tempo_p2p *n, int peer)
     n->rejoin.revived_us[peer] = n->clock->now_us;
 }
 
-bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size)
+bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size, bool *used)
 {
     p2p_rejoin *j = &n->rejoin;
+    *used = false;
     if (v->h.type != TEMPO_MSG_SYNC_REQUEST)
         return false;
     p2p_peer *e = &n->peers[peer];
@@ -206,7 +254,7 @@ bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_
     uint32_t epoch = e->epoch;
     memset(&keys, 0, sizeof keys);
     uint64_t floor = 0;
-    if ((n->keyed && !p2p_rejoin_newer_epoch(n, e, v, size, &keys, &epoch)) ||
+    if ((n->keyed && !p2p_rejoin_newer_epoch(n, e, v, size, &keys, &epoch, used)) ||
         !p2p_restart_seq_floor(n, peer, epoch, &floor)) {
         seal_keys_wipe(&keys);
         j->refused++; /* the old epoch's keys, a forgery, tries used up, or below one probed */
@@ -224,7 +272,8 @@ bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_
          * numbering goes on past them (fresh keys or not, no number is
          * used twice). Any other starts from the floor: a new process
          * holds a number far ahead of nothing as suspect. */
-        if (j->closed_beside[peer] && link_next_seq(&e->link) > floor)
+        bool same_keys = n->keyed && epoch == e->epoch; /* an epoch learned: no number twice under them */
+        if ((j->closed_beside[peer] || same_keys) && link_next_seq(&e->link) > floor)
             floor = link_next_seq(&e->link);
         j->closed_beside[peer] = false;
         p2p_peer_init(e, &addr, P2P_ROLE_PEER, players);

@@ -38,6 +38,10 @@ typedef struct p2p_rejoin {
     /* By peer index: the link was closed while both of us were coming
      * back, so its revival numbers on past what that machine heard. */
     bool closed_beside[TEMPO_MAX_PLAYERS];
+    uint64_t rekeyed;          /* links that took a peer's newer key epoch (p2p_rejoin_rekey) */
+    /* By peer index: its epoch was learned so since this machine came
+     * back; a revival then takes that epoch too, not only newer ones. */
+    bool learned[TEMPO_MAX_PLAYERS];
 
     /* Sending a state: one rejoining machine at a time. */
     uint8_t *out;              /* the REJOIN_STATE body */
@@ -84,8 +88,11 @@ void p2p_rejoin_on_lost(struct tempo_p2p *n, int peer);
  * `peer`: true if it is a fresh handshake within the window (in a keyed
  * session, one that opens under the pair keys of a newer key epoch of the
  * peer's) and the link was revived; counted refused otherwise, for a
- * handshake. n->buf is left as it came. */
-bool p2p_rejoin_revive(struct tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
+ * handshake. *used: the datagram opened only under keys naming this
+ * machine at an epoch it had (p2p_rejoin_newer_epoch): it revived the
+ * link at the peer's epoch and is not received further. n->buf is left as
+ * it came. */
+bool p2p_rejoin_revive(struct tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size, bool *used);
 /* Lost peer `peer` may be revived now: rejoin serves, its window is open
  * and every one of its players' drops is final. */
 bool p2p_rejoin_may_revive(const struct tempo_p2p *n, int peer);
@@ -96,9 +103,23 @@ void p2p_rejoin_revived(struct tempo_p2p *n, int peer);
  * P2P_REJOIN_EPOCHS above, at most P2P_REJOIN_TRIES_PER_POLL tries a
  * poll) under which the datagram (header read into *v, size bytes in
  * n->buf, numbered as a fresh link's) opens, into *keys and *epoch.
- * Opened in a copy: n->buf stays as it came. */
+ * With `stale` non-NULL, keys naming this machine at one of the
+ * P2P_REJOIN_EPOCHS epochs below its own are tried too (a peer that came
+ * back beside it knows it at the epoch it had): *stale is then true and
+ * *keys are still those of this machine's own epoch, the ones to answer
+ * with (the datagram itself opens under none it may use). Opened in a
+ * copy: n->buf stays as it came. */
 bool p2p_rejoin_newer_epoch(struct tempo_p2p *n, const struct p2p_peer *e, const tempo_packet_view *v,
-                            size_t size, wire_keys *keys, uint32_t *epoch);
+                            size_t size, wire_keys *keys, uint32_t *epoch, bool *stale);
+/* Keyed, on a machine coming back: a handshake from live peer `peer`,
+ * not yet synchronized, that its pair keys do not open may come from a
+ * machine that came back beside this one at a newer key epoch. If it
+ * opens under that epoch's keys (or under keys naming this machine at an
+ * epoch it had), the link takes the epoch and its keys. Returns true if
+ * the datagram was used up so (opened only under an earlier epoch of
+ * ours: it told the peer's epoch, nothing more); false to receive it as
+ * usual (with the new keys, if any). */
+bool p2p_rejoin_rekey(struct tempo_p2p *n, int peer, const tempo_packet_view *v, size_t size);
 /* The game's state of the frame a TEMPO_EVENT_REJOIN_STATE asked for
  * (tempo_session_provide_state): true if it was that one (*r: TEMPO_OK,
  * TEMPO_E_FULL, TEMPO_E_FRAME or TEMPO_E_STATE when the machine is gone),

@@ -154,15 +154,16 @@ bool p2p_restart_take(tempo_p2p *n, int peer, const tempo_packet_view *v, size_t
     /* Keyed: a machine revived here but not back in play that starts its
      * links again at a newer key epoch (a refusal moved it on): its link
      * holds nothing of the match, so it is revived again at once. */
+    bool used = false;
     if (n->keyed && p2p_rejoin_never_back(n, e))
-        return p2p_rejoin_revive(n, peer, v, size) ? false : true;
+        return p2p_rejoin_revive(n, peer, v, size, &used) ? used : true;
     if (n->keyed) {
         wire_keys keys;
         uint32_t epoch;
         memset(&keys, 0, sizeof keys);
         bool fresh = !(s->active &&
                        net_receive_would_pass(&s->keys, NULL, link_recv_newest(&s->link), n->buf, size));
-        if (fresh && !p2p_rejoin_newer_epoch(n, e, v, size, &keys, &epoch))
+        if (fresh && !p2p_rejoin_newer_epoch(n, e, v, size, &keys, &epoch, NULL))
             return false; /* the earlier process's copy, or a forgery: the usual way counts it */
         bool ok = !fresh || start(n, peer, epoch, &keys);
         seal_keys_wipe(&keys);

@@ -417,4 +417,35 @@ static inline void send_crafted(world *w, int from, int to, tempo_msg *m)
     assert_int_equal(w->m[from].node.send(w->m[from].node.ctx, &w->m[to].addr, buf, (size_t)n), 0);
 }
 
+/* A SYNC_REQUEST (or SYNC_REPLY) such as a new process of machine `as`
+ * would send machine `to`, numbered `seq`, nonce `nonce`, injected from
+ * machine `as`'s address by an off-path forger: it knows the match's
+ * settings but no sequence, nonce or key. Keyed, it comes sealed with a
+ * tag that cannot verify. */
+static inline void forge_sync(world *w, int as, int to, uint8_t type, uint32_t nonce, uint16_t seq)
+{
+    const tempo_p2p *victim = w->m[to].s->net;
+    tempo_msg m;
+    memset(&m, 0, sizeof m);
+    m.type = type;
+    m.u.sync.nonce = nonce;
+    m.u.sync.config_hash = victim->config_hash;
+    m.u.sync.num_players = N;
+    m.u.sync.input_size = 2;
+    m.u.sync.player_mask = (uint8_t)(1u << as);
+    for (int p = 0; p < N; p++)
+        m.u.sync.rtt_ms[p] = 0xFFFF;
+    uint8_t buf[TEMPO_MAX_DATAGRAM];
+    tempo_packet_header h = {1, seq, type, false, w->keyed};
+    assert_int_equal(packet_write(&h, buf, sizeof buf), PACKET_HEADER_SIZE);
+    int body = tempo_codec_encode_body(&m, NULL, buf + PACKET_HEADER_SIZE, sizeof buf - PACKET_HEADER_SIZE - 16);
+    assert_true(body > 0);
+    size_t size = PACKET_HEADER_SIZE + (size_t)body;
+    if (w->keyed) { /* a tag nobody without the key can make */
+        memset(buf + size, 0xA5, 16);
+        size += 16;
+    }
+    assert_int_equal(tempo_simnet_inject(w->net, &w->m[as].addr, &w->m[to].addr, buf, size), TEMPO_OK);
+}
+
 #endif /* TEMPO_TESTS_REJOIN_WORLD_H */
