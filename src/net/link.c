@@ -153,11 +153,12 @@ static bool take_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits, uin
         l->acks_invalid++;
         return false;
     }
-    /* What acks at or before the newest one already named was marked then
-     * (a datagram, once marked or judged, never waits for an ack again):
-     * seen, in this ack's bits, and whether it names the newest again.
-     * Consecutive acks mostly repeat each other, so what is left to mark
-     * is usually nothing. */
+    /* The acks up to acked_max named it and the sequences of acked_seen,
+     * and marked them then (a datagram once marked or judged never waits
+     * for an ack again). An ack at or after acked_max marks only what it
+     * adds: `seen` is what was named, in this ack's bit positions.
+     * Consecutive acks mostly repeat each other, so that is usually
+     * nothing. */
     uint64_t seen = 0;
     bool newest_seen = false;
     if (l->acked_any && ack >= l->acked_max) {
