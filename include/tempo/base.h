@@ -100,8 +100,9 @@ typedef enum tempo_log_level {
     TEMPO_LOG_DEBUG = 3
 } tempo_log_level;
 
-/* Receives one formatted line (no trailing newline). The string is valid only
- * during the call. Called from inside tempo functions, never concurrently. */
+/* Receives one formatted line (no trailing newline, at most 511 bytes: a
+ * longer line is cut). The string is valid only during the call. Called
+ * from inside tempo functions, never concurrently. */
 typedef void (*tempo_log_fn)(void *ctx, tempo_log_level level, const char *message);
 
 /* ---- datagram ciphers ------------------------------------------------- */

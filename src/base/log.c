@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * log.c — one formatted line to the game's log hook, if its level passes.
- * Lines are cut at 255 bytes: logging never allocates. And the rate of
+ * Lines are cut at 511 bytes: logging never allocates. And the rate of
  * one kind of line, bounded (tempo__note).
  */
 #include "base/common.h"
@@ -13,7 +13,7 @@ void tempo__log(const tempo_logger *l, tempo_log_level level, const char *fmt, .
 {
     if (!l || !l->fn || level > l->level)
         return;
-    char line[256];
+    char line[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);

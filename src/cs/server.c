@@ -287,8 +287,8 @@ tempo_result tempo_server_create(const tempo_server_config *cfg, const tempo_tra
     draw_key(s, key);
     addr_map_init(&s->by_addr, s->by_addr.e, cfg->max_clients, key);
     draw_key(s, key);
-    int r = gate_server_open(&s->gate, cfg->protocol_id, cfg->has_private_key, cfg->private_key,
-                             &cfg->self, seal_offer((int)cfg->cipher), key);
+    int r = gate_server_open(&s->gate, "server", cfg->protocol_id, cfg->has_private_key,
+                             cfg->private_key, &cfg->self, seal_offer((int)cfg->cipher), key);
     seal_wipe(key, sizeof key);
     if (r != TEMPO_OK) {
         tempo_server_destroy(s);
@@ -554,7 +554,7 @@ static void on_datagram(tempo_server *s, const tempo_address *from, uint8_t *dat
             admit(s, &ad);
             seal_keys_wipe(&ad.keys);
         } else {
-            char line[320];
+            char line[512];
             if (gate_server_refusal_note(&s->gate, s->now_us, from, line, sizeof line))
                 tempo__log(&s->log, TEMPO_LOG_WARN, "tempo server: %s", line);
         }

@@ -77,17 +77,20 @@ int gate_server_init(gate_server *g, const gate_server_config *cfg,
         g->cfg.cookie_lifetime_us = GATE_DEFAULT_COOKIE_LIFETIME_US;
     if (g->cfg.ciphers == 0)
         g->cfg.ciphers = seal_offer(TEMPO_CIPHER_AUTO);
+    if (g->cfg.role == NULL)
+        g->cfg.role = "server";
     memcpy(g->cookie_key, cookie_key, TEMPO_KEY_SIZE);
     g->reply_sequence = first_reply_sequence(cookie_key);
     return TEMPO_OK;
 }
 
-int gate_server_open(gate_server *g, uint64_t protocol_id, bool has_private_key,
-                     const uint8_t private_key[TEMPO_KEY_SIZE], const tempo_address *self,
+int gate_server_open(gate_server *g, const char *role, uint64_t protocol_id,
+                     bool has_private_key, const uint8_t private_key[TEMPO_KEY_SIZE], const tempo_address *self,
                      uint8_t ciphers, const uint8_t cookie_key[TEMPO_KEY_SIZE])
 {
     gate_server_config gc;
     memset(&gc, 0, sizeof gc);
+    gc.role = role;
     gc.protocol_id = protocol_id;
     gc.has_private_key = has_private_key;
     memcpy(gc.private_key, private_key, TEMPO_KEY_SIZE);
@@ -148,23 +151,26 @@ static gate_outcome refuse_protocol(gate_server *g, const uint8_t *data, size_t 
     return GATE_IGNORED;
 }
 
-static const char *refusal_text(const gate_server *g, connect_refusal why)
+/* Why a request was refused, as a format naming this end at most twice
+ * (each %s the role, "server" or "relay"; printf ignores arguments a
+ * format does not use). */
+static const char *refusal_format(const gate_server *g, connect_refusal why)
 {
     switch (why) {
     case CONNECT_WRONG_MODE:
         return g->cfg.has_private_key
-                   ? "it came without a connect token, and this server takes only clients with one"
-                   : "it came with a connect token, and this server has no private key to open it";
+                   ? "it came without a connect token, and this %s takes only clients with one"
+                   : "it came with a connect token, and this %s has no private key to open it";
     case CONNECT_BAD_TOKEN:
-        return "its token does not open with this server's private key (minted with another "
+        return "its token does not open with this %s's private key (minted with another "
                "private key, or altered)";
     case CONNECT_EXPIRED:
-        return "its token has expired (by the time this server dates tokens with)";
+        return "its token has expired (by the time this %s dates tokens with)";
     case CONNECT_WRONG_PROTOCOL:
         return g->last_tokenless && g->cfg.has_private_key
                    ? "it came without a connect token (its protocol id is an unsealed "
-                     "server's), and this server takes only clients with one"
-                   : "its request names another protocol id than this server's";
+                     "%s's), and this %s takes only clients with one"
+                   : "its request names another protocol id than this %s's";
     default:
         return "its token was refused";
     }
@@ -184,16 +190,18 @@ bool gate_server_refusal_note(gate_server *g, uint64_t now_us, const tempo_addre
     tempo_address_format(from, who, sizeof who);
     char times[64];
     tempo__note_times(times, sizeof times, told, GATE_NOTE_US);
+    const char *role = g->cfg.role;
     if (why == CONNECT_WRONG_SERVER) {
         char self[TEMPO_ADDRESS_STRLEN];
         tempo_address_format(&g->cfg.self, self, sizeof self);
         snprintf(buf, size,
-                 "refused a client at %s%s: its token does not name this server's address %s "
-                 "(minted for another server, or this server's address is not the one tokens "
-                 "name)",
-                 who, times, self);
+                 "refused a client at %s%s: its token does not name this %s's address %s "
+                 "(minted for another %s, or this %s's address is not the one tokens name)",
+                 who, times, role, self, role, role);
     } else {
-        snprintf(buf, size, "refused a client at %s%s: %s", who, times, refusal_text(g, why));
+        char why_text[192];
+        snprintf(why_text, sizeof why_text, refusal_format(g, why), role, role);
+        snprintf(buf, size, "refused a client at %s%s: %s", who, times, why_text);
     }
     return true;
 }

@@ -80,6 +80,7 @@ typedef struct gate_server_config {
     tempo_address self;         /* the address tokens must name; family NONE: not checked */
     uint64_t cookie_lifetime_us; /* 1 .. 60 s; 0: GATE_DEFAULT_COOKIE_LIFETIME_US */
     uint8_t ciphers;            /* the server's offer (SEAL_CIPHER_* bits); 0: seal_offer(AUTO) */
+    const char *role;           /* what refusal notes call this end ("server", "relay"); NULL: "server" */
 } gate_server_config;
 
 typedef struct gate_server_stats {
@@ -145,10 +146,11 @@ int gate_server_init(gate_server *g, const gate_server_config *cfg,
 
 /* gate_server_init as the server and the relay start theirs, from their
  * public configs' fields (the cookie lifetime default; ciphers, their
- * offer: seal_offer of their cipher setting); the config made on the way,
+ * offer: seal_offer of their cipher setting; role, a static string the
+ * refusal notes name this end by); the config made on the way,
  * which held the private key, is wiped. Returns as gate_server_init. */
-int gate_server_open(gate_server *g, uint64_t protocol_id, bool has_private_key,
-                     const uint8_t private_key[TEMPO_KEY_SIZE], const tempo_address *self,
+int gate_server_open(gate_server *g, const char *role, uint64_t protocol_id,
+                     bool has_private_key, const uint8_t private_key[TEMPO_KEY_SIZE], const tempo_address *self,
                      uint8_t ciphers, const uint8_t cookie_key[TEMPO_KEY_SIZE]);
 
 /* Handshake datagrams refused, every reason together: what a server's and

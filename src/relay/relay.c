@@ -94,8 +94,9 @@ tempo_result tempo_relay_create(const tempo_relay_config *cfg, const tempo_trans
     r->alloc = cfg->allocator;
     r->log = tempo__logger(cfg->log, cfg->log_ctx, cfg->log_level);
     r->transport = *transport;
-    int g = gate_server_open(&r->gate, cfg->protocol_id, cfg->has_private_key, cfg->private_key,
-                             &cfg->self, seal_offer((int)cfg->cipher), cfg->cookie_key);
+    int g = gate_server_open(&r->gate, "relay", cfg->protocol_id, cfg->has_private_key,
+                             cfg->private_key, &cfg->self, seal_offer((int)cfg->cipher),
+                             cfg->cookie_key);
     if (g != TEMPO_OK) {
         tempo__free(&r->alloc, r);
         return (tempo_result)g;
@@ -483,7 +484,7 @@ static void on_stranger(tempo_relay *r, const tempo_address *from, size_t size)
             admit(r, &a);
         }
     } else {
-        char line[320];
+        char line[512];
         if (r->log.fn != NULL && r->log.level >= TEMPO_LOG_WARN &&
             gate_server_refusal_note(&r->gate, r->now_us, from, line, sizeof line))
             tempo__log(&r->log, TEMPO_LOG_WARN, "tempo relay: %s", line);

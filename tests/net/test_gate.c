@@ -18,12 +18,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "count_malloc.h"
 #include "doc_vectors.h"
+#include "base/common.h"
 #include "net/gate.h"
 #include "tempo/secure.h"
 #include "wire/codec.h"
@@ -70,7 +72,7 @@ static void make_token(uint8_t token[TEMPO_TOKEN_SIZE], const uint8_t *key, uint
                      TEMPO_OK);
 }
 
-static void server_up(gate_server *g, bool sealed)
+static gate_server_config server_cfg(bool sealed)
 {
     fixtures();
     gate_server_config cfg;
@@ -79,6 +81,12 @@ static void server_up(gate_server *g, bool sealed)
     cfg.has_private_key = sealed;
     memcpy(cfg.private_key, backend_key, TEMPO_KEY_SIZE);
     cfg.self = server_addr;
+    return cfg;
+}
+
+static void server_up(gate_server *g, bool sealed)
+{
+    gate_server_config cfg = server_cfg(sealed);
     assert_int_equal(gate_server_init(g, &cfg, cookie_key), TEMPO_OK);
 }
 
@@ -511,6 +519,60 @@ static void test_bad_tokens_are_refused_by_reason_and_honest_clients_still_get_i
     wire resp = challenged(&g, &c, T0);
     assert_int_equal(to_server(&g, T0, &client_addr, &resp, &reply, &admit), GATE_ADMIT);
     seal_keys_wipe(&admit.keys);
+}
+
+/* The note an operator reads names the end by its role and comes whole:
+ * a relay with IPv6 addresses refusing the same client three times,
+ * through the log hook as the relay writes it. */
+static char heard[1024];
+
+static void hear(void *ctx, tempo_log_level level, const char *line)
+{
+    (void)ctx;
+    (void)level;
+    snprintf(heard, sizeof heard, "%s", line);
+}
+
+static void test_a_refusal_note_names_the_role_and_is_never_cut(void **state)
+{
+    (void)state;
+    NEED_SODIUM();
+    tempo_address self, from, minted_for;
+    assert_int_equal(tempo_address_parse(&self, "[2001:db8:ffff:ffff:ffff:ffff:ffff:fff1]:65001"),
+                     TEMPO_OK);
+    assert_int_equal(tempo_address_parse(&from, "[2001:db8:ffff:ffff:ffff:ffff:ffff:fff2]:65002"),
+                     TEMPO_OK);
+    assert_int_equal(
+        tempo_address_parse(&minted_for, "[2001:db8:ffff:ffff:ffff:ffff:ffff:fff3]:65003"),
+        TEMPO_OK);
+    gate_server g;
+    gate_server_config cfg = server_cfg(true);
+    cfg.self = self;
+    cfg.role = "relay";
+    assert_int_equal(gate_server_init(&g, &cfg, cookie_key), TEMPO_OK);
+    uint8_t t[TEMPO_TOKEN_SIZE];
+    make_token(t, backend_key, PROTOCOL, &minted_for, NOW_S + 30);
+    tempo_logger log = tempo__logger(hear, NULL, TEMPO_LOG_WARN);
+    char line[512];
+    /* the first refusal is told at once, the second (a second later)
+     * counted into the next note, told with the third after GATE_NOTE_US */
+    const uint64_t at[3] = {T0, T0 + 1000000u, T0 + GATE_NOTE_US + 1};
+    for (int i = 0; i < 3; i++) {
+        wire req = {{0}, 0}, reply;
+        req.size = (size_t)connect_request_write(req.buf, PROTOCOL, 1, t, 0);
+        gate_admit admit;
+        assert_int_equal(to_server(&g, at[i], &from, &req, &reply, &admit), GATE_IGNORED);
+        assert_int_equal(gate_server_refusal_note(&g, at[i], &from, line, sizeof line), i != 1);
+    }
+    assert_int_equal(refused(&g, CONNECT_WRONG_SERVER), 3);
+    tempo__log(&log, TEMPO_LOG_WARN, "tempo relay: %s", line);
+    if (strstr(heard, "(2 times in the last 10 s)") == NULL || strstr(heard, "this server") != NULL)
+        fail_msg("%s", heard);
+    assert_non_null(strstr(heard, "this relay's address [2001:db8:ffff:ffff:ffff:ffff:ffff:fff1]"));
+    const char *end = "or this relay's address is not the one tokens name)";
+    size_t n = strlen(heard), e = strlen(end);
+    assert_true(n > 255);
+    assert_true(n >= e && strcmp(heard + n - e, end) == 0);
 }
 
 static void test_a_token_request_to_an_unsealed_server_is_the_wrong_mode(void **state)
@@ -1030,6 +1092,7 @@ int main(void)
         cmocka_unit_test(test_cookies_of_the_previous_key_open_and_older_ones_do_not),
         cmocka_unit_test(test_a_spoofed_request_cannot_be_completed_without_the_challenge),
         cmocka_unit_test(test_bad_tokens_are_refused_by_reason_and_honest_clients_still_get_in),
+        cmocka_unit_test(test_a_refusal_note_names_the_role_and_is_never_cut),
         cmocka_unit_test(test_a_token_request_to_an_unsealed_server_is_the_wrong_mode),
         cmocka_unit_test(test_a_forged_response_seal_is_refused),
         cmocka_unit_test(test_a_copy_of_a_response_does_not_make_a_second_client),

@@ -145,7 +145,7 @@ static void test_a_token_for_another_relay_is_named_in_the_relays_log(void **sta
         skip();
     log_lines log;
     run_refused(&log, BAD_OTHER_RELAY, 5);
-    assert_int_equal(lines_with(&log, "does not name this server's address 10.0.1.1:9000"), 1);
+    assert_int_equal(lines_with(&log, "does not name this relay's address 10.0.1.1:9000"), 1);
     assert_int_equal(log.n, 1);
 }
 
