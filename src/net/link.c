@@ -14,6 +14,8 @@
  *   remote's newest ack has moved more than LINK_ACK_BITS past it without
  *   naming it (no later ack can), or when its ring slot is needed again.
  *   judge_next >= send_seq - LINK_SENT_RING, so judging is bounded.
+ *   acked_seen remembers which sequences the acks up to acked_max named,
+ *   so each ack marks only what it adds (usually nothing, or its newest).
  * - a step ahead of more than cfg.seq_jump in the remote's sequence is held
  *   (not used, no liveness) and does not become the newest, so one corrupt,
  *   stray or spoofed datagram cannot make every later one look old. The
@@ -151,7 +153,22 @@ static bool take_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits, uin
         l->acks_invalid++;
         return false;
     }
-    if (mark_acked(l, ack) && l->cfg.rtt_from_acks) {
+    /* The acks up to acked_max named it and the sequences of acked_seen,
+     * and marked them then (a datagram once marked or judged never waits
+     * for an ack again). An ack at or after acked_max marks only what it
+     * adds: `seen` is what was named, in this ack's bit positions.
+     * Consecutive acks mostly repeat each other, so that is usually
+     * nothing. */
+    uint64_t seen = 0;
+    bool newest_seen = false;
+    if (l->acked_any && ack >= l->acked_max) {
+        uint64_t d = ack - l->acked_max;
+        if (d == 0)
+            seen = l->acked_seen, newest_seen = true;
+        else if (d <= LINK_ACK_BITS)
+            seen = ((uint64_t)l->acked_seen << d | 1ull << (d - 1)) & 0xFFFFFFFFu;
+    }
+    if (!newest_seen && mark_acked(l, ack) && l->cfg.rtt_from_acks) {
         const link_sent *e = &l->sent[ack % LINK_SENT_RING];
         uint64_t rtt = now - e->sent_us;
         if (e->sent_us >= l->epoch_us && now >= e->sent_us && delay_us <= rtt &&
@@ -160,12 +177,16 @@ static bool take_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits, uin
             l->ack_rtt_samples++;
         }
     }
-    for (uint64_t i = 0; i < LINK_ACK_BITS && i < ack; i++)
-        if (bits & (1u << i))
+    uint64_t fresh = bits & ~seen;
+    if (ack < LINK_ACK_BITS)
+        fresh &= (1ull << ack) - 1u; /* bits before sequence 0 name nothing */
+    for (uint64_t i = 0; fresh != 0; i++, fresh >>= 1)
+        if (fresh & 1u)
             (void)mark_acked(l, ack - 1 - i);
-    if (!l->acked_any || ack > l->acked_max) {
+    if (!l->acked_any || ack >= l->acked_max) {
         l->acked_any = true;
         l->acked_max = ack;
+        l->acked_seen = (uint32_t)(bits | seen);
     }
     /* No later ack can name a datagram this far behind the newest. */
     while (l->judge_next + LINK_ACK_BITS < l->acked_max)

@@ -105,6 +105,7 @@ struct net_link {
     uint64_t send_seq;          /* the sequence the next datagram carries */
     link_sent sent[LINK_SENT_RING]; /* by seq % LINK_SENT_RING */
     bool acked_any;
+    uint32_t acked_seen;        /* bit i: an ack already named acked_max - 1 - i */
     uint64_t acked_max;         /* newest sequence of ours it acknowledged */
     uint64_t judge_next;        /* our oldest datagram not yet judged acked or lost */
 

@@ -22,14 +22,7 @@
 
 #include "tempo/base.h"
 
-#define MAGIC 0xBu          /* 1011b: the high 4 bits of byte 0 */
-#define SEALED_BIT 0x08u    /* bit 3 of byte 0 */
 #define FRAGMENT_BIT 0x80u  /* bit 7 of byte 7 */
-
-uint8_t packet_protocol_byte(bool sealed)
-{
-    return (uint8_t)((MAGIC << 4) | (sealed ? SEALED_BIT : 0u) | TEMPO_PROTOCOL_VERSION);
-}
 
 int packet_write(const tempo_packet_header *h, uint8_t *buf, size_t capacity)
 {
@@ -53,7 +46,7 @@ static tempo_drop_reason check_front(const uint8_t *data, size_t size)
         return TEMPO_DROP_TOO_LONG;
     if (size < PACKET_HEADER_SIZE)
         return TEMPO_DROP_TOO_SHORT;
-    if ((data[0] >> 4) != MAGIC)
+    if ((data[0] >> 4) != PACKET_MAGIC)
         return TEMPO_DROP_BAD_MAGIC;
     if ((data[0] & 7u) != TEMPO_PROTOCOL_VERSION)
         return TEMPO_DROP_BAD_VERSION;
@@ -78,7 +71,7 @@ int packet_read(const uint8_t *data, size_t size, tempo_packet_view *out, tempo_
     if (*reason != TEMPO_DROP_NONE)
         return TEMPO_E_MALFORMED;
     tempo_packet_view v;
-    v.h.sealed = (data[0] & SEALED_BIT) != 0;
+    v.h.sealed = (data[0] & PACKET_SEALED_BIT) != 0;
     v.h.session_id = session_of(data);
     v.h.sequence = (uint16_t)(data[5] | data[6] << 8);
     v.h.fragment = (data[7] & FRAGMENT_BIT) != 0;

@@ -61,8 +61,16 @@ typedef struct tempo_packet_view {
     size_t tag;         /* offset of the tag when sealed, else 0 */
 } tempo_packet_view;
 
-/* The protocol byte of this version, plain or sealed. */
-uint8_t packet_protocol_byte(bool sealed);
+#define PACKET_MAGIC 0xBu       /* 1011b: the high 4 bits of byte 0 */
+#define PACKET_SEALED_BIT 0x08u  /* bit 3 of byte 0 */
+
+/* The protocol byte of this version, plain or sealed (inline: sealing and
+ * opening check it on every datagram). */
+static inline uint8_t packet_protocol_byte(bool sealed)
+{
+    return (uint8_t)((PACKET_MAGIC << 4) | (sealed ? PACKET_SEALED_BIT : 0u) |
+                     TEMPO_PROTOCOL_VERSION);
+}
 
 /* Write the 8 header bytes of h into buf (capacity bytes). Returns
  * PACKET_HEADER_SIZE, or TEMPO_E_INVALID_ARG (NULL, type 0 or above 127),
