@@ -30,13 +30,27 @@
  * agree on; and the peers and the server with the transport sending each
  * datagram at once (sendto) or batching them until the end of the round
  * (batch_send: one sendmmsg).
+ * Every row also runs its kernel floor (bench_floor.h) right after it:
+ * plain system calls on as many fresh loopback sockets replaying, turn by
+ * turn, the datagrams, bytes and send and receive calls the row's
+ * transports counted in its measured window, timed by the row's own clock
+ * (the process's CPU for the peers and members, this thread's around the
+ * server's or the relay's turns). Printed beside the row: the floor, the
+ * row above it (the library's own work and whatever its calls add; the
+ * median of the repetitions' differences), and that against the smallest
+ * size's.
  * The rows of one size alternate within each repetition so all see the
  * same machine; the medians are printed, and each sealed / open ratio is
  * the median of the ratios within one repetition. The first argument sets
- * the repetitions (default 5). No pass/fail.
+ * the repetitions (default 5). No pass/fail; exit 1 when a row or its
+ * floor cannot run (a socket, a send, a datagram lost).
  */
+#ifdef __linux__
+#define _GNU_SOURCE /* sendmmsg, recvmmsg for the floor; before any system header */
+#endif
 #include <string.h>
 
+#include "bench_floor.h"
 #include "bench_play.h"
 #include "tempo/tempo.h"
 #include "tempo/udp.h"
@@ -53,9 +67,11 @@
 
 typedef struct result {
     double us;         /* CPU per peer per frame, or per client per tick */
+    double above;      /* us less floor_us (for medians: the median of the differences) */
     double send_calls; /* per peer per frame, or per server tick */
     double recv_calls;
     double datagram;   /* mean payload bytes of a datagram sent */
+    double floor_us;   /* the kernel's floor for the same datagrams and calls, as us */
 } result;
 
 static void open_socket(bool batch, tempo_udp **u, tempo_address *addr)
@@ -123,18 +139,32 @@ static result p2p_run(int n, tempo_cipher sealed, bool batch)
                 exit(1);
         }
     }
+    /* the floor: each peer's turn replayed, its datagrams to the others */
+    bench_floor *fl = bench_floor_create(n, n, P2P_FRAMES + P2P_FRAMES / 2);
+    for (int i = 0; i < n; i++) {
+        bench_floor_step *st = &fl->step[i];
+        st->sock = i, st->to_first = 0, st->to_count = n, st->batch = batch;
+    }
     double cpu0 = 0, cpu1 = 0;
     int32_t first = -1, last = -1;
+    int window = 0; /* the measured iterations so far */
     tempo_udp_stats before, after;
     memset(&before, 0, sizeof before);
     for (uint64_t k = 0; k < 100000; k++) {
         uint64_t now = k * TICK_US;
         for (int i = 0; i < n; i++) /* the machines' ticks spread over the 16.7 ms */
             (void)bench_peer_tick(&pr[i].p, now + (uint64_t)i * (TICK_US / (unsigned)n), i);
+        if (first >= 0) {
+            for (int i = 0; i < n; i++)
+                bench_floor_record(fl, window, i, pr[i].udp);
+            window++;
+        }
         int32_t f = tempo_session_frame(pr[0].p.s);
         if (first < 0 && f >= P2P_SETTLE) {
             first = f;
             udp_totals(socks, n, &before);
+            for (int i = 0; i < n; i++)
+                bench_floor_begin(fl, i, pr[i].udp);
             cpu0 = bench_cpu_now();
         } else if (first >= 0 && f - first >= P2P_FRAMES) {
             cpu1 = bench_cpu_now();
@@ -157,19 +187,13 @@ static result p2p_run(int n, tempo_cipher sealed, bool batch)
     r.send_calls = (double)(after.send_calls - before.send_calls) / per;
     r.recv_calls = (double)(after.recv_calls - before.recv_calls) / per;
     r.datagram = (double)(after.bytes_sent - before.bytes_sent) / (double)(after.sent - before.sent);
+    bench_floor_result fr = bench_floor_run(fl);
+    bench_floor_destroy(fl);
+    r.floor_us = fr.process_s * 1e6 / per;
     return r;
 }
 
 /* ---- client-server -------------------------------------------------------- */
-
-/* The CPU time of this thread: the server's calls alone, the clients
- * (ticking in the same thread between them) not counted. */
-static double thread_cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static result cs_run(int clients, tempo_cipher sealed, bool batch)
 {
@@ -193,22 +217,38 @@ static result cs_run(int clients, tempo_cipher sealed, bool batch)
         c[i] = bench_client_open(carena[i], STATE, clients, i, 5, sealed != TEMPO_CIPHER_AUTO, &sa,
                                  &ct);
     }
+    /* the floor: the server's turn (timed), sending to the clients, then
+     * each client's, sending to the server */
+    bench_floor *fl = bench_floor_create(clients + 1, clients + 1, CS_TICKS);
+    fl->step[0].to_first = 1, fl->step[0].to_count = clients;
+    fl->step[0].batch = batch, fl->step[0].timed = true;
+    for (int i = 1; i <= clients; i++)
+        fl->step[i].sock = i, fl->step[i].to_first = 0, fl->step[i].to_count = 1;
     const size_t stride = STATE / (size_t)clients;
     double spent = 0;
     tempo_udp_stats before, after;
     memset(&before, 0, sizeof before);
     for (int f = 0; f < CS_SETTLE + CS_TICKS; f++) {
         uint64_t now = (uint64_t)f * TICK_US;
-        if (f == CS_SETTLE)
+        if (f == CS_SETTLE) {
             tempo_udp_get_stats(su, &before);
-        double t0 = thread_cpu_now();
+            bench_floor_begin(fl, 0, su);
+            for (int i = 0; i < clients; i++)
+                bench_floor_begin(fl, i + 1, cu[i]);
+        }
+        double t0 = bench_thread_cpu_now();
         tempo_server_poll(s, now);
         tempo_server_tick t;
         tempo_server_advance(s, &t);
         if (f >= CS_SETTLE)
-            spent += thread_cpu_now() - t0;
+            spent += bench_thread_cpu_now() - t0;
         bench_server_game(arena, stride, clients, &t, f);
         bench_clients_tick(c, clients, now + TICK_US / 2, f);
+        if (f >= CS_SETTLE) {
+            bench_floor_record(fl, f - CS_SETTLE, 0, su);
+            for (int i = 0; i < clients; i++)
+                bench_floor_record(fl, f - CS_SETTLE, i + 1, cu[i]);
+        }
     }
     tempo_udp_get_stats(su, &after);
     tempo_server_stats ss;
@@ -228,6 +268,9 @@ static result cs_run(int clients, tempo_cipher sealed, bool batch)
     r.send_calls = (double)(after.send_calls - before.send_calls) / CS_TICKS;
     r.recv_calls = (double)(after.recv_calls - before.recv_calls) / CS_TICKS;
     r.datagram = (double)(after.bytes_sent - before.bytes_sent) / (double)(after.sent - before.sent);
+    bench_floor_result fr = bench_floor_run(fl);
+    bench_floor_destroy(fl);
+    r.floor_us = fr.timed_s * 1e6 / CS_TICKS / clients;
     return r;
 }
 
@@ -247,6 +290,8 @@ typedef struct relay_result {
     double datagrams_down;     /* the relay's datagrams per member per frame */
     double relay_us;           /* the relay's CPU per frame */
     double relay_send_calls;   /* per frame */
+    double member_floor_us;    /* the kernel's floor under member_us */
+    double relay_floor_us;     /* and under relay_us */
 } relay_result;
 
 #define RELAY_PROTOCOL 0x62656e6368ull
@@ -297,8 +342,17 @@ static relay_result relay_run(int n, bool sealed)
             tempo_session_add_local_player(pr[i].p.s, i) != TEMPO_OK)
             exit(1);
     }
+    /* the floor: the relay's turn (timed, sending to the members) before
+     * each member's (sending to the relay) */
+    bench_floor *fl = bench_floor_create(n + 1, 2 * n, P2P_FRAMES + P2P_FRAMES / 2);
+    for (int i = 0; i < n; i++) {
+        bench_floor_step *rs = &fl->step[2 * i], *mb = &fl->step[2 * i + 1];
+        rs->to_first = 1, rs->to_count = n, rs->batch = true, rs->timed = true;
+        mb->sock = i + 1, mb->to_first = 0, mb->to_count = 1, mb->batch = true;
+    }
     double cpu0 = 0, cpu1 = 0, relay_cpu = 0;
     int32_t first = -1, last = -1;
+    int window = 0; /* the measured iterations so far */
     tempo_udp_stats before, after, rbefore, rafter;
     memset(&before, 0, sizeof before);
     memset(&rbefore, 0, sizeof rbefore);
@@ -307,17 +361,25 @@ static relay_result relay_run(int n, bool sealed)
         bool measuring = first >= 0;
         for (int i = 0; i < n; i++) {
             uint64_t at = now + (uint64_t)i * (TICK_US / (unsigned)n);
-            double t0 = thread_cpu_now();
+            double t0 = bench_thread_cpu_now();
             (void)tempo_relay_update(relay, at, 1000 + at / 1000000u);
-            if (measuring)
-                relay_cpu += thread_cpu_now() - t0;
+            if (measuring) {
+                relay_cpu += bench_thread_cpu_now() - t0;
+                bench_floor_record(fl, window, 2 * i, ru);
+            }
             (void)bench_peer_tick(&pr[i].p, at, i);
+            if (measuring)
+                bench_floor_record(fl, window, 2 * i + 1, pr[i].udp);
         }
+        window += measuring;
         int32_t f = tempo_session_frame(pr[0].p.s);
         if (first < 0 && f >= P2P_SETTLE) {
             first = f;
             udp_totals(socks, n, &before);
             tempo_udp_get_stats(ru, &rbefore);
+            bench_floor_begin(fl, 0, ru);
+            for (int i = 0; i < n; i++)
+                bench_floor_begin(fl, i + 1, pr[i].udp);
             cpu0 = bench_cpu_now();
         } else if (first >= 0 && f - first >= P2P_FRAMES) {
             cpu1 = bench_cpu_now();
@@ -351,6 +413,10 @@ static relay_result relay_run(int n, bool sealed)
     r.datagrams_down = (double)(rafter.sent - rbefore.sent) / per;
     r.relay_us = relay_cpu * 1e6 / frames;
     r.relay_send_calls = (double)(rafter.send_calls - rbefore.send_calls) / frames;
+    bench_floor_result fr = bench_floor_run(fl);
+    bench_floor_destroy(fl);
+    r.member_floor_us = (fr.process_s - fr.timed_s) * 1e6 / per;
+    r.relay_floor_us = fr.timed_s * 1e6 / frames;
     return r;
 }
 
@@ -361,33 +427,52 @@ static void relay_table(int modes, int runs)
     printf("\n### Relay: N members of one match on loopback, batched sends (median of %d runs of "
            "%d frames)\n\n",
            runs, P2P_FRAMES);
-    printf("| members | mode | member CPU us per frame | vs 2 members | member send calls | "
-           "member recv calls | relay datagrams to a member | bytes up | bytes down | "
-           "relay CPU us per frame | relay CPU us per member | relay send calls per frame |\n");
-    printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    printf("| members | mode | member CPU us per frame | vs 2 members | member floor us | member "
+           "above floor us | above floor vs 2 members | member send calls | member recv calls | "
+           "relay datagrams to a member | bytes up | bytes down | relay CPU us per frame | relay "
+           "CPU us per member | relay floor us per member | relay above floor us per member | "
+           "relay send calls per frame |\n");
+    printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+           "\n");
     static const int members[] = {2, 4, 8};
     int rmodes = modes >= 4 ? 2 : 1; /* open, and sealed when libsodium is here */
-    double two[2] = {0, 0};
+    double two[2] = {0, 0}, two_above[2] = {0, 0};
+    enum { COLS = 13 };
     for (int k = 0; k < 3; k++) {
-        double v[2][9][MAX_REPS];
+        double v[2][COLS][MAX_REPS];
         for (int rep = 0; rep < runs; rep++)
             for (int m = 0; m < rmodes; m++) {
                 relay_result x = relay_run(members[k], m == 1);
-                double f[9] = {x.member_us, x.send_calls, x.recv_calls, x.datagrams_down, x.up,
-                               x.down, x.relay_us, x.relay_us / members[k], x.relay_send_calls};
-                for (int c = 0; c < 9; c++)
+                int n = members[k];
+                double f[COLS] = {x.member_us, x.member_floor_us, x.member_us - x.member_floor_us,
+                                  x.send_calls, x.recv_calls, x.datagrams_down, x.up, x.down,
+                                  x.relay_us, x.relay_us / n, x.relay_floor_us / n,
+                                  (x.relay_us - x.relay_floor_us) / n, x.relay_send_calls};
+                for (int c = 0; c < COLS; c++)
                     v[m][c][rep] = f[c];
             }
         for (int m = 0; m < rmodes; m++) {
-            double med[9];
-            for (int c = 0; c < 9; c++)
+            double med[COLS];
+            for (int c = 0; c < COLS; c++)
                 med[c] = bench_median(v[m][c], runs);
             if (k == 0)
-                two[m] = med[0];
-            printf("| %d | %s | %.2f | %.2fx | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | %.2f | "
-                   "%.2f |\n",
-                   members[k], m == 1 ? "sealed" : "open", med[0], med[0] / two[m], med[1], med[2],
-                   med[3], med[4], med[5], med[6], med[7], med[8]);
+                two[m] = med[0], two_above[m] = med[2];
+            char cells[3][32];
+            if (BENCH_FLOOR) {
+                snprintf(cells[0], sizeof cells[0], "%.2f | %.2f | %.2fx", med[1], med[2],
+                         med[2] / two_above[m]);
+                snprintf(cells[1], sizeof cells[1], "%.2f", med[10]);
+                snprintf(cells[2], sizeof cells[2], "%.2f", med[11]);
+            } else {
+                snprintf(cells[0], sizeof cells[0], "- | - | -");
+                snprintf(cells[1], sizeof cells[1], "-");
+                snprintf(cells[2], sizeof cells[2], "-");
+            }
+            printf("| %d | %s | %.2f | %.2fx | %s | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | "
+                   "%.2f | %s | %s | %.2f |\n",
+                   members[k], m == 1 ? "sealed" : "open", med[0], med[0] / two[m], cells[0],
+                   med[3], med[4], med[5], med[6], med[7], med[8], med[9], cells[1], cells[2],
+                   med[12]);
         }
     }
 }
@@ -415,6 +500,18 @@ typedef result (*run_fn)(int size, tempo_cipher sealed, bool batch);
 
 static int reps = REPS;
 
+/* The floor's three cells of a row: the floor, tempo above it, and that
+ * against the smallest size's (dashes where there is no floor). */
+static const char *floor_cells(const result *x, const result *smallest)
+{
+    static char cells[96];
+    if (!BENCH_FLOOR)
+        return "- | - | -";
+    snprintf(cells, sizeof cells, "%.2f | %.2f | %.2fx", x->floor_us, x->above,
+             x->above / smallest->above);
+    return cells;
+}
+
 /* Each mode's CPU in each repetition, for ratios of the same repetition. */
 typedef struct cpu_reps {
     double us[MODES][MAX_REPS];
@@ -424,12 +521,12 @@ typedef struct cpu_reps {
  * out, each repetition's CPU into *cpu. */
 static void measure(run_fn fn, int size, int modes, result out[MODES], cpu_reps *cpu)
 {
-    double v[MODES][4][MAX_REPS];
+    double v[MODES][6][MAX_REPS];
     for (int r = 0; r < reps; r++)
         for (int m = 0; m < modes; m++) {
             result x = fn(size, mode_cipher(m), m % 2 == 1);
             v[m][0][r] = x.us, v[m][1][r] = x.send_calls, v[m][2][r] = x.recv_calls;
-            v[m][3][r] = x.datagram;
+            v[m][3][r] = x.datagram, v[m][4][r] = x.floor_us, v[m][5][r] = x.us - x.floor_us;
             cpu->us[m][r] = x.us;
         }
     for (int m = 0; m < modes; m++) {
@@ -437,6 +534,8 @@ static void measure(run_fn fn, int size, int modes, result out[MODES], cpu_reps 
         out[m].send_calls = bench_median(v[m][1], reps);
         out[m].recv_calls = bench_median(v[m][2], reps);
         out[m].datagram = bench_median(v[m][3], reps);
+        out[m].floor_us = bench_median(v[m][4], reps);
+        out[m].above = bench_median(v[m][5], reps);
     }
 }
 
@@ -480,40 +579,50 @@ int main(int argc, char **argv)
 
     printf("\n### p2p: N peers on loopback, per peer per frame (median of %d runs of %d frames)\n\n",
            reps, P2P_FRAMES);
-    printf("| peers | mode | CPU us | vs 2 peers | send calls | recv calls | bytes per datagram |\n");
-    printf("|---:|---|---:|---:|---:|---:|---:|\n");
+    printf("| peers | mode | CPU us | vs 2 peers | floor us | above floor us | above floor vs 2 "
+           "peers | send calls | recv calls | bytes per datagram |\n");
+    printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     static const int peers[] = {2, 4, 8};
     result r[3][MODES];
     static cpu_reps pc[3];
     for (int k = 0; k < 3; k++) {
         measure(p2p_run, peers[k], modes, r[k], &pc[k]);
         for (int m = 0; m < modes; m++)
-            printf("| %d | %s | %.2f | %.2fx | %.2f | %.2f | %.1f |\n", peers[k], mode_name(m),
-                   r[k][m].us, r[k][m].us / r[0][m].us, r[k][m].send_calls, r[k][m].recv_calls,
-                   r[k][m].datagram);
+            printf("| %d | %s | %.2f | %.2fx | %s | %.2f | %.2f | %.1f |\n", peers[k], mode_name(m),
+                   r[k][m].us, r[k][m].us / r[0][m].us,
+                   floor_cells(&r[k][m], &r[0][m]), r[k][m].send_calls,
+                   r[k][m].recv_calls, r[k][m].datagram);
     }
     ratio_lines("p2p", &pc[0], "2 peers", &pc[2], "8 peers", modes);
 
     printf("\n### Server: C clients on loopback, a snapshot every tick (median of %d runs of %d "
            "ticks)\n\n",
            reps, CS_TICKS);
-    printf("| clients | mode | server CPU us per client per tick | server send calls per tick | "
-           "recv calls per tick | bytes per datagram |\n");
-    printf("|---:|---|---:|---:|---:|---:|\n");
+    printf("| clients | mode | server CPU us per client per tick | floor us | above floor us | "
+           "above floor vs 8 clients | server send calls per tick | recv calls per tick | bytes "
+           "per datagram |\n");
+    printf("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
     static const int clients[] = {8, 64, 256};
     static cpu_reps cc[3];
     result c[3][MODES];
     for (int k = 0; k < 3; k++) {
         measure(cs_run, clients[k], modes, c[k], &cc[k]);
         for (int m = 0; m < modes; m++)
-            printf("| %d | %s | %.2f | %.2f | %.2f | %.1f |\n", clients[k], mode_name(m), c[k][m].us,
-                   c[k][m].send_calls, c[k][m].recv_calls, c[k][m].datagram);
+            printf("| %d | %s | %.2f | %s | %.2f | %.2f | %.1f |\n", clients[k], mode_name(m),
+                   c[k][m].us, floor_cells(&c[k][m], &c[0][m]), c[k][m].send_calls,
+                   c[k][m].recv_calls, c[k][m].datagram);
     }
     ratio_lines("server", &cc[0], "8 clients", &cc[1], "64 clients", modes);
     printf("\nper client, 256 clients / 64 clients:");
     for (int m = 0; m < modes; m++)
         printf("%s %s %.2fx", m == 0 ? "" : ";", mode_name(m), c[2][m].us / c[1][m].us);
     printf("\n");
+    if (BENCH_FLOOR) {
+        printf("\nabove the floor per client, 256 clients / 64 clients:");
+        for (int m = 0; m < modes; m++)
+            printf("%s %s %.2fx", m == 0 ? "" : ";", mode_name(m), c[2][m].above / c[1][m].above);
+        printf("\n");
+    }
     printf("\nA server admits at most %d clients (TEMPO_CS_MAX_CLIENTS).\n", TEMPO_CS_MAX_CLIENTS);
 
     relay_table(modes, reps);

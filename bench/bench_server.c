@@ -7,14 +7,18 @@
  * players owns one 4-byte counter that moves a little every tick (the
  * rest stays), and the game's step is that and nothing else. After 5 s to
  * settle, 10 s are measured:
- *   - server CPU per client per tick: time inside tempo_server_poll and
- *     tempo_server_advance (network in, the tick, snapshots out: delta
- *     coding, framing, the simnet's send), divided by 64 clients, the
- *     median of REPS runs;
+ *   - server CPU per client per tick: this thread's CPU time inside
+ *     tempo_server_poll and tempo_server_advance (network in, the tick,
+ *     snapshots out: delta coding, framing, the simnet's send), divided
+ *     by 64 clients, the median of REPS runs;
  *   - bytes per client per second down: what the server put on the wire
  *     to one client (snapshots and headers), and the mean snapshot size.
  * Each size runs open and sealed (a backend key, a connect token per
  * client: every datagram after the handshake AEAD-sealed), side by side.
+ * A second table puts 64 and 256 clients side by side on a 4096-byte state
+ * (room for 256 counters), alternating within each repetition, with the
+ * 256 / 64 ratio of the CPU per client: how the server's own work grows
+ * with its clients, no kernel in it (bench_scale has the loopback sockets).
  * No pass/fail: a table to compare builds and machines with.
  */
 #include <stdio.h>
@@ -26,7 +30,8 @@
 #include "tempo/tempo.h"
 
 #define REPS 5
-#define CLIENTS 64
+#define CLIENTS 64 /* the first table's */
+#define MAX_CLIENTS 256
 #define SETTLE 300
 #define MEASURE 600
 
@@ -36,12 +41,12 @@ typedef struct run_result {
     double snapshot_bytes;
 } run_result;
 
-static run_result run(size_t state_size, uint64_t seed, bool sealed)
+static run_result run(size_t state_size, int clients, uint64_t seed, bool sealed)
 {
     tempo_simnet_config nc;
     tempo_simnet_config_default(&nc);
     nc.seed = seed;
-    nc.max_nodes = CLIENTS + 1;
+    nc.max_nodes = clients + 1;
     nc.default_link.latency_us = 30000;
     tempo_simnet *net;
     if (tempo_simnet_create(&nc, &net) != TEMPO_OK)
@@ -50,25 +55,25 @@ static run_result run(size_t state_size, uint64_t seed, bool sealed)
     tempo_transport st;
     tempo_simnet_add_node(net, &sa, &st);
     uint8_t *arena = (uint8_t *)calloc(1, state_size);
-    tempo_server *s = bench_server_open(arena, state_size, CLIENTS, seed, sealed, &sa, &st);
-    tempo_client *c[CLIENTS];
-    uint8_t *carena[CLIENTS];
-    for (int i = 0; i < CLIENTS; i++) {
-        tempo_address ca = tempo_address_ipv4(10, 0, 1, (uint8_t)(i + 1), 2);
+    tempo_server *s = bench_server_open(arena, state_size, clients, seed, sealed, &sa, &st);
+    tempo_client *c[MAX_CLIENTS];
+    uint8_t *carena[MAX_CLIENTS];
+    for (int i = 0; i < clients; i++) {
+        tempo_address ca = tempo_address_ipv4(10, 0, (uint8_t)(1 + i / 200), (uint8_t)(1 + i % 200), 2);
         tempo_transport ct;
         tempo_simnet_add_node(net, &ca, &ct);
         carena[i] = (uint8_t *)calloc(1, state_size);
-        c[i] = bench_client_open(carena[i], state_size, CLIENTS, i, seed, sealed, &sa, &ct);
+        c[i] = bench_client_open(carena[i], state_size, clients, i, seed, sealed, &sa, &ct);
     }
     const uint64_t tick = 1000000 / 60;
-    const size_t stride = state_size / CLIENTS;
+    const size_t stride = state_size / clients;
     double spent = 0;
     uint64_t bytes0 = 0, bytes1 = 0, snaps0 = 0, snaps1 = 0, sbytes0 = 0, sbytes1 = 0;
     for (int f = 0; f < SETTLE + MEASURE; f++) {
         uint64_t now = (uint64_t)f * tick;
         if (f == SETTLE || f == SETTLE + MEASURE - 1) {
             uint64_t b = 0, n = 0, sb = 0;
-            for (int i = 0; i < CLIENTS; i++) {
+            for (int i = 0; i < clients; i++) {
                 tempo_server_client_stats cs;
                 tempo_server_get_client_stats(s, i, &cs);
                 b += cs.bytes_sent;
@@ -82,28 +87,28 @@ static run_result run(size_t state_size, uint64_t seed, bool sealed)
             }
         }
         tempo_simnet_set_time(net, now);
-        double t0 = bench_now();
+        double t0 = bench_thread_cpu_now();
         tempo_server_poll(s, now);
         tempo_server_tick t;
         tempo_server_advance(s, &t);
-        double t1 = bench_now();
+        double t1 = bench_thread_cpu_now();
         if (f >= SETTLE)
             spent += t1 - t0;
-        bench_server_game(arena, stride, CLIENTS, &t, f);
+        bench_server_game(arena, stride, clients, &t, f);
         tempo_simnet_set_time(net, now + tick / 2);
-        bench_clients_tick(c, CLIENTS, now + tick / 2, f);
+        bench_clients_tick(c, clients, now + tick / 2, f);
     }
     tempo_server_stats ss;
     tempo_server_get_stats(s, &ss);
-    if (ss.clients != CLIENTS) {
+    if (ss.clients != clients) {
         fprintf(stderr, "bench_server: %d clients connected\n", ss.clients);
         exit(1);
     }
     run_result r;
-    r.us_per_client_tick = spent * 1e6 / MEASURE / CLIENTS;
-    r.bytes_per_client_s = (double)(bytes1 - bytes0) / CLIENTS / ((MEASURE - 1) / 60.0);
+    r.us_per_client_tick = spent * 1e6 / MEASURE / clients;
+    r.bytes_per_client_s = (double)(bytes1 - bytes0) / clients / ((MEASURE - 1) / 60.0);
     r.snapshot_bytes = (double)(sbytes1 - sbytes0) / (double)(snaps1 - snaps0);
-    for (int i = 0; i < CLIENTS; i++) {
+    for (int i = 0; i < clients; i++) {
         tempo_client_destroy(c[i]);
         free(carena[i]);
     }
@@ -111,6 +116,50 @@ static run_result run(size_t state_size, uint64_t seed, bool sealed)
     free(arena);
     tempo_simnet_destroy(net);
     return r;
+}
+
+/* 64 and 256 clients on a 4096-byte state, the four rows of a repetition
+ * one after the other; the ratios are medians of each repetition's. */
+static void clients_table(bool seal)
+{
+    enum { STATE = 4096 };
+    static const int clients[2] = {CLIENTS, MAX_CLIENTS};
+    int modes = seal ? 2 : 1;
+    double cpu[2][2][REPS], bps[2][2][REPS], snap[2][REPS], ratio[2][REPS];
+    for (int i = 0; i < REPS; i++)
+        for (int m = 0; m < modes; m++)
+            for (int k = 0; k < 2; k++) {
+                run_result r = run(STATE, clients[k], 100 + (uint64_t)i, m == 1);
+                cpu[m][k][i] = r.us_per_client_tick;
+                bps[m][k][i] = r.bytes_per_client_s;
+                if (m == 0)
+                    snap[k][i] = r.snapshot_bytes;
+                if (k == 1)
+                    ratio[m][i] = cpu[m][1][i] / cpu[m][0][i];
+            }
+    printf("\n%d and %d clients, a %d-byte state; median of %d runs of %d ticks, alternating.\n\n",
+           CLIENTS, MAX_CLIENTS, STATE, REPS, MEASURE);
+    printf("| clients | server CPU us / client / tick, open | sealed | bytes / client / s down, "
+           "open | sealed | mean snapshot bytes |\n");
+    printf("|---:|---:|---:|---:|---:|---:|\n");
+    for (int k = 0; k < 2; k++) {
+        printf("| %d | %.2f | ", clients[k], bench_median(cpu[0][k], REPS));
+        if (seal)
+            printf("%.2f", bench_median(cpu[1][k], REPS));
+        else
+            printf("-");
+        printf(" | %.0f | ", bench_median(bps[0][k], REPS));
+        if (seal)
+            printf("%.0f", bench_median(bps[1][k], REPS));
+        else
+            printf("-");
+        printf(" | %.0f |\n", bench_median(snap[k], REPS));
+    }
+    printf("\nper client, %d clients / %d (median of the runs' ratios): open %.2fx", MAX_CLIENTS,
+           CLIENTS, bench_median(ratio[0], REPS));
+    if (seal)
+        printf(", sealed %.2fx", bench_median(ratio[1], REPS));
+    printf("\n");
 }
 
 int main(void)
@@ -129,7 +178,7 @@ int main(void)
         double cpu[2][REPS], bps[2][REPS], snap[REPS];
         for (int m = 0; m < (seal ? 2 : 1); m++)
             for (int i = 0; i < REPS; i++) {
-                run_result r = run(sizes[k], 100 + (uint64_t)i, m == 1);
+                run_result r = run(sizes[k], CLIENTS, 100 + (uint64_t)i, m == 1);
                 cpu[m][i] = r.us_per_client_tick;
                 bps[m][i] = r.bytes_per_client_s;
                 if (m == 0)
@@ -147,6 +196,7 @@ int main(void)
             printf("-");
         printf(" | %.0f |\n", bench_median(snap, REPS));
     }
+    clients_table(seal);
     if (!seal)
         printf("\nThis build has no libsodium: the sealed columns are empty.\n");
     return 0;
