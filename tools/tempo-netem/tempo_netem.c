@@ -248,8 +248,11 @@ static void take_in(relay *r, tempo_transport *sock, tempo_transport *node, int 
     uint8_t buf[TEMPO_MAX_DATAGRAM];
     tempo_address from;
     int n;
-    tempo_simnet_set_time(r->net, clock_now(r));
     while ((n = sock->recv(sock->ctx, &from, buf, sizeof buf)) > 0) {
+        /* Each datagram enters the model when it was read: one that came
+         * in while this loop ran must not be dated to the loop's start, or
+         * it would leave that much earlier than its link's delay. */
+        tempo_simnet_set_time(r->net, clock_now(r));
         if (n > TEMPO_MAX_DATAGRAM) {
             r->oversize++;
             continue;
