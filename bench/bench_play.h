@@ -114,23 +114,27 @@ static inline tempo_client *bench_client_open(uint8_t *arena, size_t size, int c
     return c;
 }
 
-/* The server's game for tick f: each player's counter (every stride
- * bytes of the arena) moves when its input says so or every third tick. */
-static inline void bench_server_game(uint8_t *arena, size_t stride, int players,
+/* The server's game for tick f: each of the first `active` players'
+ * counters (every stride bytes of the arena) moves when its input says so
+ * or every third tick; the other players stand still. */
+static inline void bench_server_game(uint8_t *arena, size_t stride, int active,
                                      const tempo_server_tick *t, int f)
 {
-    for (int p = 0; p < players; p++)
+    for (int p = 0; p < active; p++)
         if (t->requests[0].inputs[p * 4] != 0 || (f + p) % 3 == 0)
             arena[(size_t)p * stride] = (uint8_t)(arena[(size_t)p * stride] + 1);
 }
 
-/* Every client's tick f at `now`: poll, its players' inputs, advance. */
-static inline void bench_clients_tick(tempo_client **c, int clients, uint64_t now, int f)
+/* Every client's tick f at `now`: poll, its players' inputs, advance. The
+ * first `active` clients' inputs change every 8 ticks; the others' stay
+ * zero (players standing still). */
+static inline void bench_clients_tick(tempo_client **c, int clients, int active, uint64_t now,
+                                      int f)
 {
     for (int i = 0; i < clients; i++) {
         tempo_client_poll(c[i], now);
         int first = 0, count = tempo_client_local_slots(c[i], &first, NULL);
-        uint8_t in[4] = {(uint8_t)(f / 8), 0, 0, 0};
+        uint8_t in[4] = {(uint8_t)(i < active ? f / 8 : 0), 0, 0, 0};
         for (int p = first; p < first + count; p++)
             tempo_client_add_local_input(c[i], p, in, sizeof in);
         tempo_client_tick k;

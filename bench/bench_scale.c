@@ -243,7 +243,7 @@ static result cs_run(int clients, tempo_cipher sealed, bool batch)
         if (f >= CS_SETTLE)
             spent += bench_thread_cpu_now() - t0;
         bench_server_game(arena, stride, clients, &t, f);
-        bench_clients_tick(c, clients, now + TICK_US / 2, f);
+        bench_clients_tick(c, clients, clients, now + TICK_US / 2, f);
         if (f >= CS_SETTLE) {
             bench_floor_record(fl, f - CS_SETTLE, 0, su);
             for (int i = 0; i < clients; i++)

@@ -16,9 +16,13 @@
  * Each size runs open and sealed (a backend key, a connect token per
  * client: every datagram after the handshake AEAD-sealed), side by side.
  * A second table puts 64 and 256 clients side by side on a 4096-byte state
- * (room for 256 counters), alternating within each repetition, with the
- * 256 / 64 ratio of the CPU per client: how the server's own work grows
- * with its clients, no kernel in it (bench_scale has the loopback sockets).
+ * (room for 256 counters), alternating within each repetition, with each
+ * row's CPU per client over the 64-client row's: how the server's own work
+ * grows with its clients, no kernel in it (bench_scale has the loopback
+ * sockets). With 256 all moving, each client's snapshot carries four times
+ * the players; a third row has 256 clients of which 64 move (the others'
+ * inputs stay zero, their counters still), so a snapshot carries about
+ * what it does with 64 and the ratio is the per-client cost alone.
  * No pass/fail: a table to compare builds and machines with.
  */
 #include <stdio.h>
@@ -41,7 +45,8 @@ typedef struct run_result {
     double snapshot_bytes;
 } run_result;
 
-static run_result run(size_t state_size, int clients, uint64_t seed, bool sealed)
+/* One run: `clients` clients, the first `active` of them moving. */
+static run_result run(size_t state_size, int clients, int active, uint64_t seed, bool sealed)
 {
     tempo_simnet_config nc;
     tempo_simnet_config_default(&nc);
@@ -94,9 +99,9 @@ static run_result run(size_t state_size, int clients, uint64_t seed, bool sealed
         double t1 = bench_thread_cpu_now();
         if (f >= SETTLE)
             spent += t1 - t0;
-        bench_server_game(arena, stride, clients, &t, f);
+        bench_server_game(arena, stride, active, &t, f);
         tempo_simnet_set_time(net, now + tick / 2);
-        bench_clients_tick(c, clients, now + tick / 2, f);
+        bench_clients_tick(c, clients, active, now + tick / 2, f);
     }
     tempo_server_stats ss;
     tempo_server_get_stats(s, &ss);
@@ -118,32 +123,38 @@ static run_result run(size_t state_size, int clients, uint64_t seed, bool sealed
     return r;
 }
 
-/* 64 and 256 clients on a 4096-byte state, the four rows of a repetition
- * one after the other; the ratios are medians of each repetition's. */
+/* 64 and 256 clients on a 4096-byte state, and 256 of which only 64
+ * move (so each client's snapshot carries what it does with 64: the
+ * server's cost per client apart from the payload's growth); the rows of
+ * a repetition one after the other; the ratios are medians of each
+ * repetition's. */
+#define ROWS 3
 static void clients_table(bool seal)
 {
     enum { STATE = 4096 };
-    static const int clients[2] = {CLIENTS, MAX_CLIENTS};
+    static const int clients[ROWS] = {CLIENTS, MAX_CLIENTS, MAX_CLIENTS};
+    static const int active[ROWS] = {CLIENTS, MAX_CLIENTS, CLIENTS};
     int modes = seal ? 2 : 1;
-    double cpu[2][2][REPS], bps[2][2][REPS], snap[2][REPS], ratio[2][REPS];
+    double cpu[2][ROWS][REPS], bps[2][ROWS][REPS], snap[ROWS][REPS], ratio[2][ROWS][REPS];
     for (int i = 0; i < REPS; i++)
         for (int m = 0; m < modes; m++)
-            for (int k = 0; k < 2; k++) {
-                run_result r = run(STATE, clients[k], 100 + (uint64_t)i, m == 1);
+            for (int k = 0; k < ROWS; k++) {
+                run_result r = run(STATE, clients[k], active[k], 100 + (uint64_t)i, m == 1);
                 cpu[m][k][i] = r.us_per_client_tick;
                 bps[m][k][i] = r.bytes_per_client_s;
                 if (m == 0)
                     snap[k][i] = r.snapshot_bytes;
-                if (k == 1)
-                    ratio[m][i] = cpu[m][1][i] / cpu[m][0][i];
+                ratio[m][k][i] = cpu[m][k][i] / cpu[m][0][i];
             }
-    printf("\n%d and %d clients, a %d-byte state; median of %d runs of %d ticks, alternating.\n\n",
-           CLIENTS, MAX_CLIENTS, STATE, REPS, MEASURE);
-    printf("| clients | server CPU us / client / tick, open | sealed | bytes / client / s down, "
-           "open | sealed | mean snapshot bytes |\n");
-    printf("|---:|---:|---:|---:|---:|---:|\n");
-    for (int k = 0; k < 2; k++) {
-        printf("| %d | %.2f | ", clients[k], bench_median(cpu[0][k], REPS));
+    printf("\n%d and %d clients, a %d-byte state, and %d clients of which %d move; median of %d "
+           "runs of %d ticks, alternating.\n\n",
+           CLIENTS, MAX_CLIENTS, STATE, MAX_CLIENTS, CLIENTS, REPS, MEASURE);
+    printf("| clients | moving | server CPU us / client / tick, open | sealed | bytes / client / s "
+           "down, open | sealed | mean snapshot bytes | per client vs %d, open | sealed |\n",
+           CLIENTS);
+    printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int k = 0; k < ROWS; k++) {
+        printf("| %d | %d | %.2f | ", clients[k], active[k], bench_median(cpu[0][k], REPS));
         if (seal)
             printf("%.2f", bench_median(cpu[1][k], REPS));
         else
@@ -153,13 +164,13 @@ static void clients_table(bool seal)
             printf("%.0f", bench_median(bps[1][k], REPS));
         else
             printf("-");
-        printf(" | %.0f |\n", bench_median(snap[k], REPS));
+        printf(" | %.0f | %.2fx | ", bench_median(snap[k], REPS), bench_median(ratio[0][k], REPS));
+        if (seal)
+            printf("%.2fx", bench_median(ratio[1][k], REPS));
+        else
+            printf("-");
+        printf(" |\n");
     }
-    printf("\nper client, %d clients / %d (median of the runs' ratios): open %.2fx", MAX_CLIENTS,
-           CLIENTS, bench_median(ratio[0], REPS));
-    if (seal)
-        printf(", sealed %.2fx", bench_median(ratio[1], REPS));
-    printf("\n");
 }
 
 int main(void)
@@ -178,7 +189,7 @@ int main(void)
         double cpu[2][REPS], bps[2][REPS], snap[REPS];
         for (int m = 0; m < (seal ? 2 : 1); m++)
             for (int i = 0; i < REPS; i++) {
-                run_result r = run(sizes[k], CLIENTS, 100 + (uint64_t)i, m == 1);
+                run_result r = run(sizes[k], CLIENTS, CLIENTS, 100 + (uint64_t)i, m == 1);
                 cpu[m][i] = r.us_per_client_tick;
                 bps[m][i] = r.bytes_per_client_s;
                 if (m == 0)

@@ -17,6 +17,7 @@
  * depends on the seed and its own traffic, never on other links'.
  */
 #include "base/common.h"
+#include "net/addr_map.h"
 
 #include "tempo/rng.h"
 #include "tempo/simnet.h"
@@ -68,6 +69,7 @@ struct tempo_simnet {
     int max_nodes, num_nodes, num_blackouts;
     uint32_t max_in_flight, free_count, heap_count, ready_count;
     simnet_node *nodes;
+    addr_map by_addr;        /* a node's index by its address: every send looks one up */
     simnet_link *links;      /* [from * max_nodes + to] */
     simnet_packet *packets;
     uint8_t *data;           /* packet i's bytes at i * TEMPO_MAX_DATAGRAM */
@@ -162,10 +164,7 @@ static uint32_t heap_pop(tempo_simnet *net)
 
 static int find_node(const tempo_simnet *net, const tempo_address *a)
 {
-    for (int i = 0; i < net->num_nodes; i++)
-        if (tempo_address_equal(&net->nodes[i].addr, a))
-            return i;
-    return -1;
+    return addr_map_find(&net->by_addr, a);
 }
 
 static simnet_link *link_of(const tempo_simnet *net, int from, int to)
@@ -397,6 +396,7 @@ void tempo_simnet_destroy(tempo_simnet *net)
         return;
     tempo_allocator a = net->alloc;
     tempo__free(&a, net->nodes);
+    tempo__free(&a, net->by_addr.e);
     tempo__free(&a, net->links);
     tempo__free(&a, net->packets);
     tempo__free(&a, net->data);
@@ -424,16 +424,25 @@ tempo_result tempo_simnet_create(const tempo_simnet_config *cfg, tempo_simnet **
     size_t nlinks = (size_t)cfg->max_nodes * (size_t)cfg->max_nodes;
     size_t npk = (size_t)cfg->max_in_flight;
     net->nodes = tempo__calloc(a, (size_t)cfg->max_nodes, sizeof *net->nodes);
+    addr_map_entry *entries =
+        tempo__calloc(a, addr_map_entries(cfg->max_nodes), sizeof *entries);
     net->links = tempo__calloc(a, nlinks, sizeof *net->links);
     net->packets = tempo__calloc(a, npk, sizeof *net->packets);
     net->data = tempo__alloc(a, npk * TEMPO_MAX_DATAGRAM);
     net->free_list = tempo__calloc(a, npk, sizeof *net->free_list);
     net->heap = tempo__calloc(a, npk, sizeof *net->heap);
-    if (!net->nodes || !net->links || !net->packets || !net->data || !net->free_list ||
-        !net->heap) {
+    net->by_addr.e = entries;
+    if (!net->nodes || !entries || !net->links || !net->packets || !net->data ||
+        !net->free_list || !net->heap) {
         tempo_simnet_destroy(net);
         return TEMPO_E_NO_MEMORY;
     }
+    /* Lookups are exact whatever the key; one from the seed keeps a run
+     * reproducible down to its memory layout. */
+    uint8_t key[ADDR_MAP_KEY_SIZE];
+    for (int i = 0; i < ADDR_MAP_KEY_SIZE; i++)
+        key[i] = (uint8_t)(cfg->seed >> (8 * (i % 8)) ^ (uint64_t)(0x5Bu * (unsigned)i));
+    addr_map_init(&net->by_addr, entries, cfg->max_nodes, key);
     for (size_t i = 0; i < nlinks; i++) {
         net->links[i].p = cfg->default_link;
         tempo_rng_seed(&net->links[i].rng, cfg->seed, (uint64_t)i);
@@ -454,6 +463,8 @@ tempo_result tempo_simnet_add_node(tempo_simnet *net, const tempo_address *addr,
     if (find_node(net, addr) >= 0)
         return TEMPO_E_ALREADY;
     if (net->num_nodes == net->max_nodes)
+        return TEMPO_E_FULL;
+    if (!addr_map_add(&net->by_addr, addr, net->num_nodes))
         return TEMPO_E_FULL;
     simnet_node *node = &net->nodes[net->num_nodes++];
     node->net = net;
