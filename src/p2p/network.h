@@ -285,6 +285,10 @@ void p2p_tick_closes(tempo_p2p *n);
  * False if it could not be encoded, sealed or sent (a keyed session sends
  * nothing to a peer whose keys are gone). */
 bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx);
+/* p2p_send of an INPUT whose middle part may come from, or go to, `run`
+ * (wire/codec.h, tempo_codec_run: one round of sends, inputs unchanged). */
+bool p2p_send_run(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx,
+                  tempo_codec_run *run);
 /* Send the datagram in n->buf (size bytes, header and body, sequence seq
  * from link_next_seq), sealed in a keyed session; as p2p_send. */
 bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size);

@@ -113,9 +113,10 @@ static bool due(const tempo_p2p *n, const p2p_peer *e, bool keepalive_only, bool
     return keepalive_only ? quiet : (news || quiet);
 }
 
-static bool send_input(tempo_p2p *n, p2p_peer *e, const tempo_codec_ctx *ctx)
+static bool send_input(tempo_p2p *n, p2p_peer *e, const tempo_codec_ctx *ctx,
+                       tempo_codec_run *run)
 {
-    if (!p2p_send(n, e, &n->msg, ctx))
+    if (!p2p_send_run(n, e, &n->msg, ctx, run))
         return false;
     e->input_sent = true;
     e->input_sent_us = n->clock->now_us;
@@ -140,10 +141,15 @@ void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
         n->msg.type = TEMPO_MSG_INPUT_ACK;
         n->msg.u.input_ack.ack = ack;
         n->msg.u.input_ack.sender_frame = n->sync->frame;
-        if (send_input(n, h, &ctx))
+        if (send_input(n, h, &ctx, NULL))
             h->sent_ack = ack;
         return;
     }
+    /* Peers that acknowledged the same frame get the same inputs: their
+     * coded part is made once in this round (nothing below changes the
+     * input queues). */
+    tempo_codec_run run;
+    run.valid = false;
     int32_t local_end = p2p_local_end(n);
     for (int i = 0; i < n->npeers; i++) {
         p2p_peer *e = &n->peers[i];
@@ -160,7 +166,7 @@ void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
         if (!due(n, e, keepalive_only, count > 0 || ack != e->sent_ack))
             continue;
         build_input(n, &n->msg, count > 0 ? n->local_mask : 0, start, count, ack, false);
-        if (send_input(n, e, &ctx))
+        if (send_input(n, e, &ctx, n->npeers > 1 ? &run : NULL))
             e->sent_ack = ack;
     }
 }
@@ -267,6 +273,8 @@ void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
 {
     tempo_codec_ctx ctx;
     codec_ctx(n, &ctx, true);
+    tempo_codec_run run; /* spectators fed from the same frame share it */
+    run.valid = false;
     uint32_t all = (1u << n->cfg->num_players) - 1u;
     for (int i = 0; i < n->nspecs; i++) {
         p2p_peer *e = &n->specs[i];
@@ -290,6 +298,6 @@ void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
         if (!due(n, e, keepalive_only, count > 0))
             continue;
         build_input(n, &n->msg, count > 0 ? all : 0, start, count, 0, true);
-        (void)send_input(n, e, &ctx);
+        (void)send_input(n, e, &ctx, n->nspecs > 1 ? &run : NULL);
     }
 }
