@@ -20,7 +20,7 @@
 #include "tempo/rng.h"
 #include "wire/codec.h"
 
-#define SEEDS 400
+#define SEEDS 150
 #define RECEIVERS 10
 
 /* The sender's input of `player` at `frame`: the inputs a round carries are
