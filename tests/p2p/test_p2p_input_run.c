@@ -148,9 +148,9 @@ static void one_drop(const char *profile, uint64_t seed)
     assert_true(harness_common_confirmed(&h, false) >= 20);
     harness_kill(&h, 3);
     int32_t f0 = tempo_session_frame(h.peer[0].s);
-    harness_run(&h, f0 + 400, h.now_us + 30000000);
+    harness_run(&h, f0 + 300, h.now_us + 30000000);
     for (int i = 0; i < 3; i++) { /* the survivors played on, player 4 dropped */
-        assert_true(tempo_session_frame(h.peer[i].s) >= f0 + 400);
+        assert_true(tempo_session_frame(h.peer[i].s) >= f0 + 300);
         assert_int_equal(h.peer[i].disconnect_events, 1);
         assert_int_equal(h.peer[i].desync_events, 0);
     }
@@ -161,9 +161,8 @@ static void test_every_input_sent_while_a_player_is_dropped_is_the_whole_coding(
 {
     (void)state;
     checked = several = fed = gossiped = 0;
-    static const char *profiles[] = {"lan", "mobile", "terrible"};
-    for (uint64_t seed = 1; seed <= 3; seed++)
-        one_drop(profiles[seed - 1], seed);
+    one_drop("lan", 1);
+    one_drop("terrible", 2);
     assert_true(checked > 3000);
     assert_true(gossiped > 100); /* the drops went out in the shared part */
     assert_true(fed > 500);
