@@ -543,12 +543,58 @@ static void test_every_offset_and_width_round_trips(void **state)
             }
 }
 
+/* Every copy near the ends of both buffers: a source of exactly the bytes
+ * holding the bits (0..12 of them), any start and length in it, written at
+ * writer offsets 0..8 into exactly the room it needs, and with one bit too
+ * few (the writer fails, its position and bytes unchanged). ASan sees any
+ * byte read or written outside the two buffers. */
+static void test_every_copy_near_the_ends_of_both_buffers(void **state)
+{
+    (void)state;
+    for (size_t held = 0; held <= 12; held++)
+        for (size_t from = 0; from <= held * 8; from++)
+            for (size_t n = 0; from + n <= held * 8; n++)
+                for (size_t off = 0; off <= 8; off++)
+                    for (int short_by = 0; short_by <= (n > 0); short_by++) {
+                        size_t need = (from + n + 7) / 8;
+                        uint8_t *src = malloc(need ? need : 1);
+                        assert_non_null(src);
+                        for (size_t i = 0; i < need; i++)
+                            src[i] = (uint8_t)(i * 37u + from * 11u + n + 0xA5u);
+                        size_t cap_bits = off + n - (size_t)short_by;
+                        size_t cap = (cap_bits + 7) / 8;
+                        uint8_t *buf = malloc(cap ? cap : 1);
+                        uint8_t want[16];
+                        assert_non_null(buf);
+                        memset(buf, 0xEE, cap);
+                        memset(want, 0xEE, sizeof want);
+                        tempo_bitwriter w;
+                        tempo_bitwriter_init(&w, buf, cap);
+                        w.capacity_bits = cap_bits; /* room to the bit */
+                        mwriter m = {want, cap_bits, 0, false};
+                        for (size_t i = 0; i < off; i++) {
+                            assert_true(tempo_bitwriter_bits(&w, 1, 1));
+                            assert_true(mw_bits(&m, 1, 1));
+                        }
+                        bool a = tempo_bitwriter_copy(&w, need ? src : NULL, from, n);
+                        bool b = mw_copy(&m, need ? src : NULL, from, n);
+                        assert_int_equal(a, b);
+                        assert_int_equal(a, short_by == 0);
+                        assert_int_equal(w.bits, m.bits);
+                        assert_int_equal(w.failed, m.failed);
+                        assert_memory_equal(buf, want, cap);
+                        free(buf);
+                        free(src);
+                    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_writer_matches_the_model_over_many_seeds),
         cmocka_unit_test(test_reader_matches_the_model_over_many_seeds),
         cmocka_unit_test(test_every_offset_and_width_round_trips),
+        cmocka_unit_test(test_every_copy_near_the_ends_of_both_buffers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
