@@ -68,7 +68,7 @@ void p2p_begin_drop(tempo_p2p *n, int x)
         return;
     n->drop_state[x] = DROP_PENDING;
     n->drop_pending_since[x] = n->clock->now_us;
-    n->drop_frame[x] = n->sync->q[x].known_end;
+    n->drop_frame[x] = p2p_rejoin_have(n, x);
     n->drop_reported[x] = 0;
     int h = n->player_peer[x];
     if (h >= 0 && !n->spectating)
@@ -130,7 +130,7 @@ void p2p_on_gossip(tempo_p2p *n, int peer, const tempo_msg_input *m)
 /* The frame a drop settles on: the largest have of a live survivor. */
 static int32_t backed_frame(const tempo_p2p *n, int x)
 {
-    int32_t d = n->sync->q[x].known_end;
+    int32_t d = p2p_rejoin_have(n, x);
     for (int i = 0; i < n->npeers; i++) {
         const p2p_peer *e = &n->peers[i];
         if (e->role == P2P_ROLE_PEER && !p2p_lost(e) && (n->drop_reported[x] & (1u << i)) &&
@@ -220,7 +220,8 @@ void p2p_try_finalize(tempo_p2p *n)
             /* a later round moved it (lowered: a holder is gone) */
             sync_disconnect(n->sync, x, n->drop_frame[x]);
         }
-        n->drop_frame[x] = n->sync->q[x].disconnect_frame;
+        /* what the engine took (a machine that came back took the state's frame for the agreed one) */
+        n->drop_frame[x] = tempo__min32(n->sync->q[x].disconnect_frame, n->rejoin.held_to[x]);
     }
 }
 
@@ -233,7 +234,7 @@ void p2p_fill_gossip(const tempo_p2p *n, tempo_msg_input *m, bool final_only)
             continue;
         m->disconnected_mask |= (uint8_t)(1u << x);
         m->disconnect_frame[x] = n->drop_frame[x];
-        m->have_until[x] = n->sync->q[x].known_end;
+        m->have_until[x] = p2p_rejoin_have(n, x);
     }
 }
 
@@ -251,9 +252,9 @@ void p2p_send_relays(tempo_p2p *n)
     for (int x = 0; x < n->cfg->num_players; x++) {
         if (n->drop_state[x] == DROP_NONE || (n->local_mask & (1u << x)))
             continue;
-        int32_t mine = tempo__min32(n->sync->q[x].known_end, n->drop_frame[x]);
+        int32_t mine = tempo__min32(p2p_rejoin_have(n, x), n->drop_frame[x]);
         if (n->drop_state[x] == DROP_PENDING) /* relay all we hold: the frame may rise to it */
-            mine = n->sync->q[x].known_end;
+            mine = p2p_rejoin_have(n, x);
         for (int i = 0; i < n->npeers; i++) {
             p2p_peer *e = &n->peers[i];
             if (e->role != P2P_ROLE_PEER || p2p_lost(e) || !p2p_synced(e) ||
