@@ -127,13 +127,21 @@ void p2p_on_gossip(tempo_p2p *n, int peer, const tempo_msg_input *m)
     p2p_try_finalize(n);
 }
 
+/* A machine the agreement waits for and believes: a live peer that runs.
+ * One coming back (revived, no input from it yet) reports nothing until it
+ * runs, and learns the final drops from its state. */
+static bool survivor(const p2p_peer *e)
+{
+    return e->role == P2P_ROLE_PEER && !p2p_lost(e) && !e->rejoining;
+}
+
 /* The frame a drop settles on: the largest have of a live survivor. */
 static int32_t backed_frame(const tempo_p2p *n, int x)
 {
     int32_t d = p2p_rejoin_have(n, x);
     for (int i = 0; i < n->npeers; i++) {
         const p2p_peer *e = &n->peers[i];
-        if (e->role == P2P_ROLE_PEER && !p2p_lost(e) && (n->drop_reported[x] & (1u << i)) &&
+        if (survivor(e) && (n->drop_reported[x] & (1u << i)) &&
             e->gossip_have[x] > d)
             d = e->gossip_have[x];
     }
@@ -157,7 +165,7 @@ static void relay_watchdog(tempo_p2p *n, int x)
     n->drop_waiting_since[x] = 0;
     for (int i = 0; i < n->npeers; i++) {
         p2p_peer *e = &n->peers[i];
-        if (e->role == P2P_ROLE_PEER && !p2p_lost(e) && e->gossip_have[x] > n->sync->q[x].known_end) {
+        if (survivor(e) && e->gossip_have[x] > n->sync->q[x].known_end) {
             tempo__log(&n->sync->log, TEMPO_LOG_WARN,
                        "tempo: a peer claimed inputs of dropped player %d it never relayed; dropping it", x);
             p2p_lose_peer(n, e);
@@ -181,7 +189,7 @@ static void pending_watchdog(tempo_p2p *n, int x)
     uint32_t reported = n->drop_reported[x]; /* losing a peer restarts the round */
     for (int i = 0; i < n->npeers; i++) {
         p2p_peer *e = &n->peers[i];
-        if (e->role == P2P_ROLE_PEER && !p2p_lost(e) && !(reported & (1u << i))) {
+        if (survivor(e) && !(reported & (1u << i))) {
             tempo__log(&n->sync->log, TEMPO_LOG_WARN,
                        "tempo: a peer still hears dropped player %d and never agreed; dropping it", x);
             p2p_lose_peer(n, e);
@@ -204,8 +212,7 @@ void p2p_try_finalize(tempo_p2p *n)
         bool all = true;
         for (int i = 0; i < n->npeers && all; i++) {
             const p2p_peer *e = &n->peers[i];
-            if (e->role == P2P_ROLE_PEER && !p2p_lost(e) &&
-                !(n->drop_reported[x] & (1u << i)))
+            if (survivor(e) && !(n->drop_reported[x] & (1u << i)))
                 all = false;
         }
         if (!all) {

@@ -7,7 +7,7 @@
  * so it is the one that sends B its state), and in a sealed match A is at
  * a later key epoch than the one B's process may know it at. Each drop is
  * drawn by the seed: a paused process, a process ended and started again
- * (rejoin), or the network between it and the others gone. B must come
+ * (rejoin), or its network gone. B must come
  * back, every machine play the same game from B's rejoin frame on, nobody
  * raise DESYNC or stay behind, and in a sealed match every machine know
  * every other at the key epoch it is at.

@@ -4,10 +4,9 @@
  * machines (split_world.h); three of them, never machine 0, drop within
  * 300 ms of each other (in half the seeds within 1.5 s: losses the others
  * judge one at a time) for 3.3 to 6 s (a restart for 0.2 to 6 s), so they
- * come back in any order.
- * Each drop is drawn by the seed: a paused process, a process ended and
- * started again (rejoin), or the network between it and the three others
- * gone (the three cut off still hear each other). The three are half the
+ * come back in any order. Each drop is drawn by the seed: a paused
+ * process (paused ones still hear each other on waking), a process ended
+ * and started again (rejoin), or its network gone. The three are half the
  * match without the lowest player, so they are not the match (docs/
  * NETWORK.md, "Which side is the match"): each must come back, all six
  * play the same game from the last rejoin frame on, nobody raises DESYNC
@@ -77,12 +76,26 @@ static void restarted_cut_off_and_paused_one_after_another_come_back(void **stat
     assert_int_equal(stopped_together(s, 3, 30000, false, 111u), 0);
 }
 
+/* Three processes end within 0.7 s of each other and start again 2.8 to
+ * 5.5 s later: machine 4's new process is back before the others finished
+ * agreeing on machine 1's drop, and the survivor that serves states must
+ * not wait for it (it runs nothing yet) to settle that drop. */
+static void three_restarted_one_after_another_come_back(void **state)
+{
+    (void)state;
+    static const stop s[] = {{1, 11268429u, 4648652u, STOP_RESTART, 0},
+                             {4, 10676866u, 2831447u, STOP_RESTART, 0},
+                             {5, 10599715u, 5515806u, STOP_RESTART, 0}};
+    assert_int_equal(stopped_together(s, 3, 30000, false, 106u), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(three_dropped_together_come_back),
         cmocka_unit_test(sealed_three_dropped_together_come_back),
         cmocka_unit_test(restarted_cut_off_and_paused_one_after_another_come_back),
+        cmocka_unit_test(three_restarted_one_after_another_come_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

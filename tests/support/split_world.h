@@ -7,8 +7,8 @@
  * machine says it was dropped and ends or, with rejoin, comes back and
  * plays the same game as the rest. A stop is a pause unless it says
  * otherwise: the process may instead end and start again (its session
- * destroyed and created with rejoin), or its network to the machines never
- * stopped may go (it plays on, cut off). Shared by test_split.c and the
+ * destroyed and created with rejoin), or its network may go (it plays on,
+ * cut off from every other machine). Shared by test_split.c and the
  * test_rejoin_*.c of machines that come back.
  */
 #ifndef TEMPO_TESTS_SPLIT_WORLD_H
@@ -22,7 +22,7 @@
 typedef enum stop_kind {
     STOP_PAUSE,   /* the process is paused: no ticks, no polls; what arrives waits for it */
     STOP_RESTART, /* the process ends (its port closed) and starts again with rejoin at the stop's end */
-    STOP_CUT,     /* the network between it and every machine not stopped meanwhile goes; it plays on */
+    STOP_CUT,     /* its network goes (nothing in or out); it plays on */
 } stop_kind;
 
 typedef struct stop {
@@ -39,16 +39,6 @@ static const char *const stop_kind_names[] = {"paused", "restarted", "cut off"};
 static void (*meddler)(world *w);
 static void (*inspector)(world *w);
 
-/* Machine `who` is stopped at some moment of stop `k` (it may be k's own
- * machine): a machine cut off still hears those. */
-static inline bool stopped_beside(const stop *s, int n, const stop *k, int who)
-{
-    for (int j = 0; j < n; j++)
-        if (s[j].machine == who && s[j].at_us < k->at_us + k->for_us && k->at_us < s[j].at_us + s[j].for_us)
-            return true;
-    return false;
-}
-
 /* Run to `until_us` with the machines of `stops` stopped as they say.
  * The stops are read every millisecond: a meddler may move one that has
  * not begun. */
@@ -60,14 +50,10 @@ static inline void run_with_stops(world *w, const stop *s, int n, uint64_t until
             bool during = w->now >= s[k].at_us && w->now < s[k].at_us + s[k].for_us;
             if (s[k].kind == STOP_CUT && during && !m->cut) { /* its network goes for the whole stop */
                 m->cut = true;
-                for (int r = 0; r < N; r++)
-                    if (r != s[k].machine && !stopped_beside(s, n, &s[k], r)) {
-                        const tempo_address *a = &m->addr, *b = &w->m[r].addr;
-                        assert_int_equal(tempo_simnet_add_blackout(w->net, a, b, w->now, s[k].at_us + s[k].for_us),
-                                         TEMPO_OK);
-                        assert_int_equal(tempo_simnet_add_blackout(w->net, b, a, w->now, s[k].at_us + s[k].for_us),
-                                         TEMPO_OK);
-                    }
+                assert_int_equal(tempo_simnet_add_blackout(w->net, &m->addr, NULL, w->now, s[k].at_us + s[k].for_us),
+                                 TEMPO_OK);
+                assert_int_equal(tempo_simnet_add_blackout(w->net, NULL, &m->addr, w->now, s[k].at_us + s[k].for_us),
+                                 TEMPO_OK);
             }
             if (s[k].kind == STOP_CUT || during == m->down)
                 continue;
