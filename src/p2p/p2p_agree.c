@@ -25,7 +25,9 @@
  * lost contact with a peer everyone else hears is the one that leaves the
  * match. Once every live surviving peer has reported since the round
  * began, the drop is final at the largest have of a live survivor (our own
- * included): a frame someone alive can back with real inputs. Peers holding fewer get the missing ones
+ * included): a frame someone alive can back with real inputs. A machine
+ * coming back (revived, nothing from it run yet) is no survivor here: it
+ * reports nothing until it runs and takes the final drops from its state. Peers holding fewer get the missing ones
  * relayed by a peer that has them, so no one rolls back into confirmed
  * frames. Every survivor computes the same frame: the peer with the largest
  * have reports it unchanged (relays only copy up to it), and everyone waits

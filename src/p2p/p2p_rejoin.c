@@ -66,10 +66,17 @@
  * (in a copy, a bounded number per poll); the first that opens it is
  * adopted with the revived link, and the old keys are gone. Datagrams of
  * its earlier life no longer open (docs/SECURITY.md, "Rejoin and key
- * epochs"). Known limits: a player dropped for good after
- * F is taken as dropped from F by the rejoining machine; a rejoining
- * machine assumes every other machine is at epoch 0 (one that rejoined
- * before cannot serve a second rejoin in a keyed session).
+ * epochs"). A new process knows every other machine at epoch 0; one
+ * that came back before at a later epoch revives its link by trying the
+ * handshake under keys naming itself at its earlier epochs too, as for two
+ * machines dropped together. Known limit: a player dropped for good after
+ * F is taken as dropped from F by the rejoining machine.
+ *
+ * Once it runs, a machine that came back reports, as its have of a player
+ * the state named dropped, the frame the survivors agreed on (held_to): its
+ * queue of that player begins at F as if every input before were real,
+ * and a survivor still agreeing on that drop must settle where the others
+ * did.
  */
 #include "p2p/network.h"
 
