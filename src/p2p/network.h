@@ -285,6 +285,10 @@ void p2p_tick_closes(tempo_p2p *n);
  * False if it could not be encoded, sealed or sent (a keyed session sends
  * nothing to a peer whose keys are gone). */
 bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx);
+/* p2p_send of an INPUT whose middle part may come from, or go to, `run`
+ * (wire/codec.h, tempo_codec_run: one round of sends, inputs unchanged). */
+bool p2p_send_run(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx,
+                  tempo_codec_run *run);
 /* Send the datagram in n->buf (size bytes, header and body, sequence seq
  * from link_next_seq), sealed in a keyed session; as p2p_send. */
 bool p2p_send_datagram(tempo_p2p *n, p2p_peer *e, uint64_t seq, size_t size);
@@ -298,6 +302,29 @@ void p2p_lose_peer_as(tempo_p2p *n, p2p_peer *e, uint8_t how);
 void p2p_start_links(tempo_p2p *n);
 void p2p_event(tempo_p2p *n, tempo_event_kind kind, int player);
 int p2p_first_player(uint32_t mask);
+/* The lowest player of a mask that is not empty, for loops over a mask's
+ * players (for (m = mask; m; m &= m - 1) p = p2p_low_player(m)) in place of
+ * loops over every player of the match. */
+static inline int p2p_low_player(uint32_t mask)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctz(mask);
+#else
+    int p = 0;
+    while (!(mask & 1u))
+        mask >>= 1, p++;
+    return p;
+#endif
+}
+/* True if some player's drop is being agreed or final: most ticks of most
+ * matches have none, and the drop rounds' work can be skipped. */
+static inline bool p2p_any_drop(const tempo_p2p *n)
+{
+    uint8_t any = 0;
+    for (int x = 0; x < n->cfg->num_players; x++)
+        any |= n->drop_state[x];
+    return any != DROP_NONE;
+}
 /* Fill the public stats of e, from its link and its rollback fields. */
 void p2p_peer_stats(const p2p_peer *e, tempo_endpoint_stats *out);
 

@@ -113,15 +113,17 @@ void p2p_on_gossip(tempo_p2p *n, int peer, const tempo_msg_input *m)
     p2p_peer *e = &n->peers[peer];
     e->claim_mask = m->disconnected_mask;
     uint8_t mask = 0;
-    for (int x = 0; x < n->cfg->num_players; x++)
-        if ((m->disconnected_mask & (1u << x)) && drop_believable(n, e, x))
+    uint32_t claimed = m->disconnected_mask & ((1u << n->cfg->num_players) - 1u);
+    for (uint32_t c = claimed; c != 0; c &= c - 1) {
+        int x = p2p_low_player(c);
+        if (drop_believable(n, e, x))
             mask |= (uint8_t)(1u << x);
+    }
     if (mask != m->disconnected_mask)
         n->count.claims_ignored++;
     e->gossip_mask = mask;
-    for (int x = 0; x < n->cfg->num_players; x++) {
-        if (!(mask & (1u << x)))
-            continue;
+    for (uint32_t c = mask; c != 0; c &= c - 1) {
+        int x = p2p_low_player(c);
         e->gossip_have[x] = m->have_until[x];
         p2p_begin_drop(n, x);
         n->drop_reported[x] |= 1u << peer;
@@ -201,7 +203,7 @@ static void pending_watchdog(tempo_p2p *n, int x)
 
 void p2p_try_finalize(tempo_p2p *n)
 {
-    if (n->spectating)
+    if (n->spectating || !p2p_any_drop(n))
         return;
     for (int x = 0; x < n->cfg->num_players; x++) {
         if (n->drop_state[x] == DROP_FINAL) {
@@ -237,6 +239,8 @@ void p2p_try_finalize(tempo_p2p *n)
 void p2p_fill_gossip(const tempo_p2p *n, tempo_msg_input *m, bool final_only)
 {
     m->disconnected_mask = 0;
+    if (!p2p_any_drop(n))
+        return;
     for (int x = 0; x < n->cfg->num_players; x++) {
         uint8_t st = n->drop_state[x];
         if (st == DROP_NONE || (final_only && st != DROP_FINAL))

@@ -22,9 +22,12 @@
 int32_t p2p_local_end(const tempo_p2p *n)
 {
     int32_t end = INT32_MAX;
-    for (int p = 0; p < n->cfg->num_players; p++)
-        if ((n->local_mask & (1u << p)) && n->sync->q[p].known_end < end)
-            end = n->sync->q[p].known_end;
+    uint32_t all = (1u << n->cfg->num_players) - 1u;
+    for (uint32_t m = n->local_mask & all; m != 0; m &= m - 1) {
+        const input_queue *q = &n->sync->q[p2p_low_player(m)];
+        if (q->known_end < end)
+            end = q->known_end;
+    }
     return end == INT32_MAX ? 0 : end;
 }
 
@@ -33,10 +36,9 @@ int32_t p2p_wanted(const tempo_p2p *n, const p2p_peer *e)
     if (e->role == P2P_ROLE_SPECTATOR)
         return 0;
     int32_t want = INT32_MAX;
-    for (int p = 0; p < n->cfg->num_players; p++) {
-        if (!(e->players & (1u << p)))
-            continue;
-        const input_queue *q = &n->sync->q[p];
+    uint32_t all = (1u << n->cfg->num_players) - 1u;
+    for (uint32_t m = e->players & all; m != 0; m &= m - 1) {
+        const input_queue *q = &n->sync->q[p2p_low_player(m)];
         if (q->known_end < q->disconnect_frame && q->known_end < want)
             want = q->known_end;
     }
@@ -88,9 +90,8 @@ static void build_input(tempo_p2p *n, tempo_msg *m, uint32_t mask, int32_t start
     in->sender_frame = n->sync->frame;
     size_t size = (size_t)n->cfg->input_size;
     int i = 0;
-    for (int p = 0; p < n->cfg->num_players; p++) {
-        if (!(mask & (1u << p)))
-            continue;
+    for (uint32_t left = mask & ((1u << n->cfg->num_players) - 1u); left != 0; left &= left - 1) {
+        int p = p2p_low_player(left);
         for (int f = 0; f < count; f++) {
             uint8_t *dst = in->data + ((size_t)i * (size_t)count + (size_t)f) * size;
             if (from_log)
@@ -113,9 +114,10 @@ static bool due(const tempo_p2p *n, const p2p_peer *e, bool keepalive_only, bool
     return keepalive_only ? quiet : (news || quiet);
 }
 
-static bool send_input(tempo_p2p *n, p2p_peer *e, const tempo_codec_ctx *ctx)
+static bool send_input(tempo_p2p *n, p2p_peer *e, const tempo_codec_ctx *ctx,
+                       tempo_codec_run *run)
 {
-    if (!p2p_send(n, e, &n->msg, ctx))
+    if (!p2p_send_run(n, e, &n->msg, ctx, run))
         return false;
     e->input_sent = true;
     e->input_sent_us = n->clock->now_us;
@@ -140,10 +142,15 @@ void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
         n->msg.type = TEMPO_MSG_INPUT_ACK;
         n->msg.u.input_ack.ack = ack;
         n->msg.u.input_ack.sender_frame = n->sync->frame;
-        if (send_input(n, h, &ctx))
+        if (send_input(n, h, &ctx, NULL))
             h->sent_ack = ack;
         return;
     }
+    /* Peers that acknowledged the same frame get the same inputs: their
+     * coded part is made once in this round (nothing below changes the
+     * input queues). */
+    tempo_codec_run run;
+    run.valid = false;
     int32_t local_end = p2p_local_end(n);
     for (int i = 0; i < n->npeers; i++) {
         p2p_peer *e = &n->peers[i];
@@ -160,7 +167,7 @@ void p2p_send_inputs(tempo_p2p *n, bool keepalive_only)
         if (!due(n, e, keepalive_only, count > 0 || ack != e->sent_ack))
             continue;
         build_input(n, &n->msg, count > 0 ? n->local_mask : 0, start, count, ack, false);
-        if (send_input(n, e, &ctx))
+        if (send_input(n, e, &ctx, n->npeers > 1 ? &run : NULL))
             e->sent_ack = ack;
     }
 }
@@ -198,7 +205,8 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
     if (e->role == P2P_ROLE_PEER)
         e->ran = true;
     uint32_t allowed = e->players;
-    if (e->role == P2P_ROLE_PEER) /* relays of dropped players come from anyone */
+    /* relays of dropped players come from anyone */
+    if (e->role == P2P_ROLE_PEER && p2p_any_drop(n))
         for (int x = 0; x < n->cfg->num_players; x++)
             if (n->drop_state[x] != DROP_NONE && !(n->local_mask & (1u << x)))
                 allowed |= 1u << x;
@@ -210,9 +218,8 @@ void p2p_on_input(tempo_p2p *n, p2p_peer *e, const tempo_msg_input *m, bool fres
         apply_host_drops(n, m);
     size_t size = (size_t)n->cfg->input_size;
     int i = 0;
-    for (int p = 0; p < n->cfg->num_players; p++) {
-        if (!(m->player_mask & (1u << p)))
-            continue;
+    for (uint32_t left = m->player_mask; left != 0; left &= left - 1) {
+        int p = p2p_low_player(left); /* the codec took only players of the match */
         for (int f = 0; f < m->count; f++) {
             const uint8_t *in = m->data + ((size_t)i * (size_t)m->count + (size_t)f) * size;
             if (sync_add_remote_input(n->sync, p, m->start + f, in) != TEMPO_OK)
@@ -267,6 +274,8 @@ void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
 {
     tempo_codec_ctx ctx;
     codec_ctx(n, &ctx, true);
+    tempo_codec_run run; /* spectators fed from the same frame share it */
+    run.valid = false;
     uint32_t all = (1u << n->cfg->num_players) - 1u;
     for (int i = 0; i < n->nspecs; i++) {
         p2p_peer *e = &n->specs[i];
@@ -290,6 +299,6 @@ void p2p_feed_spectators(tempo_p2p *n, bool keepalive_only)
         if (!due(n, e, keepalive_only, count > 0))
             continue;
         build_input(n, &n->msg, count > 0 ? all : 0, start, count, 0, true);
-        (void)send_input(n, e, &ctx);
+        (void)send_input(n, e, &ctx, n->nspecs > 1 ? &run : NULL);
     }
 }

@@ -35,8 +35,10 @@ static wire_ack *ack_field(tempo_msg *m)
     return NULL;
 }
 
-bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
-                     tempo_msg *msg, const tempo_codec_ctx *ctx)
+/* p2p_send_msg_on, an INPUT's middle part taken from `run` when it holds
+ * it (wire/codec.h). */
+static bool send_msg(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
+                     tempo_msg *msg, const tempo_codec_ctx *ctx, tempo_codec_run *run)
 {
     if (n->keyed && !keys->ready)
         return false;
@@ -48,8 +50,8 @@ bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tem
         wire_ack_make(a, any, ack, bits);
     }
     /* A sealed datagram's body leaves room for the tag. */
-    int body = tempo_codec_encode_body(msg, ctx, n->buf + PACKET_HEADER_SIZE,
-                                       n->keyed ? PACKET_MAX_SEALED_BODY : PACKET_MAX_BODY);
+    int body = tempo_codec_encode_body_run(msg, ctx, run, n->buf + PACKET_HEADER_SIZE,
+                                           n->keyed ? PACKET_MAX_SEALED_BODY : PACKET_MAX_BODY);
     uint64_t seq = link_next_seq(l);
     tempo_packet_header h = {n->cfg->session_id, (uint16_t)seq, msg->type, false, false};
     if (body < 0 || packet_write(&h, n->buf, PACKET_HEADER_SIZE) != PACKET_HEADER_SIZE) {
@@ -60,9 +62,21 @@ bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tem
     return p2p_send_on(n, l, keys, to, seq, PACKET_HEADER_SIZE + (size_t)body);
 }
 
+bool p2p_send_msg_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,
+                     tempo_msg *msg, const tempo_codec_ctx *ctx)
+{
+    return send_msg(n, l, keys, to, msg, ctx, NULL);
+}
+
 bool p2p_send(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx)
 {
-    return p2p_send_msg_on(n, &e->link, &e->keys, &e->addr, msg, ctx);
+    return send_msg(n, &e->link, &e->keys, &e->addr, msg, ctx, NULL);
+}
+
+bool p2p_send_run(tempo_p2p *n, p2p_peer *e, tempo_msg *msg, const tempo_codec_ctx *ctx,
+                  tempo_codec_run *run)
+{
+    return send_msg(n, &e->link, &e->keys, &e->addr, msg, ctx, run);
 }
 
 bool p2p_send_on(tempo_p2p *n, net_link *l, const wire_keys *keys, const tempo_address *to,

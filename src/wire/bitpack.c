@@ -3,7 +3,7 @@
  * bitpack.c — the bit writer and reader of bitpack.h.
  *
  * Invariant: w->bits <= w->capacity_bits and r->bits <= r->size_bits at all
- * times; every access goes through put()/get(), which run only after the
+ * times; every access goes through put()/peek(), which run only after the
  * bounds check, so no byte outside the buffer is ever touched. A failed call
  * sets the sticky error first and leaves the position where it was.
  */
@@ -11,14 +11,25 @@
 
 #include <string.h>
 
+/* put() and peek() are the whole cost of most calls: inlined into each. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HOT static inline __attribute__((always_inline))
+#else
+#define HOT static inline
+#endif
+
 int tempo_bitpack_bits_required(uint32_t range)
 {
+#if defined(__GNUC__) || defined(__clang__)
+    return range == 0 ? 0 : 32 - __builtin_clz(range);
+#else
     int n = 0;
     while (range != 0) {
         n++;
         range >>= 1;
     }
     return n;
+#endif
 }
 
 int tempo_bitpack_uvarint_bits(uint32_t value, int group)
@@ -53,27 +64,37 @@ void tempo_bitwriter_init(tempo_bitwriter *w, uint8_t *buf, size_t capacity)
     w->failed = false;
 }
 
-/* Store the low n (0..32) bits of v at the current position. A byte is
+/* Store the low n (0..32) bits of v (its higher bits zero) at the current
+ * position, every byte the field reaches written in one pass. A byte is
  * assigned (not or-ed) when first reached, so stale buffer contents never
- * leak into the packet. Bounds already checked by the caller. */
-static void put(tempo_bitwriter *w, uint32_t v, int n)
+ * leak into the packet; the bits of the current byte above the position are
+ * therefore zero, and or-ing into it is exact. Bounds already checked by the
+ * caller. */
+HOT void put(tempo_bitwriter *w, uint32_t v, int n)
 {
     size_t pos = w->bits;
     w->bits += (size_t)n;
-    if (w->buf == NULL)
+    if (w->buf == NULL || n == 0)
         return;
-    while (n > 0) {
-        int off = (int)(pos & 7u);
-        int take = 8 - off < n ? 8 - off : n;
-        uint8_t chunk = (uint8_t)((v & ((1u << take) - 1u)) << off);
-        if (off == 0)
-            w->buf[pos >> 3] = chunk;
-        else
-            w->buf[pos >> 3] |= chunk;
-        v >>= take;
-        n -= take;
-        pos += (size_t)take;
+    uint8_t *p = w->buf + (pos >> 3);
+    unsigned off = (unsigned)(pos & 7u), end = off + (unsigned)n; /* end: 1..39 */
+    uint64_t acc = (uint64_t)v << off;
+    if (off != 0)
+        acc |= *p;
+    p[0] = (uint8_t)acc;
+    for (unsigned b = 8; b < end; b += 8)
+        p[b >> 3] = (uint8_t)(acc >> b);
+}
+
+/* put() of up to 64 bits. */
+static void put64(tempo_bitwriter *w, uint64_t v, int n)
+{
+    if (n > 32) {
+        put(w, (uint32_t)v, 32);
+        v >>= 32;
+        n -= 32;
     }
+    put(w, (uint32_t)v, n);
 }
 
 static bool wfail(tempo_bitwriter *w)
@@ -115,14 +136,19 @@ bool tempo_bitwriter_uvarint(tempo_bitwriter *w, uint32_t value, int group)
 {
     if (!group_ok(group))
         return wfail(w);
-    if (!room(w, (size_t)tempo_bitpack_uvarint_bits(value, group)))
-        return false;
+    /* The whole code first: at most 32 groups of 2 bits (group 1), 64 bits. */
     uint32_t mask = (1u << group) - 1u;
+    uint64_t code = 0;
+    int len = 0;
     do {
         uint32_t chunk = value & mask;
         value >>= group;
-        put(w, chunk | ((value != 0) ? 1u << group : 0u), group + 1);
+        code |= (uint64_t)(chunk | ((value != 0) ? 1u << group : 0u)) << len;
+        len += group + 1;
     } while (value != 0);
+    if (!room(w, (size_t)len))
+        return false;
+    put64(w, code, len);
     return true;
 }
 
@@ -142,8 +168,30 @@ bool tempo_bitwriter_bytes(tempo_bitwriter *w, const uint8_t *data, size_t n)
         w->bits += n * 8;
         return true;
     }
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        put(w, (uint32_t)data[i] | (uint32_t)data[i + 1] << 8 | (uint32_t)data[i + 2] << 16 |
+                   (uint32_t)data[i + 3] << 24,
+            32);
+    for (; i < n; i++)
         put(w, data[i], 8);
+    return true;
+}
+
+HOT uint32_t peek(const tempo_bitreader *r, size_t pos, int n);
+
+bool tempo_bitwriter_copy(tempo_bitwriter *w, const uint8_t *src, size_t from, size_t nbits)
+{
+    if ((src == NULL && nbits != 0) || from > SIZE_MAX - nbits || from + nbits > SIZE_MAX - 7)
+        return wfail(w);
+    if (!room(w, nbits))
+        return false;
+    /* The source read as a reader over exactly the bytes holding the bits. */
+    tempo_bitreader r = {src, (from + nbits + 7) / 8 * 8, from, TEMPO_BITREAD_OK};
+    size_t pos = from, end = from + nbits;
+    for (; end - pos >= 32; pos += 32)
+        put(w, peek(&r, pos, 32), 32);
+    put(w, peek(&r, pos, (int)(end - pos)), (int)(end - pos));
     return true;
 }
 
@@ -175,20 +223,27 @@ static bool unread(tempo_bitreader *r, size_t start, tempo_bitread_error error)
     return tempo_bitreader_fail(r, error);
 }
 
-/* Read n (0..32) bits at position pos without moving; bounds checked by the caller. */
-static uint32_t peek(const tempo_bitreader *r, size_t pos, int n)
+/* Read n (0..32) bits at position pos without moving; bounds checked by the
+ * caller. Eight bytes at once where the buffer holds them past pos (the
+ * shifts compile to one load on little-endian machines), else only the
+ * bytes the field reaches. */
+HOT uint32_t peek(const tempo_bitreader *r, size_t pos, int n)
 {
-    uint32_t v = 0;
-    int got = 0;
-    while (got < n) {
-        int off = (int)(pos & 7u);
-        int take = 8 - off < n - got ? 8 - off : n - got;
-        uint32_t chunk = ((uint32_t)r->buf[pos >> 3] >> off) & ((1u << take) - 1u);
-        v |= chunk << got;
-        got += take;
-        pos += (size_t)take;
+    if (n == 0)
+        return 0;
+    const uint8_t *p = r->buf + (pos >> 3);
+    unsigned off = (unsigned)(pos & 7u), end = off + (unsigned)n; /* end: 1..39 */
+    uint64_t acc;
+    if ((r->size_bits >> 3) - (pos >> 3) >= 8) {
+        acc = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+              (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+              (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+    } else {
+        acc = p[0];
+        for (unsigned b = 8; b < end; b += 8)
+            acc |= (uint64_t)p[b >> 3] << b;
     }
-    return v;
+    return (uint32_t)((acc >> off) & ((UINT64_C(1) << n) - 1u));
 }
 
 /* Take n (0..32) bits into *out, or poison with END. */
@@ -219,10 +274,11 @@ bool tempo_bitreader_ranged(tempo_bitreader *r, int32_t min, int32_t max, int32_
     if (min > max)
         return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
     uint32_t range = (uint32_t)((int64_t)max - min), raw;
-    if (!get(r, tempo_bitpack_bits_required(range), &raw))
+    int n = tempo_bitpack_bits_required(range);
+    if (!get(r, n, &raw))
         return false;
     if (raw > range)
-        return unread(r, r->bits - (size_t)tempo_bitpack_bits_required(range), TEMPO_BITREAD_RANGE);
+        return unread(r, r->bits - (size_t)n, TEMPO_BITREAD_RANGE);
     *out = (int32_t)((int64_t)min + raw);
     return true;
 }
@@ -232,22 +288,28 @@ bool tempo_bitreader_uvarint(tempo_bitreader *r, int group, uint32_t *out)
     *out = 0;
     if (!group_ok(group))
         return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
+    if (r->error != TEMPO_BITREAD_OK)
+        return false;
+    /* The position moves only once the whole value is read and checked. */
     uint64_t value = 0;
-    size_t start = r->bits;
+    size_t pos = r->bits;
+    int width = group + 1;
     for (int shift = 0;; shift += group) {
-        uint32_t g;
-        if (!get(r, group + 1, &g))
-            return unread(r, start, TEMPO_BITREAD_END);
+        if ((size_t)width > r->size_bits - pos)
+            return tempo_bitreader_fail(r, TEMPO_BITREAD_END);
+        uint32_t g = peek(r, pos, width);
+        pos += (size_t)width;
         uint32_t chunk = g & ((1u << group) - 1u);
         bool more = (g >> group) != 0;
         value |= (uint64_t)chunk << shift;
         /* One spelling per value: no trailing zero group, nothing past 32 bits. */
         if (value > UINT32_MAX || (shift > 0 && !more && chunk == 0) ||
             (more && shift + group >= 32))
-            return unread(r, start, TEMPO_BITREAD_RANGE);
+            return tempo_bitreader_fail(r, TEMPO_BITREAD_RANGE);
         if (!more)
             break;
     }
+    r->bits = pos;
     *out = (uint32_t)value;
     return true;
 }
@@ -272,7 +334,13 @@ bool tempo_bitreader_bytes(tempo_bitreader *r, uint8_t *out, size_t n)
     if ((r->bits & 7u) == 0 && n != 0) {
         memcpy(out, r->buf + (r->bits >> 3), n);
     } else {
-        for (size_t i = 0; i < n; i++)
+        size_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            uint32_t v = peek(r, r->bits + i * 8, 32);
+            out[i] = (uint8_t)v, out[i + 1] = (uint8_t)(v >> 8);
+            out[i + 2] = (uint8_t)(v >> 16), out[i + 3] = (uint8_t)(v >> 24);
+        }
+        for (; i < n; i++)
             out[i] = (uint8_t)peek(r, r->bits + i * 8, 8);
     }
     r->bits += n * 8;

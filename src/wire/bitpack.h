@@ -76,6 +76,11 @@ bool tempo_bitwriter_uvarint(tempo_bitwriter *w, uint32_t value, int group);
 bool tempo_bitwriter_svarint(tempo_bitwriter *w, int32_t value, int group);
 /* Write n bytes from data (data may be NULL when n is 0). */
 bool tempo_bitwriter_bytes(tempo_bitwriter *w, const uint8_t *data, size_t n);
+/* Write the nbits bits of src that start at bit `from` (bit i of src is bit
+ * i % 8 of src[i / 8], as the writer lays them), e.g. part of another
+ * writer's output; src must hold them and must not overlap the writer's
+ * buffer. */
+bool tempo_bitwriter_copy(tempo_bitwriter *w, const uint8_t *src, size_t from, size_t nbits);
 /* Bits written so far, and the bytes they occupy (rounded up). */
 size_t tempo_bitwriter_bits_written(const tempo_bitwriter *w);
 size_t tempo_bitwriter_bytes_written(const tempo_bitwriter *w);

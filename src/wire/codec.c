@@ -148,14 +148,13 @@ static void put_players(tempo_bitwriter *w, uint32_t mask, int np)
     }
 }
 
-/* The INPUT body with the first `count` frames of each player. */
-static void put_input(tempo_bitwriter *w, const tempo_msg_input *in, const tempo_codec_ctx *ctx,
-                      const input_refs *refs, int count)
+/* The INPUT body's receiver-independent part (codec.h, tempo_codec_run):
+ * everything after the ack up to the datagram ack. */
+static void put_input_part(tempo_bitwriter *w, const tempo_msg_input *in,
+                           const tempo_codec_ctx *ctx, const input_refs *refs, int count)
 {
     int np = ctx->num_players, is = ctx->input_size;
     uint32_t mask = count > 0 ? in->player_mask : 0;
-    tempo_bitwriter_bits(w, (uint32_t)in->start & 0xFFFFu, 16);
-    put_offset(w, in->start, in->ack);
     put_offset(w, in->start, in->sender_frame);
     put_players(w, mask, np);
     if (mask != 0)
@@ -182,6 +181,67 @@ static void put_input(tempo_bitwriter *w, const tempo_msg_input *in, const tempo
         }
         i++;
     }
+}
+
+/* True if the run holds the part of this message with `count` frames. */
+static bool run_holds(const tempo_codec_run *run, const tempo_msg_input *in,
+                      const tempo_codec_ctx *ctx, int count)
+{
+    if (run == NULL || !run->valid || run->start != in->start || run->count != count ||
+        run->player_mask != (count > 0 ? in->player_mask : 0) ||
+        run->sender_frame != in->sender_frame || run->disconnected_mask != in->disconnected_mask ||
+        run->input_size != ctx->input_size || run->num_players != ctx->num_players)
+        return false;
+    for (uint32_t d = in->disconnected_mask; d != 0; d &= d - 1) {
+        int p = flips_popcount((d & (0u - d)) - 1u);
+        if (run->disconnect_frame[p] != in->disconnect_frame[p] ||
+            run->have_until[p] != in->have_until[p])
+            return false;
+    }
+    return true;
+}
+
+/* Keep the part just written, bits [from, w->bits) of w's buffer. */
+static void run_keep(tempo_codec_run *run, const tempo_bitwriter *w, size_t from,
+                     const tempo_msg_input *in, const tempo_codec_ctx *ctx, int count)
+{
+    tempo_bitwriter rw;
+    tempo_bitwriter_init(&rw, run->part, sizeof run->part);
+    run->valid = !w->failed && w->buf != NULL &&
+                 tempo_bitwriter_copy(&rw, w->buf, from, w->bits - from);
+    if (!run->valid)
+        return;
+    run->bits = rw.bits;
+    run->start = in->start;
+    run->count = count;
+    run->player_mask = (uint8_t)(count > 0 ? in->player_mask : 0);
+    run->sender_frame = in->sender_frame;
+    run->disconnected_mask = in->disconnected_mask;
+    run->input_size = ctx->input_size;
+    run->num_players = ctx->num_players;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++) {
+        bool dropped = p < ctx->num_players && ((in->disconnected_mask >> p) & 1u);
+        run->disconnect_frame[p] = dropped ? in->disconnect_frame[p] : 0;
+        run->have_until[p] = dropped ? in->have_until[p] : 0;
+    }
+}
+
+/* The INPUT body with the first `count` frames of each player; its middle
+ * part copied from `run` when it holds it (`held`), else coded (and kept in
+ * run, if any). */
+static void put_input(tempo_bitwriter *w, const tempo_msg_input *in, const tempo_codec_ctx *ctx,
+                      const input_refs *refs, int count, tempo_codec_run *run, bool held)
+{
+    tempo_bitwriter_bits(w, (uint32_t)in->start & 0xFFFFu, 16);
+    put_offset(w, in->start, in->ack);
+    if (held) {
+        tempo_bitwriter_copy(w, run->part, 0, run->bits);
+    } else {
+        size_t from = w->bits;
+        put_input_part(w, in, ctx, refs, count);
+        if (run != NULL)
+            run_keep(run, w, from, in, ctx, count);
+    }
     wire_ack_put(w, &in->datagram_ack);
 }
 
@@ -202,7 +262,8 @@ static void put_sync(tempo_bitwriter *w, const tempo_msg_sync *s)
 /* Write the body (INPUT with `count` frames per player) into buf, or only
  * measure it when buf is NULL. True if it fits in cap bytes. */
 static bool emit(const tempo_msg *m, const tempo_codec_ctx *ctx, const input_refs *refs,
-                 int count, uint8_t *buf, size_t cap, size_t *size);
+                 int count, tempo_codec_run *run, bool held, uint8_t *buf, size_t cap,
+                 size_t *size);
 
 /* The sender's input of each carried player at start - 1 (zero at frame 0). */
 static bool fetch_refs(const tempo_msg_input *in, const tempo_codec_ctx *ctx, input_refs *refs)
@@ -236,6 +297,12 @@ static void shrink_input(tempo_msg_input *in, int input_size, int count)
 int tempo_codec_encode_body(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf,
                             size_t capacity)
 {
+    return tempo_codec_encode_body_run(msg, ctx, NULL, buf, capacity);
+}
+
+int tempo_codec_encode_body_run(tempo_msg *msg, const tempo_codec_ctx *ctx, tempo_codec_run *run,
+                                uint8_t *buf, size_t capacity)
+{
     if (msg == NULL || buf == NULL || !msg_valid(msg, ctx))
         return TEMPO_E_INVALID_ARG;
     size_t limit = msg->type == TEMPO_MSG_DESYNC_STATE || msg->type == TEMPO_MSG_REJOIN_STATE
@@ -247,26 +314,32 @@ int tempo_codec_encode_body(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t 
     if (msg->type == TEMPO_MSG_INPUT) {
         if (msg->u.input.count == 0 || msg->u.input.player_mask == 0)
             msg->u.input.count = 0, msg->u.input.player_mask = 0;
+        count = msg->u.input.count;
+        /* A part the run holds needs no reference: it was coded with them. */
+        if (run_holds(run, &msg->u.input, ctx, count) &&
+            emit(msg, ctx, NULL, count, run, true, buf, cap, &size))
+            return (int)size;
         if (!fetch_refs(&msg->u.input, ctx, &refs))
             return TEMPO_E_INVALID_ARG;
-        count = msg->u.input.count;
+    } else {
+        run = NULL;
     }
-    if (emit(msg, ctx, &refs, count, buf, cap, &size))
+    if (emit(msg, ctx, &refs, count, run, false, buf, cap, &size))
         return (int)size;
-    if (msg->type != TEMPO_MSG_INPUT || !emit(msg, ctx, &refs, 0, NULL, cap, &size))
+    if (msg->type != TEMPO_MSG_INPUT || !emit(msg, ctx, &refs, 0, NULL, false, NULL, cap, &size))
         return TEMPO_E_FULL;
     /* The size never shrinks as frames are added, so bisect for the largest
      * count that fits, measuring without writing. */
     int lo = 0, hi = count - 1;
     while (lo < hi) {
         int mid = (lo + hi + 1) / 2;
-        if (emit(msg, ctx, &refs, mid, NULL, cap, &size))
+        if (emit(msg, ctx, &refs, mid, NULL, false, NULL, cap, &size))
             lo = mid;
         else
             hi = mid - 1;
     }
     shrink_input(&msg->u.input, ctx->input_size, lo);
-    return emit(msg, ctx, &refs, lo, buf, cap, &size) ? (int)size : TEMPO_E_FULL;
+    return emit(msg, ctx, &refs, lo, NULL, false, buf, cap, &size) ? (int)size : TEMPO_E_FULL;
 }
 
 int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf, size_t capacity)
@@ -459,6 +532,8 @@ typedef struct put_args {
     const tempo_codec_ctx *ctx;
     const input_refs *refs;
     int count;
+    tempo_codec_run *run; /* INPUT's reusable part, or NULL */
+    bool held;            /* run holds this message's part */
 } put_args;
 
 static void sync_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
@@ -491,7 +566,7 @@ static bool sync_equal(const tempo_msg *ma, const tempo_msg *mb, int input_size)
 
 static void input_put(tempo_bitwriter *w, const tempo_msg *m, const put_args *a)
 {
-    put_input(w, &m->u.input, a->ctx, a->refs, a->count);
+    put_input(w, &m->u.input, a->ctx, a->refs, a->count, a->run, a->held);
 }
 
 static tempo_drop_reason input_get(tempo_bitreader *r, const tempo_codec_ctx *ctx, tempo_msg *m)
@@ -898,11 +973,12 @@ const char *tempo_msg_type_name(uint8_t type)
 }
 
 static bool emit(const tempo_msg *m, const tempo_codec_ctx *ctx, const input_refs *refs,
-                 int count, uint8_t *buf, size_t cap, size_t *size)
+                 int count, tempo_codec_run *run, bool held, uint8_t *buf, size_t cap,
+                 size_t *size)
 {
     const struct codec_type *t = lookup(m->type);
     TEMPO_ASSERT(t != NULL); /* msg_valid checked the type */
-    put_args a = {ctx, refs, count};
+    put_args a = {ctx, refs, count, run, held};
     tempo_bitwriter w;
     tempo_bitwriter_init(&w, buf, cap);
     t->put(&w, m, &a);

@@ -256,6 +256,39 @@ int tempo_codec_encode(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf,
 int tempo_codec_encode_body(tempo_msg *msg, const tempo_codec_ctx *ctx, uint8_t *buf,
                             size_t capacity);
 
+/* An INPUT's receiver-independent part, coded once and reused for every
+ * receiver sent the same frames in one round of sends. In an INPUT body
+ * only the acknowledged frame (an offset after the base frame) and the
+ * datagram ack (the last field) depend on the link; the fields between
+ * them (sender frame, players, count, drops, the inputs as deltas) depend
+ * only on the message's base frame, count, players, sender frame and drops
+ * (its key) and on the inputs and references it carries. A sender's peers
+ * that acknowledged the same frame get the same bits there, so they are
+ * coded once and copied into each body: the bytes are the same as coding
+ * each body whole.
+ * Contract: between two resets (valid = false), every INPUT encoded with
+ * the run under the same key carries the same inputs and the same
+ * references (as when they are read from the same input queues within one
+ * round of sends). Storage only: about 1.3 KB; no pointer into it is kept. */
+typedef struct tempo_codec_run {
+    bool valid; /* false: nothing coded yet (set it to start a round) */
+    int32_t start, sender_frame;
+    int count, input_size, num_players;
+    uint8_t player_mask, disconnected_mask;
+    int32_t disconnect_frame[TEMPO_MAX_PLAYERS], have_until[TEMPO_MAX_PLAYERS];
+    size_t bits;                  /* the part's length */
+    uint8_t part[PACKET_MAX_BODY]; /* its bits, from bit 0 */
+} tempo_codec_run;
+
+/* tempo_codec_encode_body, for an INPUT with `run` (may be NULL: the plain
+ * encoder; other types ignore it): a key the run holds is copied from it,
+ * fetching no reference; otherwise the body is coded whole and, if its
+ * inputs were not cut to fit, its part kept in the run under its key
+ * (replacing what it held). Same bytes, rules and errors as
+ * tempo_codec_encode_body, under the contract above. */
+int tempo_codec_encode_body_run(tempo_msg *msg, const tempo_codec_ctx *ctx, tempo_codec_run *run,
+                                uint8_t *buf, size_t capacity);
+
 /* Decode one plain, unfragmented datagram into *out (a sealed one is
  * SEALED, a fragment FRAGMENT). Returns TEMPO_OK, or TEMPO_E_MALFORMED with
  * *reason set (reason may be NULL). ctx may be NULL when no INPUT message is
