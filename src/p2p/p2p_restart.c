@@ -243,6 +243,13 @@ bool p2p_restart_adopt(tempo_p2p *n, int peer, uint32_t epoch)
     return true;
 }
 
+void p2p_restart_superseded(tempo_p2p *n, int peer, uint32_t epoch)
+{
+    p2p_successor *s = &n->next[peer];
+    if (s->active && s->epoch == epoch)
+        s->active = false; /* used stays: its numbers and epoch still bound the next */
+}
+
 bool p2p_restart_seq_floor(const tempo_p2p *n, int peer, uint32_t epoch, uint64_t *floor)
 {
     const p2p_successor *s = &n->next[peer];
