@@ -30,7 +30,10 @@
  * the drop of its players is agreed as for any loss (p2p_agree.c). When
  * rejoin may take the machine back (its drops final, the window open), the
  * successor becomes the peer's link, keys and window, handshake progress
- * included, and the machine rejoins by state transfer (p2p_rejoin.c). A
+ * included, and the machine rejoins by state transfer (p2p_rejoin.c).
+ * Revived there on a fresh link before any probe was answered, the
+ * machine's link replaces the successor of the same key epoch, which stops
+ * (the new process's replies would open under its keys too). A
  * successor not answered, or whose earlier process keeps sending, is given
  * up after disconnect_timeout_ms and counted (restarts_unproven): a forged
  * handshake costs a few probes and nothing else.
