@@ -404,6 +404,13 @@ void p2p_restart_poll(tempo_p2p *n);
  * keys become those of the new process that answered at that epoch.
  * False if there is none (the caller starts a fresh link). */
 bool p2p_restart_adopt(tempo_p2p *n, int peer, uint32_t epoch);
+/* Lost peer `peer` is revived on a fresh link at key epoch `epoch` (no
+ * successor had been answered there): a successor still probing under the
+ * same epoch stops. Its probes would carry the fresh link's numbers under
+ * the same keys, and the new process's handshake replies, which open
+ * under its keys too, would reach it instead of the link, whose handshake
+ * then never completes. */
+void p2p_restart_superseded(tempo_p2p *n, int peer, uint32_t epoch);
 /* Where a fresh link to peer `peer` at key epoch `epoch` starts numbering
  * (*floor: past what a new process's link sent under the same keys);
  * false in a keyed session if a successor already probed a newer epoch

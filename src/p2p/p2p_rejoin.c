@@ -295,6 +295,7 @@ bool p2p_rejoin_revive(tempo_p2p *n, int peer, const tempo_packet_view *v, size_
         e->keys = keys;
         link_init(&e->link, &lc, n->clock->now_us);
         link_start_at(&e->link, floor);
+        p2p_restart_superseded(n, peer, epoch);
     }
     seal_keys_wipe(&keys);
     p2p_rejoin_revived(n, peer);

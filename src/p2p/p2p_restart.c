@@ -30,7 +30,10 @@
  * the drop of its players is agreed as for any loss (p2p_agree.c). When
  * rejoin may take the machine back (its drops final, the window open), the
  * successor becomes the peer's link, keys and window, handshake progress
- * included, and the machine rejoins by state transfer (p2p_rejoin.c). A
+ * included, and the machine rejoins by state transfer (p2p_rejoin.c).
+ * Revived there on a fresh link before any probe was answered, the
+ * machine's link replaces the successor of the same key epoch, which stops
+ * (the new process's replies would open under its keys too). A
  * successor not answered, or whose earlier process keeps sending, is given
  * up after disconnect_timeout_ms and counted (restarts_unproven): a forged
  * handshake costs a few probes and nothing else.
@@ -241,6 +244,13 @@ bool p2p_restart_adopt(tempo_p2p *n, int peer, uint32_t epoch)
     seal_keys_wipe(&s->keys);
     s->active = false; /* used stays: no later successor goes below this epoch */
     return true;
+}
+
+void p2p_restart_superseded(tempo_p2p *n, int peer, uint32_t epoch)
+{
+    p2p_successor *s = &n->next[peer];
+    if (s->active && s->epoch == epoch)
+        s->active = false; /* used stays: its numbers and epoch still bound the next */
 }
 
 bool p2p_restart_seq_floor(const tempo_p2p *n, int peer, uint32_t epoch, uint64_t *floor)

@@ -89,6 +89,27 @@ static void three_restarted_one_after_another_come_back(void **state)
     assert_int_equal(stopped_together(s, 3, 30000, false, 106u), 0);
 }
 
+/* Sealed: machine 3 pauses 10.2 s in for 3.8 s, and the processes of
+ * machines 2 and 5 end 0.6 s later and start again 2.5 and 2.9 s after
+ * that, at key epoch 1. Machine 5's new process reaches the others while
+ * they still hold its earlier one live: each starts a successor link that
+ * probes it, then times the earlier one out and revives machine 5 on a
+ * fresh link under the same keys. Its handshake must complete there: the
+ * successor left probing would take machine 5's replies, the revived link
+ * would be closed after the disconnect timeout, and machine 5, refused as
+ * dropped, would come back once more at epoch 2, which machines 2 and 3,
+ * already playing with it at epoch 1, no longer open. */
+static void sealed_a_new_process_revived_beside_its_probe_comes_back(void **state)
+{
+    (void)state;
+    if (!tempo_secure_available())
+        skip();
+    static const stop s[] = {{2, 10766414u, 2460792u, STOP_RESTART, 0},
+                             {3, 10167608u, 3803833u, STOP_PAUSE, 0},
+                             {5, 10793724u, 2931670u, STOP_RESTART, 0}};
+    assert_int_equal(stopped_together(s, 3, 30000, true, 141u), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -96,6 +117,7 @@ int main(void)
         cmocka_unit_test(sealed_three_dropped_together_come_back),
         cmocka_unit_test(restarted_cut_off_and_paused_one_after_another_come_back),
         cmocka_unit_test(three_restarted_one_after_another_come_back),
+        cmocka_unit_test(sealed_a_new_process_revived_beside_its_probe_comes_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
