@@ -4,9 +4,10 @@
  *
  * Invariant: for every s with highest - REPLAY_WINDOW < s <= highest, bit
  * s % REPLAY_WINDOW of seen is set exactly when s was accepted. Raising the
- * highest from h to n clears the bits of h + 1 .. n before n's is set:
+ * highest from h to n clears the bits of h + 1 .. n - 1 and sets n's:
  * those positions last stood for h + 1 - REPLAY_WINDOW .. n - REPLAY_WINDOW,
- * which have just left the window.
+ * which have just left the window. In order (n = h + 1) that is one bit
+ * set.
  */
 #include "wire/replay_window.h"
 
@@ -60,7 +61,10 @@ tempo_drop_reason replay_accept(tempo_replay *w, uint64_t seq)
         memset(w->seen, 0, sizeof w->seen);
         w->highest = seq;
     } else if (seq > w->highest) {
-        clear_bits(w, (unsigned)((w->highest + 1) % REPLAY_WINDOW), (unsigned)(seq - w->highest));
+        /* seq's own bit is set below: clear the ones between */
+        if (seq - w->highest > 1)
+            clear_bits(w, (unsigned)((w->highest + 1) % REPLAY_WINDOW),
+                       (unsigned)(seq - w->highest - 1));
         w->highest = seq;
     }
     w->any = true;
