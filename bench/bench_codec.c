@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_common.h"
 #include "wire/codec.h"
 #include "tempo/rng.h"
 
@@ -114,19 +114,6 @@ static void size_table(tempo_msg *m)
     printf("\n");
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median messages/s of encoding (or decoding) the pool round and round. */
 static double throughput(tempo_msg *pool, uint8_t (*wire)[TEMPO_MAX_DATAGRAM], const int *len,
                          const tempo_codec_ctx *ctx, bool decode, tempo_msg *out)
@@ -134,7 +121,7 @@ static double throughput(tempo_msg *pool, uint8_t (*wire)[TEMPO_MAX_DATAGRAM], c
     double rates[RUNS];
     for (int r = 0; r < RUNS; r++) {
         long sink = 0;
-        double t0 = now_s();
+        double t0 = bench_now();
         for (int i = 0; i < PER_RUN; i++) {
             int k = i % POOL;
             if (decode)
@@ -142,15 +129,14 @@ static double throughput(tempo_msg *pool, uint8_t (*wire)[TEMPO_MAX_DATAGRAM], c
             else
                 sink += tempo_codec_encode(&pool[k], ctx, wire[k], TEMPO_MAX_DATAGRAM);
         }
-        double dt = now_s() - t0;
+        double dt = bench_now() - t0;
         rates[r] = PER_RUN / dt;
         if (decode && sink != 0) {
             fprintf(stderr, "bench_codec: decode failed\n");
             exit(1);
         }
     }
-    qsort(rates, RUNS, sizeof rates[0], cmp_double);
-    return rates[RUNS / 2];
+    return bench_median(rates, RUNS);
 }
 
 static void throughput_table(tempo_msg *pool, tempo_msg *out)

@@ -19,13 +19,6 @@
 #define RUNS 9
 #define POOL 16 /* distinct changed states cycled through */
 
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static uint8_t base[8192], cur[POOL][8192], enc[POOL][8192 + 16], out[8192];
 
 static void make_states(size_t n, int percent, bool moves, uint64_t seed)
@@ -66,7 +59,7 @@ static double time_ns(size_t n, const size_t *len, bool decode)
     double ns[RUNS];
     for (int r = 0; r < RUNS; r++) {
         uint64_t sink = 0;
-        double t0 = cpu_now();
+        double t0 = bench_cpu_now();
         for (int i = 0; i < per_run; i++) {
             int k = i % POOL;
             if (decode)
@@ -74,7 +67,7 @@ static double time_ns(size_t n, const size_t *len, bool decode)
             else
                 sink += delta_encode(base, cur[k], n, enc[k], sizeof enc[k]);
         }
-        ns[r] = (cpu_now() - t0) * 1e9 / per_run;
+        ns[r] = (bench_cpu_now() - t0) * 1e9 / per_run;
         bench_keep(sink);
     }
     return bench_median(ns, RUNS);

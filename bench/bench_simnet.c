@@ -12,8 +12,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_common.h"
 #include "tempo/simnet.h"
 
 #define PACKETS 100000u
@@ -64,13 +64,6 @@ static double sd_ms(const tempo_link_stats *s)
     return sqrt(v > 0 ? v : 0) / 1000.0;
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(void)
 {
     printf("## bench_simnet (tempo %s)\n\n", tempo_version_string());
@@ -96,17 +89,11 @@ int main(void)
     tempo_link_profile("terrible", &terrible);
     double runs[5];
     for (int r = 0; r < 5; r++) {
-        double t0 = seconds_now();
+        double t0 = bench_now();
         run(&terrible, (uint64_t)r + 1, 16667u);
-        runs[r] = (seconds_now() - t0) * 1e9 / PACKETS;
+        runs[r] = (bench_now() - t0) * 1e9 / PACKETS;
     }
-    for (int i = 1; i < 5; i++) /* insertion sort for the median */
-        for (int j = i; j > 0 && runs[j] < runs[j - 1]; j--) {
-            double t = runs[j];
-            runs[j] = runs[j - 1];
-            runs[j - 1] = t;
-        }
     printf("\nspeed: %.0f ns per packet sent, delivered and received (terrible, median of 5)\n",
-           runs[2]);
+           bench_median(runs, 5));
     return 0;
 }

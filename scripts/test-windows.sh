@@ -29,7 +29,7 @@ fi
 start=$(date +%s)
 cmake -S "$top" -B "$dir" -Wno-dev --log-level=WARNING \
     -DCMAKE_TOOLCHAIN_FILE="$top/cmake/mingw-w64-x86_64.cmake" \
-    -DCMAKE_BUILD_TYPE=Debug -DTEMPO_WERROR=ON -DTEMPO_BUILD_BENCH=OFF >/dev/null ||
+    -DCMAKE_BUILD_TYPE=Debug -DTEMPO_WERROR=ON -DTEMPO_BUILD_BENCH=ON >/dev/null ||
     exit 1
 if ! cmake --build "$dir" -j "$jobs" >"$dir.log" 2>&1; then
     cat "$dir.log"

@@ -323,7 +323,7 @@ static bool d_link(parser *ps, int argc, char **argv)
 /* nat MACHINE TYPE */
 static bool d_nat(parser *ps, int argc, char **argv)
 {
-    int m;
+    int m = 0;
     if (argc != 3)
         return fail(ps, ps->line, "expected: nat MACHINE none|fc|arc|prc|sym");
     if (!machine(ps, argv[1], &m))
