@@ -25,7 +25,9 @@
  * lost contact with a peer everyone else hears is the one that leaves the
  * match. Once every live surviving peer has reported since the round
  * began, the drop is final at the largest have of a live survivor (our own
- * included): a frame someone alive can back with real inputs. Peers holding fewer get the missing ones
+ * included): a frame someone alive can back with real inputs. A machine
+ * coming back (revived, nothing from it run yet) is no survivor here: it
+ * reports nothing until it runs and takes the final drops from its state. Peers holding fewer get the missing ones
  * relayed by a peer that has them, so no one rolls back into confirmed
  * frames. Every survivor computes the same frame: the peer with the largest
  * have reports it unchanged (relays only copy up to it), and everyone waits
@@ -68,7 +70,7 @@ void p2p_begin_drop(tempo_p2p *n, int x)
         return;
     n->drop_state[x] = DROP_PENDING;
     n->drop_pending_since[x] = n->clock->now_us;
-    n->drop_frame[x] = n->sync->q[x].known_end;
+    n->drop_frame[x] = p2p_rejoin_have(n, x);
     n->drop_reported[x] = 0;
     int h = n->player_peer[x];
     if (h >= 0 && !n->spectating)
@@ -127,13 +129,21 @@ void p2p_on_gossip(tempo_p2p *n, int peer, const tempo_msg_input *m)
     p2p_try_finalize(n);
 }
 
+/* A machine the agreement waits for and believes: a live peer that runs.
+ * One coming back (revived, no input from it yet) reports nothing until it
+ * runs, and learns the final drops from its state. */
+static bool survivor(const p2p_peer *e)
+{
+    return e->role == P2P_ROLE_PEER && !p2p_lost(e) && !e->rejoining;
+}
+
 /* The frame a drop settles on: the largest have of a live survivor. */
 static int32_t backed_frame(const tempo_p2p *n, int x)
 {
-    int32_t d = n->sync->q[x].known_end;
+    int32_t d = p2p_rejoin_have(n, x);
     for (int i = 0; i < n->npeers; i++) {
         const p2p_peer *e = &n->peers[i];
-        if (e->role == P2P_ROLE_PEER && !p2p_lost(e) && (n->drop_reported[x] & (1u << i)) &&
+        if (survivor(e) && (n->drop_reported[x] & (1u << i)) &&
             e->gossip_have[x] > d)
             d = e->gossip_have[x];
     }
@@ -157,7 +167,7 @@ static void relay_watchdog(tempo_p2p *n, int x)
     n->drop_waiting_since[x] = 0;
     for (int i = 0; i < n->npeers; i++) {
         p2p_peer *e = &n->peers[i];
-        if (e->role == P2P_ROLE_PEER && !p2p_lost(e) && e->gossip_have[x] > n->sync->q[x].known_end) {
+        if (survivor(e) && e->gossip_have[x] > n->sync->q[x].known_end) {
             tempo__log(&n->sync->log, TEMPO_LOG_WARN,
                        "tempo: a peer claimed inputs of dropped player %d it never relayed; dropping it", x);
             p2p_lose_peer(n, e);
@@ -181,7 +191,7 @@ static void pending_watchdog(tempo_p2p *n, int x)
     uint32_t reported = n->drop_reported[x]; /* losing a peer restarts the round */
     for (int i = 0; i < n->npeers; i++) {
         p2p_peer *e = &n->peers[i];
-        if (e->role == P2P_ROLE_PEER && !p2p_lost(e) && !(reported & (1u << i))) {
+        if (survivor(e) && !(reported & (1u << i))) {
             tempo__log(&n->sync->log, TEMPO_LOG_WARN,
                        "tempo: a peer still hears dropped player %d and never agreed; dropping it", x);
             p2p_lose_peer(n, e);
@@ -204,8 +214,7 @@ void p2p_try_finalize(tempo_p2p *n)
         bool all = true;
         for (int i = 0; i < n->npeers && all; i++) {
             const p2p_peer *e = &n->peers[i];
-            if (e->role == P2P_ROLE_PEER && !p2p_lost(e) &&
-                !(n->drop_reported[x] & (1u << i)))
+            if (survivor(e) && !(n->drop_reported[x] & (1u << i)))
                 all = false;
         }
         if (!all) {
@@ -220,7 +229,8 @@ void p2p_try_finalize(tempo_p2p *n)
             /* a later round moved it (lowered: a holder is gone) */
             sync_disconnect(n->sync, x, n->drop_frame[x]);
         }
-        n->drop_frame[x] = n->sync->q[x].disconnect_frame;
+        /* what the engine took (a machine that came back took the state's frame for the agreed one) */
+        n->drop_frame[x] = tempo__min32(n->sync->q[x].disconnect_frame, n->rejoin.held_to[x]);
     }
 }
 
@@ -233,7 +243,7 @@ void p2p_fill_gossip(const tempo_p2p *n, tempo_msg_input *m, bool final_only)
             continue;
         m->disconnected_mask |= (uint8_t)(1u << x);
         m->disconnect_frame[x] = n->drop_frame[x];
-        m->have_until[x] = n->sync->q[x].known_end;
+        m->have_until[x] = p2p_rejoin_have(n, x);
     }
 }
 
@@ -251,9 +261,9 @@ void p2p_send_relays(tempo_p2p *n)
     for (int x = 0; x < n->cfg->num_players; x++) {
         if (n->drop_state[x] == DROP_NONE || (n->local_mask & (1u << x)))
             continue;
-        int32_t mine = tempo__min32(n->sync->q[x].known_end, n->drop_frame[x]);
+        int32_t mine = tempo__min32(p2p_rejoin_have(n, x), n->drop_frame[x]);
         if (n->drop_state[x] == DROP_PENDING) /* relay all we hold: the frame may rise to it */
-            mine = n->sync->q[x].known_end;
+            mine = p2p_rejoin_have(n, x);
         for (int i = 0; i < n->npeers; i++) {
             p2p_peer *e = &n->peers[i];
             if (e->role != P2P_ROLE_PEER || p2p_lost(e) || !p2p_synced(e) ||

@@ -181,6 +181,7 @@ static void come_back(tempo_p2p *n, uint32_t epoch)
         j->lost_us[p] = j->revived_us[p] = 0;
         j->closed_beside[p] = j->learned[p] = false;
         j->attached_at[p] = 0;
+        j->held_to[p] = IQ_NO_FRAME;
         n->drop_state[p] = DROP_NONE;
         n->drop_frame[p] = 0;
         n->drop_reported[p] = 0;

@@ -66,10 +66,17 @@
  * (in a copy, a bounded number per poll); the first that opens it is
  * adopted with the revived link, and the old keys are gone. Datagrams of
  * its earlier life no longer open (docs/SECURITY.md, "Rejoin and key
- * epochs"). Known limits: a player dropped for good after
- * F is taken as dropped from F by the rejoining machine; a rejoining
- * machine assumes every other machine is at epoch 0 (one that rejoined
- * before cannot serve a second rejoin in a keyed session).
+ * epochs"). A new process knows every other machine at epoch 0; one
+ * that came back before at a later epoch revives its link by trying the
+ * handshake under keys naming itself at its earlier epochs too, as for two
+ * machines dropped together. Known limit: a player dropped for good after
+ * F is taken as dropped from F by the rejoining machine.
+ *
+ * Once it runs, a machine that came back reports, as its have of a player
+ * the state named dropped, the frame the survivors agreed on (held_to): its
+ * queue of that player begins at F as if every input before were real,
+ * and a survivor still agreeing on that drop must settle where the others
+ * did.
  */
 #include "p2p/network.h"
 
@@ -82,6 +89,8 @@ tempo_result p2p_rejoin_open(tempo_p2p *n)
     p2p_rejoin *j = &n->rejoin;
     memset(j, 0, sizeof *j);
     j->asked_peer = -1;
+    for (int p = 0; p < TEMPO_MAX_PLAYERS; p++)
+        j->held_to[p] = IQ_NO_FRAME;
     const tempo_config *c = n->cfg;
     j->serving = c->rejoin_window_ms > 0 && !n->spectating;
     j->returning = c->rejoin;
@@ -105,6 +114,11 @@ tempo_result p2p_rejoin_open(tempo_p2p *n)
         j->assembling = true;
     }
     return TEMPO_OK;
+}
+
+int32_t p2p_rejoin_have(const tempo_p2p *n, int x)
+{
+    return tempo__min32(n->sync->q[x].known_end, n->rejoin.held_to[x]);
 }
 
 void p2p_rejoin_close(tempo_p2p *n)
@@ -372,6 +386,7 @@ static bool attach(tempo_p2p *n, p2p_peer *e, int32_t frame)
         n->drop_state[p] = DROP_NONE;
         n->drop_waiting_since[p] = 0;
         n->rejoin.attached_at[p] = frame;
+        n->rejoin.held_to[p] = IQ_NO_FRAME;
     }
     for (int i = 0; i < n->npeers; i++) { /* nobody's old news of the drop stands */
         n->peers[i].claim_mask &= (uint8_t)~e->players;
@@ -612,7 +627,14 @@ void p2p_rejoin_on_state(tempo_p2p *n, int peer, const tempo_msg_rejoin_state *m
                 e->lost_at_us = n->clock->now_us;
                 j->lost_us[h] = n->clock->now_us ? n->clock->now_us : 1;
             }
+            /* The survivors agreed on the drop frame, which this machine
+             * cannot back: it holds no input of p from there (its queue
+             * begins at the state's frame). It reports that frame, so a
+             * survivor still agreeing on p's drop settles where the others
+             * did, not on the state's frame. */
             n->drop_state[p] = DROP_FINAL;
+            j->held_to[p] = tempo__min32(m->disconnect_frame[p], m->frame);
+            n->drop_frame[p] = j->held_to[p];
             p2p_disconnect(n, p, m->frame);
         }
     }

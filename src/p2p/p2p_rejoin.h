@@ -58,6 +58,11 @@ typedef struct p2p_rejoin {
     int32_t announce_frame;
     uint64_t announce_us;
     int32_t attached_at[TEMPO_MAX_PLAYERS]; /* the rejoin frame each player came back at, 0 none */
+    /* By player: the state this machine came back with names it dropped
+     * from this frame, and its queue here begins at the state's frame, so
+     * none of its inputs from this frame on is held (IQ_NO_FRAME: none
+     * such; p2p_rejoin_have). */
+    int32_t held_to[TEMPO_MAX_PLAYERS];
 
     /* The rejoining side (cfg.rejoin). */
     tempo_frag_assembler frag;
@@ -81,6 +86,11 @@ typedef struct p2p_rejoin {
 } p2p_rejoin;
 
 tempo_result p2p_rejoin_open(struct tempo_p2p *n);
+/* How far this machine holds real inputs of dropped player x (its "have"
+ * in the drop agreement): the queue's known end, but no further than the
+ * frame a state it came back with names x dropped from (the queue restarts
+ * at the state's frame as if every input before it were real). */
+int32_t p2p_rejoin_have(const struct tempo_p2p *n, int x);
 void p2p_rejoin_close(struct tempo_p2p *n);
 /* Peer index `peer` was lost now. */
 void p2p_rejoin_on_lost(struct tempo_p2p *n, int peer);

@@ -21,17 +21,11 @@
  * by hand. */
 static void pairs_come_back(bool keyed, uint64_t first_seed, uint64_t count, const char *env)
 {
-    const char *range = getenv(env);
-    if (range) {
-        char *end;
-        first_seed = strtoull(range, &end, 10);
-        count = *end == ':' ? strtoull(end + 1, NULL, 10) : count;
-    }
-    sweeping = range != NULL;
+    seed_range(env, &first_seed, &count);
     int failed = 0;
     for (uint64_t seed = first_seed; seed < first_seed + count; seed++) {
         int before = complaints;
-        stop s[2];
+        stop s[2] = {{0}};
         int first = (int)(mix(seed, 2) % N);
         for (int k = 0; k < 2; k++) {
             s[k].machine = (first + k * (1 + (int)(mix(seed, 3) % (N - 1)))) % N;

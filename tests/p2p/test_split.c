@@ -29,7 +29,8 @@ static void a_paused_pair_with_rejoin_comes_back(void **state)
 static void the_lowest_player_does_not_outvote_a_majority(void **state)
 {
     (void)state;
-    static const stop pair_with_0[] = {{0, 12000000u, 4200000u}, {3, 12150000u, 3600000u}};
+    static const stop pair_with_0[] = {{0, 12000000u, 4200000u, STOP_PAUSE, 0},
+                                       {3, 12150000u, 3600000u, STOP_PAUSE, 0}};
     assert_int_equal(stopped_together(pair_with_0, 2, 30000, false, 7u), 0);
 }
 
@@ -42,7 +43,7 @@ static void stops_of_a_minority_over_many_seeds(void **state)
     (void)state;
     int stopped = 0;
     for (uint64_t seed = 100; seed < 150; seed++) {
-        stop s[2];
+        stop s[2] = {{0}};
         int n = 1 + (int)(mix(seed, 1) % 2u);
         int first = (int)(mix(seed, 2) % N);
         for (int k = 0; k < n; k++) {

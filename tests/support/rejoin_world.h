@@ -46,6 +46,7 @@ typedef struct machine {
     uint64_t hash_after[MAX_FRAMES];
     bool down;                     /* not ticking: its process is gone */
     bool port_closed;              /* down, and what arrives for it is lost */
+    bool cut;                      /* its network to the others went (split_world.h) */
     uint64_t samples;
     int waiting_ticks;             /* WAITING ticks since counting began */
     bool counting;

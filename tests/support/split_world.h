@@ -5,44 +5,91 @@
  * timeout), and what must hold afterwards: the machines never stopped
  * play on together and never take themselves for dropped; each stopped
  * machine says it was dropped and ends or, with rejoin, comes back and
- * plays the same game as the rest. Shared by test_split.c and
- * test_rejoin_pair.c.
+ * plays the same game as the rest. A stop is a pause unless it says
+ * otherwise: the process may instead end and start again (its session
+ * destroyed and created with rejoin), or its network may go (it plays on,
+ * cut off from every other machine). Shared by test_split.c and the
+ * test_rejoin_*.c of machines that come back.
  */
 #ifndef TEMPO_TESTS_SPLIT_WORLD_H
 #define TEMPO_TESTS_SPLIT_WORLD_H
 
+#ifndef N
 #define N 5
+#endif
 #include "rejoin_world.h"
+
+typedef enum stop_kind {
+    STOP_PAUSE,   /* the process is paused: no ticks, no polls; what arrives waits for it */
+    STOP_RESTART, /* the process ends (its port closed) and starts again with rejoin at the stop's end */
+    STOP_CUT,     /* its network goes (nothing in or out); it plays on */
+} stop_kind;
 
 typedef struct stop {
     int machine;
     uint64_t at_us, for_us;
+    stop_kind kind;
+    uint32_t epoch; /* STOP_RESTART in a keyed match: the new process's key epoch (0: 1) */
 } stop;
+
+static const char *const stop_kind_names[] = {"paused", "restarted", "cut off"};
 
 /* Called every millisecond of run_with_stops when set (an attacker), and
  * at the end of stopped_together before the world goes (its checks). */
 static void (*meddler)(world *w);
 static void (*inspector)(world *w);
 
-/* Run to `until_us` with the machines of `stops` paused as they say (no
- * ticks, no polls; what arrives waits for them). */
+/* Run to `until_us` with the machines of `stops` stopped as they say.
+ * The stops are read every millisecond: a meddler may move one that has
+ * not begun. */
 static inline void run_with_stops(world *w, const stop *s, int n, uint64_t until_us)
 {
     while (w->now < until_us) {
-        for (int k = 0; k < n; k++)
-            w->m[s[k].machine].down = w->now >= s[k].at_us && w->now < s[k].at_us + s[k].for_us;
+        for (int k = 0; k < n; k++) {
+            machine *m = &w->m[s[k].machine];
+            bool during = w->now >= s[k].at_us && w->now < s[k].at_us + s[k].for_us;
+            if (s[k].kind == STOP_CUT && during && !m->cut) { /* its network goes for the whole stop */
+                m->cut = true;
+                assert_int_equal(tempo_simnet_add_blackout(w->net, &m->addr, NULL, w->now, s[k].at_us + s[k].for_us),
+                                 TEMPO_OK);
+                assert_int_equal(tempo_simnet_add_blackout(w->net, NULL, &m->addr, w->now, s[k].at_us + s[k].for_us),
+                                 TEMPO_OK);
+            }
+            if (s[k].kind == STOP_CUT || during == m->down)
+                continue;
+            if (s[k].kind == STOP_RESTART && during) { /* the process ends */
+                tempo_session_destroy(m->s);
+                m->s = NULL;
+                m->port_closed = true;
+            } else if (s[k].kind == STOP_RESTART) { /* a new process, rejoining */
+                tempo_config c = base_cfg(w);
+                w->epoch = s[k].epoch != 0 ? s[k].epoch : 1u;
+                make_session(w, s[k].machine, &c, true);
+                m->port_closed = false;
+                m->samples = 0;
+                m->rejoined_events = 0;
+                memset(m->hash_after, 0, sizeof m->hash_after);
+            }
+            m->down = during;
+        }
         if (meddler)
             meddler(w);
         run_until(w, w->now + 1000u);
     }
 }
 
-static inline bool is_stopped(const stop *s, int n, int who)
+/* The stop of machine `who`, or NULL if it was never stopped. */
+static inline const stop *stop_of(const stop *s, int n, int who)
 {
     for (int k = 0; k < n; k++)
         if (s[k].machine == who)
-            return true;
-    return false;
+            return &s[k];
+    return NULL;
+}
+
+static inline bool is_stopped(const stop *s, int n, int who)
+{
+    return stop_of(s, n, who) != NULL;
 }
 
 /* How many of the machines in `mask` ran the same states as the lowest of
@@ -97,6 +144,32 @@ static int complaints;
         complaints++;                                                                                                  \
     } while (0)
 
+/* A stop of machine `who` drawn from `seed` (salt: which of the test's stops)
+ * at `at_us`: its kind, and for 3.3 to 6 s (past the disconnect timeout),
+ * or a restart for 0.2 to 6 s (a new process may be back before the
+ * others timed its earlier life out). */
+static inline stop drawn_stop(uint64_t seed, uint64_t salt, int who, uint64_t at_us)
+{
+    stop s = {who, at_us, 0, (stop_kind)(mix(seed, 40 + salt) % 3u), 0};
+    s.for_us = s.kind == STOP_RESTART ? 200000u + mix(seed, 50 + salt) % 5800000u
+                                      : 3300000u + mix(seed, 50 + salt) % 2700000u;
+    return s;
+}
+
+/* The seeds a property runs: [*first, *first + *count), or the range the
+ * environment variable `env` names (first:count, by hand), which makes the
+ * run a sweep: a failure is printed and counted, and every seed runs. */
+static inline void seed_range(const char *env, uint64_t *first, uint64_t *count)
+{
+    const char *range = getenv(env);
+    if (range) {
+        char *end;
+        *first = strtoull(range, &end, 10);
+        *count = *end == ':' ? strtoull(end + 1, NULL, 10) : *count;
+    }
+    sweeping = range != NULL;
+}
+
 /* The stops of `s` at a match of five, with rejoin (window_ms > 0) or
  * without. Never a silent split: the machines never stopped never raise
  * DROPPED and agree throughout; each stopped machine raises DROPPED; without
@@ -126,7 +199,12 @@ static inline int stopped_together(const stop *s, int n, uint32_t window_ms, boo
                          (unsigned long long)seed, i, (int)m->dropped_reason);
             continue;
         }
-        if (m->dropped_events < 1 || (window_ms == 0 && m->dropped_events != 1))
+        const stop *st = stop_of(s, n, i);
+        if (st->kind == STOP_RESTART) { /* a new process: it knows it comes back; nobody tells it it was dropped */
+            if (window_ms == 0 || m->dropped_events != 0)
+                complain("seed %llu: restarted machine %d raised %d DROPPED events (rejoin window %u ms)",
+                         (unsigned long long)seed, i, m->dropped_events, (unsigned)window_ms);
+        } else if (m->dropped_events < 1 || (window_ms == 0 && m->dropped_events != 1))
             complain("seed %llu: stopped machine %d raised %d DROPPED events (at frame %d, state %d)",
                      (unsigned long long)seed, i, m->dropped_events, (int)tempo_session_frame(m->s),
                      (int)state_of(&w, i));
@@ -159,8 +237,9 @@ static inline int stopped_together(const stop *s, int n, uint32_t window_ms, boo
     }
     if (sweeping && complaints != 0)
         for (int i = 0; i < N; i++)
-            printf("  machine %d%s: frame %d, confirmed %d, state %d, %d live peers, rejoined at %d\n", i,
-                   is_stopped(s, n, i) ? " (stopped)" : "", (int)tempo_session_frame(w.m[i].s),
+            printf("  machine %d%s%s%s: frame %d, confirmed %d, state %d, %d live peers, rejoined at %d\n", i,
+                   is_stopped(s, n, i) ? " (" : "", is_stopped(s, n, i) ? stop_kind_names[stop_of(s, n, i)->kind] : "",
+                   is_stopped(s, n, i) ? ")" : "", (int)tempo_session_frame(w.m[i].s),
                    (int)tempo_session_confirmed_frame(w.m[i].s), (int)state_of(&w, i), live_peers(&w, i),
                    (int)w.m[i].rejoined_frame);
     for (int i = 0; i < N; i++)
@@ -175,6 +254,6 @@ static inline int stopped_together(const stop *s, int n, uint32_t window_ms, boo
 /* The soak's case (seed 30001682): machine 2 stops for 4.7 s, and 67 ms
  * earlier machine 1 for 3.9 s. On waking they hear each other, and the
  * three others dropped them both. */
-static const stop soak_pair[] = {{1, 15000000u, 3869000u}, {2, 15067000u, 4698000u}};
+static const stop soak_pair[] = {{1, 15000000u, 3869000u, STOP_PAUSE, 0}, {2, 15067000u, 4698000u, STOP_PAUSE, 0}};
 
 #endif /* TEMPO_TESTS_SPLIT_WORLD_H */
