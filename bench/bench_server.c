@@ -23,6 +23,17 @@
  * the players; a third row has 256 clients of which 64 move (the others'
  * inputs stay zero, their counters still), so a snapshot carries about
  * what it does with 64 and the ratio is the per-client cost alone.
+ *
+ * In a match the clients run in this process between the server's ticks,
+ * and 256 clients sized for 256 players touch enough memory to push the
+ * server's records out of the last-level cache before each tick, which 64
+ * do not: the "in the match" columns then count the harness's clients as
+ * much as the server. So every run also records what the server's
+ * transport handed it each tick and plays that tape to a second server
+ * of the same configuration and seed, alone (its sends go nowhere): the
+ * same datagrams, the same work, nothing else between its ticks, as on a
+ * machine that runs only the server. The replayed server must send
+ * exactly the bytes the first one sent, or the bench stops.
  * No pass/fail: a table to compare builds and machines with.
  */
 #include <stdio.h>
@@ -40,10 +51,132 @@
 #define MEASURE 600
 
 typedef struct run_result {
-    double us_per_client_tick;
+    double us_per_client_tick;   /* in the match */
+    double alone_us_per_client_tick; /* the same datagrams replayed to a server alone */
     double bytes_per_client_s;
     double snapshot_bytes;
 } run_result;
+
+/* The server's tick f at `now` (poll, advance: its thread CPU, returned),
+ * then the game's step on arena. */
+static double server_tick(tempo_server *s, uint64_t now, tempo_server_tick *k, uint8_t *arena,
+                          size_t stride, int active, int f)
+{
+    double t0 = bench_thread_cpu_now();
+    tempo_server_poll(s, now);
+    tempo_server_advance(s, k);
+    double t1 = bench_thread_cpu_now();
+    bench_server_game(arena, stride, active, k, f);
+    return t1 - t0;
+}
+
+/* ---- the server's datagrams on tape ------------------------------------------ */
+
+/* Every datagram the server's transport handed it, in order, and where
+ * each tick's end: records of an address, a u16 size and the bytes. */
+typedef struct tape {
+    uint8_t *data;
+    size_t size, cap;
+    size_t tick_end[SETTLE + MEASURE];
+} tape;
+
+/* A transport that hands the server what `inner` does and writes it on
+ * the tape; or, with inner NULL, plays the tape (its sends go nowhere). */
+typedef struct tape_transport {
+    const tempo_transport *inner;
+    tape *t;
+    size_t pos, end;             /* playing: the next record, the tick's end */
+    uint64_t bytes_sent;
+} tape_transport;
+
+#define TAPE_HEAD (sizeof(tempo_address) + 2)
+
+static int tape_send(void *ctx, const tempo_address *to, const uint8_t *data, size_t size)
+{
+    tape_transport *x = (tape_transport *)ctx;
+    x->bytes_sent += size;
+    return x->inner ? x->inner->send(x->inner->ctx, to, data, size) : 0;
+}
+
+static int tape_flush(void *ctx)
+{
+    tape_transport *x = (tape_transport *)ctx;
+    return x->inner ? tempo_transport_flush(x->inner) : 0;
+}
+
+static int tape_recv(void *ctx, tempo_address *from, uint8_t *buf, size_t capacity)
+{
+    tape_transport *x = (tape_transport *)ctx;
+    tape *t = x->t;
+    if (x->inner) {
+        int n = x->inner->recv(x->inner->ctx, from, buf, capacity);
+        if (n <= 0)
+            return n;
+        size_t kept = (size_t)n < capacity ? (size_t)n : capacity;
+        if (t->size + TAPE_HEAD + kept > t->cap) {
+            t->cap = (t->cap + TAPE_HEAD + kept) * 2;
+            t->data = (uint8_t *)realloc(t->data, t->cap);
+            if (!t->data)
+                exit(1);
+        }
+        uint16_t n16 = (uint16_t)n;
+        memcpy(t->data + t->size, from, sizeof *from);
+        memcpy(t->data + t->size + sizeof *from, &n16, 2);
+        memcpy(t->data + t->size + TAPE_HEAD, buf, kept);
+        t->size += TAPE_HEAD + kept;
+        return n;
+    }
+    if (x->pos >= x->end)
+        return 0;
+    uint16_t n16;
+    memcpy(from, t->data + x->pos, sizeof *from);
+    memcpy(&n16, t->data + x->pos + sizeof *from, 2);
+    size_t kept = n16 < capacity ? n16 : capacity;
+    memcpy(buf, t->data + x->pos + TAPE_HEAD, kept);
+    x->pos += TAPE_HEAD + kept;
+    return n16;
+}
+
+static tempo_transport tape_transport_of(tape_transport *x)
+{
+    tempo_transport tr = {tape_send, tape_recv, x, tape_flush};
+    return tr;
+}
+
+/* A second server, alone, played the tape of `clients` clients' match:
+ * its thread CPU per client per tick over the measured ticks. Its sends
+ * must add up to `bytes_sent`, what the first server sent. */
+static double replay_alone(tape *t, size_t state_size, int clients, int active, uint64_t seed,
+                           bool sealed, const tempo_address *sa, uint64_t bytes_sent)
+{
+    tape_transport x = {NULL, t, 0, 0, 0};
+    tempo_transport tr = tape_transport_of(&x);
+    uint8_t *arena = (uint8_t *)calloc(1, state_size);
+    tempo_server *s = bench_server_open(arena, state_size, clients, seed, sealed, sa, &tr);
+    const uint64_t tick = 1000000 / 60;
+    const size_t stride = state_size / clients;
+    double spent = 0;
+    for (int f = 0; f < SETTLE + MEASURE; f++) {
+        uint64_t now = (uint64_t)f * tick;
+        x.end = t->tick_end[f];
+        tempo_server_tick k;
+        double dt = server_tick(s, now, &k, arena, stride, active, f);
+        if (f >= SETTLE)
+            spent += dt;
+        if (x.pos != x.end) {
+            fprintf(stderr, "bench_server: the replayed server took other datagrams at tick %d\n", f);
+            exit(1);
+        }
+    }
+    if (x.bytes_sent != bytes_sent) {
+        fprintf(stderr, "bench_server: the replayed server sent %llu bytes, the match's %llu\n",
+                (unsigned long long)x.bytes_sent, (unsigned long long)bytes_sent);
+        exit(1);
+    }
+    tempo_server_destroy(s);
+    free(arena);
+    return spent * 1e6 / MEASURE / clients;
+}
 
 /* One run: `clients` clients, the first `active` of them moving. */
 static run_result run(size_t state_size, int clients, int active, uint64_t seed, bool sealed)
@@ -59,8 +192,12 @@ static run_result run(size_t state_size, int clients, int active, uint64_t seed,
     tempo_address sa = tempo_address_ipv4(10, 0, 0, 1, 1);
     tempo_transport st;
     tempo_simnet_add_node(net, &sa, &st);
+    static tape t;
+    t.size = 0;
+    tape_transport rec = {&st, &t, 0, 0, 0};
+    tempo_transport rt = tape_transport_of(&rec);
     uint8_t *arena = (uint8_t *)calloc(1, state_size);
-    tempo_server *s = bench_server_open(arena, state_size, clients, seed, sealed, &sa, &st);
+    tempo_server *s = bench_server_open(arena, state_size, clients, seed, sealed, &sa, &rt);
     tempo_client *c[MAX_CLIENTS];
     uint8_t *carena[MAX_CLIENTS];
     for (int i = 0; i < clients; i++) {
@@ -92,14 +229,11 @@ static run_result run(size_t state_size, int clients, int active, uint64_t seed,
             }
         }
         tempo_simnet_set_time(net, now);
-        double t0 = bench_thread_cpu_now();
-        tempo_server_poll(s, now);
-        tempo_server_tick t;
-        tempo_server_advance(s, &t);
-        double t1 = bench_thread_cpu_now();
+        tempo_server_tick k;
+        double dt = server_tick(s, now, &k, arena, stride, active, f);
         if (f >= SETTLE)
-            spent += t1 - t0;
-        bench_server_game(arena, stride, active, &t, f);
+            spent += dt;
+        t.tick_end[f] = t.size;
         tempo_simnet_set_time(net, now + tick / 2);
         bench_clients_tick(c, clients, active, now + tick / 2, f);
     }
@@ -120,6 +254,8 @@ static run_result run(size_t state_size, int clients, int active, uint64_t seed,
     tempo_server_destroy(s);
     free(arena);
     tempo_simnet_destroy(net);
+    r.alone_us_per_client_tick =
+        replay_alone(&t, state_size, clients, active, seed, sealed, &sa, rec.bytes_sent);
     return r;
 }
 
@@ -129,46 +265,58 @@ static run_result run(size_t state_size, int clients, int active, uint64_t seed,
  * a repetition one after the other; the ratios are medians of each
  * repetition's. */
 #define ROWS 3
+
+/* A table cell: the median of REPS values, or "-" when the mode did not run. */
+static void cell(bool ran, const char *format, double *v)
+{
+    if (ran)
+        printf(format, bench_median(v, REPS));
+    else
+        printf(" | -");
+}
+
 static void clients_table(bool seal)
 {
     enum { STATE = 4096 };
     static const int clients[ROWS] = {CLIENTS, MAX_CLIENTS, MAX_CLIENTS};
     static const int active[ROWS] = {CLIENTS, MAX_CLIENTS, CLIENTS};
     int modes = seal ? 2 : 1;
-    double cpu[2][ROWS][REPS], bps[2][ROWS][REPS], snap[ROWS][REPS], ratio[2][ROWS][REPS];
+    /* [where: 0 in the match, 1 alone][mode][row][rep] */
+    static double cpu[2][2][ROWS][REPS], ratio[2][2][ROWS][REPS];
+    double bps[2][ROWS][REPS], snap[ROWS][REPS];
     for (int i = 0; i < REPS; i++)
         for (int m = 0; m < modes; m++)
             for (int k = 0; k < ROWS; k++) {
                 run_result r = run(STATE, clients[k], active[k], 100 + (uint64_t)i, m == 1);
-                cpu[m][k][i] = r.us_per_client_tick;
+                cpu[0][m][k][i] = r.us_per_client_tick;
+                cpu[1][m][k][i] = r.alone_us_per_client_tick;
                 bps[m][k][i] = r.bytes_per_client_s;
                 if (m == 0)
                     snap[k][i] = r.snapshot_bytes;
-                ratio[m][k][i] = cpu[m][k][i] / cpu[m][0][i];
+                for (int w = 0; w < 2; w++)
+                    ratio[w][m][k][i] = cpu[w][m][k][i] / cpu[w][m][0][i];
             }
     printf("\n%d and %d clients, a %d-byte state, and %d clients of which %d move; median of %d "
-           "runs of %d ticks, alternating.\n\n",
+           "runs of %d ticks, alternating. Server CPU us per client per tick in the match (the "
+           "clients run between its ticks) and alone (the match's datagrams replayed to a second "
+           "server, nothing between its ticks).\n\n",
            CLIENTS, MAX_CLIENTS, STATE, MAX_CLIENTS, CLIENTS, REPS, MEASURE);
-    printf("| clients | moving | server CPU us / client / tick, open | sealed | bytes / client / s "
-           "down, open | sealed | mean snapshot bytes | per client vs %d, open | sealed |\n",
+    printf("| clients | moving | in the match, open | sealed | alone, open | sealed | bytes / client "
+           "/ s down, open | sealed | mean snapshot bytes | per client vs %d in the match, open | "
+           "sealed | alone, open | sealed |\n",
            CLIENTS);
-    printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int k = 0; k < ROWS; k++) {
-        printf("| %d | %d | %.2f | ", clients[k], active[k], bench_median(cpu[0][k], REPS));
-        if (seal)
-            printf("%.2f", bench_median(cpu[1][k], REPS));
-        else
-            printf("-");
-        printf(" | %.0f | ", bench_median(bps[0][k], REPS));
-        if (seal)
-            printf("%.0f", bench_median(bps[1][k], REPS));
-        else
-            printf("-");
-        printf(" | %.0f | %.2fx | ", bench_median(snap[k], REPS), bench_median(ratio[0][k], REPS));
-        if (seal)
-            printf("%.2fx", bench_median(ratio[1][k], REPS));
-        else
-            printf("-");
+        printf("| %d | %d", clients[k], active[k]);
+        for (int w = 0; w < 2; w++)
+            for (int m = 0; m < 2; m++)
+                cell(m < modes, " | %.2f", cpu[w][m][k]);
+        for (int m = 0; m < 2; m++)
+            cell(m < modes, " | %.0f", bps[m][k]);
+        cell(true, " | %.0f", snap[k]);
+        for (int w = 0; w < 2; w++)
+            for (int m = 0; m < 2; m++)
+                cell(m < modes, " | %.2fx", ratio[w][m][k]);
         printf(" |\n");
     }
 }

@@ -98,19 +98,26 @@ void link_start_at(net_link *l, uint64_t seq)
     l->judge_next = seq;
 }
 
+/* Only sequences from judge_next to send_seq - 1 are judged or marked, and
+ * link_on_sent judges a slot's datagram before the slot is written again
+ * (judge_next > seq - LINK_SENT_RING once seq is written). So in that range
+ * a slot is either its sequence's or was never written (EMPTY: numbering
+ * began past it, send_seq set before the first datagram), and needs no
+ * stored sequence to say whose it is. */
 static void judge(net_link *l, uint64_t seq)
 {
-    link_sent *e = &l->sent[seq % LINK_SENT_RING];
-    if (e->seq != seq || e->state == LINK_SENT_EMPTY || e->state == LINK_SENT_JUDGED)
+    TEMPO_ASSERT(seq < l->send_seq);
+    uint8_t *state = &l->sent_state[seq % LINK_SENT_RING];
+    if (*state == LINK_SENT_EMPTY || *state == LINK_SENT_JUDGED)
         return;
-    if (e->state == LINK_SENT_ACKED) {
+    if (*state == LINK_SENT_ACKED) {
         l->out_acked++;
         l->acked_total++;
     } else {
         l->out_lost++;
         l->lost_total++;
     }
-    e->state = LINK_SENT_JUDGED;
+    *state = LINK_SENT_JUDGED;
 }
 
 uint64_t link_on_sent(net_link *l, uint64_t now, size_t bytes)
@@ -119,10 +126,8 @@ uint64_t link_on_sent(net_link *l, uint64_t now, size_t bytes)
     /* The slot's previous datagram goes out of memory: judge it now. */
     while (l->judge_next + LINK_SENT_RING <= seq)
         judge(l, l->judge_next++);
-    link_sent *e = &l->sent[seq % LINK_SENT_RING];
-    e->seq = seq;
-    e->sent_us = now;
-    e->state = LINK_SENT_PENDING;
+    l->sent_us[seq % LINK_SENT_RING] = now;
+    l->sent_state[seq % LINK_SENT_RING] = LINK_SENT_PENDING;
     if (now > l->last_send_us)
         l->last_send_us = now;
     l->packets_sent++;
@@ -136,10 +141,11 @@ static bool mark_acked(net_link *l, uint64_t seq)
 {
     if (seq < l->judge_next)
         return false;
-    link_sent *e = &l->sent[seq % LINK_SENT_RING];
-    if (e->seq != seq || e->state != LINK_SENT_PENDING)
+    TEMPO_ASSERT(seq < l->send_seq);
+    uint8_t *state = &l->sent_state[seq % LINK_SENT_RING];
+    if (*state != LINK_SENT_PENDING)
         return false;
-    e->state = LINK_SENT_ACKED;
+    *state = LINK_SENT_ACKED;
     return true;
 }
 
@@ -169,9 +175,9 @@ static bool take_ack(net_link *l, uint64_t now, uint64_t ack, uint32_t bits, uin
             seen = ((uint64_t)l->acked_seen << d | 1ull << (d - 1)) & 0xFFFFFFFFu;
     }
     if (!newest_seen && mark_acked(l, ack) && l->cfg.rtt_from_acks) {
-        const link_sent *e = &l->sent[ack % LINK_SENT_RING];
-        uint64_t rtt = now - e->sent_us;
-        if (e->sent_us >= l->epoch_us && now >= e->sent_us && delay_us <= rtt &&
+        uint64_t sent_us = l->sent_us[ack % LINK_SENT_RING];
+        uint64_t rtt = now - sent_us;
+        if (sent_us >= l->epoch_us && now >= sent_us && delay_us <= rtt &&
             rtt - delay_us <= LINK_MAX_RTT_US) {
             link_rtt_sample(l, rtt - delay_us);
             l->ack_rtt_samples++;

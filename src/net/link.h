@@ -77,12 +77,6 @@ typedef enum link_state {
     LINK_CLOSED = 2
 } link_state;
 
-typedef struct link_sent {
-    uint64_t seq;
-    uint64_t sent_us;
-    uint8_t state;        /* LINK_SENT_* in link.c */
-} link_sent;
-
 struct net_link {
     link_config cfg;
     link_state state;
@@ -103,7 +97,6 @@ struct net_link {
 
     /* our sequences and the remote's acks of them */
     uint64_t send_seq;          /* the sequence the next datagram carries */
-    link_sent sent[LINK_SENT_RING]; /* by seq % LINK_SENT_RING */
     bool acked_any;
     uint32_t acked_seen;        /* bit i: an ack already named acked_max - 1 - i */
     uint64_t acked_max;         /* newest sequence of ours it acknowledged */
@@ -153,6 +146,15 @@ struct net_link {
     uint64_t acks_stale;        /* acks behind one already taken (link_on_ack_low) */
     uint64_t ack_rtt_samples;   /* RTT samples that came from acks */
     uint64_t pongs_ignored;     /* pongs matching no outstanding ping */
+
+    /* Our datagrams judge_next .. send_seq - 1 (at most LINK_SENT_RING),
+     * by seq % LINK_SENT_RING: when each went and its state (LINK_SENT_*
+     * in link.c). A slot's sequence is the one in that range with its
+     * residue (link.c), so it is not stored; last in the struct, so the
+     * fields above, which every datagram touches, share fewer cache
+     * lines. */
+    uint64_t sent_us[LINK_SENT_RING];
+    uint8_t sent_state[LINK_SENT_RING];
 };
 
 /* Defaults: notify 500 ms, timeout 3 s, throttle after 1 s of silence to 4

@@ -3,11 +3,16 @@
  * replay_window.h — the replay window: each 64-bit sequence is accepted at most
  * once, and nothing older than the window is accepted at all.
  *
- * As in netcode.io's standard ("replay protection"): the window remembers
- * the highest sequence accepted and, in slot s % REPLAY_WINDOW, the last
- * sequence accepted there. A sequence more than REPLAY_WINDOW - 1 below the
- * highest is stale; one whose slot already holds it is a duplicate. Both
- * checks and the update are O(1) and the memory is fixed (2 KiB per link).
+ * The window remembers the highest sequence accepted and, for the
+ * REPLAY_WINDOW sequences ending at it, one bit each: was it accepted. A
+ * sequence REPLAY_WINDOW or more below the highest is stale; one whose bit
+ * is set is a duplicate; one above the highest is new. The bit of s is bit
+ * s % REPLAY_WINDOW of a ring of words, as in RFC 6479 and WireGuard;
+ * moving the highest on clears the bits of the sequences it passes (all of
+ * them after a jump of a window or more), so a bit never speaks for a
+ * sequence that left the window. Both checks and the update are O(1) and
+ * the memory is fixed and small (48 bytes per link), so the windows of
+ * many links stay in the cache.
  *
  * Checking and accepting are separate so a receiver can drop a replay
  * before the costly work (opening a seal, decoding) and accept only once
@@ -25,20 +30,19 @@
 
 #include "wire/drop.h"
 
-#define REPLAY_WINDOW 256
-#define REPLAY_EMPTY UINT64_MAX /* a slot that never held a sequence */
+#define REPLAY_WINDOW 256 /* a multiple of 64 */
 
 typedef struct tempo_replay {
     uint64_t highest;          /* highest accepted; meaningful once any is */
+    uint64_t seen[REPLAY_WINDOW / 64]; /* bit s % REPLAY_WINDOW: s accepted, for s in the window */
     bool any;                  /* a sequence has been accepted */
-    uint64_t slot[REPLAY_WINDOW];
 } tempo_replay;
 
 void replay_init(tempo_replay *w);
 
 /* Would `seq` be accepted now? TEMPO_DROP_NONE, TEMPO_DROP_DUPLICATE or
- * TEMPO_DROP_STALE. Changes nothing. UINT64_MAX is never accepted (it marks
- * empty slots; no sender gets that far). */
+ * TEMPO_DROP_STALE. Changes nothing. UINT64_MAX is never accepted (stale:
+ * no sender gets that far). */
 tempo_drop_reason replay_check(const tempo_replay *w, uint64_t seq);
 
 /* Check, and if acceptable record `seq` (it becomes the highest if it is).

@@ -430,6 +430,33 @@ static void test_acks_older_than_the_ring_give_no_rtt(void **state)
     assert_int_equal(l.rtt_samples, 1);
 }
 
+/* A connection numbers its first datagram past its handshake's (send_seq
+ * set before anything was sent, as the client, relay member, traversal and
+ * lockstep relay links do): the sequences before it were never sent, so
+ * none is judged lost and no ack of one marks anything, even where its
+ * ring slot holds a datagram that was sent. */
+static void test_a_link_numbered_past_zero_judges_only_what_it_sent(void **state)
+{
+    (void)state;
+    link_config cfg;
+    link_config_default(&cfg);
+    net_link l;
+    link_init(&l, &cfg, 0);
+    l.send_seq = 300;
+    for (uint64_t i = 0; i < 11; i++)
+        link_on_sent(&l, i * MS, 20);
+    /* 300..310 sit in slots 44..54, which 172..182 would share */
+    assert_int_equal(l.lost_total + l.acked_total, 0);
+    /* an ack naming 182 (never sent) and the 32 before it marks nothing */
+    assert_true(link_on_ack(&l, 20 * MS, 182, 0xFFFFFFFFu));
+    assert_int_equal(l.lost_total + l.acked_total, 0);
+    assert_true(link_on_ack(&l, 21 * MS, 310, 0x3FFu)); /* all eleven */
+    for (uint64_t i = 0; i < LINK_SENT_RING + 40; i++)
+        link_on_sent(&l, (30 + i) * MS, 20);
+    assert_int_equal(l.acked_total, 11);
+    assert_int_equal(l.lost_total, 40); /* 311..350 left the ring unacked */
+}
+
 /* Samples from acks follow a round trip that grows, as fast as they come:
  * 80 ms to 240 ms, one datagram each way every 16 ms. */
 static void test_ack_rtt_follows_a_step(void **state)
@@ -994,6 +1021,7 @@ int main(void)
         cmocka_unit_test(test_acks_from_low_bits_recover_across_the_wrap),
         cmocka_unit_test(test_acks_from_low_bits_that_cannot_be_ours),
         cmocka_unit_test(test_acks_older_than_the_ring_give_no_rtt),
+        cmocka_unit_test(test_a_link_numbered_past_zero_judges_only_what_it_sent),
         cmocka_unit_test(test_ack_rtt_follows_a_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_replay.c — the replay window: once only, duplicates and stale
- * sequences refused at its exact edge, check without effect, and the
- * window against a plain model over random sequence streams.
+ * sequences refused at its exact edge, check without effect, the
+ * window against a plain model over random sequence streams, and against
+ * the rule of a window that keeps each slot's last sequence (netcode.io's),
+ * reason by reason, through jumps, reorders and the top of the range.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -112,6 +114,116 @@ static void test_window_matches_a_model_over_random_streams(void **state)
     free(seen);
 }
 
+/* The rule as a window of 256 full sequences states it: slot s % 256 holds
+ * the last sequence accepted there (UINT64_MAX: none); stale if 256 or more
+ * below the highest, a duplicate if the slot holds it. The bitmap must
+ * answer exactly as this does, reason for reason. */
+typedef struct slot_model {
+    uint64_t highest;
+    bool any;
+    uint64_t slot[REPLAY_WINDOW];
+} slot_model;
+
+static void model_init(slot_model *m)
+{
+    m->highest = 0;
+    m->any = false;
+    for (int i = 0; i < REPLAY_WINDOW; i++)
+        m->slot[i] = UINT64_MAX;
+}
+
+static tempo_drop_reason model_check(const slot_model *m, uint64_t seq)
+{
+    if (seq == UINT64_MAX)
+        return TEMPO_DROP_STALE;
+    if (m->any && seq < m->highest && m->highest - seq >= REPLAY_WINDOW)
+        return TEMPO_DROP_STALE;
+    if (m->slot[seq % REPLAY_WINDOW] == seq)
+        return TEMPO_DROP_DUPLICATE;
+    return TEMPO_DROP_NONE;
+}
+
+static tempo_drop_reason model_accept(slot_model *m, uint64_t seq)
+{
+    tempo_drop_reason why = model_check(m, seq);
+    if (why != TEMPO_DROP_NONE)
+        return why;
+    m->slot[seq % REPLAY_WINDOW] = seq;
+    if (!m->any || seq > m->highest)
+        m->highest = seq;
+    m->any = true;
+    return TEMPO_DROP_NONE;
+}
+
+/* The next sequence a hostile or unlucky stream offers after `*next`
+ * (the one after its newest); `last` is the one offered before. */
+static uint64_t pick(tempo_rng *rng, uint64_t *next, uint64_t last)
+{
+    uint32_t k = tempo_rng_below(rng, 64);
+    uint64_t n = *next;
+    if (k < 30)
+        return (*next)++;
+    if (k < 38)
+        return n - 1 - tempo_rng_below(rng, 2 * REPLAY_WINDOW); /* reordered, copied, at the edge */
+    if (k < 42)
+        return last; /* a copy */
+    if (k < 45)
+        return n - REPLAY_WINDOW - 1 + tempo_rng_below(rng, 3); /* just at the edge */
+    if (k < 50)
+        return n + tempo_rng_below(rng, 70); /* ahead, across a word */
+    if (k < 53)
+        return *next += REPLAY_WINDOW - 2 + tempo_rng_below(rng, 5); /* a jump of about a window */
+    if (k < 54 && n < UINT64_MAX / 2)
+        return *next += (uint64_t)tempo_rng_below(rng, 1u << 20) << 12; /* a long jump */
+    if (k < 58)
+        return n - tempo_rng_below(rng, 100000); /* far behind (or wrapped below 0) */
+    if (tempo_rng_below(rng, 64) == 0)
+        return tempo_rng_next(rng) | ((uint64_t)tempo_rng_next(rng) << 32); /* anything */
+    return (*next)++;
+}
+
+static void test_window_answers_as_the_slot_rule(void **state)
+{
+    (void)state;
+    static slot_model m;
+    int reasons[3] = {0, 0, 0};
+    int max_taken = 0;
+    for (uint64_t seed = 0; seed < 96; seed++) {
+        tempo_rng rng;
+        tempo_rng_seed(&rng, seed, 11);
+        /* a third of the streams start near the top of the range and run
+         * into it (UINT64_MAX never taken, all stale after it) */
+        uint64_t next = seed % 3 == 0 ? UINT64_MAX - 30000 - tempo_rng_below(&rng, 600)
+                        : seed % 3 == 1 ? 0
+                                        : tempo_rng_next(&rng);
+        model_init(&m);
+        replay_init(&w);
+        uint64_t s = next;
+        for (int i = 0; i < 6000; i++) {
+            s = pick(&rng, &next, s);
+            tempo_drop_reason want = model_check(&m, s);
+            tempo_drop_reason got = replay_check(&w, s);
+            if (got != want)
+                fail_msg("seed %d step %d: check(%llu) %d, the slot rule says %d", (int)seed, i,
+                         (unsigned long long)s, (int)got, (int)want);
+            want = model_accept(&m, s);
+            got = replay_accept(&w, s);
+            if (got != want)
+                fail_msg("seed %d step %d: accept(%llu) %d, the slot rule says %d", (int)seed, i,
+                         (unsigned long long)s, (int)got, (int)want);
+            reasons[want == TEMPO_DROP_NONE ? 0 : want == TEMPO_DROP_DUPLICATE ? 1 : 2]++;
+            if (m.highest >= next && m.highest < UINT64_MAX - 1)
+                next = m.highest + 1; /* the stream goes on from its newest */
+            max_taken += s == UINT64_MAX - 1 && want == TEMPO_DROP_NONE;
+            assert_true(replay_highest(&w) == (m.any ? m.highest : 0));
+        }
+    }
+    /* every branch was taken, the top of the range included */
+    if (reasons[0] < 100000 || reasons[1] < 5000 || reasons[2] < 10000 || max_taken == 0)
+        fail_msg("%d accepted, %d duplicates, %d stale, %d at UINT64_MAX - 1", reasons[0],
+                 reasons[1], reasons[2], max_taken);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -119,6 +231,7 @@ int main(void)
         cmocka_unit_test(test_the_window_edge_is_exact),
         cmocka_unit_test(test_check_changes_nothing),
         cmocka_unit_test(test_window_matches_a_model_over_random_streams),
+        cmocka_unit_test(test_window_answers_as_the_slot_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
